@@ -381,10 +381,15 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pxor            %xmm2, %xmm0                    # + round key 0
 	pxor            %xmm7, %xmm5                    # + round key 0
 	pxor            %xmm12, %xmm10                  # + round key 0
+# KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+# (AES-256, AES-192) or 9 (AES-128)
+	mov             $16, %r10d
 	cmp             $12, %eax
-	{disp32} jb     .Lxctr_group_aes128
-	{disp32} je     .Lxctr_group_aes192
-# round 13 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
+	{disp32} ja     .Lxctr_group_rounds
+	{disp32} je     .Lxctr_group_slot2
+	mov             $80, %r10d
+.Lxctr_group_rounds:
+# rounds 13, 9, 5, 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          %xmm0, %xmm1
 	movdqa          %xmm5, %xmm6
 	movdqa          %xmm10, %xmm11
@@ -490,9 +495,9 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pshufb          %xmm4, %xmm0                    # R^3(A)
 	pshufb          %xmm9, %xmm5                    # R^3(A)
 	pshufb          %xmm14, %xmm10                  # R^3(A)
-	movdqa          16(%rbx), %xmm1
-	movdqa          16(%rbx), %xmm6
-	movdqa          16(%rbx), %xmm11
+	movdqa          (%rbx,%r10,1), %xmm1
+	movdqa          (%rbx,%r10,1), %xmm6
+	movdqa          (%rbx,%r10,1), %xmm11
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm6, %xmm5                    # + round key
 	pxor            %xmm11, %xmm10                  # + round key
@@ -505,7 +510,9 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
 	pxor            %xmm12, %xmm10                  # MixColumns: X + R(X) + R^3(A) + key
-# round 12 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
+	cmp             $208, %r10d
+	{disp32} je     .Lxctr_group_last               # m = 1 was the last middle round
+# rounds 12, 8, 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          %xmm0, %xmm1
 	movdqa          %xmm5, %xmm6
 	movdqa          %xmm10, %xmm11
@@ -611,9 +618,9 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pshufb          %xmm4, %xmm0                    # R^3(A)
 	pshufb          %xmm9, %xmm5                    # R^3(A)
 	pshufb          %xmm14, %xmm10                  # R^3(A)
-	movdqa          32(%rbx), %xmm1
-	movdqa          32(%rbx), %xmm6
-	movdqa          32(%rbx), %xmm11
+	movdqa          16(%rbx,%r10,1), %xmm1
+	movdqa          16(%rbx,%r10,1), %xmm6
+	movdqa          16(%rbx,%r10,1), %xmm11
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm6, %xmm5                    # + round key
 	pxor            %xmm11, %xmm10                  # + round key
@@ -626,8 +633,8 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
 	pxor            %xmm12, %xmm10                  # MixColumns: X + R(X) + R^3(A) + key
-.Lxctr_group_aes192:
-# round 11 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
+.Lxctr_group_slot2:
+# rounds 11, 7, 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          %xmm0, %xmm1
 	movdqa          %xmm5, %xmm6
 	movdqa          %xmm10, %xmm11
@@ -733,9 +740,9 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pshufb          %xmm4, %xmm0                    # R^3(A)
 	pshufb          %xmm9, %xmm5                    # R^3(A)
 	pshufb          %xmm14, %xmm10                  # R^3(A)
-	movdqa          48(%rbx), %xmm1
-	movdqa          48(%rbx), %xmm6
-	movdqa          48(%rbx), %xmm11
+	movdqa          32(%rbx,%r10,1), %xmm1
+	movdqa          32(%rbx,%r10,1), %xmm6
+	movdqa          32(%rbx,%r10,1), %xmm11
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm6, %xmm5                    # + round key
 	pxor            %xmm11, %xmm10                  # + round key
@@ -748,7 +755,7 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
 	pxor            %xmm12, %xmm10                  # MixColumns: X + R(X) + R^3(A) + key
-# round 10 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
+# rounds 10, 6, 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          %xmm0, %xmm1
 	movdqa          %xmm5, %xmm6
 	movdqa          %xmm10, %xmm11
@@ -854,9 +861,9 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pshufb          %xmm4, %xmm0                    # R^3(A)
 	pshufb          %xmm9, %xmm5                    # R^3(A)
 	pshufb          %xmm14, %xmm10                  # R^3(A)
-	movdqa          64(%rbx), %xmm1
-	movdqa          64(%rbx), %xmm6
-	movdqa          64(%rbx), %xmm11
+	movdqa          48(%rbx,%r10,1), %xmm1
+	movdqa          48(%rbx,%r10,1), %xmm6
+	movdqa          48(%rbx,%r10,1), %xmm11
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm6, %xmm5                    # + round key
 	pxor            %xmm11, %xmm10                  # + round key
@@ -869,1096 +876,9 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
 	pxor            %xmm12, %xmm10                  # MixColumns: X + R(X) + R^3(A) + key
-.Lxctr_group_aes128:
-# round 9 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	movdqa          %xmm10, %xmm11
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	psrld           $4, %xmm11
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm6                   # i: high nibbles
-	pand            %xmm15, %xmm11                  # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm15, %xmm5                   # k = i + j: low nibbles
-	pand            %xmm15, %xmm10                  # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	movdqa          .Lvperm_a_over(%rip), %xmm8
-	movdqa          .Lvperm_a_over(%rip), %xmm13
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pshufb          %xmm10, %xmm13                  # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	pxor            %xmm11, %xmm10                  # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	movdqa          .Lvperm_inverse(%rip), %xmm9
-	movdqa          .Lvperm_inverse(%rip), %xmm14
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pshufb          %xmm11, %xmm14                  # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	pxor            %xmm13, %xmm14                  # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	movdqa          .Lvperm_inverse(%rip), %xmm7
-	movdqa          .Lvperm_inverse(%rip), %xmm12
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pshufb          %xmm10, %xmm12                  # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	pxor            %xmm13, %xmm12                  # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	movdqa          .Lvperm_inverse(%rip), %xmm8
-	movdqa          .Lvperm_inverse(%rip), %xmm13
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pshufb          %xmm14, %xmm13                  # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	pxor            %xmm10, %xmm13                  # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	movdqa          .Lvperm_inverse(%rip), %xmm9
-	movdqa          .Lvperm_inverse(%rip), %xmm14
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pshufb          %xmm12, %xmm14                  # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	pxor            %xmm11, %xmm14                  # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm10
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	pshufb          %xmm13, %xmm10
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm11
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pshufb          %xmm14, %xmm11
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	pxor            %xmm11, %xmm10                  # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm12
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	pshufb          %xmm13, %xmm12
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm6
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm11
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pshufb          %xmm14, %xmm11
-	pxor            %xmm1, %xmm2                    # 2A
-	pxor            %xmm6, %xmm7                    # 2A
-	pxor            %xmm11, %xmm12                  # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm8 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm13 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	movdqa          %xmm10, %xmm11
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
-	pshufb          %xmm13, %xmm11                  # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
-	pxor            %xmm11, %xmm12                  # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm9 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm14 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	pshufb          %xmm9, %xmm5                    # R^3(A)
-	pshufb          %xmm14, %xmm10                  # R^3(A)
-	movdqa          80(%rbx), %xmm1
-	movdqa          80(%rbx), %xmm6
-	movdqa          80(%rbx), %xmm11
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	pxor            %xmm11, %xmm10                  # + round key
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	pxor            %xmm12, %xmm10
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pshufb          %xmm8, %xmm7                    # R(X)
-	pshufb          %xmm13, %xmm12                  # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm12, %xmm10                  # MixColumns: X + R(X) + R^3(A) + key
-# round 8 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	movdqa          %xmm10, %xmm11
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	psrld           $4, %xmm11
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm6                   # i: high nibbles
-	pand            %xmm15, %xmm11                  # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm15, %xmm5                   # k = i + j: low nibbles
-	pand            %xmm15, %xmm10                  # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	movdqa          .Lvperm_a_over(%rip), %xmm8
-	movdqa          .Lvperm_a_over(%rip), %xmm13
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pshufb          %xmm10, %xmm13                  # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	pxor            %xmm11, %xmm10                  # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	movdqa          .Lvperm_inverse(%rip), %xmm9
-	movdqa          .Lvperm_inverse(%rip), %xmm14
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pshufb          %xmm11, %xmm14                  # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	pxor            %xmm13, %xmm14                  # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	movdqa          .Lvperm_inverse(%rip), %xmm7
-	movdqa          .Lvperm_inverse(%rip), %xmm12
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pshufb          %xmm10, %xmm12                  # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	pxor            %xmm13, %xmm12                  # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	movdqa          .Lvperm_inverse(%rip), %xmm8
-	movdqa          .Lvperm_inverse(%rip), %xmm13
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pshufb          %xmm14, %xmm13                  # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	pxor            %xmm10, %xmm13                  # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	movdqa          .Lvperm_inverse(%rip), %xmm9
-	movdqa          .Lvperm_inverse(%rip), %xmm14
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pshufb          %xmm12, %xmm14                  # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	pxor            %xmm11, %xmm14                  # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm10
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	pshufb          %xmm13, %xmm10
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm11
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pshufb          %xmm14, %xmm11
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	pxor            %xmm11, %xmm10                  # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm12
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	pshufb          %xmm13, %xmm12
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm6
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm11
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pshufb          %xmm14, %xmm11
-	pxor            %xmm1, %xmm2                    # 2A
-	pxor            %xmm6, %xmm7                    # 2A
-	pxor            %xmm11, %xmm12                  # 2A
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm8 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm13 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	movdqa          %xmm10, %xmm11
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
-	pshufb          %xmm13, %xmm11                  # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
-	pxor            %xmm11, %xmm12                  # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm9 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm14 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	pshufb          %xmm9, %xmm5                    # R^3(A)
-	pshufb          %xmm14, %xmm10                  # R^3(A)
-	movdqa          96(%rbx), %xmm1
-	movdqa          96(%rbx), %xmm6
-	movdqa          96(%rbx), %xmm11
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	pxor            %xmm11, %xmm10                  # + round key
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	pxor            %xmm12, %xmm10
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pshufb          %xmm8, %xmm7                    # R(X)
-	pshufb          %xmm13, %xmm12                  # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm12, %xmm10                  # MixColumns: X + R(X) + R^3(A) + key
-# round 7 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	movdqa          %xmm10, %xmm11
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	psrld           $4, %xmm11
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm6                   # i: high nibbles
-	pand            %xmm15, %xmm11                  # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm15, %xmm5                   # k = i + j: low nibbles
-	pand            %xmm15, %xmm10                  # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	movdqa          .Lvperm_a_over(%rip), %xmm8
-	movdqa          .Lvperm_a_over(%rip), %xmm13
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pshufb          %xmm10, %xmm13                  # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	pxor            %xmm11, %xmm10                  # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	movdqa          .Lvperm_inverse(%rip), %xmm9
-	movdqa          .Lvperm_inverse(%rip), %xmm14
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pshufb          %xmm11, %xmm14                  # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	pxor            %xmm13, %xmm14                  # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	movdqa          .Lvperm_inverse(%rip), %xmm7
-	movdqa          .Lvperm_inverse(%rip), %xmm12
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pshufb          %xmm10, %xmm12                  # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	pxor            %xmm13, %xmm12                  # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	movdqa          .Lvperm_inverse(%rip), %xmm8
-	movdqa          .Lvperm_inverse(%rip), %xmm13
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pshufb          %xmm14, %xmm13                  # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	pxor            %xmm10, %xmm13                  # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	movdqa          .Lvperm_inverse(%rip), %xmm9
-	movdqa          .Lvperm_inverse(%rip), %xmm14
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pshufb          %xmm12, %xmm14                  # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	pxor            %xmm11, %xmm14                  # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm10
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	pshufb          %xmm13, %xmm10
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm11
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pshufb          %xmm14, %xmm11
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	pxor            %xmm11, %xmm10                  # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm12
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	pshufb          %xmm13, %xmm12
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm6
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm11
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pshufb          %xmm14, %xmm11
-	pxor            %xmm1, %xmm2                    # 2A
-	pxor            %xmm6, %xmm7                    # 2A
-	pxor            %xmm11, %xmm12                  # 2A
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm8 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm13 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	movdqa          %xmm10, %xmm11
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
-	pshufb          %xmm13, %xmm11                  # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
-	pxor            %xmm11, %xmm12                  # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm9 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm14 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	pshufb          %xmm9, %xmm5                    # R^3(A)
-	pshufb          %xmm14, %xmm10                  # R^3(A)
-	movdqa          112(%rbx), %xmm1
-	movdqa          112(%rbx), %xmm6
-	movdqa          112(%rbx), %xmm11
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	pxor            %xmm11, %xmm10                  # + round key
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	pxor            %xmm12, %xmm10
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pshufb          %xmm8, %xmm7                    # R(X)
-	pshufb          %xmm13, %xmm12                  # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm12, %xmm10                  # MixColumns: X + R(X) + R^3(A) + key
-# round 6 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	movdqa          %xmm10, %xmm11
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	psrld           $4, %xmm11
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm6                   # i: high nibbles
-	pand            %xmm15, %xmm11                  # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm15, %xmm5                   # k = i + j: low nibbles
-	pand            %xmm15, %xmm10                  # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	movdqa          .Lvperm_a_over(%rip), %xmm8
-	movdqa          .Lvperm_a_over(%rip), %xmm13
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pshufb          %xmm10, %xmm13                  # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	pxor            %xmm11, %xmm10                  # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	movdqa          .Lvperm_inverse(%rip), %xmm9
-	movdqa          .Lvperm_inverse(%rip), %xmm14
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pshufb          %xmm11, %xmm14                  # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	pxor            %xmm13, %xmm14                  # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	movdqa          .Lvperm_inverse(%rip), %xmm7
-	movdqa          .Lvperm_inverse(%rip), %xmm12
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pshufb          %xmm10, %xmm12                  # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	pxor            %xmm13, %xmm12                  # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	movdqa          .Lvperm_inverse(%rip), %xmm8
-	movdqa          .Lvperm_inverse(%rip), %xmm13
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pshufb          %xmm14, %xmm13                  # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	pxor            %xmm10, %xmm13                  # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	movdqa          .Lvperm_inverse(%rip), %xmm9
-	movdqa          .Lvperm_inverse(%rip), %xmm14
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pshufb          %xmm12, %xmm14                  # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	pxor            %xmm11, %xmm14                  # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm10
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	pshufb          %xmm13, %xmm10
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm11
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pshufb          %xmm14, %xmm11
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	pxor            %xmm11, %xmm10                  # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm12
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	pshufb          %xmm13, %xmm12
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm6
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm11
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pshufb          %xmm14, %xmm11
-	pxor            %xmm1, %xmm2                    # 2A
-	pxor            %xmm6, %xmm7                    # 2A
-	pxor            %xmm11, %xmm12                  # 2A
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm8 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm13 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	movdqa          %xmm10, %xmm11
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
-	pshufb          %xmm13, %xmm11                  # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
-	pxor            %xmm11, %xmm12                  # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm9 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm14 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	pshufb          %xmm9, %xmm5                    # R^3(A)
-	pshufb          %xmm14, %xmm10                  # R^3(A)
-	movdqa          128(%rbx), %xmm1
-	movdqa          128(%rbx), %xmm6
-	movdqa          128(%rbx), %xmm11
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	pxor            %xmm11, %xmm10                  # + round key
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	pxor            %xmm12, %xmm10
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pshufb          %xmm8, %xmm7                    # R(X)
-	pshufb          %xmm13, %xmm12                  # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm12, %xmm10                  # MixColumns: X + R(X) + R^3(A) + key
-# round 5 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	movdqa          %xmm10, %xmm11
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	psrld           $4, %xmm11
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm6                   # i: high nibbles
-	pand            %xmm15, %xmm11                  # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm15, %xmm5                   # k = i + j: low nibbles
-	pand            %xmm15, %xmm10                  # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	movdqa          .Lvperm_a_over(%rip), %xmm8
-	movdqa          .Lvperm_a_over(%rip), %xmm13
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pshufb          %xmm10, %xmm13                  # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	pxor            %xmm11, %xmm10                  # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	movdqa          .Lvperm_inverse(%rip), %xmm9
-	movdqa          .Lvperm_inverse(%rip), %xmm14
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pshufb          %xmm11, %xmm14                  # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	pxor            %xmm13, %xmm14                  # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	movdqa          .Lvperm_inverse(%rip), %xmm7
-	movdqa          .Lvperm_inverse(%rip), %xmm12
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pshufb          %xmm10, %xmm12                  # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	pxor            %xmm13, %xmm12                  # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	movdqa          .Lvperm_inverse(%rip), %xmm8
-	movdqa          .Lvperm_inverse(%rip), %xmm13
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pshufb          %xmm14, %xmm13                  # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	pxor            %xmm10, %xmm13                  # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	movdqa          .Lvperm_inverse(%rip), %xmm9
-	movdqa          .Lvperm_inverse(%rip), %xmm14
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pshufb          %xmm12, %xmm14                  # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	pxor            %xmm11, %xmm14                  # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm10
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	pshufb          %xmm13, %xmm10
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm11
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pshufb          %xmm14, %xmm11
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	pxor            %xmm11, %xmm10                  # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm12
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	pshufb          %xmm13, %xmm12
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm6
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm11
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pshufb          %xmm14, %xmm11
-	pxor            %xmm1, %xmm2                    # 2A
-	pxor            %xmm6, %xmm7                    # 2A
-	pxor            %xmm11, %xmm12                  # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm8 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm13 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	movdqa          %xmm10, %xmm11
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
-	pshufb          %xmm13, %xmm11                  # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
-	pxor            %xmm11, %xmm12                  # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm9 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm14 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	pshufb          %xmm9, %xmm5                    # R^3(A)
-	pshufb          %xmm14, %xmm10                  # R^3(A)
-	movdqa          144(%rbx), %xmm1
-	movdqa          144(%rbx), %xmm6
-	movdqa          144(%rbx), %xmm11
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	pxor            %xmm11, %xmm10                  # + round key
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	pxor            %xmm12, %xmm10
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pshufb          %xmm8, %xmm7                    # R(X)
-	pshufb          %xmm13, %xmm12                  # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm12, %xmm10                  # MixColumns: X + R(X) + R^3(A) + key
-# round 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	movdqa          %xmm10, %xmm11
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	psrld           $4, %xmm11
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm6                   # i: high nibbles
-	pand            %xmm15, %xmm11                  # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm15, %xmm5                   # k = i + j: low nibbles
-	pand            %xmm15, %xmm10                  # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	movdqa          .Lvperm_a_over(%rip), %xmm8
-	movdqa          .Lvperm_a_over(%rip), %xmm13
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pshufb          %xmm10, %xmm13                  # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	pxor            %xmm11, %xmm10                  # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	movdqa          .Lvperm_inverse(%rip), %xmm9
-	movdqa          .Lvperm_inverse(%rip), %xmm14
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pshufb          %xmm11, %xmm14                  # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	pxor            %xmm13, %xmm14                  # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	movdqa          .Lvperm_inverse(%rip), %xmm7
-	movdqa          .Lvperm_inverse(%rip), %xmm12
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pshufb          %xmm10, %xmm12                  # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	pxor            %xmm13, %xmm12                  # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	movdqa          .Lvperm_inverse(%rip), %xmm8
-	movdqa          .Lvperm_inverse(%rip), %xmm13
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pshufb          %xmm14, %xmm13                  # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	pxor            %xmm10, %xmm13                  # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	movdqa          .Lvperm_inverse(%rip), %xmm9
-	movdqa          .Lvperm_inverse(%rip), %xmm14
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pshufb          %xmm12, %xmm14                  # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	pxor            %xmm11, %xmm14                  # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm10
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	pshufb          %xmm13, %xmm10
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm11
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pshufb          %xmm14, %xmm11
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	pxor            %xmm11, %xmm10                  # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm12
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	pshufb          %xmm13, %xmm12
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm6
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm11
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pshufb          %xmm14, %xmm11
-	pxor            %xmm1, %xmm2                    # 2A
-	pxor            %xmm6, %xmm7                    # 2A
-	pxor            %xmm11, %xmm12                  # 2A
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm8 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm13 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	movdqa          %xmm10, %xmm11
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
-	pshufb          %xmm13, %xmm11                  # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
-	pxor            %xmm11, %xmm12                  # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm9 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm14 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	pshufb          %xmm9, %xmm5                    # R^3(A)
-	pshufb          %xmm14, %xmm10                  # R^3(A)
-	movdqa          160(%rbx), %xmm1
-	movdqa          160(%rbx), %xmm6
-	movdqa          160(%rbx), %xmm11
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	pxor            %xmm11, %xmm10                  # + round key
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	pxor            %xmm12, %xmm10
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pshufb          %xmm8, %xmm7                    # R(X)
-	pshufb          %xmm13, %xmm12                  # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm12, %xmm10                  # MixColumns: X + R(X) + R^3(A) + key
-# round 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	movdqa          %xmm10, %xmm11
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	psrld           $4, %xmm11
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm6                   # i: high nibbles
-	pand            %xmm15, %xmm11                  # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm15, %xmm5                   # k = i + j: low nibbles
-	pand            %xmm15, %xmm10                  # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	movdqa          .Lvperm_a_over(%rip), %xmm8
-	movdqa          .Lvperm_a_over(%rip), %xmm13
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pshufb          %xmm10, %xmm13                  # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	pxor            %xmm11, %xmm10                  # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	movdqa          .Lvperm_inverse(%rip), %xmm9
-	movdqa          .Lvperm_inverse(%rip), %xmm14
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pshufb          %xmm11, %xmm14                  # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	pxor            %xmm13, %xmm14                  # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	movdqa          .Lvperm_inverse(%rip), %xmm7
-	movdqa          .Lvperm_inverse(%rip), %xmm12
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pshufb          %xmm10, %xmm12                  # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	pxor            %xmm13, %xmm12                  # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	movdqa          .Lvperm_inverse(%rip), %xmm8
-	movdqa          .Lvperm_inverse(%rip), %xmm13
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pshufb          %xmm14, %xmm13                  # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	pxor            %xmm10, %xmm13                  # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	movdqa          .Lvperm_inverse(%rip), %xmm9
-	movdqa          .Lvperm_inverse(%rip), %xmm14
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pshufb          %xmm12, %xmm14                  # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	pxor            %xmm11, %xmm14                  # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm10
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	pshufb          %xmm13, %xmm10
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm11
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pshufb          %xmm14, %xmm11
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	pxor            %xmm11, %xmm10                  # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm12
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	pshufb          %xmm13, %xmm12
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm6
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm11
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pshufb          %xmm14, %xmm11
-	pxor            %xmm1, %xmm2                    # 2A
-	pxor            %xmm6, %xmm7                    # 2A
-	pxor            %xmm11, %xmm12                  # 2A
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm8 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm13 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	movdqa          %xmm10, %xmm11
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
-	pshufb          %xmm13, %xmm11                  # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
-	pxor            %xmm11, %xmm12                  # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm9 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm14 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	pshufb          %xmm9, %xmm5                    # R^3(A)
-	pshufb          %xmm14, %xmm10                  # R^3(A)
-	movdqa          176(%rbx), %xmm1
-	movdqa          176(%rbx), %xmm6
-	movdqa          176(%rbx), %xmm11
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	pxor            %xmm11, %xmm10                  # + round key
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	pxor            %xmm12, %xmm10
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pshufb          %xmm8, %xmm7                    # R(X)
-	pshufb          %xmm13, %xmm12                  # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm12, %xmm10                  # MixColumns: X + R(X) + R^3(A) + key
-# round 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	movdqa          %xmm10, %xmm11
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	psrld           $4, %xmm11
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm6                   # i: high nibbles
-	pand            %xmm15, %xmm11                  # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm15, %xmm5                   # k = i + j: low nibbles
-	pand            %xmm15, %xmm10                  # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	movdqa          .Lvperm_a_over(%rip), %xmm8
-	movdqa          .Lvperm_a_over(%rip), %xmm13
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pshufb          %xmm10, %xmm13                  # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	pxor            %xmm11, %xmm10                  # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	movdqa          .Lvperm_inverse(%rip), %xmm9
-	movdqa          .Lvperm_inverse(%rip), %xmm14
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pshufb          %xmm11, %xmm14                  # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	pxor            %xmm13, %xmm14                  # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	movdqa          .Lvperm_inverse(%rip), %xmm7
-	movdqa          .Lvperm_inverse(%rip), %xmm12
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pshufb          %xmm10, %xmm12                  # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	pxor            %xmm13, %xmm12                  # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	movdqa          .Lvperm_inverse(%rip), %xmm8
-	movdqa          .Lvperm_inverse(%rip), %xmm13
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pshufb          %xmm14, %xmm13                  # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	pxor            %xmm10, %xmm13                  # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	movdqa          .Lvperm_inverse(%rip), %xmm9
-	movdqa          .Lvperm_inverse(%rip), %xmm14
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pshufb          %xmm12, %xmm14                  # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	pxor            %xmm11, %xmm14                  # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm10
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	pshufb          %xmm13, %xmm10
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm11
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pshufb          %xmm14, %xmm11
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	pxor            %xmm11, %xmm10                  # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm12
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	pshufb          %xmm13, %xmm12
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm6
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm11
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pshufb          %xmm14, %xmm11
-	pxor            %xmm1, %xmm2                    # 2A
-	pxor            %xmm6, %xmm7                    # 2A
-	pxor            %xmm11, %xmm12                  # 2A
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm8 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm13 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	movdqa          %xmm10, %xmm11
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
-	pshufb          %xmm13, %xmm11                  # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
-	pxor            %xmm11, %xmm12                  # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm9 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm14 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	pshufb          %xmm9, %xmm5                    # R^3(A)
-	pshufb          %xmm14, %xmm10                  # R^3(A)
-	movdqa          192(%rbx), %xmm1
-	movdqa          192(%rbx), %xmm6
-	movdqa          192(%rbx), %xmm11
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	pxor            %xmm11, %xmm10                  # + round key
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	pxor            %xmm12, %xmm10
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pshufb          %xmm8, %xmm7                    # R(X)
-	pshufb          %xmm13, %xmm12                  # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm12, %xmm10                  # MixColumns: X + R(X) + R^3(A) + key
-# round 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	movdqa          %xmm10, %xmm11
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	psrld           $4, %xmm11
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm6                   # i: high nibbles
-	pand            %xmm15, %xmm11                  # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm15, %xmm5                   # k = i + j: low nibbles
-	pand            %xmm15, %xmm10                  # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	movdqa          .Lvperm_a_over(%rip), %xmm8
-	movdqa          .Lvperm_a_over(%rip), %xmm13
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pshufb          %xmm10, %xmm13                  # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	pxor            %xmm11, %xmm10                  # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	movdqa          .Lvperm_inverse(%rip), %xmm9
-	movdqa          .Lvperm_inverse(%rip), %xmm14
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pshufb          %xmm11, %xmm14                  # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	pxor            %xmm13, %xmm14                  # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	movdqa          .Lvperm_inverse(%rip), %xmm7
-	movdqa          .Lvperm_inverse(%rip), %xmm12
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pshufb          %xmm10, %xmm12                  # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	pxor            %xmm13, %xmm12                  # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	movdqa          .Lvperm_inverse(%rip), %xmm8
-	movdqa          .Lvperm_inverse(%rip), %xmm13
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pshufb          %xmm14, %xmm13                  # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	pxor            %xmm10, %xmm13                  # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	movdqa          .Lvperm_inverse(%rip), %xmm9
-	movdqa          .Lvperm_inverse(%rip), %xmm14
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pshufb          %xmm12, %xmm14                  # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	pxor            %xmm11, %xmm14                  # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm5
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm10
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	pshufb          %xmm13, %xmm10
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm11
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pshufb          %xmm14, %xmm11
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	pxor            %xmm11, %xmm10                  # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm12
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	pshufb          %xmm13, %xmm12
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm6
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm11
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pshufb          %xmm14, %xmm11
-	pxor            %xmm1, %xmm2                    # 2A
-	pxor            %xmm6, %xmm7                    # 2A
-	pxor            %xmm11, %xmm12                  # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm8 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm13 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	movdqa          %xmm10, %xmm11
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
-	pshufb          %xmm13, %xmm11                  # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
-	pxor            %xmm11, %xmm12                  # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm9 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm14 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	pshufb          %xmm9, %xmm5                    # R^3(A)
-	pshufb          %xmm14, %xmm10                  # R^3(A)
-	movdqa          208(%rbx), %xmm1
-	movdqa          208(%rbx), %xmm6
-	movdqa          208(%rbx), %xmm11
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	pxor            %xmm11, %xmm10                  # + round key
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	pxor            %xmm12, %xmm10
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pshufb          %xmm8, %xmm7                    # R(X)
-	pshufb          %xmm13, %xmm12                  # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm12, %xmm10                  # MixColumns: X + R(X) + R^3(A) + key
+	add             $64, %r10d
+	jmp             .Lxctr_group_rounds
+.Lxctr_group_last:
 # the last round: inversion, S-box back to the standard basis, last key
 	movdqa          %xmm0, %xmm1
 	movdqa          %xmm5, %xmm6
@@ -2076,10 +996,15 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pshufb          %xmm1, %xmm0                    # SR^Nr
 	movdqa          (%rbx), %xmm2
 	pxor            %xmm2, %xmm0                    # + round key 0
+# KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+# (AES-256, AES-192) or 9 (AES-128)
+	mov             $16, %r10d
 	cmp             $12, %eax
-	{disp32} jb     .Lxctr_single_aes128
-	{disp32} je     .Lxctr_single_aes192
-# round 13 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
+	{disp32} ja     .Lxctr_single_rounds
+	{disp32} je     .Lxctr_single_slot2
+	mov             $80, %r10d
+.Lxctr_single_rounds:
+# rounds 13, 9, 5, 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm15, %xmm1                   # i: high nibbles
@@ -2115,12 +1040,14 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          16(%rbx), %xmm1
+	movdqa          (%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 12 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
+	cmp             $208, %r10d
+	{disp32} je     .Lxctr_single_last              # m = 1 was the last middle round
+# rounds 12, 8, 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm15, %xmm1                   # i: high nibbles
@@ -2156,13 +1083,13 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          32(%rbx), %xmm1
+	movdqa          16(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-.Lxctr_single_aes192:
-# round 11 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
+.Lxctr_single_slot2:
+# rounds 11, 7, 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm15, %xmm1                   # i: high nibbles
@@ -2198,12 +1125,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          48(%rbx), %xmm1
+	movdqa          32(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 10 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
+# rounds 10, 6, 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm15, %xmm1                   # i: high nibbles
@@ -2239,381 +1166,14 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          64(%rbx), %xmm1
+	movdqa          48(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-.Lxctr_single_aes128:
-# round 9 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          80(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 8 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          96(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 7 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          112(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 6 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          128(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 5 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          144(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          160(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          176(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          192(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          208(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
+	add             $64, %r10d
+	jmp             .Lxctr_single_rounds
+.Lxctr_single_last:
 # the last round: inversion, S-box back to the standard basis, last key
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
@@ -2672,10 +1232,15 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pshufb          %xmm1, %xmm0                    # SR^Nr
 	movdqa          (%rbx), %xmm2
 	pxor            %xmm2, %xmm0                    # + round key 0
+# KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+# (AES-256, AES-192) or 9 (AES-128)
+	mov             $16, %r10d
 	cmp             $12, %eax
-	{disp32} jb     .Lxctr_partial_aes128
-	{disp32} je     .Lxctr_partial_aes192
-# round 13 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
+	{disp32} ja     .Lxctr_partial_rounds
+	{disp32} je     .Lxctr_partial_slot2
+	mov             $80, %r10d
+.Lxctr_partial_rounds:
+# rounds 13, 9, 5, 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm15, %xmm1                   # i: high nibbles
@@ -2711,12 +1276,14 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          16(%rbx), %xmm1
+	movdqa          (%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 12 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
+	cmp             $208, %r10d
+	{disp32} je     .Lxctr_partial_last             # m = 1 was the last middle round
+# rounds 12, 8, 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm15, %xmm1                   # i: high nibbles
@@ -2752,13 +1319,13 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          32(%rbx), %xmm1
+	movdqa          16(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-.Lxctr_partial_aes192:
-# round 11 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
+.Lxctr_partial_slot2:
+# rounds 11, 7, 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm15, %xmm1                   # i: high nibbles
@@ -2794,12 +1361,12 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          48(%rbx), %xmm1
+	movdqa          32(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 10 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
+# rounds 10, 6, 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm15, %xmm1                   # i: high nibbles
@@ -2835,381 +1402,14 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          64(%rbx), %xmm1
+	movdqa          48(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-.Lxctr_partial_aes128:
-# round 9 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          80(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 8 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          96(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 7 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          112(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 6 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          128(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 5 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          144(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          160(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          176(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          192(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm15, %xmm1                   # i: high nibbles
-	pand            %xmm15, %xmm0                   # k = i + j: low nibbles
-	movdqa          .Lvperm_a_over(%rip), %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          .Lvperm_inverse(%rip), %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          .Lvperm_inverse(%rip), %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_sbox1_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          208(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
+	add             $64, %r10d
+	jmp             .Lxctr_partial_rounds
+.Lxctr_partial_last:
 # the last round: inversion, S-box back to the standard basis, last key
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1

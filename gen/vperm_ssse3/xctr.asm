@@ -378,10 +378,15 @@ L.xctr_group:
 	pxor            xmm0, xmm2                      ; + round key 0
 	pxor            xmm5, xmm7                      ; + round key 0
 	pxor            xmm10, xmm12                    ; + round key 0
+; KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+; (AES-256, AES-192) or 9 (AES-128)
+	mov             r10d, 16
 	cmp             eax, 12
-	jb              near L.xctr_group_aes128
-	je              near L.xctr_group_aes192
-; round 13 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
+	ja              near L.xctr_group_rounds
+	je              near L.xctr_group_slot2
+	mov             r10d, 80
+L.xctr_group_rounds:
+; rounds 13, 9, 5, 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          xmm1, xmm0
 	movdqa          xmm6, xmm5
 	movdqa          xmm11, xmm10
@@ -487,9 +492,9 @@ L.xctr_group:
 	pshufb          xmm0, xmm4                      ; R^3(A)
 	pshufb          xmm5, xmm9                      ; R^3(A)
 	pshufb          xmm10, xmm14                    ; R^3(A)
-	movdqa          xmm1, oword [rbx + 16]
-	movdqa          xmm6, oword [rbx + 16]
-	movdqa          xmm11, oword [rbx + 16]
+	movdqa          xmm1, oword [rbx + r10*1]
+	movdqa          xmm6, oword [rbx + r10*1]
+	movdqa          xmm11, oword [rbx + r10*1]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm5, xmm6                      ; + round key
 	pxor            xmm10, xmm11                    ; + round key
@@ -502,7 +507,9 @@ L.xctr_group:
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
 	pxor            xmm10, xmm12                    ; MixColumns: X + R(X) + R^3(A) + key
-; round 12 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
+	cmp             r10d, 208
+	je              near L.xctr_group_last          ; m = 1 was the last middle round
+; rounds 12, 8, 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          xmm1, xmm0
 	movdqa          xmm6, xmm5
 	movdqa          xmm11, xmm10
@@ -608,9 +615,9 @@ L.xctr_group:
 	pshufb          xmm0, xmm4                      ; R^3(A)
 	pshufb          xmm5, xmm9                      ; R^3(A)
 	pshufb          xmm10, xmm14                    ; R^3(A)
-	movdqa          xmm1, oword [rbx + 32]
-	movdqa          xmm6, oword [rbx + 32]
-	movdqa          xmm11, oword [rbx + 32]
+	movdqa          xmm1, oword [rbx + r10*1 + 16]
+	movdqa          xmm6, oword [rbx + r10*1 + 16]
+	movdqa          xmm11, oword [rbx + r10*1 + 16]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm5, xmm6                      ; + round key
 	pxor            xmm10, xmm11                    ; + round key
@@ -623,8 +630,8 @@ L.xctr_group:
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
 	pxor            xmm10, xmm12                    ; MixColumns: X + R(X) + R^3(A) + key
-L.xctr_group_aes192:
-; round 11 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
+L.xctr_group_slot2:
+; rounds 11, 7, 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          xmm1, xmm0
 	movdqa          xmm6, xmm5
 	movdqa          xmm11, xmm10
@@ -730,9 +737,9 @@ L.xctr_group_aes192:
 	pshufb          xmm0, xmm4                      ; R^3(A)
 	pshufb          xmm5, xmm9                      ; R^3(A)
 	pshufb          xmm10, xmm14                    ; R^3(A)
-	movdqa          xmm1, oword [rbx + 48]
-	movdqa          xmm6, oword [rbx + 48]
-	movdqa          xmm11, oword [rbx + 48]
+	movdqa          xmm1, oword [rbx + r10*1 + 32]
+	movdqa          xmm6, oword [rbx + r10*1 + 32]
+	movdqa          xmm11, oword [rbx + r10*1 + 32]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm5, xmm6                      ; + round key
 	pxor            xmm10, xmm11                    ; + round key
@@ -745,7 +752,7 @@ L.xctr_group_aes192:
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
 	pxor            xmm10, xmm12                    ; MixColumns: X + R(X) + R^3(A) + key
-; round 10 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
+; rounds 10, 6, 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          xmm1, xmm0
 	movdqa          xmm6, xmm5
 	movdqa          xmm11, xmm10
@@ -851,9 +858,9 @@ L.xctr_group_aes192:
 	pshufb          xmm0, xmm4                      ; R^3(A)
 	pshufb          xmm5, xmm9                      ; R^3(A)
 	pshufb          xmm10, xmm14                    ; R^3(A)
-	movdqa          xmm1, oword [rbx + 64]
-	movdqa          xmm6, oword [rbx + 64]
-	movdqa          xmm11, oword [rbx + 64]
+	movdqa          xmm1, oword [rbx + r10*1 + 48]
+	movdqa          xmm6, oword [rbx + r10*1 + 48]
+	movdqa          xmm11, oword [rbx + r10*1 + 48]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm5, xmm6                      ; + round key
 	pxor            xmm10, xmm11                    ; + round key
@@ -866,1096 +873,9 @@ L.xctr_group_aes192:
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
 	pxor            xmm10, xmm12                    ; MixColumns: X + R(X) + R^3(A) + key
-L.xctr_group_aes128:
-; round 9 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	movdqa          xmm11, xmm10
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	psrld           xmm11, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm6, xmm15                     ; i: high nibbles
-	pand            xmm11, xmm15                    ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	pand            xmm5, xmm15                     ; k = i + j: low nibbles
-	pand            xmm10, xmm15                    ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	movdqa          xmm8, oword [rel L.vperm_a_over]
-	movdqa          xmm13, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pshufb          xmm13, xmm10                    ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	pxor            xmm10, xmm11                    ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	movdqa          xmm9, oword [rel L.vperm_inverse]
-	movdqa          xmm14, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pshufb          xmm14, xmm11                    ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	pxor            xmm14, xmm13                    ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	movdqa          xmm7, oword [rel L.vperm_inverse]
-	movdqa          xmm12, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pshufb          xmm12, xmm10                    ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	pxor            xmm12, xmm13                    ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	movdqa          xmm8, oword [rel L.vperm_inverse]
-	movdqa          xmm13, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pshufb          xmm13, xmm14                    ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	pxor            xmm13, xmm10                    ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	movdqa          xmm9, oword [rel L.vperm_inverse]
-	movdqa          xmm14, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pshufb          xmm14, xmm12                    ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	pxor            xmm14, xmm11                    ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm10, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	pshufb          xmm10, xmm13
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm11, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pshufb          xmm11, xmm14
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	pxor            xmm10, xmm11                    ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm12, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	pshufb          xmm12, xmm13
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm11, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pshufb          xmm11, xmm14
-	pxor            xmm2, xmm1                      ; 2A
-	pxor            xmm7, xmm6                      ; 2A
-	pxor            xmm12, xmm11                    ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm8, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm13, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	movdqa          xmm11, xmm10
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
-	pshufb          xmm11, xmm13                    ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	pxor            xmm7, xmm6                      ; X = 2A + R(A)
-	pxor            xmm12, xmm11                    ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	movdqa          xmm9, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	movdqa          xmm14, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	pshufb          xmm5, xmm9                      ; R^3(A)
-	pshufb          xmm10, xmm14                    ; R^3(A)
-	movdqa          xmm1, oword [rbx + 80]
-	movdqa          xmm6, oword [rbx + 80]
-	movdqa          xmm11, oword [rbx + 80]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	pxor            xmm10, xmm11                    ; + round key
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	pxor            xmm10, xmm12
-	pshufb          xmm2, xmm3                      ; R(X)
-	pshufb          xmm7, xmm8                      ; R(X)
-	pshufb          xmm12, xmm13                    ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm10, xmm12                    ; MixColumns: X + R(X) + R^3(A) + key
-; round 8 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	movdqa          xmm11, xmm10
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	psrld           xmm11, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm6, xmm15                     ; i: high nibbles
-	pand            xmm11, xmm15                    ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	pand            xmm5, xmm15                     ; k = i + j: low nibbles
-	pand            xmm10, xmm15                    ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	movdqa          xmm8, oword [rel L.vperm_a_over]
-	movdqa          xmm13, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pshufb          xmm13, xmm10                    ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	pxor            xmm10, xmm11                    ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	movdqa          xmm9, oword [rel L.vperm_inverse]
-	movdqa          xmm14, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pshufb          xmm14, xmm11                    ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	pxor            xmm14, xmm13                    ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	movdqa          xmm7, oword [rel L.vperm_inverse]
-	movdqa          xmm12, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pshufb          xmm12, xmm10                    ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	pxor            xmm12, xmm13                    ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	movdqa          xmm8, oword [rel L.vperm_inverse]
-	movdqa          xmm13, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pshufb          xmm13, xmm14                    ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	pxor            xmm13, xmm10                    ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	movdqa          xmm9, oword [rel L.vperm_inverse]
-	movdqa          xmm14, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pshufb          xmm14, xmm12                    ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	pxor            xmm14, xmm11                    ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm10, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	pshufb          xmm10, xmm13
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm11, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pshufb          xmm11, xmm14
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	pxor            xmm10, xmm11                    ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm12, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	pshufb          xmm12, xmm13
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm11, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pshufb          xmm11, xmm14
-	pxor            xmm2, xmm1                      ; 2A
-	pxor            xmm7, xmm6                      ; 2A
-	pxor            xmm12, xmm11                    ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
-	movdqa          xmm8, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
-	movdqa          xmm13, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	movdqa          xmm11, xmm10
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
-	pshufb          xmm11, xmm13                    ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	pxor            xmm7, xmm6                      ; X = 2A + R(A)
-	pxor            xmm12, xmm11                    ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
-	movdqa          xmm9, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
-	movdqa          xmm14, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	pshufb          xmm5, xmm9                      ; R^3(A)
-	pshufb          xmm10, xmm14                    ; R^3(A)
-	movdqa          xmm1, oword [rbx + 96]
-	movdqa          xmm6, oword [rbx + 96]
-	movdqa          xmm11, oword [rbx + 96]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	pxor            xmm10, xmm11                    ; + round key
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	pxor            xmm10, xmm12
-	pshufb          xmm2, xmm3                      ; R(X)
-	pshufb          xmm7, xmm8                      ; R(X)
-	pshufb          xmm12, xmm13                    ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm10, xmm12                    ; MixColumns: X + R(X) + R^3(A) + key
-; round 7 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	movdqa          xmm11, xmm10
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	psrld           xmm11, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm6, xmm15                     ; i: high nibbles
-	pand            xmm11, xmm15                    ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	pand            xmm5, xmm15                     ; k = i + j: low nibbles
-	pand            xmm10, xmm15                    ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	movdqa          xmm8, oword [rel L.vperm_a_over]
-	movdqa          xmm13, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pshufb          xmm13, xmm10                    ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	pxor            xmm10, xmm11                    ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	movdqa          xmm9, oword [rel L.vperm_inverse]
-	movdqa          xmm14, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pshufb          xmm14, xmm11                    ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	pxor            xmm14, xmm13                    ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	movdqa          xmm7, oword [rel L.vperm_inverse]
-	movdqa          xmm12, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pshufb          xmm12, xmm10                    ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	pxor            xmm12, xmm13                    ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	movdqa          xmm8, oword [rel L.vperm_inverse]
-	movdqa          xmm13, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pshufb          xmm13, xmm14                    ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	pxor            xmm13, xmm10                    ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	movdqa          xmm9, oword [rel L.vperm_inverse]
-	movdqa          xmm14, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pshufb          xmm14, xmm12                    ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	pxor            xmm14, xmm11                    ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm10, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	pshufb          xmm10, xmm13
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm11, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pshufb          xmm11, xmm14
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	pxor            xmm10, xmm11                    ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm12, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	pshufb          xmm12, xmm13
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm11, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pshufb          xmm11, xmm14
-	pxor            xmm2, xmm1                      ; 2A
-	pxor            xmm7, xmm6                      ; 2A
-	pxor            xmm12, xmm11                    ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
-	movdqa          xmm8, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
-	movdqa          xmm13, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	movdqa          xmm11, xmm10
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
-	pshufb          xmm11, xmm13                    ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	pxor            xmm7, xmm6                      ; X = 2A + R(A)
-	pxor            xmm12, xmm11                    ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
-	movdqa          xmm9, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
-	movdqa          xmm14, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	pshufb          xmm5, xmm9                      ; R^3(A)
-	pshufb          xmm10, xmm14                    ; R^3(A)
-	movdqa          xmm1, oword [rbx + 112]
-	movdqa          xmm6, oword [rbx + 112]
-	movdqa          xmm11, oword [rbx + 112]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	pxor            xmm10, xmm11                    ; + round key
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	pxor            xmm10, xmm12
-	pshufb          xmm2, xmm3                      ; R(X)
-	pshufb          xmm7, xmm8                      ; R(X)
-	pshufb          xmm12, xmm13                    ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm10, xmm12                    ; MixColumns: X + R(X) + R^3(A) + key
-; round 6 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	movdqa          xmm11, xmm10
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	psrld           xmm11, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm6, xmm15                     ; i: high nibbles
-	pand            xmm11, xmm15                    ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	pand            xmm5, xmm15                     ; k = i + j: low nibbles
-	pand            xmm10, xmm15                    ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	movdqa          xmm8, oword [rel L.vperm_a_over]
-	movdqa          xmm13, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pshufb          xmm13, xmm10                    ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	pxor            xmm10, xmm11                    ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	movdqa          xmm9, oword [rel L.vperm_inverse]
-	movdqa          xmm14, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pshufb          xmm14, xmm11                    ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	pxor            xmm14, xmm13                    ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	movdqa          xmm7, oword [rel L.vperm_inverse]
-	movdqa          xmm12, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pshufb          xmm12, xmm10                    ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	pxor            xmm12, xmm13                    ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	movdqa          xmm8, oword [rel L.vperm_inverse]
-	movdqa          xmm13, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pshufb          xmm13, xmm14                    ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	pxor            xmm13, xmm10                    ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	movdqa          xmm9, oword [rel L.vperm_inverse]
-	movdqa          xmm14, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pshufb          xmm14, xmm12                    ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	pxor            xmm14, xmm11                    ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm10, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	pshufb          xmm10, xmm13
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm11, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pshufb          xmm11, xmm14
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	pxor            xmm10, xmm11                    ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm12, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	pshufb          xmm12, xmm13
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm11, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pshufb          xmm11, xmm14
-	pxor            xmm2, xmm1                      ; 2A
-	pxor            xmm7, xmm6                      ; 2A
-	pxor            xmm12, xmm11                    ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
-	movdqa          xmm8, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
-	movdqa          xmm13, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	movdqa          xmm11, xmm10
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
-	pshufb          xmm11, xmm13                    ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	pxor            xmm7, xmm6                      ; X = 2A + R(A)
-	pxor            xmm12, xmm11                    ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
-	movdqa          xmm9, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
-	movdqa          xmm14, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	pshufb          xmm5, xmm9                      ; R^3(A)
-	pshufb          xmm10, xmm14                    ; R^3(A)
-	movdqa          xmm1, oword [rbx + 128]
-	movdqa          xmm6, oword [rbx + 128]
-	movdqa          xmm11, oword [rbx + 128]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	pxor            xmm10, xmm11                    ; + round key
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	pxor            xmm10, xmm12
-	pshufb          xmm2, xmm3                      ; R(X)
-	pshufb          xmm7, xmm8                      ; R(X)
-	pshufb          xmm12, xmm13                    ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm10, xmm12                    ; MixColumns: X + R(X) + R^3(A) + key
-; round 5 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	movdqa          xmm11, xmm10
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	psrld           xmm11, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm6, xmm15                     ; i: high nibbles
-	pand            xmm11, xmm15                    ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	pand            xmm5, xmm15                     ; k = i + j: low nibbles
-	pand            xmm10, xmm15                    ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	movdqa          xmm8, oword [rel L.vperm_a_over]
-	movdqa          xmm13, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pshufb          xmm13, xmm10                    ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	pxor            xmm10, xmm11                    ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	movdqa          xmm9, oword [rel L.vperm_inverse]
-	movdqa          xmm14, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pshufb          xmm14, xmm11                    ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	pxor            xmm14, xmm13                    ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	movdqa          xmm7, oword [rel L.vperm_inverse]
-	movdqa          xmm12, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pshufb          xmm12, xmm10                    ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	pxor            xmm12, xmm13                    ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	movdqa          xmm8, oword [rel L.vperm_inverse]
-	movdqa          xmm13, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pshufb          xmm13, xmm14                    ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	pxor            xmm13, xmm10                    ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	movdqa          xmm9, oword [rel L.vperm_inverse]
-	movdqa          xmm14, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pshufb          xmm14, xmm12                    ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	pxor            xmm14, xmm11                    ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm10, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	pshufb          xmm10, xmm13
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm11, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pshufb          xmm11, xmm14
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	pxor            xmm10, xmm11                    ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm12, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	pshufb          xmm12, xmm13
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm11, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pshufb          xmm11, xmm14
-	pxor            xmm2, xmm1                      ; 2A
-	pxor            xmm7, xmm6                      ; 2A
-	pxor            xmm12, xmm11                    ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm8, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm13, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	movdqa          xmm11, xmm10
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
-	pshufb          xmm11, xmm13                    ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	pxor            xmm7, xmm6                      ; X = 2A + R(A)
-	pxor            xmm12, xmm11                    ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	movdqa          xmm9, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	movdqa          xmm14, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	pshufb          xmm5, xmm9                      ; R^3(A)
-	pshufb          xmm10, xmm14                    ; R^3(A)
-	movdqa          xmm1, oword [rbx + 144]
-	movdqa          xmm6, oword [rbx + 144]
-	movdqa          xmm11, oword [rbx + 144]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	pxor            xmm10, xmm11                    ; + round key
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	pxor            xmm10, xmm12
-	pshufb          xmm2, xmm3                      ; R(X)
-	pshufb          xmm7, xmm8                      ; R(X)
-	pshufb          xmm12, xmm13                    ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm10, xmm12                    ; MixColumns: X + R(X) + R^3(A) + key
-; round 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	movdqa          xmm11, xmm10
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	psrld           xmm11, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm6, xmm15                     ; i: high nibbles
-	pand            xmm11, xmm15                    ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	pand            xmm5, xmm15                     ; k = i + j: low nibbles
-	pand            xmm10, xmm15                    ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	movdqa          xmm8, oword [rel L.vperm_a_over]
-	movdqa          xmm13, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pshufb          xmm13, xmm10                    ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	pxor            xmm10, xmm11                    ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	movdqa          xmm9, oword [rel L.vperm_inverse]
-	movdqa          xmm14, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pshufb          xmm14, xmm11                    ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	pxor            xmm14, xmm13                    ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	movdqa          xmm7, oword [rel L.vperm_inverse]
-	movdqa          xmm12, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pshufb          xmm12, xmm10                    ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	pxor            xmm12, xmm13                    ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	movdqa          xmm8, oword [rel L.vperm_inverse]
-	movdqa          xmm13, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pshufb          xmm13, xmm14                    ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	pxor            xmm13, xmm10                    ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	movdqa          xmm9, oword [rel L.vperm_inverse]
-	movdqa          xmm14, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pshufb          xmm14, xmm12                    ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	pxor            xmm14, xmm11                    ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm10, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	pshufb          xmm10, xmm13
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm11, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pshufb          xmm11, xmm14
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	pxor            xmm10, xmm11                    ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm12, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	pshufb          xmm12, xmm13
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm11, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pshufb          xmm11, xmm14
-	pxor            xmm2, xmm1                      ; 2A
-	pxor            xmm7, xmm6                      ; 2A
-	pxor            xmm12, xmm11                    ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
-	movdqa          xmm8, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
-	movdqa          xmm13, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	movdqa          xmm11, xmm10
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
-	pshufb          xmm11, xmm13                    ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	pxor            xmm7, xmm6                      ; X = 2A + R(A)
-	pxor            xmm12, xmm11                    ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
-	movdqa          xmm9, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
-	movdqa          xmm14, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	pshufb          xmm5, xmm9                      ; R^3(A)
-	pshufb          xmm10, xmm14                    ; R^3(A)
-	movdqa          xmm1, oword [rbx + 160]
-	movdqa          xmm6, oword [rbx + 160]
-	movdqa          xmm11, oword [rbx + 160]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	pxor            xmm10, xmm11                    ; + round key
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	pxor            xmm10, xmm12
-	pshufb          xmm2, xmm3                      ; R(X)
-	pshufb          xmm7, xmm8                      ; R(X)
-	pshufb          xmm12, xmm13                    ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm10, xmm12                    ; MixColumns: X + R(X) + R^3(A) + key
-; round 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	movdqa          xmm11, xmm10
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	psrld           xmm11, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm6, xmm15                     ; i: high nibbles
-	pand            xmm11, xmm15                    ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	pand            xmm5, xmm15                     ; k = i + j: low nibbles
-	pand            xmm10, xmm15                    ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	movdqa          xmm8, oword [rel L.vperm_a_over]
-	movdqa          xmm13, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pshufb          xmm13, xmm10                    ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	pxor            xmm10, xmm11                    ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	movdqa          xmm9, oword [rel L.vperm_inverse]
-	movdqa          xmm14, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pshufb          xmm14, xmm11                    ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	pxor            xmm14, xmm13                    ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	movdqa          xmm7, oword [rel L.vperm_inverse]
-	movdqa          xmm12, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pshufb          xmm12, xmm10                    ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	pxor            xmm12, xmm13                    ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	movdqa          xmm8, oword [rel L.vperm_inverse]
-	movdqa          xmm13, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pshufb          xmm13, xmm14                    ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	pxor            xmm13, xmm10                    ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	movdqa          xmm9, oword [rel L.vperm_inverse]
-	movdqa          xmm14, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pshufb          xmm14, xmm12                    ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	pxor            xmm14, xmm11                    ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm10, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	pshufb          xmm10, xmm13
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm11, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pshufb          xmm11, xmm14
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	pxor            xmm10, xmm11                    ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm12, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	pshufb          xmm12, xmm13
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm11, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pshufb          xmm11, xmm14
-	pxor            xmm2, xmm1                      ; 2A
-	pxor            xmm7, xmm6                      ; 2A
-	pxor            xmm12, xmm11                    ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
-	movdqa          xmm8, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
-	movdqa          xmm13, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	movdqa          xmm11, xmm10
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
-	pshufb          xmm11, xmm13                    ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	pxor            xmm7, xmm6                      ; X = 2A + R(A)
-	pxor            xmm12, xmm11                    ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
-	movdqa          xmm9, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
-	movdqa          xmm14, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	pshufb          xmm5, xmm9                      ; R^3(A)
-	pshufb          xmm10, xmm14                    ; R^3(A)
-	movdqa          xmm1, oword [rbx + 176]
-	movdqa          xmm6, oword [rbx + 176]
-	movdqa          xmm11, oword [rbx + 176]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	pxor            xmm10, xmm11                    ; + round key
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	pxor            xmm10, xmm12
-	pshufb          xmm2, xmm3                      ; R(X)
-	pshufb          xmm7, xmm8                      ; R(X)
-	pshufb          xmm12, xmm13                    ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm10, xmm12                    ; MixColumns: X + R(X) + R^3(A) + key
-; round 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	movdqa          xmm11, xmm10
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	psrld           xmm11, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm6, xmm15                     ; i: high nibbles
-	pand            xmm11, xmm15                    ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	pand            xmm5, xmm15                     ; k = i + j: low nibbles
-	pand            xmm10, xmm15                    ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	movdqa          xmm8, oword [rel L.vperm_a_over]
-	movdqa          xmm13, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pshufb          xmm13, xmm10                    ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	pxor            xmm10, xmm11                    ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	movdqa          xmm9, oword [rel L.vperm_inverse]
-	movdqa          xmm14, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pshufb          xmm14, xmm11                    ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	pxor            xmm14, xmm13                    ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	movdqa          xmm7, oword [rel L.vperm_inverse]
-	movdqa          xmm12, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pshufb          xmm12, xmm10                    ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	pxor            xmm12, xmm13                    ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	movdqa          xmm8, oword [rel L.vperm_inverse]
-	movdqa          xmm13, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pshufb          xmm13, xmm14                    ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	pxor            xmm13, xmm10                    ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	movdqa          xmm9, oword [rel L.vperm_inverse]
-	movdqa          xmm14, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pshufb          xmm14, xmm12                    ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	pxor            xmm14, xmm11                    ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm10, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	pshufb          xmm10, xmm13
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm11, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pshufb          xmm11, xmm14
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	pxor            xmm10, xmm11                    ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm12, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	pshufb          xmm12, xmm13
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm11, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pshufb          xmm11, xmm14
-	pxor            xmm2, xmm1                      ; 2A
-	pxor            xmm7, xmm6                      ; 2A
-	pxor            xmm12, xmm11                    ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
-	movdqa          xmm8, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
-	movdqa          xmm13, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	movdqa          xmm11, xmm10
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
-	pshufb          xmm11, xmm13                    ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	pxor            xmm7, xmm6                      ; X = 2A + R(A)
-	pxor            xmm12, xmm11                    ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
-	movdqa          xmm9, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
-	movdqa          xmm14, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	pshufb          xmm5, xmm9                      ; R^3(A)
-	pshufb          xmm10, xmm14                    ; R^3(A)
-	movdqa          xmm1, oword [rbx + 192]
-	movdqa          xmm6, oword [rbx + 192]
-	movdqa          xmm11, oword [rbx + 192]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	pxor            xmm10, xmm11                    ; + round key
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	pxor            xmm10, xmm12
-	pshufb          xmm2, xmm3                      ; R(X)
-	pshufb          xmm7, xmm8                      ; R(X)
-	pshufb          xmm12, xmm13                    ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm10, xmm12                    ; MixColumns: X + R(X) + R^3(A) + key
-; round 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	movdqa          xmm11, xmm10
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	psrld           xmm11, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm6, xmm15                     ; i: high nibbles
-	pand            xmm11, xmm15                    ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	pand            xmm5, xmm15                     ; k = i + j: low nibbles
-	pand            xmm10, xmm15                    ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	movdqa          xmm8, oword [rel L.vperm_a_over]
-	movdqa          xmm13, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pshufb          xmm13, xmm10                    ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	pxor            xmm10, xmm11                    ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	movdqa          xmm9, oword [rel L.vperm_inverse]
-	movdqa          xmm14, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pshufb          xmm14, xmm11                    ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	pxor            xmm14, xmm13                    ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	movdqa          xmm7, oword [rel L.vperm_inverse]
-	movdqa          xmm12, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pshufb          xmm12, xmm10                    ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	pxor            xmm12, xmm13                    ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	movdqa          xmm8, oword [rel L.vperm_inverse]
-	movdqa          xmm13, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pshufb          xmm13, xmm14                    ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	pxor            xmm13, xmm10                    ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	movdqa          xmm9, oword [rel L.vperm_inverse]
-	movdqa          xmm14, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pshufb          xmm14, xmm12                    ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	pxor            xmm14, xmm11                    ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm5, oword [rel L.vperm_sbox1_io]
-	movdqa          xmm10, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	pshufb          xmm10, xmm13
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm11, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pshufb          xmm11, xmm14
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	pxor            xmm10, xmm11                    ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm12, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	pshufb          xmm12, xmm13
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm11, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pshufb          xmm11, xmm14
-	pxor            xmm2, xmm1                      ; 2A
-	pxor            xmm7, xmm6                      ; 2A
-	pxor            xmm12, xmm11                    ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm8, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm13, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	movdqa          xmm11, xmm10
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
-	pshufb          xmm11, xmm13                    ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	pxor            xmm7, xmm6                      ; X = 2A + R(A)
-	pxor            xmm12, xmm11                    ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	movdqa          xmm9, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	movdqa          xmm14, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	pshufb          xmm5, xmm9                      ; R^3(A)
-	pshufb          xmm10, xmm14                    ; R^3(A)
-	movdqa          xmm1, oword [rbx + 208]
-	movdqa          xmm6, oword [rbx + 208]
-	movdqa          xmm11, oword [rbx + 208]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	pxor            xmm10, xmm11                    ; + round key
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	pxor            xmm10, xmm12
-	pshufb          xmm2, xmm3                      ; R(X)
-	pshufb          xmm7, xmm8                      ; R(X)
-	pshufb          xmm12, xmm13                    ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm10, xmm12                    ; MixColumns: X + R(X) + R^3(A) + key
+	add             r10d, 64
+	jmp             L.xctr_group_rounds
+L.xctr_group_last:
 ; the last round: inversion, S-box back to the standard basis, last key
 	movdqa          xmm1, xmm0
 	movdqa          xmm6, xmm5
@@ -2073,10 +993,15 @@ L.xctr_single:
 	pshufb          xmm0, xmm1                      ; SR^Nr
 	movdqa          xmm2, oword [rbx]
 	pxor            xmm0, xmm2                      ; + round key 0
+; KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+; (AES-256, AES-192) or 9 (AES-128)
+	mov             r10d, 16
 	cmp             eax, 12
-	jb              near L.xctr_single_aes128
-	je              near L.xctr_single_aes192
-; round 13 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
+	ja              near L.xctr_single_rounds
+	je              near L.xctr_single_slot2
+	mov             r10d, 80
+L.xctr_single_rounds:
+; rounds 13, 9, 5, 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm15                     ; i: high nibbles
@@ -2112,12 +1037,14 @@ L.xctr_single:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 16]
+	movdqa          xmm1, oword [rbx + r10*1]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 12 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
+	cmp             r10d, 208
+	je              near L.xctr_single_last         ; m = 1 was the last middle round
+; rounds 12, 8, 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm15                     ; i: high nibbles
@@ -2153,13 +1080,13 @@ L.xctr_single:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 32]
+	movdqa          xmm1, oword [rbx + r10*1 + 16]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-L.xctr_single_aes192:
-; round 11 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
+L.xctr_single_slot2:
+; rounds 11, 7, 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm15                     ; i: high nibbles
@@ -2195,12 +1122,12 @@ L.xctr_single_aes192:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 48]
+	movdqa          xmm1, oword [rbx + r10*1 + 32]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 10 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
+; rounds 10, 6, 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm15                     ; i: high nibbles
@@ -2236,381 +1163,14 @@ L.xctr_single_aes192:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 64]
+	movdqa          xmm1, oword [rbx + r10*1 + 48]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-L.xctr_single_aes128:
-; round 9 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 80]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 8 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 96]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 7 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 112]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 6 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 128]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 5 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 144]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 160]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 176]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 192]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 208]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
+	add             r10d, 64
+	jmp             L.xctr_single_rounds
+L.xctr_single_last:
 ; the last round: inversion, S-box back to the standard basis, last key
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
@@ -2669,10 +1229,15 @@ L.xctr_partial:
 	pshufb          xmm0, xmm1                      ; SR^Nr
 	movdqa          xmm2, oword [rbx]
 	pxor            xmm0, xmm2                      ; + round key 0
+; KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+; (AES-256, AES-192) or 9 (AES-128)
+	mov             r10d, 16
 	cmp             eax, 12
-	jb              near L.xctr_partial_aes128
-	je              near L.xctr_partial_aes192
-; round 13 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
+	ja              near L.xctr_partial_rounds
+	je              near L.xctr_partial_slot2
+	mov             r10d, 80
+L.xctr_partial_rounds:
+; rounds 13, 9, 5, 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm15                     ; i: high nibbles
@@ -2708,12 +1273,14 @@ L.xctr_partial:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 16]
+	movdqa          xmm1, oword [rbx + r10*1]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 12 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
+	cmp             r10d, 208
+	je              near L.xctr_partial_last        ; m = 1 was the last middle round
+; rounds 12, 8, 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm15                     ; i: high nibbles
@@ -2749,13 +1316,13 @@ L.xctr_partial:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 32]
+	movdqa          xmm1, oword [rbx + r10*1 + 16]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-L.xctr_partial_aes192:
-; round 11 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
+L.xctr_partial_slot2:
+; rounds 11, 7, 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm15                     ; i: high nibbles
@@ -2791,12 +1358,12 @@ L.xctr_partial_aes192:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 48]
+	movdqa          xmm1, oword [rbx + r10*1 + 32]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 10 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
+; rounds 10, 6, 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm15                     ; i: high nibbles
@@ -2832,381 +1399,14 @@ L.xctr_partial_aes192:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 64]
+	movdqa          xmm1, oword [rbx + r10*1 + 48]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-L.xctr_partial_aes128:
-; round 9 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 80]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 8 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 96]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 7 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 112]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 6 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 128]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 5 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 144]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 160]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 176]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 192]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm15                     ; i: high nibbles
-	pand            xmm0, xmm15                     ; k = i + j: low nibbles
-	movdqa          xmm3, oword [rel L.vperm_a_over]
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, oword [rel L.vperm_inverse]
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, oword [rel L.vperm_inverse]
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, oword [rel L.vperm_inverse]
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_sbox1_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 208]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
+	add             r10d, 64
+	jmp             L.xctr_partial_rounds
+L.xctr_partial_last:
 ; the last round: inversion, S-box back to the standard basis, last key
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4

@@ -280,10 +280,15 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pshufb          %xmm1, %xmm0                    # SR^Nr
 	movdqa          (%rbx), %xmm2
 	pxor            %xmm2, %xmm0                    # + round key 0
+# KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+# (AES-256, AES-192) or 9 (AES-128)
+	mov             $16, %r10d
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_tweak_aes128
-	{disp32} je     .Lxts_enc_tweak_aes192
-# round 13 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
+	{disp32} ja     .Lxts_enc_tweak_rounds
+	{disp32} je     .Lxts_enc_tweak_slot2
+	mov             $80, %r10d
+.Lxts_enc_tweak_rounds:
+# rounds 13, 9, 5, 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -319,12 +324,14 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          16(%rbx), %xmm1
+	movdqa          (%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 12 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
+	cmp             $208, %r10d
+	{disp32} je     .Lxts_enc_tweak_last            # m = 1 was the last middle round
+# rounds 12, 8, 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -360,13 +367,13 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          32(%rbx), %xmm1
+	movdqa          16(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-.Lxts_enc_tweak_aes192:
-# round 11 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
+.Lxts_enc_tweak_slot2:
+# rounds 11, 7, 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -402,12 +409,12 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          48(%rbx), %xmm1
+	movdqa          32(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 10 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
+# rounds 10, 6, 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -443,381 +450,14 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          64(%rbx), %xmm1
+	movdqa          48(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-.Lxts_enc_tweak_aes128:
-# round 9 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          80(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 8 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          96(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 7 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          112(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 6 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          128(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 5 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          144(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          160(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          176(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          192(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          208(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
+	add             $64, %r10d
+	jmp             .Lxts_enc_tweak_rounds
+.Lxts_enc_tweak_last:
 # the last round: inversion, S-box back to the standard basis, last key
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
@@ -1173,10 +813,15 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          (%rbx), %xmm7
 	pxor            %xmm2, %xmm0                    # + round key 0
 	pxor            %xmm7, %xmm5                    # + round key 0
+# KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+# (AES-256, AES-192) or 9 (AES-128)
+	mov             $16, %r10d
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_group_aes128
-	{disp32} je     .Lxts_enc_group_aes192
-# round 13 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
+	{disp32} ja     .Lxts_enc_group_rounds
+	{disp32} je     .Lxts_enc_group_slot2
+	mov             $80, %r10d
+.Lxts_enc_group_rounds:
+# rounds 13, 9, 5, 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          %xmm0, %xmm1
 	movdqa          %xmm5, %xmm6
 	psrld           $4, %xmm1
@@ -1247,8 +892,8 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm9 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
 	pshufb          %xmm9, %xmm5                    # R^3(A)
-	movdqa          16(%rbx), %xmm1
-	movdqa          16(%rbx), %xmm6
+	movdqa          (%rbx,%r10,1), %xmm1
+	movdqa          (%rbx,%r10,1), %xmm6
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm6, %xmm5                    # + round key
 	pxor            %xmm2, %xmm0
@@ -1257,7 +902,9 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pshufb          %xmm8, %xmm7                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
-# round 12 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
+	cmp             $208, %r10d
+	{disp32} je     .Lxts_enc_group_last            # m = 1 was the last middle round
+# rounds 12, 8, 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          %xmm0, %xmm1
 	movdqa          %xmm5, %xmm6
 	psrld           $4, %xmm1
@@ -1328,8 +975,8 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm9 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
 	pshufb          %xmm9, %xmm5                    # R^3(A)
-	movdqa          32(%rbx), %xmm1
-	movdqa          32(%rbx), %xmm6
+	movdqa          16(%rbx,%r10,1), %xmm1
+	movdqa          16(%rbx,%r10,1), %xmm6
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm6, %xmm5                    # + round key
 	pxor            %xmm2, %xmm0
@@ -1338,8 +985,8 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pshufb          %xmm8, %xmm7                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
-.Lxts_enc_group_aes192:
-# round 11 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
+.Lxts_enc_group_slot2:
+# rounds 11, 7, 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          %xmm0, %xmm1
 	movdqa          %xmm5, %xmm6
 	psrld           $4, %xmm1
@@ -1410,8 +1057,8 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm9 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
 	pshufb          %xmm9, %xmm5                    # R^3(A)
-	movdqa          48(%rbx), %xmm1
-	movdqa          48(%rbx), %xmm6
+	movdqa          32(%rbx,%r10,1), %xmm1
+	movdqa          32(%rbx,%r10,1), %xmm6
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm6, %xmm5                    # + round key
 	pxor            %xmm2, %xmm0
@@ -1420,7 +1067,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pshufb          %xmm8, %xmm7                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
-# round 10 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
+# rounds 10, 6, 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          %xmm0, %xmm1
 	movdqa          %xmm5, %xmm6
 	psrld           $4, %xmm1
@@ -1491,8 +1138,8 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm9 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
 	pshufb          %xmm9, %xmm5                    # R^3(A)
-	movdqa          64(%rbx), %xmm1
-	movdqa          64(%rbx), %xmm6
+	movdqa          48(%rbx,%r10,1), %xmm1
+	movdqa          48(%rbx,%r10,1), %xmm6
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm6, %xmm5                    # + round key
 	pxor            %xmm2, %xmm0
@@ -1501,736 +1148,9 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pshufb          %xmm8, %xmm7                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
 	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
-.Lxts_enc_group_aes128:
-# round 9 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm6                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	movdqa          %xmm14, %xmm8
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	movdqa          %xmm13, %xmm7
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	movdqa          %xmm13, %xmm8
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	movdqa          %xmm15, %xmm5
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 2A
-	pxor            %xmm6, %xmm7                    # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm8 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm9 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	pshufb          %xmm9, %xmm5                    # R^3(A)
-	movdqa          80(%rbx), %xmm1
-	movdqa          80(%rbx), %xmm6
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pshufb          %xmm8, %xmm7                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
-# round 8 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm6                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	movdqa          %xmm14, %xmm8
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	movdqa          %xmm13, %xmm7
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	movdqa          %xmm13, %xmm8
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	movdqa          %xmm15, %xmm5
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 2A
-	pxor            %xmm6, %xmm7                    # 2A
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm8 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm9 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	pshufb          %xmm9, %xmm5                    # R^3(A)
-	movdqa          96(%rbx), %xmm1
-	movdqa          96(%rbx), %xmm6
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pshufb          %xmm8, %xmm7                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
-# round 7 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm6                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	movdqa          %xmm14, %xmm8
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	movdqa          %xmm13, %xmm7
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	movdqa          %xmm13, %xmm8
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	movdqa          %xmm15, %xmm5
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 2A
-	pxor            %xmm6, %xmm7                    # 2A
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm8 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm9 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	pshufb          %xmm9, %xmm5                    # R^3(A)
-	movdqa          112(%rbx), %xmm1
-	movdqa          112(%rbx), %xmm6
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pshufb          %xmm8, %xmm7                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
-# round 6 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm6                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	movdqa          %xmm14, %xmm8
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	movdqa          %xmm13, %xmm7
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	movdqa          %xmm13, %xmm8
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	movdqa          %xmm15, %xmm5
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 2A
-	pxor            %xmm6, %xmm7                    # 2A
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm8 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm9 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	pshufb          %xmm9, %xmm5                    # R^3(A)
-	movdqa          128(%rbx), %xmm1
-	movdqa          128(%rbx), %xmm6
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pshufb          %xmm8, %xmm7                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
-# round 5 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm6                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	movdqa          %xmm14, %xmm8
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	movdqa          %xmm13, %xmm7
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	movdqa          %xmm13, %xmm8
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	movdqa          %xmm15, %xmm5
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 2A
-	pxor            %xmm6, %xmm7                    # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm8 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm9 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	pshufb          %xmm9, %xmm5                    # R^3(A)
-	movdqa          144(%rbx), %xmm1
-	movdqa          144(%rbx), %xmm6
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pshufb          %xmm8, %xmm7                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
-# round 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm6                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	movdqa          %xmm14, %xmm8
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	movdqa          %xmm13, %xmm7
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	movdqa          %xmm13, %xmm8
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	movdqa          %xmm15, %xmm5
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 2A
-	pxor            %xmm6, %xmm7                    # 2A
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm8 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm9 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	pshufb          %xmm9, %xmm5                    # R^3(A)
-	movdqa          160(%rbx), %xmm1
-	movdqa          160(%rbx), %xmm6
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pshufb          %xmm8, %xmm7                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
-# round 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm6                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	movdqa          %xmm14, %xmm8
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	movdqa          %xmm13, %xmm7
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	movdqa          %xmm13, %xmm8
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	movdqa          %xmm15, %xmm5
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 2A
-	pxor            %xmm6, %xmm7                    # 2A
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm8 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm9 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	pshufb          %xmm9, %xmm5                    # R^3(A)
-	movdqa          176(%rbx), %xmm1
-	movdqa          176(%rbx), %xmm6
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pshufb          %xmm8, %xmm7                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
-# round 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm6                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	movdqa          %xmm14, %xmm8
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	movdqa          %xmm13, %xmm7
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	movdqa          %xmm13, %xmm8
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	movdqa          %xmm15, %xmm5
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 2A
-	pxor            %xmm6, %xmm7                    # 2A
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm8 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm9 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	pshufb          %xmm9, %xmm5                    # R^3(A)
-	movdqa          192(%rbx), %xmm1
-	movdqa          192(%rbx), %xmm6
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pshufb          %xmm8, %xmm7                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
-# round 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm6                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	movdqa          %xmm14, %xmm8
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	movdqa          %xmm13, %xmm7
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	movdqa          %xmm13, %xmm8
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	movdqa          %xmm15, %xmm5
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	pxor            %xmm6, %xmm5                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 2A
-	pxor            %xmm6, %xmm7                    # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm8 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pshufb          %xmm8, %xmm6                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	pxor            %xmm6, %xmm7                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm9 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	pshufb          %xmm9, %xmm5                    # R^3(A)
-	movdqa          208(%rbx), %xmm1
-	movdqa          208(%rbx), %xmm6
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pshufb          %xmm8, %xmm7                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-	pxor            %xmm7, %xmm5                    # MixColumns: X + R(X) + R^3(A) + key
+	add             $64, %r10d
+	jmp             .Lxts_enc_group_rounds
+.Lxts_enc_group_last:
 # the last round: inversion, S-box back to the standard basis, last key
 	movdqa          %xmm0, %xmm1
 	movdqa          %xmm5, %xmm6
@@ -2321,10 +1241,15 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pshufb          %xmm1, %xmm0                    # SR^Nr
 	movdqa          (%rbx), %xmm2
 	pxor            %xmm2, %xmm0                    # + round key 0
+# KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+# (AES-256, AES-192) or 9 (AES-128)
+	mov             $16, %r10d
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_single_aes128
-	{disp32} je     .Lxts_enc_single_aes192
-# round 13 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
+	{disp32} ja     .Lxts_enc_single_rounds
+	{disp32} je     .Lxts_enc_single_slot2
+	mov             $80, %r10d
+.Lxts_enc_single_rounds:
+# rounds 13, 9, 5, 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -2360,12 +1285,14 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          16(%rbx), %xmm1
+	movdqa          (%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 12 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
+	cmp             $208, %r10d
+	{disp32} je     .Lxts_enc_single_last           # m = 1 was the last middle round
+# rounds 12, 8, 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -2401,13 +1328,13 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          32(%rbx), %xmm1
+	movdqa          16(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-.Lxts_enc_single_aes192:
-# round 11 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
+.Lxts_enc_single_slot2:
+# rounds 11, 7, 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -2443,12 +1370,12 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          48(%rbx), %xmm1
+	movdqa          32(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 10 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
+# rounds 10, 6, 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -2484,381 +1411,14 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          64(%rbx), %xmm1
+	movdqa          48(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-.Lxts_enc_single_aes128:
-# round 9 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          80(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 8 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          96(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 7 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          112(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 6 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          128(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 5 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          144(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          160(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          176(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          192(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          208(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
+	add             $64, %r10d
+	jmp             .Lxts_enc_single_rounds
+.Lxts_enc_single_last:
 # the last round: inversion, S-box back to the standard basis, last key
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
@@ -2919,10 +1479,15 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pshufb          %xmm1, %xmm0                    # SR^Nr
 	movdqa          (%rbx), %xmm2
 	pxor            %xmm2, %xmm0                    # + round key 0
+# KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+# (AES-256, AES-192) or 9 (AES-128)
+	mov             $16, %r10d
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_steal1_aes128
-	{disp32} je     .Lxts_enc_steal1_aes192
-# round 13 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
+	{disp32} ja     .Lxts_enc_steal1_rounds
+	{disp32} je     .Lxts_enc_steal1_slot2
+	mov             $80, %r10d
+.Lxts_enc_steal1_rounds:
+# rounds 13, 9, 5, 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -2958,12 +1523,14 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          16(%rbx), %xmm1
+	movdqa          (%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 12 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
+	cmp             $208, %r10d
+	{disp32} je     .Lxts_enc_steal1_last           # m = 1 was the last middle round
+# rounds 12, 8, 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -2999,13 +1566,13 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          32(%rbx), %xmm1
+	movdqa          16(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-.Lxts_enc_steal1_aes192:
-# round 11 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
+.Lxts_enc_steal1_slot2:
+# rounds 11, 7, 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -3041,12 +1608,12 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          48(%rbx), %xmm1
+	movdqa          32(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 10 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
+# rounds 10, 6, 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -3082,381 +1649,14 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          64(%rbx), %xmm1
+	movdqa          48(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-.Lxts_enc_steal1_aes128:
-# round 9 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          80(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 8 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          96(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 7 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          112(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 6 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          128(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 5 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          144(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          160(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          176(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          192(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          208(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
+	add             $64, %r10d
+	jmp             .Lxts_enc_steal1_rounds
+.Lxts_enc_steal1_last:
 # the last round: inversion, S-box back to the standard basis, last key
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
@@ -3519,10 +1719,15 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pshufb          %xmm1, %xmm0                    # SR^Nr
 	movdqa          (%rbx), %xmm2
 	pxor            %xmm2, %xmm0                    # + round key 0
+# KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+# (AES-256, AES-192) or 9 (AES-128)
+	mov             $16, %r10d
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_steal2_aes128
-	{disp32} je     .Lxts_enc_steal2_aes192
-# round 13 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
+	{disp32} ja     .Lxts_enc_steal2_rounds
+	{disp32} je     .Lxts_enc_steal2_slot2
+	mov             $80, %r10d
+.Lxts_enc_steal2_rounds:
+# rounds 13, 9, 5, 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -3558,12 +1763,14 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          16(%rbx), %xmm1
+	movdqa          (%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 12 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
+	cmp             $208, %r10d
+	{disp32} je     .Lxts_enc_steal2_last           # m = 1 was the last middle round
+# rounds 12, 8, 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -3599,13 +1806,13 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          32(%rbx), %xmm1
+	movdqa          16(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-.Lxts_enc_steal2_aes192:
-# round 11 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
+.Lxts_enc_steal2_slot2:
+# rounds 11, 7, 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -3641,12 +1848,12 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          48(%rbx), %xmm1
+	movdqa          32(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 10 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
+# rounds 10, 6, 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -3682,381 +1889,14 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          64(%rbx), %xmm1
+	movdqa          48(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-.Lxts_enc_steal2_aes128:
-# round 9 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          80(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 8 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          96(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 7 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          112(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 6 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          128(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 5 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          144(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          160(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          176(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          192(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          208(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
+	add             $64, %r10d
+	jmp             .Lxts_enc_steal2_rounds
+.Lxts_enc_steal2_last:
 # the last round: inversion, S-box back to the standard basis, last key
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
@@ -5343,10 +3183,15 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pshufb          %xmm1, %xmm0                    # SR^Nr
 	movdqa          (%rbx), %xmm2
 	pxor            %xmm2, %xmm0                    # + round key 0
+# KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+# (AES-256, AES-192) or 9 (AES-128)
+	mov             $16, %r10d
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_tweak_aes128
-	{disp32} je     .Lxts_dec_tweak_aes192
-# round 13 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
+	{disp32} ja     .Lxts_dec_tweak_rounds
+	{disp32} je     .Lxts_dec_tweak_slot2
+	mov             $80, %r10d
+.Lxts_dec_tweak_rounds:
+# rounds 13, 9, 5, 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -5382,12 +3227,14 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          16(%rbx), %xmm1
+	movdqa          (%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 12 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
+	cmp             $208, %r10d
+	{disp32} je     .Lxts_dec_tweak_last            # m = 1 was the last middle round
+# rounds 12, 8, 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -5423,13 +3270,13 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          32(%rbx), %xmm1
+	movdqa          16(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-.Lxts_dec_tweak_aes192:
-# round 11 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
+.Lxts_dec_tweak_slot2:
+# rounds 11, 7, 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -5465,12 +3312,12 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          48(%rbx), %xmm1
+	movdqa          32(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 10 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
+# rounds 10, 6, 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -5506,381 +3353,14 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
 	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
 	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          64(%rbx), %xmm1
+	movdqa          48(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm2, %xmm0
 	pshufb          %xmm3, %xmm2                    # R(X)
 	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-.Lxts_dec_tweak_aes128:
-# round 9 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          80(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 8 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          96(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 7 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          112(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 6 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          128(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 5 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          144(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          160(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          176(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          192(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
-# round 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          %xmm15, %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_sbox1_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # A = S-box (tower basis)
-	movdqa          .Lvperm_sbox2_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_sbox2_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 2A
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm3 # io done: R's mask
-	movdqa          %xmm0, %xmm1
-	pshufb          %xmm3, %xmm1                    # R(A), R = rows up by one
-	pxor            %xmm1, %xmm2                    # X = 2A + R(A)
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm4 # jo done: R^3's mask
-	pshufb          %xmm4, %xmm0                    # R^3(A)
-	movdqa          208(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm2, %xmm0
-	pshufb          %xmm3, %xmm2                    # R(X)
-	pxor            %xmm2, %xmm0                    # MixColumns: X + R(X) + R^3(A) + key
+	add             $64, %r10d
+	jmp             .Lxts_dec_tweak_rounds
+.Lxts_dec_tweak_last:
 # the last round: inversion, S-box back to the standard basis, last key
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
@@ -6236,10 +3716,15 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          (%rbx), %xmm7
 	pxor            %xmm2, %xmm0                    # + round key 0
 	pxor            %xmm7, %xmm5                    # + round key 0
+# KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+# (AES-256, AES-192) or 9 (AES-128)
+	mov             $16, %r10d
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_group_aes128
-	{disp32} je     .Lxts_dec_group_aes192
-# round 13 before the last: inversion, InvMixColumns' four factors (phase 3)
+	{disp32} ja     .Lxts_dec_group_rounds
+	{disp32} je     .Lxts_dec_group_slot2
+	mov             $80, %r10d
+.Lxts_dec_group_rounds:
+# rounds 13, 9, 5, 1 before the last: inversion, InvMixColumns' four factors (phase 3)
 	movdqa          %xmm0, %xmm1
 	movdqa          %xmm5, %xmm6
 	psrld           $4, %xmm1
@@ -6288,8 +3773,8 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
 	pxor            %xmm6, %xmm5                    # 14 * InvSubBytes (next round's form)
-	movdqa          16(%rbx), %xmm1
-	movdqa          16(%rbx), %xmm6
+	movdqa          (%rbx,%r10,1), %xmm1
+	movdqa          (%rbx,%r10,1), %xmm6
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm6, %xmm5                    # + round key
 	movdqa          .Lvperm_inv11_io(%rip), %xmm2
@@ -6340,7 +3825,9 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pshufb          %xmm6, %xmm7                    # R^3
 	pxor            %xmm2, %xmm0
 	pxor            %xmm7, %xmm5
-# round 12 before the last: inversion, InvMixColumns' four factors (phase 0)
+	cmp             $208, %r10d
+	{disp32} je     .Lxts_dec_group_last            # m = 1 was the last middle round
+# rounds 12, 8, 4 before the last: inversion, InvMixColumns' four factors (phase 0)
 	movdqa          %xmm0, %xmm1
 	movdqa          %xmm5, %xmm6
 	psrld           $4, %xmm1
@@ -6389,8 +3876,8 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
 	pxor            %xmm6, %xmm5                    # 14 * InvSubBytes (next round's form)
-	movdqa          32(%rbx), %xmm1
-	movdqa          32(%rbx), %xmm6
+	movdqa          16(%rbx,%r10,1), %xmm1
+	movdqa          16(%rbx,%r10,1), %xmm6
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm6, %xmm5                    # + round key
 	movdqa          .Lvperm_inv11_io(%rip), %xmm2
@@ -6441,8 +3928,8 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pshufb          %xmm6, %xmm7                    # R^3
 	pxor            %xmm2, %xmm0
 	pxor            %xmm7, %xmm5
-.Lxts_dec_group_aes192:
-# round 11 before the last: inversion, InvMixColumns' four factors (phase 1)
+.Lxts_dec_group_slot2:
+# rounds 11, 7, 3 before the last: inversion, InvMixColumns' four factors (phase 1)
 	movdqa          %xmm0, %xmm1
 	movdqa          %xmm5, %xmm6
 	psrld           $4, %xmm1
@@ -6491,8 +3978,8 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
 	pxor            %xmm6, %xmm5                    # 14 * InvSubBytes (next round's form)
-	movdqa          48(%rbx), %xmm1
-	movdqa          48(%rbx), %xmm6
+	movdqa          32(%rbx,%r10,1), %xmm1
+	movdqa          32(%rbx,%r10,1), %xmm6
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm6, %xmm5                    # + round key
 	movdqa          .Lvperm_inv11_io(%rip), %xmm2
@@ -6543,7 +4030,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pshufb          %xmm6, %xmm7                    # R^3
 	pxor            %xmm2, %xmm0
 	pxor            %xmm7, %xmm5
-# round 10 before the last: inversion, InvMixColumns' four factors (phase 2)
+# rounds 10, 6, 2 before the last: inversion, InvMixColumns' four factors (phase 2)
 	movdqa          %xmm0, %xmm1
 	movdqa          %xmm5, %xmm6
 	psrld           $4, %xmm1
@@ -6592,8 +4079,8 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pshufb          %xmm9, %xmm6
 	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
 	pxor            %xmm6, %xmm5                    # 14 * InvSubBytes (next round's form)
-	movdqa          64(%rbx), %xmm1
-	movdqa          64(%rbx), %xmm6
+	movdqa          48(%rbx,%r10,1), %xmm1
+	movdqa          48(%rbx,%r10,1), %xmm6
 	pxor            %xmm1, %xmm0                    # + round key
 	pxor            %xmm6, %xmm5                    # + round key
 	movdqa          .Lvperm_inv11_io(%rip), %xmm2
@@ -6644,916 +4131,9 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pshufb          %xmm6, %xmm7                    # R^3
 	pxor            %xmm2, %xmm0
 	pxor            %xmm7, %xmm5
-.Lxts_dec_group_aes128:
-# round 9 before the last: inversion, InvMixColumns' four factors (phase 3)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm6                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	movdqa          %xmm14, %xmm8
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	movdqa          %xmm13, %xmm7
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	movdqa          %xmm13, %xmm8
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	movdqa          .Lvperm_inv14_io(%rip), %xmm5
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	pxor            %xmm6, %xmm5                    # 14 * InvSubBytes (next round's form)
-	movdqa          80(%rbx), %xmm1
-	movdqa          80(%rbx), %xmm6
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	movdqa          .Lvperm_inv11_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm1
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^1
-	pshufb          %xmm6, %xmm7                    # R^1
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	movdqa          .Lvperm_inv13_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase3(%rip), %xmm1
-	movdqa          .Lvperm_rotate2_phase3(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^2
-	pshufb          %xmm6, %xmm7                    # R^2
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	movdqa          .Lvperm_inv9_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm1
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^3
-	pshufb          %xmm6, %xmm7                    # R^3
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-# round 8 before the last: inversion, InvMixColumns' four factors (phase 0)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm6                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	movdqa          %xmm14, %xmm8
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	movdqa          %xmm13, %xmm7
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	movdqa          %xmm13, %xmm8
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	movdqa          .Lvperm_inv14_io(%rip), %xmm5
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	pxor            %xmm6, %xmm5                    # 14 * InvSubBytes (next round's form)
-	movdqa          96(%rbx), %xmm1
-	movdqa          96(%rbx), %xmm6
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	movdqa          .Lvperm_inv11_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm1
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^1
-	pshufb          %xmm6, %xmm7                    # R^1
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	movdqa          .Lvperm_inv13_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase0(%rip), %xmm1
-	movdqa          .Lvperm_rotate2_phase0(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^2
-	pshufb          %xmm6, %xmm7                    # R^2
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	movdqa          .Lvperm_inv9_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm1
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^3
-	pshufb          %xmm6, %xmm7                    # R^3
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-# round 7 before the last: inversion, InvMixColumns' four factors (phase 1)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm6                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	movdqa          %xmm14, %xmm8
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	movdqa          %xmm13, %xmm7
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	movdqa          %xmm13, %xmm8
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	movdqa          .Lvperm_inv14_io(%rip), %xmm5
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	pxor            %xmm6, %xmm5                    # 14 * InvSubBytes (next round's form)
-	movdqa          112(%rbx), %xmm1
-	movdqa          112(%rbx), %xmm6
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	movdqa          .Lvperm_inv11_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm1
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^1
-	pshufb          %xmm6, %xmm7                    # R^1
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	movdqa          .Lvperm_inv13_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase1(%rip), %xmm1
-	movdqa          .Lvperm_rotate2_phase1(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^2
-	pshufb          %xmm6, %xmm7                    # R^2
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	movdqa          .Lvperm_inv9_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm1
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^3
-	pshufb          %xmm6, %xmm7                    # R^3
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-# round 6 before the last: inversion, InvMixColumns' four factors (phase 2)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm6                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	movdqa          %xmm14, %xmm8
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	movdqa          %xmm13, %xmm7
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	movdqa          %xmm13, %xmm8
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	movdqa          .Lvperm_inv14_io(%rip), %xmm5
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	pxor            %xmm6, %xmm5                    # 14 * InvSubBytes (next round's form)
-	movdqa          128(%rbx), %xmm1
-	movdqa          128(%rbx), %xmm6
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	movdqa          .Lvperm_inv11_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm1
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^1
-	pshufb          %xmm6, %xmm7                    # R^1
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	movdqa          .Lvperm_inv13_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase2(%rip), %xmm1
-	movdqa          .Lvperm_rotate2_phase2(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^2
-	pshufb          %xmm6, %xmm7                    # R^2
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	movdqa          .Lvperm_inv9_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm1
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^3
-	pshufb          %xmm6, %xmm7                    # R^3
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-# round 5 before the last: inversion, InvMixColumns' four factors (phase 3)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm6                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	movdqa          %xmm14, %xmm8
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	movdqa          %xmm13, %xmm7
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	movdqa          %xmm13, %xmm8
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	movdqa          .Lvperm_inv14_io(%rip), %xmm5
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	pxor            %xmm6, %xmm5                    # 14 * InvSubBytes (next round's form)
-	movdqa          144(%rbx), %xmm1
-	movdqa          144(%rbx), %xmm6
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	movdqa          .Lvperm_inv11_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm1
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^1
-	pshufb          %xmm6, %xmm7                    # R^1
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	movdqa          .Lvperm_inv13_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase3(%rip), %xmm1
-	movdqa          .Lvperm_rotate2_phase3(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^2
-	pshufb          %xmm6, %xmm7                    # R^2
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	movdqa          .Lvperm_inv9_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm1
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^3
-	pshufb          %xmm6, %xmm7                    # R^3
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-# round 4 before the last: inversion, InvMixColumns' four factors (phase 0)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm6                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	movdqa          %xmm14, %xmm8
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	movdqa          %xmm13, %xmm7
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	movdqa          %xmm13, %xmm8
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	movdqa          .Lvperm_inv14_io(%rip), %xmm5
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	pxor            %xmm6, %xmm5                    # 14 * InvSubBytes (next round's form)
-	movdqa          160(%rbx), %xmm1
-	movdqa          160(%rbx), %xmm6
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	movdqa          .Lvperm_inv11_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm1
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^1
-	pshufb          %xmm6, %xmm7                    # R^1
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	movdqa          .Lvperm_inv13_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase0(%rip), %xmm1
-	movdqa          .Lvperm_rotate2_phase0(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^2
-	pshufb          %xmm6, %xmm7                    # R^2
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	movdqa          .Lvperm_inv9_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm1
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^3
-	pshufb          %xmm6, %xmm7                    # R^3
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-# round 3 before the last: inversion, InvMixColumns' four factors (phase 1)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm6                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	movdqa          %xmm14, %xmm8
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	movdqa          %xmm13, %xmm7
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	movdqa          %xmm13, %xmm8
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	movdqa          .Lvperm_inv14_io(%rip), %xmm5
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	pxor            %xmm6, %xmm5                    # 14 * InvSubBytes (next round's form)
-	movdqa          176(%rbx), %xmm1
-	movdqa          176(%rbx), %xmm6
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	movdqa          .Lvperm_inv11_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm1
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^1
-	pshufb          %xmm6, %xmm7                    # R^1
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	movdqa          .Lvperm_inv13_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase1(%rip), %xmm1
-	movdqa          .Lvperm_rotate2_phase1(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^2
-	pshufb          %xmm6, %xmm7                    # R^2
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	movdqa          .Lvperm_inv9_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm1
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^3
-	pshufb          %xmm6, %xmm7                    # R^3
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-# round 2 before the last: inversion, InvMixColumns' four factors (phase 2)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm6                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	movdqa          %xmm14, %xmm8
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	movdqa          %xmm13, %xmm7
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	movdqa          %xmm13, %xmm8
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	movdqa          .Lvperm_inv14_io(%rip), %xmm5
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	pxor            %xmm6, %xmm5                    # 14 * InvSubBytes (next round's form)
-	movdqa          192(%rbx), %xmm1
-	movdqa          192(%rbx), %xmm6
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	movdqa          .Lvperm_inv11_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm1
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^1
-	pshufb          %xmm6, %xmm7                    # R^1
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	movdqa          .Lvperm_inv13_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase2(%rip), %xmm1
-	movdqa          .Lvperm_rotate2_phase2(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^2
-	pshufb          %xmm6, %xmm7                    # R^2
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	movdqa          .Lvperm_inv9_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm1
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^3
-	pshufb          %xmm6, %xmm7                    # R^3
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-# round 1 before the last: inversion, InvMixColumns' four factors (phase 3)
-	movdqa          %xmm0, %xmm1
-	movdqa          %xmm5, %xmm6
-	psrld           $4, %xmm1
-	psrld           $4, %xmm6
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm6                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	pand            %xmm10, %xmm5                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	movdqa          %xmm14, %xmm8
-	pshufb          %xmm0, %xmm3                    # a/k
-	pshufb          %xmm5, %xmm8                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	pxor            %xmm6, %xmm5                    # j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pshufb          %xmm6, %xmm9                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	pxor            %xmm8, %xmm9                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	movdqa          %xmm13, %xmm7
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pshufb          %xmm5, %xmm7                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	pxor            %xmm8, %xmm7                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	movdqa          %xmm13, %xmm8
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pshufb          %xmm9, %xmm8                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	pxor            %xmm5, %xmm8                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	movdqa          %xmm13, %xmm9
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pshufb          %xmm7, %xmm9                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	pxor            %xmm6, %xmm9                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	movdqa          .Lvperm_inv14_io(%rip), %xmm5
-	pshufb          %xmm3, %xmm0
-	pshufb          %xmm8, %xmm5
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	pxor            %xmm6, %xmm5                    # 14 * InvSubBytes (next round's form)
-	movdqa          208(%rbx), %xmm1
-	movdqa          208(%rbx), %xmm6
-	pxor            %xmm1, %xmm0                    # + round key
-	pxor            %xmm6, %xmm5                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	movdqa          .Lvperm_inv11_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm1
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^1
-	pshufb          %xmm6, %xmm7                    # R^1
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	movdqa          .Lvperm_inv13_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase3(%rip), %xmm1
-	movdqa          .Lvperm_rotate2_phase3(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^2
-	pshufb          %xmm6, %xmm7                    # R^2
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	movdqa          .Lvperm_inv9_io(%rip), %xmm7
-	pshufb          %xmm3, %xmm2
-	pshufb          %xmm8, %xmm7
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm6
-	pshufb          %xmm4, %xmm1
-	pshufb          %xmm9, %xmm6
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	pxor            %xmm6, %xmm7                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm1
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm6
-	pshufb          %xmm1, %xmm2                    # R^3
-	pshufb          %xmm6, %xmm7                    # R^3
-	pxor            %xmm2, %xmm0
-	pxor            %xmm7, %xmm5
+	add             $64, %r10d
+	jmp             .Lxts_dec_group_rounds
+.Lxts_dec_group_last:
 # the last round: inversion, S-box back to the standard basis, last key
 	movdqa          %xmm0, %xmm1
 	movdqa          %xmm5, %xmm6
@@ -7644,10 +4224,15 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pshufb          %xmm1, %xmm0                    # SR^Nr
 	movdqa          (%rbx), %xmm2
 	pxor            %xmm2, %xmm0                    # + round key 0
+# KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+# (AES-256, AES-192) or 9 (AES-128)
+	mov             $16, %r10d
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_single_aes128
-	{disp32} je     .Lxts_dec_single_aes192
-# round 13 before the last: inversion, InvMixColumns' four factors (phase 3)
+	{disp32} ja     .Lxts_dec_single_rounds
+	{disp32} je     .Lxts_dec_single_slot2
+	mov             $80, %r10d
+.Lxts_dec_single_rounds:
+# rounds 13, 9, 5, 1 before the last: inversion, InvMixColumns' four factors (phase 3)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -7672,7 +4257,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          16(%rbx), %xmm1
+	movdqa          (%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	movdqa          .Lvperm_inv11_io(%rip), %xmm2
 	pshufb          %xmm3, %xmm2
@@ -7698,7 +4283,9 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm1
 	pshufb          %xmm1, %xmm2                    # R^3
 	pxor            %xmm2, %xmm0
-# round 12 before the last: inversion, InvMixColumns' four factors (phase 0)
+	cmp             $208, %r10d
+	{disp32} je     .Lxts_dec_single_last           # m = 1 was the last middle round
+# rounds 12, 8, 4 before the last: inversion, InvMixColumns' four factors (phase 0)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -7723,7 +4310,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          32(%rbx), %xmm1
+	movdqa          16(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	movdqa          .Lvperm_inv11_io(%rip), %xmm2
 	pshufb          %xmm3, %xmm2
@@ -7749,8 +4336,8 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm1
 	pshufb          %xmm1, %xmm2                    # R^3
 	pxor            %xmm2, %xmm0
-.Lxts_dec_single_aes192:
-# round 11 before the last: inversion, InvMixColumns' four factors (phase 1)
+.Lxts_dec_single_slot2:
+# rounds 11, 7, 3 before the last: inversion, InvMixColumns' four factors (phase 1)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -7775,7 +4362,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          48(%rbx), %xmm1
+	movdqa          32(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	movdqa          .Lvperm_inv11_io(%rip), %xmm2
 	pshufb          %xmm3, %xmm2
@@ -7801,7 +4388,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm1
 	pshufb          %xmm1, %xmm2                    # R^3
 	pxor            %xmm2, %xmm0
-# round 10 before the last: inversion, InvMixColumns' four factors (phase 2)
+# rounds 10, 6, 2 before the last: inversion, InvMixColumns' four factors (phase 2)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -7826,7 +4413,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          64(%rbx), %xmm1
+	movdqa          48(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	movdqa          .Lvperm_inv11_io(%rip), %xmm2
 	pshufb          %xmm3, %xmm2
@@ -7852,466 +4439,9 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm1
 	pshufb          %xmm1, %xmm2                    # R^3
 	pxor            %xmm2, %xmm0
-.Lxts_dec_single_aes128:
-# round 9 before the last: inversion, InvMixColumns' four factors (phase 3)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          80(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
-# round 8 before the last: inversion, InvMixColumns' four factors (phase 0)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          96(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase0(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
-# round 7 before the last: inversion, InvMixColumns' four factors (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          112(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase1(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
-# round 6 before the last: inversion, InvMixColumns' four factors (phase 2)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          128(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase2(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
-# round 5 before the last: inversion, InvMixColumns' four factors (phase 3)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          144(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
-# round 4 before the last: inversion, InvMixColumns' four factors (phase 0)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          160(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase0(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
-# round 3 before the last: inversion, InvMixColumns' four factors (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          176(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase1(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
-# round 2 before the last: inversion, InvMixColumns' four factors (phase 2)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          192(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase2(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
-# round 1 before the last: inversion, InvMixColumns' four factors (phase 3)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          208(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
+	add             $64, %r10d
+	jmp             .Lxts_dec_single_rounds
+.Lxts_dec_single_last:
 # the last round: inversion, S-box back to the standard basis, last key
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
@@ -8379,10 +4509,15 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pshufb          %xmm1, %xmm0                    # SR^Nr
 	movdqa          (%rbx), %xmm2
 	pxor            %xmm2, %xmm0                    # + round key 0
+# KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+# (AES-256, AES-192) or 9 (AES-128)
+	mov             $16, %r10d
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_steal1_aes128
-	{disp32} je     .Lxts_dec_steal1_aes192
-# round 13 before the last: inversion, InvMixColumns' four factors (phase 3)
+	{disp32} ja     .Lxts_dec_steal1_rounds
+	{disp32} je     .Lxts_dec_steal1_slot2
+	mov             $80, %r10d
+.Lxts_dec_steal1_rounds:
+# rounds 13, 9, 5, 1 before the last: inversion, InvMixColumns' four factors (phase 3)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -8407,7 +4542,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          16(%rbx), %xmm1
+	movdqa          (%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	movdqa          .Lvperm_inv11_io(%rip), %xmm2
 	pshufb          %xmm3, %xmm2
@@ -8433,7 +4568,9 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm1
 	pshufb          %xmm1, %xmm2                    # R^3
 	pxor            %xmm2, %xmm0
-# round 12 before the last: inversion, InvMixColumns' four factors (phase 0)
+	cmp             $208, %r10d
+	{disp32} je     .Lxts_dec_steal1_last           # m = 1 was the last middle round
+# rounds 12, 8, 4 before the last: inversion, InvMixColumns' four factors (phase 0)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -8458,7 +4595,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          32(%rbx), %xmm1
+	movdqa          16(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	movdqa          .Lvperm_inv11_io(%rip), %xmm2
 	pshufb          %xmm3, %xmm2
@@ -8484,8 +4621,8 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm1
 	pshufb          %xmm1, %xmm2                    # R^3
 	pxor            %xmm2, %xmm0
-.Lxts_dec_steal1_aes192:
-# round 11 before the last: inversion, InvMixColumns' four factors (phase 1)
+.Lxts_dec_steal1_slot2:
+# rounds 11, 7, 3 before the last: inversion, InvMixColumns' four factors (phase 1)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -8510,7 +4647,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          48(%rbx), %xmm1
+	movdqa          32(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	movdqa          .Lvperm_inv11_io(%rip), %xmm2
 	pshufb          %xmm3, %xmm2
@@ -8536,7 +4673,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm1
 	pshufb          %xmm1, %xmm2                    # R^3
 	pxor            %xmm2, %xmm0
-# round 10 before the last: inversion, InvMixColumns' four factors (phase 2)
+# rounds 10, 6, 2 before the last: inversion, InvMixColumns' four factors (phase 2)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -8561,7 +4698,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          64(%rbx), %xmm1
+	movdqa          48(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	movdqa          .Lvperm_inv11_io(%rip), %xmm2
 	pshufb          %xmm3, %xmm2
@@ -8587,466 +4724,9 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm1
 	pshufb          %xmm1, %xmm2                    # R^3
 	pxor            %xmm2, %xmm0
-.Lxts_dec_steal1_aes128:
-# round 9 before the last: inversion, InvMixColumns' four factors (phase 3)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          80(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
-# round 8 before the last: inversion, InvMixColumns' four factors (phase 0)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          96(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase0(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
-# round 7 before the last: inversion, InvMixColumns' four factors (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          112(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase1(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
-# round 6 before the last: inversion, InvMixColumns' four factors (phase 2)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          128(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase2(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
-# round 5 before the last: inversion, InvMixColumns' four factors (phase 3)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          144(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
-# round 4 before the last: inversion, InvMixColumns' four factors (phase 0)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          160(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase0(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
-# round 3 before the last: inversion, InvMixColumns' four factors (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          176(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase1(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
-# round 2 before the last: inversion, InvMixColumns' four factors (phase 2)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          192(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase2(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
-# round 1 before the last: inversion, InvMixColumns' four factors (phase 3)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          208(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
+	add             $64, %r10d
+	jmp             .Lxts_dec_steal1_rounds
+.Lxts_dec_steal1_last:
 # the last round: inversion, S-box back to the standard basis, last key
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
@@ -9103,10 +4783,15 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pshufb          %xmm1, %xmm0                    # SR^Nr
 	movdqa          (%rbx), %xmm2
 	pxor            %xmm2, %xmm0                    # + round key 0
+# KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+# (AES-256, AES-192) or 9 (AES-128)
+	mov             $16, %r10d
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_steal2_aes128
-	{disp32} je     .Lxts_dec_steal2_aes192
-# round 13 before the last: inversion, InvMixColumns' four factors (phase 3)
+	{disp32} ja     .Lxts_dec_steal2_rounds
+	{disp32} je     .Lxts_dec_steal2_slot2
+	mov             $80, %r10d
+.Lxts_dec_steal2_rounds:
+# rounds 13, 9, 5, 1 before the last: inversion, InvMixColumns' four factors (phase 3)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -9131,7 +4816,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          16(%rbx), %xmm1
+	movdqa          (%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	movdqa          .Lvperm_inv11_io(%rip), %xmm2
 	pshufb          %xmm3, %xmm2
@@ -9157,7 +4842,9 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm1
 	pshufb          %xmm1, %xmm2                    # R^3
 	pxor            %xmm2, %xmm0
-# round 12 before the last: inversion, InvMixColumns' four factors (phase 0)
+	cmp             $208, %r10d
+	{disp32} je     .Lxts_dec_steal2_last           # m = 1 was the last middle round
+# rounds 12, 8, 4 before the last: inversion, InvMixColumns' four factors (phase 0)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -9182,7 +4869,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          32(%rbx), %xmm1
+	movdqa          16(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	movdqa          .Lvperm_inv11_io(%rip), %xmm2
 	pshufb          %xmm3, %xmm2
@@ -9208,8 +4895,8 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm1
 	pshufb          %xmm1, %xmm2                    # R^3
 	pxor            %xmm2, %xmm0
-.Lxts_dec_steal2_aes192:
-# round 11 before the last: inversion, InvMixColumns' four factors (phase 1)
+.Lxts_dec_steal2_slot2:
+# rounds 11, 7, 3 before the last: inversion, InvMixColumns' four factors (phase 1)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -9234,7 +4921,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          48(%rbx), %xmm1
+	movdqa          32(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	movdqa          .Lvperm_inv11_io(%rip), %xmm2
 	pshufb          %xmm3, %xmm2
@@ -9260,7 +4947,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm1
 	pshufb          %xmm1, %xmm2                    # R^3
 	pxor            %xmm2, %xmm0
-# round 10 before the last: inversion, InvMixColumns' four factors (phase 2)
+# rounds 10, 6, 2 before the last: inversion, InvMixColumns' four factors (phase 2)
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1
 	pand            %xmm10, %xmm1                   # i: high nibbles
@@ -9285,7 +4972,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
 	pshufb          %xmm4, %xmm1
 	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          64(%rbx), %xmm1
+	movdqa          48(%rbx,%r10,1), %xmm1
 	pxor            %xmm1, %xmm0                    # + round key
 	movdqa          .Lvperm_inv11_io(%rip), %xmm2
 	pshufb          %xmm3, %xmm2
@@ -9311,466 +4998,9 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm1
 	pshufb          %xmm1, %xmm2                    # R^3
 	pxor            %xmm2, %xmm0
-.Lxts_dec_steal2_aes128:
-# round 9 before the last: inversion, InvMixColumns' four factors (phase 3)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          80(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
-# round 8 before the last: inversion, InvMixColumns' four factors (phase 0)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          96(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase0(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
-# round 7 before the last: inversion, InvMixColumns' four factors (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          112(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase1(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
-# round 6 before the last: inversion, InvMixColumns' four factors (phase 2)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          128(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase2(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
-# round 5 before the last: inversion, InvMixColumns' four factors (phase 3)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          144(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
-# round 4 before the last: inversion, InvMixColumns' four factors (phase 0)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          160(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase0(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase0(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase0(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
-# round 3 before the last: inversion, InvMixColumns' four factors (phase 1)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          176(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase1(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase1(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase1(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
-# round 2 before the last: inversion, InvMixColumns' four factors (phase 2)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          192(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase2(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase2(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase2(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
-# round 1 before the last: inversion, InvMixColumns' four factors (phase 3)
-	movdqa          %xmm0, %xmm1
-	psrld           $4, %xmm1
-	pand            %xmm10, %xmm1                   # i: high nibbles
-	pand            %xmm10, %xmm0                   # k = i + j: low nibbles
-	movdqa          %xmm14, %xmm3
-	pshufb          %xmm0, %xmm3                    # a/k
-	pxor            %xmm1, %xmm0                    # j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm1, %xmm4                    # 1/i
-	pxor            %xmm3, %xmm4                    # u = 1/i + a/k
-	movdqa          %xmm13, %xmm2
-	pshufb          %xmm0, %xmm2                    # 1/j
-	pxor            %xmm3, %xmm2                    # w = 1/j + a/k
-	movdqa          %xmm13, %xmm3
-	pshufb          %xmm4, %xmm3                    # 1/u
-	pxor            %xmm0, %xmm3                    # io = 1/u + j
-	movdqa          %xmm13, %xmm4
-	pshufb          %xmm2, %xmm4                    # 1/w
-	pxor            %xmm1, %xmm4                    # jo = 1/w + i
-	movdqa          .Lvperm_inv14_io(%rip), %xmm0
-	pshufb          %xmm3, %xmm0
-	movdqa          .Lvperm_inv14_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm0                    # 14 * InvSubBytes (next round's form)
-	movdqa          208(%rbx), %xmm1
-	pxor            %xmm1, %xmm0                    # + round key
-	movdqa          .Lvperm_inv11_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv11_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 11 * InvSubBytes
-	movdqa          .Lvperm_rotate1_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^1
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv13_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv13_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 13 * InvSubBytes
-	movdqa          .Lvperm_rotate2_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^2
-	pxor            %xmm2, %xmm0
-	movdqa          .Lvperm_inv9_io(%rip), %xmm2
-	pshufb          %xmm3, %xmm2
-	movdqa          .Lvperm_inv9_jo(%rip), %xmm1
-	pshufb          %xmm4, %xmm1
-	pxor            %xmm1, %xmm2                    # 9 * InvSubBytes
-	movdqa          .Lvperm_rotate3_phase3(%rip), %xmm1
-	pshufb          %xmm1, %xmm2                    # R^3
-	pxor            %xmm2, %xmm0
+	add             $64, %r10d
+	jmp             .Lxts_dec_steal2_rounds
+.Lxts_dec_steal2_last:
 # the last round: inversion, S-box back to the standard basis, last key
 	movdqa          %xmm0, %xmm1
 	psrld           $4, %xmm1

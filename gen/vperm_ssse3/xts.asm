@@ -275,10 +275,15 @@ L.xts_enc_tweak_keys_done:
 	pshufb          xmm0, xmm1                      ; SR^Nr
 	movdqa          xmm2, oword [rbx]
 	pxor            xmm0, xmm2                      ; + round key 0
+; KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+; (AES-256, AES-192) or 9 (AES-128)
+	mov             r10d, 16
 	cmp             eax, 12
-	jb              near L.xts_enc_tweak_aes128
-	je              near L.xts_enc_tweak_aes192
-; round 13 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
+	ja              near L.xts_enc_tweak_rounds
+	je              near L.xts_enc_tweak_slot2
+	mov             r10d, 80
+L.xts_enc_tweak_rounds:
+; rounds 13, 9, 5, 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -314,12 +319,14 @@ L.xts_enc_tweak_keys_done:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 16]
+	movdqa          xmm1, oword [rbx + r10*1]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 12 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
+	cmp             r10d, 208
+	je              near L.xts_enc_tweak_last       ; m = 1 was the last middle round
+; rounds 12, 8, 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -355,13 +362,13 @@ L.xts_enc_tweak_keys_done:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 32]
+	movdqa          xmm1, oword [rbx + r10*1 + 16]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-L.xts_enc_tweak_aes192:
-; round 11 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
+L.xts_enc_tweak_slot2:
+; rounds 11, 7, 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -397,12 +404,12 @@ L.xts_enc_tweak_aes192:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 48]
+	movdqa          xmm1, oword [rbx + r10*1 + 32]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 10 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
+; rounds 10, 6, 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -438,381 +445,14 @@ L.xts_enc_tweak_aes192:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 64]
+	movdqa          xmm1, oword [rbx + r10*1 + 48]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-L.xts_enc_tweak_aes128:
-; round 9 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 80]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 8 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 96]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 7 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 112]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 6 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 128]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 5 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 144]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 160]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 176]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 192]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 208]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
+	add             r10d, 64
+	jmp             L.xts_enc_tweak_rounds
+L.xts_enc_tweak_last:
 ; the last round: inversion, S-box back to the standard basis, last key
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
@@ -1168,10 +808,15 @@ L.xts_enc_group:
 	movdqa          xmm7, oword [rbx]
 	pxor            xmm0, xmm2                      ; + round key 0
 	pxor            xmm5, xmm7                      ; + round key 0
+; KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+; (AES-256, AES-192) or 9 (AES-128)
+	mov             r10d, 16
 	cmp             eax, 12
-	jb              near L.xts_enc_group_aes128
-	je              near L.xts_enc_group_aes192
-; round 13 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
+	ja              near L.xts_enc_group_rounds
+	je              near L.xts_enc_group_slot2
+	mov             r10d, 80
+L.xts_enc_group_rounds:
+; rounds 13, 9, 5, 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          xmm1, xmm0
 	movdqa          xmm6, xmm5
 	psrld           xmm1, 4
@@ -1242,8 +887,8 @@ L.xts_enc_group:
 	movdqa          xmm9, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
 	pshufb          xmm5, xmm9                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 16]
-	movdqa          xmm6, oword [rbx + 16]
+	movdqa          xmm1, oword [rbx + r10*1]
+	movdqa          xmm6, oword [rbx + r10*1]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm5, xmm6                      ; + round key
 	pxor            xmm0, xmm2
@@ -1252,7 +897,9 @@ L.xts_enc_group:
 	pshufb          xmm7, xmm8                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 12 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
+	cmp             r10d, 208
+	je              near L.xts_enc_group_last       ; m = 1 was the last middle round
+; rounds 12, 8, 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          xmm1, xmm0
 	movdqa          xmm6, xmm5
 	psrld           xmm1, 4
@@ -1323,8 +970,8 @@ L.xts_enc_group:
 	movdqa          xmm9, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
 	pshufb          xmm5, xmm9                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 32]
-	movdqa          xmm6, oword [rbx + 32]
+	movdqa          xmm1, oword [rbx + r10*1 + 16]
+	movdqa          xmm6, oword [rbx + r10*1 + 16]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm5, xmm6                      ; + round key
 	pxor            xmm0, xmm2
@@ -1333,8 +980,8 @@ L.xts_enc_group:
 	pshufb          xmm7, xmm8                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
-L.xts_enc_group_aes192:
-; round 11 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
+L.xts_enc_group_slot2:
+; rounds 11, 7, 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          xmm1, xmm0
 	movdqa          xmm6, xmm5
 	psrld           xmm1, 4
@@ -1405,8 +1052,8 @@ L.xts_enc_group_aes192:
 	movdqa          xmm9, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
 	pshufb          xmm5, xmm9                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 48]
-	movdqa          xmm6, oword [rbx + 48]
+	movdqa          xmm1, oword [rbx + r10*1 + 32]
+	movdqa          xmm6, oword [rbx + r10*1 + 32]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm5, xmm6                      ; + round key
 	pxor            xmm0, xmm2
@@ -1415,7 +1062,7 @@ L.xts_enc_group_aes192:
 	pshufb          xmm7, xmm8                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 10 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
+; rounds 10, 6, 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          xmm1, xmm0
 	movdqa          xmm6, xmm5
 	psrld           xmm1, 4
@@ -1486,8 +1133,8 @@ L.xts_enc_group_aes192:
 	movdqa          xmm9, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
 	pshufb          xmm5, xmm9                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 64]
-	movdqa          xmm6, oword [rbx + 64]
+	movdqa          xmm1, oword [rbx + r10*1 + 48]
+	movdqa          xmm6, oword [rbx + r10*1 + 48]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm5, xmm6                      ; + round key
 	pxor            xmm0, xmm2
@@ -1496,736 +1143,9 @@ L.xts_enc_group_aes192:
 	pshufb          xmm7, xmm8                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
 	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
-L.xts_enc_group_aes128:
-; round 9 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm6, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	movdqa          xmm8, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	movdqa          xmm7, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	movdqa          xmm8, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	movdqa          xmm5, xmm15
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 2A
-	pxor            xmm7, xmm6                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm8, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	pxor            xmm7, xmm6                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	movdqa          xmm9, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	pshufb          xmm5, xmm9                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 80]
-	movdqa          xmm6, oword [rbx + 80]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	pshufb          xmm2, xmm3                      ; R(X)
-	pshufb          xmm7, xmm8                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 8 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm6, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	movdqa          xmm8, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	movdqa          xmm7, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	movdqa          xmm8, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	movdqa          xmm5, xmm15
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 2A
-	pxor            xmm7, xmm6                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
-	movdqa          xmm8, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	pxor            xmm7, xmm6                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
-	movdqa          xmm9, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	pshufb          xmm5, xmm9                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 96]
-	movdqa          xmm6, oword [rbx + 96]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	pshufb          xmm2, xmm3                      ; R(X)
-	pshufb          xmm7, xmm8                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 7 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm6, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	movdqa          xmm8, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	movdqa          xmm7, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	movdqa          xmm8, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	movdqa          xmm5, xmm15
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 2A
-	pxor            xmm7, xmm6                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
-	movdqa          xmm8, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	pxor            xmm7, xmm6                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
-	movdqa          xmm9, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	pshufb          xmm5, xmm9                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 112]
-	movdqa          xmm6, oword [rbx + 112]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	pshufb          xmm2, xmm3                      ; R(X)
-	pshufb          xmm7, xmm8                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 6 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm6, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	movdqa          xmm8, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	movdqa          xmm7, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	movdqa          xmm8, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	movdqa          xmm5, xmm15
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 2A
-	pxor            xmm7, xmm6                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
-	movdqa          xmm8, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	pxor            xmm7, xmm6                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
-	movdqa          xmm9, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	pshufb          xmm5, xmm9                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 128]
-	movdqa          xmm6, oword [rbx + 128]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	pshufb          xmm2, xmm3                      ; R(X)
-	pshufb          xmm7, xmm8                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 5 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm6, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	movdqa          xmm8, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	movdqa          xmm7, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	movdqa          xmm8, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	movdqa          xmm5, xmm15
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 2A
-	pxor            xmm7, xmm6                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm8, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	pxor            xmm7, xmm6                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	movdqa          xmm9, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	pshufb          xmm5, xmm9                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 144]
-	movdqa          xmm6, oword [rbx + 144]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	pshufb          xmm2, xmm3                      ; R(X)
-	pshufb          xmm7, xmm8                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm6, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	movdqa          xmm8, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	movdqa          xmm7, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	movdqa          xmm8, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	movdqa          xmm5, xmm15
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 2A
-	pxor            xmm7, xmm6                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
-	movdqa          xmm8, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	pxor            xmm7, xmm6                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
-	movdqa          xmm9, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	pshufb          xmm5, xmm9                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 160]
-	movdqa          xmm6, oword [rbx + 160]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	pshufb          xmm2, xmm3                      ; R(X)
-	pshufb          xmm7, xmm8                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm6, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	movdqa          xmm8, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	movdqa          xmm7, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	movdqa          xmm8, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	movdqa          xmm5, xmm15
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 2A
-	pxor            xmm7, xmm6                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
-	movdqa          xmm8, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	pxor            xmm7, xmm6                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
-	movdqa          xmm9, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	pshufb          xmm5, xmm9                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 176]
-	movdqa          xmm6, oword [rbx + 176]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	pshufb          xmm2, xmm3                      ; R(X)
-	pshufb          xmm7, xmm8                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm6, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	movdqa          xmm8, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	movdqa          xmm7, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	movdqa          xmm8, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	movdqa          xmm5, xmm15
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 2A
-	pxor            xmm7, xmm6                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
-	movdqa          xmm8, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	pxor            xmm7, xmm6                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
-	movdqa          xmm9, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	pshufb          xmm5, xmm9                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 192]
-	movdqa          xmm6, oword [rbx + 192]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	pshufb          xmm2, xmm3                      ; R(X)
-	pshufb          xmm7, xmm8                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm6, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	movdqa          xmm8, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	movdqa          xmm7, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	movdqa          xmm8, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	movdqa          xmm5, xmm15
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	pxor            xmm5, xmm6                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	movdqa          xmm7, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	movdqa          xmm6, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 2A
-	pxor            xmm7, xmm6                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm8, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pshufb          xmm6, xmm8                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	pxor            xmm7, xmm6                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	movdqa          xmm9, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	pshufb          xmm5, xmm9                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 208]
-	movdqa          xmm6, oword [rbx + 208]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	pshufb          xmm2, xmm3                      ; R(X)
-	pshufb          xmm7, xmm8                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-	pxor            xmm5, xmm7                      ; MixColumns: X + R(X) + R^3(A) + key
+	add             r10d, 64
+	jmp             L.xts_enc_group_rounds
+L.xts_enc_group_last:
 ; the last round: inversion, S-box back to the standard basis, last key
 	movdqa          xmm1, xmm0
 	movdqa          xmm6, xmm5
@@ -2316,10 +1236,15 @@ L.xts_enc_single:
 	pshufb          xmm0, xmm1                      ; SR^Nr
 	movdqa          xmm2, oword [rbx]
 	pxor            xmm0, xmm2                      ; + round key 0
+; KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+; (AES-256, AES-192) or 9 (AES-128)
+	mov             r10d, 16
 	cmp             eax, 12
-	jb              near L.xts_enc_single_aes128
-	je              near L.xts_enc_single_aes192
-; round 13 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
+	ja              near L.xts_enc_single_rounds
+	je              near L.xts_enc_single_slot2
+	mov             r10d, 80
+L.xts_enc_single_rounds:
+; rounds 13, 9, 5, 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -2355,12 +1280,14 @@ L.xts_enc_single:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 16]
+	movdqa          xmm1, oword [rbx + r10*1]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 12 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
+	cmp             r10d, 208
+	je              near L.xts_enc_single_last      ; m = 1 was the last middle round
+; rounds 12, 8, 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -2396,13 +1323,13 @@ L.xts_enc_single:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 32]
+	movdqa          xmm1, oword [rbx + r10*1 + 16]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-L.xts_enc_single_aes192:
-; round 11 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
+L.xts_enc_single_slot2:
+; rounds 11, 7, 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -2438,12 +1365,12 @@ L.xts_enc_single_aes192:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 48]
+	movdqa          xmm1, oword [rbx + r10*1 + 32]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 10 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
+; rounds 10, 6, 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -2479,381 +1406,14 @@ L.xts_enc_single_aes192:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 64]
+	movdqa          xmm1, oword [rbx + r10*1 + 48]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-L.xts_enc_single_aes128:
-; round 9 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 80]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 8 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 96]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 7 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 112]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 6 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 128]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 5 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 144]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 160]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 176]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 192]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 208]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
+	add             r10d, 64
+	jmp             L.xts_enc_single_rounds
+L.xts_enc_single_last:
 ; the last round: inversion, S-box back to the standard basis, last key
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
@@ -2914,10 +1474,15 @@ L.xts_enc_tail:
 	pshufb          xmm0, xmm1                      ; SR^Nr
 	movdqa          xmm2, oword [rbx]
 	pxor            xmm0, xmm2                      ; + round key 0
+; KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+; (AES-256, AES-192) or 9 (AES-128)
+	mov             r10d, 16
 	cmp             eax, 12
-	jb              near L.xts_enc_steal1_aes128
-	je              near L.xts_enc_steal1_aes192
-; round 13 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
+	ja              near L.xts_enc_steal1_rounds
+	je              near L.xts_enc_steal1_slot2
+	mov             r10d, 80
+L.xts_enc_steal1_rounds:
+; rounds 13, 9, 5, 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -2953,12 +1518,14 @@ L.xts_enc_tail:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 16]
+	movdqa          xmm1, oword [rbx + r10*1]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 12 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
+	cmp             r10d, 208
+	je              near L.xts_enc_steal1_last      ; m = 1 was the last middle round
+; rounds 12, 8, 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -2994,13 +1561,13 @@ L.xts_enc_tail:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 32]
+	movdqa          xmm1, oword [rbx + r10*1 + 16]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-L.xts_enc_steal1_aes192:
-; round 11 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
+L.xts_enc_steal1_slot2:
+; rounds 11, 7, 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -3036,12 +1603,12 @@ L.xts_enc_steal1_aes192:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 48]
+	movdqa          xmm1, oword [rbx + r10*1 + 32]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 10 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
+; rounds 10, 6, 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -3077,381 +1644,14 @@ L.xts_enc_steal1_aes192:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 64]
+	movdqa          xmm1, oword [rbx + r10*1 + 48]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-L.xts_enc_steal1_aes128:
-; round 9 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 80]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 8 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 96]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 7 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 112]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 6 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 128]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 5 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 144]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 160]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 176]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 192]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 208]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
+	add             r10d, 64
+	jmp             L.xts_enc_steal1_rounds
+L.xts_enc_steal1_last:
 ; the last round: inversion, S-box back to the standard basis, last key
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
@@ -3514,10 +1714,15 @@ L.xts_enc_steal_byte:
 	pshufb          xmm0, xmm1                      ; SR^Nr
 	movdqa          xmm2, oword [rbx]
 	pxor            xmm0, xmm2                      ; + round key 0
+; KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+; (AES-256, AES-192) or 9 (AES-128)
+	mov             r10d, 16
 	cmp             eax, 12
-	jb              near L.xts_enc_steal2_aes128
-	je              near L.xts_enc_steal2_aes192
-; round 13 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
+	ja              near L.xts_enc_steal2_rounds
+	je              near L.xts_enc_steal2_slot2
+	mov             r10d, 80
+L.xts_enc_steal2_rounds:
+; rounds 13, 9, 5, 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -3553,12 +1758,14 @@ L.xts_enc_steal_byte:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 16]
+	movdqa          xmm1, oword [rbx + r10*1]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 12 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
+	cmp             r10d, 208
+	je              near L.xts_enc_steal2_last      ; m = 1 was the last middle round
+; rounds 12, 8, 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -3594,13 +1801,13 @@ L.xts_enc_steal_byte:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 32]
+	movdqa          xmm1, oword [rbx + r10*1 + 16]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-L.xts_enc_steal2_aes192:
-; round 11 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
+L.xts_enc_steal2_slot2:
+; rounds 11, 7, 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -3636,12 +1843,12 @@ L.xts_enc_steal2_aes192:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 48]
+	movdqa          xmm1, oword [rbx + r10*1 + 32]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 10 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
+; rounds 10, 6, 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -3677,381 +1884,14 @@ L.xts_enc_steal2_aes192:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 64]
+	movdqa          xmm1, oword [rbx + r10*1 + 48]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-L.xts_enc_steal2_aes128:
-; round 9 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 80]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 8 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 96]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 7 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 112]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 6 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 128]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 5 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 144]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 160]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 176]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 192]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 208]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
+	add             r10d, 64
+	jmp             L.xts_enc_steal2_rounds
+L.xts_enc_steal2_last:
 ; the last round: inversion, S-box back to the standard basis, last key
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
@@ -5323,10 +3163,15 @@ L.xts_dec_tweak_keys_done:
 	pshufb          xmm0, xmm1                      ; SR^Nr
 	movdqa          xmm2, oword [rbx]
 	pxor            xmm0, xmm2                      ; + round key 0
+; KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+; (AES-256, AES-192) or 9 (AES-128)
+	mov             r10d, 16
 	cmp             eax, 12
-	jb              near L.xts_dec_tweak_aes128
-	je              near L.xts_dec_tweak_aes192
-; round 13 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
+	ja              near L.xts_dec_tweak_rounds
+	je              near L.xts_dec_tweak_slot2
+	mov             r10d, 80
+L.xts_dec_tweak_rounds:
+; rounds 13, 9, 5, 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -5362,12 +3207,14 @@ L.xts_dec_tweak_keys_done:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 16]
+	movdqa          xmm1, oword [rbx + r10*1]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 12 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
+	cmp             r10d, 208
+	je              near L.xts_dec_tweak_last       ; m = 1 was the last middle round
+; rounds 12, 8, 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -5403,13 +3250,13 @@ L.xts_dec_tweak_keys_done:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 32]
+	movdqa          xmm1, oword [rbx + r10*1 + 16]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-L.xts_dec_tweak_aes192:
-; round 11 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
+L.xts_dec_tweak_slot2:
+; rounds 11, 7, 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -5445,12 +3292,12 @@ L.xts_dec_tweak_aes192:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 48]
+	movdqa          xmm1, oword [rbx + r10*1 + 32]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 10 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
+; rounds 10, 6, 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -5486,381 +3333,14 @@ L.xts_dec_tweak_aes192:
 	pxor            xmm2, xmm1                      ; X = 2A + R(A)
 	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
 	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 64]
+	movdqa          xmm1, oword [rbx + r10*1 + 48]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm0, xmm2
 	pshufb          xmm2, xmm3                      ; R(X)
 	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-L.xts_dec_tweak_aes128:
-; round 9 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 80]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 8 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 96]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 7 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 112]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 6 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 128]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 5 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 144]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 4 before the last: inversion, S-box times 1 and 2, MixColumns (phase 0)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase0] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase0] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 160]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 3 before the last: inversion, S-box times 1 and 2, MixColumns (phase 3)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase3] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase3] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 176]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 2 before the last: inversion, S-box times 1 and 2, MixColumns (phase 2)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase2] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase2] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 192]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
-; round 1 before the last: inversion, S-box times 1 and 2, MixColumns (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, xmm15
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox1_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; A = S-box (tower basis)
-	movdqa          xmm2, oword [rel L.vperm_sbox2_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_sbox2_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 2A
-	movdqa          xmm3, oword [rel L.vperm_rotate1_phase1] ; io done: R's mask
-	movdqa          xmm1, xmm0
-	pshufb          xmm1, xmm3                      ; R(A), R = rows up by one
-	pxor            xmm2, xmm1                      ; X = 2A + R(A)
-	movdqa          xmm4, oword [rel L.vperm_rotate3_phase1] ; jo done: R^3's mask
-	pshufb          xmm0, xmm4                      ; R^3(A)
-	movdqa          xmm1, oword [rbx + 208]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm0, xmm2
-	pshufb          xmm2, xmm3                      ; R(X)
-	pxor            xmm0, xmm2                      ; MixColumns: X + R(X) + R^3(A) + key
+	add             r10d, 64
+	jmp             L.xts_dec_tweak_rounds
+L.xts_dec_tweak_last:
 ; the last round: inversion, S-box back to the standard basis, last key
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
@@ -6216,10 +3696,15 @@ L.xts_dec_group:
 	movdqa          xmm7, oword [rbx]
 	pxor            xmm0, xmm2                      ; + round key 0
 	pxor            xmm5, xmm7                      ; + round key 0
+; KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+; (AES-256, AES-192) or 9 (AES-128)
+	mov             r10d, 16
 	cmp             eax, 12
-	jb              near L.xts_dec_group_aes128
-	je              near L.xts_dec_group_aes192
-; round 13 before the last: inversion, InvMixColumns' four factors (phase 3)
+	ja              near L.xts_dec_group_rounds
+	je              near L.xts_dec_group_slot2
+	mov             r10d, 80
+L.xts_dec_group_rounds:
+; rounds 13, 9, 5, 1 before the last: inversion, InvMixColumns' four factors (phase 3)
 	movdqa          xmm1, xmm0
 	movdqa          xmm6, xmm5
 	psrld           xmm1, 4
@@ -6268,8 +3753,8 @@ L.xts_dec_group:
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
 	pxor            xmm5, xmm6                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 16]
-	movdqa          xmm6, oword [rbx + 16]
+	movdqa          xmm1, oword [rbx + r10*1]
+	movdqa          xmm6, oword [rbx + r10*1]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm5, xmm6                      ; + round key
 	movdqa          xmm2, oword [rel L.vperm_inv11_io]
@@ -6320,7 +3805,9 @@ L.xts_dec_group:
 	pshufb          xmm7, xmm6                      ; R^3
 	pxor            xmm0, xmm2
 	pxor            xmm5, xmm7
-; round 12 before the last: inversion, InvMixColumns' four factors (phase 0)
+	cmp             r10d, 208
+	je              near L.xts_dec_group_last       ; m = 1 was the last middle round
+; rounds 12, 8, 4 before the last: inversion, InvMixColumns' four factors (phase 0)
 	movdqa          xmm1, xmm0
 	movdqa          xmm6, xmm5
 	psrld           xmm1, 4
@@ -6369,8 +3856,8 @@ L.xts_dec_group:
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
 	pxor            xmm5, xmm6                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 32]
-	movdqa          xmm6, oword [rbx + 32]
+	movdqa          xmm1, oword [rbx + r10*1 + 16]
+	movdqa          xmm6, oword [rbx + r10*1 + 16]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm5, xmm6                      ; + round key
 	movdqa          xmm2, oword [rel L.vperm_inv11_io]
@@ -6421,8 +3908,8 @@ L.xts_dec_group:
 	pshufb          xmm7, xmm6                      ; R^3
 	pxor            xmm0, xmm2
 	pxor            xmm5, xmm7
-L.xts_dec_group_aes192:
-; round 11 before the last: inversion, InvMixColumns' four factors (phase 1)
+L.xts_dec_group_slot2:
+; rounds 11, 7, 3 before the last: inversion, InvMixColumns' four factors (phase 1)
 	movdqa          xmm1, xmm0
 	movdqa          xmm6, xmm5
 	psrld           xmm1, 4
@@ -6471,8 +3958,8 @@ L.xts_dec_group_aes192:
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
 	pxor            xmm5, xmm6                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 48]
-	movdqa          xmm6, oword [rbx + 48]
+	movdqa          xmm1, oword [rbx + r10*1 + 32]
+	movdqa          xmm6, oword [rbx + r10*1 + 32]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm5, xmm6                      ; + round key
 	movdqa          xmm2, oword [rel L.vperm_inv11_io]
@@ -6523,7 +4010,7 @@ L.xts_dec_group_aes192:
 	pshufb          xmm7, xmm6                      ; R^3
 	pxor            xmm0, xmm2
 	pxor            xmm5, xmm7
-; round 10 before the last: inversion, InvMixColumns' four factors (phase 2)
+; rounds 10, 6, 2 before the last: inversion, InvMixColumns' four factors (phase 2)
 	movdqa          xmm1, xmm0
 	movdqa          xmm6, xmm5
 	psrld           xmm1, 4
@@ -6572,8 +4059,8 @@ L.xts_dec_group_aes192:
 	pshufb          xmm6, xmm9
 	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
 	pxor            xmm5, xmm6                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 64]
-	movdqa          xmm6, oword [rbx + 64]
+	movdqa          xmm1, oword [rbx + r10*1 + 48]
+	movdqa          xmm6, oword [rbx + r10*1 + 48]
 	pxor            xmm0, xmm1                      ; + round key
 	pxor            xmm5, xmm6                      ; + round key
 	movdqa          xmm2, oword [rel L.vperm_inv11_io]
@@ -6624,916 +4111,9 @@ L.xts_dec_group_aes192:
 	pshufb          xmm7, xmm6                      ; R^3
 	pxor            xmm0, xmm2
 	pxor            xmm5, xmm7
-L.xts_dec_group_aes128:
-; round 9 before the last: inversion, InvMixColumns' four factors (phase 3)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm6, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	movdqa          xmm8, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	movdqa          xmm7, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	movdqa          xmm8, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	movdqa          xmm5, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	pxor            xmm5, xmm6                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 80]
-	movdqa          xmm6, oword [rbx + 80]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	movdqa          xmm7, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase3]
-	movdqa          xmm6, oword [rel L.vperm_rotate1_phase3]
-	pshufb          xmm2, xmm1                      ; R^1
-	pshufb          xmm7, xmm6                      ; R^1
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	movdqa          xmm7, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase3]
-	movdqa          xmm6, oword [rel L.vperm_rotate2_phase3]
-	pshufb          xmm2, xmm1                      ; R^2
-	pshufb          xmm7, xmm6                      ; R^2
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	movdqa          xmm7, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase3]
-	movdqa          xmm6, oword [rel L.vperm_rotate3_phase3]
-	pshufb          xmm2, xmm1                      ; R^3
-	pshufb          xmm7, xmm6                      ; R^3
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-; round 8 before the last: inversion, InvMixColumns' four factors (phase 0)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm6, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	movdqa          xmm8, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	movdqa          xmm7, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	movdqa          xmm8, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	movdqa          xmm5, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	pxor            xmm5, xmm6                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 96]
-	movdqa          xmm6, oword [rbx + 96]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	movdqa          xmm7, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase0]
-	movdqa          xmm6, oword [rel L.vperm_rotate1_phase0]
-	pshufb          xmm2, xmm1                      ; R^1
-	pshufb          xmm7, xmm6                      ; R^1
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	movdqa          xmm7, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase0]
-	movdqa          xmm6, oword [rel L.vperm_rotate2_phase0]
-	pshufb          xmm2, xmm1                      ; R^2
-	pshufb          xmm7, xmm6                      ; R^2
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	movdqa          xmm7, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase0]
-	movdqa          xmm6, oword [rel L.vperm_rotate3_phase0]
-	pshufb          xmm2, xmm1                      ; R^3
-	pshufb          xmm7, xmm6                      ; R^3
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-; round 7 before the last: inversion, InvMixColumns' four factors (phase 1)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm6, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	movdqa          xmm8, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	movdqa          xmm7, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	movdqa          xmm8, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	movdqa          xmm5, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	pxor            xmm5, xmm6                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 112]
-	movdqa          xmm6, oword [rbx + 112]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	movdqa          xmm7, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase1]
-	movdqa          xmm6, oword [rel L.vperm_rotate1_phase1]
-	pshufb          xmm2, xmm1                      ; R^1
-	pshufb          xmm7, xmm6                      ; R^1
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	movdqa          xmm7, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase1]
-	movdqa          xmm6, oword [rel L.vperm_rotate2_phase1]
-	pshufb          xmm2, xmm1                      ; R^2
-	pshufb          xmm7, xmm6                      ; R^2
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	movdqa          xmm7, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase1]
-	movdqa          xmm6, oword [rel L.vperm_rotate3_phase1]
-	pshufb          xmm2, xmm1                      ; R^3
-	pshufb          xmm7, xmm6                      ; R^3
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-; round 6 before the last: inversion, InvMixColumns' four factors (phase 2)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm6, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	movdqa          xmm8, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	movdqa          xmm7, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	movdqa          xmm8, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	movdqa          xmm5, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	pxor            xmm5, xmm6                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 128]
-	movdqa          xmm6, oword [rbx + 128]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	movdqa          xmm7, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase2]
-	movdqa          xmm6, oword [rel L.vperm_rotate1_phase2]
-	pshufb          xmm2, xmm1                      ; R^1
-	pshufb          xmm7, xmm6                      ; R^1
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	movdqa          xmm7, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase2]
-	movdqa          xmm6, oword [rel L.vperm_rotate2_phase2]
-	pshufb          xmm2, xmm1                      ; R^2
-	pshufb          xmm7, xmm6                      ; R^2
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	movdqa          xmm7, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase2]
-	movdqa          xmm6, oword [rel L.vperm_rotate3_phase2]
-	pshufb          xmm2, xmm1                      ; R^3
-	pshufb          xmm7, xmm6                      ; R^3
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-; round 5 before the last: inversion, InvMixColumns' four factors (phase 3)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm6, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	movdqa          xmm8, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	movdqa          xmm7, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	movdqa          xmm8, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	movdqa          xmm5, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	pxor            xmm5, xmm6                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 144]
-	movdqa          xmm6, oword [rbx + 144]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	movdqa          xmm7, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase3]
-	movdqa          xmm6, oword [rel L.vperm_rotate1_phase3]
-	pshufb          xmm2, xmm1                      ; R^1
-	pshufb          xmm7, xmm6                      ; R^1
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	movdqa          xmm7, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase3]
-	movdqa          xmm6, oword [rel L.vperm_rotate2_phase3]
-	pshufb          xmm2, xmm1                      ; R^2
-	pshufb          xmm7, xmm6                      ; R^2
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	movdqa          xmm7, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase3]
-	movdqa          xmm6, oword [rel L.vperm_rotate3_phase3]
-	pshufb          xmm2, xmm1                      ; R^3
-	pshufb          xmm7, xmm6                      ; R^3
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-; round 4 before the last: inversion, InvMixColumns' four factors (phase 0)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm6, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	movdqa          xmm8, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	movdqa          xmm7, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	movdqa          xmm8, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	movdqa          xmm5, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	pxor            xmm5, xmm6                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 160]
-	movdqa          xmm6, oword [rbx + 160]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	movdqa          xmm7, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase0]
-	movdqa          xmm6, oword [rel L.vperm_rotate1_phase0]
-	pshufb          xmm2, xmm1                      ; R^1
-	pshufb          xmm7, xmm6                      ; R^1
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	movdqa          xmm7, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase0]
-	movdqa          xmm6, oword [rel L.vperm_rotate2_phase0]
-	pshufb          xmm2, xmm1                      ; R^2
-	pshufb          xmm7, xmm6                      ; R^2
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	movdqa          xmm7, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase0]
-	movdqa          xmm6, oword [rel L.vperm_rotate3_phase0]
-	pshufb          xmm2, xmm1                      ; R^3
-	pshufb          xmm7, xmm6                      ; R^3
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-; round 3 before the last: inversion, InvMixColumns' four factors (phase 1)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm6, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	movdqa          xmm8, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	movdqa          xmm7, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	movdqa          xmm8, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	movdqa          xmm5, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	pxor            xmm5, xmm6                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 176]
-	movdqa          xmm6, oword [rbx + 176]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	movdqa          xmm7, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase1]
-	movdqa          xmm6, oword [rel L.vperm_rotate1_phase1]
-	pshufb          xmm2, xmm1                      ; R^1
-	pshufb          xmm7, xmm6                      ; R^1
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	movdqa          xmm7, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase1]
-	movdqa          xmm6, oword [rel L.vperm_rotate2_phase1]
-	pshufb          xmm2, xmm1                      ; R^2
-	pshufb          xmm7, xmm6                      ; R^2
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	movdqa          xmm7, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase1]
-	movdqa          xmm6, oword [rel L.vperm_rotate3_phase1]
-	pshufb          xmm2, xmm1                      ; R^3
-	pshufb          xmm7, xmm6                      ; R^3
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-; round 2 before the last: inversion, InvMixColumns' four factors (phase 2)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm6, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	movdqa          xmm8, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	movdqa          xmm7, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	movdqa          xmm8, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	movdqa          xmm5, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	pxor            xmm5, xmm6                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 192]
-	movdqa          xmm6, oword [rbx + 192]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	movdqa          xmm7, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase2]
-	movdqa          xmm6, oword [rel L.vperm_rotate1_phase2]
-	pshufb          xmm2, xmm1                      ; R^1
-	pshufb          xmm7, xmm6                      ; R^1
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	movdqa          xmm7, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase2]
-	movdqa          xmm6, oword [rel L.vperm_rotate2_phase2]
-	pshufb          xmm2, xmm1                      ; R^2
-	pshufb          xmm7, xmm6                      ; R^2
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	movdqa          xmm7, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase2]
-	movdqa          xmm6, oword [rel L.vperm_rotate3_phase2]
-	pshufb          xmm2, xmm1                      ; R^3
-	pshufb          xmm7, xmm6                      ; R^3
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-; round 1 before the last: inversion, InvMixColumns' four factors (phase 3)
-	movdqa          xmm1, xmm0
-	movdqa          xmm6, xmm5
-	psrld           xmm1, 4
-	psrld           xmm6, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm6, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	pand            xmm5, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	movdqa          xmm8, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pshufb          xmm8, xmm5                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	pxor            xmm5, xmm6                      ; j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pshufb          xmm9, xmm6                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	pxor            xmm9, xmm8                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	movdqa          xmm7, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pshufb          xmm7, xmm5                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	pxor            xmm7, xmm8                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	movdqa          xmm8, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pshufb          xmm8, xmm9                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	pxor            xmm8, xmm5                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	movdqa          xmm9, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pshufb          xmm9, xmm7                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	pxor            xmm9, xmm6                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	movdqa          xmm5, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	pshufb          xmm5, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	pxor            xmm5, xmm6                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 208]
-	movdqa          xmm6, oword [rbx + 208]
-	pxor            xmm0, xmm1                      ; + round key
-	pxor            xmm5, xmm6                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	movdqa          xmm7, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase3]
-	movdqa          xmm6, oword [rel L.vperm_rotate1_phase3]
-	pshufb          xmm2, xmm1                      ; R^1
-	pshufb          xmm7, xmm6                      ; R^1
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	movdqa          xmm7, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase3]
-	movdqa          xmm6, oword [rel L.vperm_rotate2_phase3]
-	pshufb          xmm2, xmm1                      ; R^2
-	pshufb          xmm7, xmm6                      ; R^2
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	movdqa          xmm7, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	pshufb          xmm7, xmm8
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	movdqa          xmm6, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pshufb          xmm6, xmm9
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	pxor            xmm7, xmm6                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase3]
-	movdqa          xmm6, oword [rel L.vperm_rotate3_phase3]
-	pshufb          xmm2, xmm1                      ; R^3
-	pshufb          xmm7, xmm6                      ; R^3
-	pxor            xmm0, xmm2
-	pxor            xmm5, xmm7
+	add             r10d, 64
+	jmp             L.xts_dec_group_rounds
+L.xts_dec_group_last:
 ; the last round: inversion, S-box back to the standard basis, last key
 	movdqa          xmm1, xmm0
 	movdqa          xmm6, xmm5
@@ -7624,10 +4204,15 @@ L.xts_dec_single:
 	pshufb          xmm0, xmm1                      ; SR^Nr
 	movdqa          xmm2, oword [rbx]
 	pxor            xmm0, xmm2                      ; + round key 0
+; KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+; (AES-256, AES-192) or 9 (AES-128)
+	mov             r10d, 16
 	cmp             eax, 12
-	jb              near L.xts_dec_single_aes128
-	je              near L.xts_dec_single_aes192
-; round 13 before the last: inversion, InvMixColumns' four factors (phase 3)
+	ja              near L.xts_dec_single_rounds
+	je              near L.xts_dec_single_slot2
+	mov             r10d, 80
+L.xts_dec_single_rounds:
+; rounds 13, 9, 5, 1 before the last: inversion, InvMixColumns' four factors (phase 3)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -7652,7 +4237,7 @@ L.xts_dec_single:
 	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 16]
+	movdqa          xmm1, oword [rbx + r10*1]
 	pxor            xmm0, xmm1                      ; + round key
 	movdqa          xmm2, oword [rel L.vperm_inv11_io]
 	pshufb          xmm2, xmm3
@@ -7678,7 +4263,9 @@ L.xts_dec_single:
 	movdqa          xmm1, oword [rel L.vperm_rotate3_phase3]
 	pshufb          xmm2, xmm1                      ; R^3
 	pxor            xmm0, xmm2
-; round 12 before the last: inversion, InvMixColumns' four factors (phase 0)
+	cmp             r10d, 208
+	je              near L.xts_dec_single_last      ; m = 1 was the last middle round
+; rounds 12, 8, 4 before the last: inversion, InvMixColumns' four factors (phase 0)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -7703,7 +4290,7 @@ L.xts_dec_single:
 	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 32]
+	movdqa          xmm1, oword [rbx + r10*1 + 16]
 	pxor            xmm0, xmm1                      ; + round key
 	movdqa          xmm2, oword [rel L.vperm_inv11_io]
 	pshufb          xmm2, xmm3
@@ -7729,8 +4316,8 @@ L.xts_dec_single:
 	movdqa          xmm1, oword [rel L.vperm_rotate3_phase0]
 	pshufb          xmm2, xmm1                      ; R^3
 	pxor            xmm0, xmm2
-L.xts_dec_single_aes192:
-; round 11 before the last: inversion, InvMixColumns' four factors (phase 1)
+L.xts_dec_single_slot2:
+; rounds 11, 7, 3 before the last: inversion, InvMixColumns' four factors (phase 1)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -7755,7 +4342,7 @@ L.xts_dec_single_aes192:
 	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 48]
+	movdqa          xmm1, oword [rbx + r10*1 + 32]
 	pxor            xmm0, xmm1                      ; + round key
 	movdqa          xmm2, oword [rel L.vperm_inv11_io]
 	pshufb          xmm2, xmm3
@@ -7781,7 +4368,7 @@ L.xts_dec_single_aes192:
 	movdqa          xmm1, oword [rel L.vperm_rotate3_phase1]
 	pshufb          xmm2, xmm1                      ; R^3
 	pxor            xmm0, xmm2
-; round 10 before the last: inversion, InvMixColumns' four factors (phase 2)
+; rounds 10, 6, 2 before the last: inversion, InvMixColumns' four factors (phase 2)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -7806,7 +4393,7 @@ L.xts_dec_single_aes192:
 	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 64]
+	movdqa          xmm1, oword [rbx + r10*1 + 48]
 	pxor            xmm0, xmm1                      ; + round key
 	movdqa          xmm2, oword [rel L.vperm_inv11_io]
 	pshufb          xmm2, xmm3
@@ -7832,466 +4419,9 @@ L.xts_dec_single_aes192:
 	movdqa          xmm1, oword [rel L.vperm_rotate3_phase2]
 	pshufb          xmm2, xmm1                      ; R^3
 	pxor            xmm0, xmm2
-L.xts_dec_single_aes128:
-; round 9 before the last: inversion, InvMixColumns' four factors (phase 3)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 80]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase3]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase3]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase3]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
-; round 8 before the last: inversion, InvMixColumns' four factors (phase 0)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 96]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase0]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase0]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase0]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
-; round 7 before the last: inversion, InvMixColumns' four factors (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 112]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase1]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase1]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase1]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
-; round 6 before the last: inversion, InvMixColumns' four factors (phase 2)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 128]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase2]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase2]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase2]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
-; round 5 before the last: inversion, InvMixColumns' four factors (phase 3)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 144]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase3]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase3]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase3]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
-; round 4 before the last: inversion, InvMixColumns' four factors (phase 0)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 160]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase0]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase0]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase0]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
-; round 3 before the last: inversion, InvMixColumns' four factors (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 176]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase1]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase1]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase1]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
-; round 2 before the last: inversion, InvMixColumns' four factors (phase 2)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 192]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase2]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase2]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase2]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
-; round 1 before the last: inversion, InvMixColumns' four factors (phase 3)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 208]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase3]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase3]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase3]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
+	add             r10d, 64
+	jmp             L.xts_dec_single_rounds
+L.xts_dec_single_last:
 ; the last round: inversion, S-box back to the standard basis, last key
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
@@ -8359,10 +4489,15 @@ L.xts_dec_tail:
 	pshufb          xmm0, xmm1                      ; SR^Nr
 	movdqa          xmm2, oword [rbx]
 	pxor            xmm0, xmm2                      ; + round key 0
+; KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+; (AES-256, AES-192) or 9 (AES-128)
+	mov             r10d, 16
 	cmp             eax, 12
-	jb              near L.xts_dec_steal1_aes128
-	je              near L.xts_dec_steal1_aes192
-; round 13 before the last: inversion, InvMixColumns' four factors (phase 3)
+	ja              near L.xts_dec_steal1_rounds
+	je              near L.xts_dec_steal1_slot2
+	mov             r10d, 80
+L.xts_dec_steal1_rounds:
+; rounds 13, 9, 5, 1 before the last: inversion, InvMixColumns' four factors (phase 3)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -8387,7 +4522,7 @@ L.xts_dec_tail:
 	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 16]
+	movdqa          xmm1, oword [rbx + r10*1]
 	pxor            xmm0, xmm1                      ; + round key
 	movdqa          xmm2, oword [rel L.vperm_inv11_io]
 	pshufb          xmm2, xmm3
@@ -8413,7 +4548,9 @@ L.xts_dec_tail:
 	movdqa          xmm1, oword [rel L.vperm_rotate3_phase3]
 	pshufb          xmm2, xmm1                      ; R^3
 	pxor            xmm0, xmm2
-; round 12 before the last: inversion, InvMixColumns' four factors (phase 0)
+	cmp             r10d, 208
+	je              near L.xts_dec_steal1_last      ; m = 1 was the last middle round
+; rounds 12, 8, 4 before the last: inversion, InvMixColumns' four factors (phase 0)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -8438,7 +4575,7 @@ L.xts_dec_tail:
 	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 32]
+	movdqa          xmm1, oword [rbx + r10*1 + 16]
 	pxor            xmm0, xmm1                      ; + round key
 	movdqa          xmm2, oword [rel L.vperm_inv11_io]
 	pshufb          xmm2, xmm3
@@ -8464,8 +4601,8 @@ L.xts_dec_tail:
 	movdqa          xmm1, oword [rel L.vperm_rotate3_phase0]
 	pshufb          xmm2, xmm1                      ; R^3
 	pxor            xmm0, xmm2
-L.xts_dec_steal1_aes192:
-; round 11 before the last: inversion, InvMixColumns' four factors (phase 1)
+L.xts_dec_steal1_slot2:
+; rounds 11, 7, 3 before the last: inversion, InvMixColumns' four factors (phase 1)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -8490,7 +4627,7 @@ L.xts_dec_steal1_aes192:
 	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 48]
+	movdqa          xmm1, oword [rbx + r10*1 + 32]
 	pxor            xmm0, xmm1                      ; + round key
 	movdqa          xmm2, oword [rel L.vperm_inv11_io]
 	pshufb          xmm2, xmm3
@@ -8516,7 +4653,7 @@ L.xts_dec_steal1_aes192:
 	movdqa          xmm1, oword [rel L.vperm_rotate3_phase1]
 	pshufb          xmm2, xmm1                      ; R^3
 	pxor            xmm0, xmm2
-; round 10 before the last: inversion, InvMixColumns' four factors (phase 2)
+; rounds 10, 6, 2 before the last: inversion, InvMixColumns' four factors (phase 2)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -8541,7 +4678,7 @@ L.xts_dec_steal1_aes192:
 	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 64]
+	movdqa          xmm1, oword [rbx + r10*1 + 48]
 	pxor            xmm0, xmm1                      ; + round key
 	movdqa          xmm2, oword [rel L.vperm_inv11_io]
 	pshufb          xmm2, xmm3
@@ -8567,466 +4704,9 @@ L.xts_dec_steal1_aes192:
 	movdqa          xmm1, oword [rel L.vperm_rotate3_phase2]
 	pshufb          xmm2, xmm1                      ; R^3
 	pxor            xmm0, xmm2
-L.xts_dec_steal1_aes128:
-; round 9 before the last: inversion, InvMixColumns' four factors (phase 3)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 80]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase3]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase3]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase3]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
-; round 8 before the last: inversion, InvMixColumns' four factors (phase 0)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 96]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase0]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase0]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase0]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
-; round 7 before the last: inversion, InvMixColumns' four factors (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 112]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase1]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase1]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase1]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
-; round 6 before the last: inversion, InvMixColumns' four factors (phase 2)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 128]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase2]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase2]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase2]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
-; round 5 before the last: inversion, InvMixColumns' four factors (phase 3)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 144]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase3]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase3]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase3]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
-; round 4 before the last: inversion, InvMixColumns' four factors (phase 0)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 160]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase0]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase0]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase0]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
-; round 3 before the last: inversion, InvMixColumns' four factors (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 176]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase1]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase1]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase1]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
-; round 2 before the last: inversion, InvMixColumns' four factors (phase 2)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 192]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase2]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase2]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase2]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
-; round 1 before the last: inversion, InvMixColumns' four factors (phase 3)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 208]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase3]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase3]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase3]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
+	add             r10d, 64
+	jmp             L.xts_dec_steal1_rounds
+L.xts_dec_steal1_last:
 ; the last round: inversion, S-box back to the standard basis, last key
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
@@ -9083,10 +4763,15 @@ L.xts_dec_steal_byte:
 	pshufb          xmm0, xmm1                      ; SR^Nr
 	movdqa          xmm2, oword [rbx]
 	pxor            xmm0, xmm2                      ; + round key 0
+; KEYEND = the frame offset of the key of the loop's first round: 224 - 16m, m = 13
+; (AES-256, AES-192) or 9 (AES-128)
+	mov             r10d, 16
 	cmp             eax, 12
-	jb              near L.xts_dec_steal2_aes128
-	je              near L.xts_dec_steal2_aes192
-; round 13 before the last: inversion, InvMixColumns' four factors (phase 3)
+	ja              near L.xts_dec_steal2_rounds
+	je              near L.xts_dec_steal2_slot2
+	mov             r10d, 80
+L.xts_dec_steal2_rounds:
+; rounds 13, 9, 5, 1 before the last: inversion, InvMixColumns' four factors (phase 3)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -9111,7 +4796,7 @@ L.xts_dec_steal_byte:
 	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 16]
+	movdqa          xmm1, oword [rbx + r10*1]
 	pxor            xmm0, xmm1                      ; + round key
 	movdqa          xmm2, oword [rel L.vperm_inv11_io]
 	pshufb          xmm2, xmm3
@@ -9137,7 +4822,9 @@ L.xts_dec_steal_byte:
 	movdqa          xmm1, oword [rel L.vperm_rotate3_phase3]
 	pshufb          xmm2, xmm1                      ; R^3
 	pxor            xmm0, xmm2
-; round 12 before the last: inversion, InvMixColumns' four factors (phase 0)
+	cmp             r10d, 208
+	je              near L.xts_dec_steal2_last      ; m = 1 was the last middle round
+; rounds 12, 8, 4 before the last: inversion, InvMixColumns' four factors (phase 0)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -9162,7 +4849,7 @@ L.xts_dec_steal_byte:
 	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 32]
+	movdqa          xmm1, oword [rbx + r10*1 + 16]
 	pxor            xmm0, xmm1                      ; + round key
 	movdqa          xmm2, oword [rel L.vperm_inv11_io]
 	pshufb          xmm2, xmm3
@@ -9188,8 +4875,8 @@ L.xts_dec_steal_byte:
 	movdqa          xmm1, oword [rel L.vperm_rotate3_phase0]
 	pshufb          xmm2, xmm1                      ; R^3
 	pxor            xmm0, xmm2
-L.xts_dec_steal2_aes192:
-; round 11 before the last: inversion, InvMixColumns' four factors (phase 1)
+L.xts_dec_steal2_slot2:
+; rounds 11, 7, 3 before the last: inversion, InvMixColumns' four factors (phase 1)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -9214,7 +4901,7 @@ L.xts_dec_steal2_aes192:
 	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 48]
+	movdqa          xmm1, oword [rbx + r10*1 + 32]
 	pxor            xmm0, xmm1                      ; + round key
 	movdqa          xmm2, oword [rel L.vperm_inv11_io]
 	pshufb          xmm2, xmm3
@@ -9240,7 +4927,7 @@ L.xts_dec_steal2_aes192:
 	movdqa          xmm1, oword [rel L.vperm_rotate3_phase1]
 	pshufb          xmm2, xmm1                      ; R^3
 	pxor            xmm0, xmm2
-; round 10 before the last: inversion, InvMixColumns' four factors (phase 2)
+; rounds 10, 6, 2 before the last: inversion, InvMixColumns' four factors (phase 2)
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
 	pand            xmm1, xmm10                     ; i: high nibbles
@@ -9265,7 +4952,7 @@ L.xts_dec_steal2_aes192:
 	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
 	pshufb          xmm1, xmm4
 	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 64]
+	movdqa          xmm1, oword [rbx + r10*1 + 48]
 	pxor            xmm0, xmm1                      ; + round key
 	movdqa          xmm2, oword [rel L.vperm_inv11_io]
 	pshufb          xmm2, xmm3
@@ -9291,466 +4978,9 @@ L.xts_dec_steal2_aes192:
 	movdqa          xmm1, oword [rel L.vperm_rotate3_phase2]
 	pshufb          xmm2, xmm1                      ; R^3
 	pxor            xmm0, xmm2
-L.xts_dec_steal2_aes128:
-; round 9 before the last: inversion, InvMixColumns' four factors (phase 3)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 80]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase3]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase3]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase3]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
-; round 8 before the last: inversion, InvMixColumns' four factors (phase 0)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 96]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase0]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase0]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase0]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
-; round 7 before the last: inversion, InvMixColumns' four factors (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 112]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase1]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase1]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase1]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
-; round 6 before the last: inversion, InvMixColumns' four factors (phase 2)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 128]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase2]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase2]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase2]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
-; round 5 before the last: inversion, InvMixColumns' four factors (phase 3)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 144]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase3]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase3]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase3]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
-; round 4 before the last: inversion, InvMixColumns' four factors (phase 0)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 160]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase0]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase0]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase0]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
-; round 3 before the last: inversion, InvMixColumns' four factors (phase 1)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 176]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase1]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase1]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase1]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
-; round 2 before the last: inversion, InvMixColumns' four factors (phase 2)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 192]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase2]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase2]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase2]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
-; round 1 before the last: inversion, InvMixColumns' four factors (phase 3)
-	movdqa          xmm1, xmm0
-	psrld           xmm1, 4
-	pand            xmm1, xmm10                     ; i: high nibbles
-	pand            xmm0, xmm10                     ; k = i + j: low nibbles
-	movdqa          xmm3, xmm14
-	pshufb          xmm3, xmm0                      ; a/k
-	pxor            xmm0, xmm1                      ; j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm1                      ; 1/i
-	pxor            xmm4, xmm3                      ; u = 1/i + a/k
-	movdqa          xmm2, xmm13
-	pshufb          xmm2, xmm0                      ; 1/j
-	pxor            xmm2, xmm3                      ; w = 1/j + a/k
-	movdqa          xmm3, xmm13
-	pshufb          xmm3, xmm4                      ; 1/u
-	pxor            xmm3, xmm0                      ; io = 1/u + j
-	movdqa          xmm4, xmm13
-	pshufb          xmm4, xmm2                      ; 1/w
-	pxor            xmm4, xmm1                      ; jo = 1/w + i
-	movdqa          xmm0, oword [rel L.vperm_inv14_io]
-	pshufb          xmm0, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv14_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm0, xmm1                      ; 14 * InvSubBytes (next round's form)
-	movdqa          xmm1, oword [rbx + 208]
-	pxor            xmm0, xmm1                      ; + round key
-	movdqa          xmm2, oword [rel L.vperm_inv11_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv11_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 11 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate1_phase3]
-	pshufb          xmm2, xmm1                      ; R^1
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv13_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv13_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 13 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate2_phase3]
-	pshufb          xmm2, xmm1                      ; R^2
-	pxor            xmm0, xmm2
-	movdqa          xmm2, oword [rel L.vperm_inv9_io]
-	pshufb          xmm2, xmm3
-	movdqa          xmm1, oword [rel L.vperm_inv9_jo]
-	pshufb          xmm1, xmm4
-	pxor            xmm2, xmm1                      ; 9 * InvSubBytes
-	movdqa          xmm1, oword [rel L.vperm_rotate3_phase3]
-	pshufb          xmm2, xmm1                      ; R^3
-	pxor            xmm0, xmm2
+	add             r10d, 64
+	jmp             L.xts_dec_steal2_rounds
+L.xts_dec_steal2_last:
 ; the last round: inversion, S-box back to the standard basis, last key
 	movdqa          xmm1, xmm0
 	psrld           xmm1, 4
