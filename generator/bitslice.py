@@ -255,6 +255,29 @@ FINAL_BLOCKS = TWEAKS + 16 * 9
 FINAL_STATE = FINAL_BLOCKS + 16 * 8
 FRAME_END = FINAL_STATE + 32
 
+# CTR and XCTR (no tweaks) keep their counter planes in the tweaks' slots: eight blocks
+# ctr .. ctr + 7 differ only in the counter's low byte as long as it does not wrap, so
+# their planes after round key 0 are the saved planes of such a batch (COUNTER_BASE:
+# that byte cleared) with that byte's eight bits put back, one byte per plane
+# (lib/bitslice.j2 counter_planes_fast), instead of eight blocks built and transposed.
+# COUNTER_TAG: the counter >> 8 the saved planes belong to (-1: none); COUNTER_MASK:
+# what the varying byte is XORed with (the round key's byte, XCTR: and the IV's), in
+# all eight bytes.  A batch whose low byte starts above COUNTER_BATCH_LAST wraps inside.
+COUNTER_BASE = TWEAKS
+COUNTER_TAG = TWEAKS + 128
+COUNTER_MASK = TWEAKS + 136
+COUNTER_BATCH_LAST = 256 - 8
+
+
+def counter_select(position, b):
+    """pshufb mask: byte `position` takes byte b of the source, every other byte 0."""
+    return [b if q == position else 0x80 for q in range(16)]
+
+
+def counter_clear(position):
+    """pand mask: every byte but `position` kept."""
+    return [0 if q == position else 0xFF for q in range(16)]
+
 # From this many blocks left after the bitsliced loop (XTS: whole blocks, up to 7; CTR
 # and XCTR: keystream blocks, a final partial one counting), one more bitsliced
 # iteration on them (the other lanes idle) beats vector-permute groups (XTS two blocks,

@@ -314,6 +314,11 @@ aesgen_ctr_crypt_vperm_ssse3:
 	add             $128, %rdi
 	cmp             %r10, %r11
 	jb              .Lctr_bulk_key_planes
+	movzbl          287(%rbx), %r11d
+# counter planes: none saved yet; the mask byte in all eight bytes
+	imul            .Lbs_counter_bytes_one(%rip), %r11
+	mov             %r11, 2360(%rbx)
+	movq            $-1, 2352(%rbx)
 .Lctr_bulk_keys_done:
 # the nibble mask and the tables that have a register (plan.table_registers): 1/x and
 # a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables
@@ -1488,6 +1493,70 @@ aesgen_ctr_crypt_vperm_ssse3:
 .Lctr_main_loop:
 # LLVM-MCA-BEGIN ctr_vperm_ssse3_main_loop
 # main loop: 8 blocks = 128 bytes per iteration, bitsliced (lib/bitslice.j2)
+# the saved planes apply if the counter's bytes above the low one are theirs and
+# the low byte does not wrap within the eight blocks
+	mov             %r8, %r11
+	shr             $8, %r11
+	cmp             2352(%rbx), %r11
+	{disp32} jne    .Lctr_bulk_counter_blocks
+	movzbl          %r8b, %r10d
+	cmp             $248, %r10d
+	{disp32} ja     .Lctr_bulk_counter_blocks
+# byte j = (w + j) ^ mask, w the low byte (w + 7 < 256: no carries between bytes)
+	imul            .Lbs_counter_bytes_one(%rip), %r10
+	add             .Lbs_counter_byte_index(%rip), %r10
+	xor             2360(%rbx), %r10
+# transposed as 8 x 8 bits (bit 8j + b -> bit 8b + j): swaps at distances 7, 14, 28
+	mov             %r10, %r11
+	shr             $7, %r11
+	xor             %r10, %r11
+	and             .Lbs_counter_swap7(%rip), %r11
+	xor             %r11, %r10
+	shl             $7, %r11
+	xor             %r11, %r10
+	mov             %r10, %r11
+	shr             $14, %r11
+	xor             %r10, %r11
+	and             .Lbs_counter_swap14(%rip), %r11
+	xor             %r11, %r10
+	shl             $14, %r11
+	xor             %r11, %r10
+	mov             %r10, %r11
+	shr             $28, %r11
+	xor             %r10, %r11
+	and             .Lbs_counter_swap28(%rip), %r11
+	xor             %r11, %r10
+	shl             $28, %r11
+	xor             %r11, %r10
+# plane b = the saved plane b with byte b of that put in the cleared byte
+	movq            %r10, %xmm8
+	movdqa          %xmm8, %xmm0
+	pshufb          .Lbs_counter_select0(%rip), %xmm0
+	por             2224(%rbx), %xmm0
+	movdqa          %xmm8, %xmm1
+	pshufb          .Lbs_counter_select1(%rip), %xmm1
+	por             2240(%rbx), %xmm1
+	movdqa          %xmm8, %xmm2
+	pshufb          .Lbs_counter_select2(%rip), %xmm2
+	por             2256(%rbx), %xmm2
+	movdqa          %xmm8, %xmm3
+	pshufb          .Lbs_counter_select3(%rip), %xmm3
+	por             2272(%rbx), %xmm3
+	movdqa          %xmm8, %xmm4
+	pshufb          .Lbs_counter_select4(%rip), %xmm4
+	por             2288(%rbx), %xmm4
+	movdqa          %xmm8, %xmm5
+	pshufb          .Lbs_counter_select5(%rip), %xmm5
+	por             2304(%rbx), %xmm5
+	movdqa          %xmm8, %xmm6
+	pshufb          .Lbs_counter_select6(%rip), %xmm6
+	por             2320(%rbx), %xmm6
+	movdqa          %xmm8, %xmm7
+	pshufb          .Lbs_counter_select7(%rip), %xmm7
+	por             2336(%rbx), %xmm7
+	add             $8, %r8
+	{disp32} jmp    .Lctr_bulk_planes
+.Lctr_bulk_counter_blocks:
 # counter blocks ctr + 0..7: little-endian in vectors, paddq j; one pshufb each
 # byte-reverses and puts them in row-major order; + round key 0; ctr_lo += 8
 	movq            %r8, %xmm8
@@ -1612,6 +1681,41 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pxor            %xmm8, %xmm7
 	psllq           $4, %xmm8
 	pxor            %xmm8, %xmm3
+# save these planes for the next iterations, unless the low byte wrapped in them
+	lea             -8(%r8), %r11
+	movzbl          %r11b, %r10d
+	shr             $8, %r11
+	cmp             $248, %r10d
+	{disp32} jbe    .Lctr_bulk_counter_save
+	mov             $-1, %r11
+.Lctr_bulk_counter_save:
+	mov             %r11, 2352(%rbx)
+	movdqa          .Lbs_counter_clear(%rip), %xmm8
+	movdqa          %xmm8, %xmm9
+	pand            %xmm0, %xmm9
+	movdqa          %xmm9, 2224(%rbx)
+	movdqa          %xmm8, %xmm9
+	pand            %xmm1, %xmm9
+	movdqa          %xmm9, 2240(%rbx)
+	movdqa          %xmm8, %xmm9
+	pand            %xmm2, %xmm9
+	movdqa          %xmm9, 2256(%rbx)
+	movdqa          %xmm8, %xmm9
+	pand            %xmm3, %xmm9
+	movdqa          %xmm9, 2272(%rbx)
+	movdqa          %xmm8, %xmm9
+	pand            %xmm4, %xmm9
+	movdqa          %xmm9, 2288(%rbx)
+	movdqa          %xmm8, %xmm9
+	pand            %xmm5, %xmm9
+	movdqa          %xmm9, 2304(%rbx)
+	movdqa          %xmm8, %xmm9
+	pand            %xmm6, %xmm9
+	movdqa          %xmm9, 2320(%rbx)
+	movdqa          %xmm8, %xmm9
+	pand            %xmm7, %xmm9
+	movdqa          %xmm9, 2336(%rbx)
+.Lctr_bulk_planes:
 # KEY = the frame offset of the first middle round's planes, middle_key(Nr - 1) =
 # 560 + 128 * (14 - Nr)
 	mov             $14, %edi
@@ -2520,6 +2624,39 @@ aesgen_ctr_crypt_vperm_ssse3:
 	.quad	6, 0
 .Lctr_bulk_plus7:
 	.quad	7, 0
+	.section .rodata
+	.p2align 4
+# counter planes (generator/bitslice.py COUNTER_*): per plane b, byte b of the
+# transposed bits into the varying byte; that byte cleared; the bytes' arithmetic and
+# the transposition's swap masks
+.Lbs_counter_select0:
+	.byte	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 0
+.Lbs_counter_select1:
+	.byte	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 1
+.Lbs_counter_select2:
+	.byte	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 2
+.Lbs_counter_select3:
+	.byte	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 3
+.Lbs_counter_select4:
+	.byte	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 4
+.Lbs_counter_select5:
+	.byte	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 5
+.Lbs_counter_select6:
+	.byte	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 6
+.Lbs_counter_select7:
+	.byte	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 7
+.Lbs_counter_clear:
+	.byte	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 0
+.Lbs_counter_bytes_one:
+	.quad	0x0101010101010101
+.Lbs_counter_byte_index:
+	.quad	0x0706050403020100
+.Lbs_counter_swap7:
+	.quad	0x00AA00AA00AA00AA
+.Lbs_counter_swap14:
+	.quad	0x0000CCCC0000CCCC
+.Lbs_counter_swap28:
+	.quad	0x00000000F0F0F0F0
 	.section .note.GNU-stack,"",@progbits
 	.section .note.gnu.property,"a",@note
 	.p2align 3

@@ -311,6 +311,11 @@ L.ctr_bulk_key_planes:
 	add             rdi, 128
 	cmp             r11, r10
 	jb              L.ctr_bulk_key_planes
+	movzx           r11d, byte [rbx + 287]
+; counter planes: none saved yet; the mask byte in all eight bytes
+	imul            r11, qword [rel L.bs_counter_bytes_one]
+	mov             qword [rbx + 2360], r11
+	mov             qword [rbx + 2352], -1
 L.ctr_bulk_keys_done:
 ; the nibble mask and the tables that have a register (plan.table_registers): 1/x and
 ; a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables
@@ -1482,6 +1487,70 @@ L.ctr_return:
 L.ctr_main_loop:
 ; LLVM-MCA-BEGIN ctr_vperm_ssse3_main_loop
 ; main loop: 8 blocks = 128 bytes per iteration, bitsliced (lib/bitslice.j2)
+; the saved planes apply if the counter's bytes above the low one are theirs and
+; the low byte does not wrap within the eight blocks
+	mov             r11, r8
+	shr             r11, 8
+	cmp             r11, qword [rbx + 2352]
+	jne             near L.ctr_bulk_counter_blocks
+	movzx           r10d, r8b
+	cmp             r10d, 248
+	ja              near L.ctr_bulk_counter_blocks
+; byte j = (w + j) ^ mask, w the low byte (w + 7 < 256: no carries between bytes)
+	imul            r10, qword [rel L.bs_counter_bytes_one]
+	add             r10, qword [rel L.bs_counter_byte_index]
+	xor             r10, qword [rbx + 2360]
+; transposed as 8 x 8 bits (bit 8j + b -> bit 8b + j): swaps at distances 7, 14, 28
+	mov             r11, r10
+	shr             r11, 7
+	xor             r11, r10
+	and             r11, qword [rel L.bs_counter_swap7]
+	xor             r10, r11
+	shl             r11, 7
+	xor             r10, r11
+	mov             r11, r10
+	shr             r11, 14
+	xor             r11, r10
+	and             r11, qword [rel L.bs_counter_swap14]
+	xor             r10, r11
+	shl             r11, 14
+	xor             r10, r11
+	mov             r11, r10
+	shr             r11, 28
+	xor             r11, r10
+	and             r11, qword [rel L.bs_counter_swap28]
+	xor             r10, r11
+	shl             r11, 28
+	xor             r10, r11
+; plane b = the saved plane b with byte b of that put in the cleared byte
+	movq            xmm8, r10
+	movdqa          xmm0, xmm8
+	pshufb          xmm0, oword [rel L.bs_counter_select0]
+	por             xmm0, oword [rbx + 2224]
+	movdqa          xmm1, xmm8
+	pshufb          xmm1, oword [rel L.bs_counter_select1]
+	por             xmm1, oword [rbx + 2240]
+	movdqa          xmm2, xmm8
+	pshufb          xmm2, oword [rel L.bs_counter_select2]
+	por             xmm2, oword [rbx + 2256]
+	movdqa          xmm3, xmm8
+	pshufb          xmm3, oword [rel L.bs_counter_select3]
+	por             xmm3, oword [rbx + 2272]
+	movdqa          xmm4, xmm8
+	pshufb          xmm4, oword [rel L.bs_counter_select4]
+	por             xmm4, oword [rbx + 2288]
+	movdqa          xmm5, xmm8
+	pshufb          xmm5, oword [rel L.bs_counter_select5]
+	por             xmm5, oword [rbx + 2304]
+	movdqa          xmm6, xmm8
+	pshufb          xmm6, oword [rel L.bs_counter_select6]
+	por             xmm6, oword [rbx + 2320]
+	movdqa          xmm7, xmm8
+	pshufb          xmm7, oword [rel L.bs_counter_select7]
+	por             xmm7, oword [rbx + 2336]
+	add             r8, 8
+	jmp             near L.ctr_bulk_planes
+L.ctr_bulk_counter_blocks:
 ; counter blocks ctr + 0..7: little-endian in vectors, paddq j; one pshufb each
 ; byte-reverses and puts them in row-major order; + round key 0; ctr_lo += 8
 	movq            xmm8, r8
@@ -1606,6 +1675,41 @@ L.ctr_main_loop:
 	pxor            xmm7, xmm8
 	psllq           xmm8, 4
 	pxor            xmm3, xmm8
+; save these planes for the next iterations, unless the low byte wrapped in them
+	lea             r11, [r8 - 8]
+	movzx           r10d, r11b
+	shr             r11, 8
+	cmp             r10d, 248
+	jbe             near L.ctr_bulk_counter_save
+	mov             r11, -1
+L.ctr_bulk_counter_save:
+	mov             qword [rbx + 2352], r11
+	movdqa          xmm8, oword [rel L.bs_counter_clear]
+	movdqa          xmm9, xmm8
+	pand            xmm9, xmm0
+	movdqa          oword [rbx + 2224], xmm9
+	movdqa          xmm9, xmm8
+	pand            xmm9, xmm1
+	movdqa          oword [rbx + 2240], xmm9
+	movdqa          xmm9, xmm8
+	pand            xmm9, xmm2
+	movdqa          oword [rbx + 2256], xmm9
+	movdqa          xmm9, xmm8
+	pand            xmm9, xmm3
+	movdqa          oword [rbx + 2272], xmm9
+	movdqa          xmm9, xmm8
+	pand            xmm9, xmm4
+	movdqa          oword [rbx + 2288], xmm9
+	movdqa          xmm9, xmm8
+	pand            xmm9, xmm5
+	movdqa          oword [rbx + 2304], xmm9
+	movdqa          xmm9, xmm8
+	pand            xmm9, xmm6
+	movdqa          oword [rbx + 2320], xmm9
+	movdqa          xmm9, xmm8
+	pand            xmm9, xmm7
+	movdqa          oword [rbx + 2336], xmm9
+L.ctr_bulk_planes:
 ; KEY = the frame offset of the first middle round's planes, middle_key(Nr - 1) =
 ; 560 + 128 * (14 - Nr)
 	mov             edi, 14
@@ -2512,6 +2616,39 @@ L.ctr_bulk_plus6:
 	dq	6, 0
 L.ctr_bulk_plus7:
 	dq	7, 0
+	section .rodata align=64
+	align 16, db 0
+; counter planes (generator/bitslice.py COUNTER_*): per plane b, byte b of the
+; transposed bits into the varying byte; that byte cleared; the bytes' arithmetic and
+; the transposition's swap masks
+L.bs_counter_select0:
+	db	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 0
+L.bs_counter_select1:
+	db	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 1
+L.bs_counter_select2:
+	db	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 2
+L.bs_counter_select3:
+	db	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 3
+L.bs_counter_select4:
+	db	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 4
+L.bs_counter_select5:
+	db	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 5
+L.bs_counter_select6:
+	db	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 6
+L.bs_counter_select7:
+	db	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 7
+L.bs_counter_clear:
+	db	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 0
+L.bs_counter_bytes_one:
+	dq	0x0101010101010101
+L.bs_counter_byte_index:
+	dq	0x0706050403020100
+L.bs_counter_swap7:
+	dq	0x00AA00AA00AA00AA
+L.bs_counter_swap14:
+	dq	0x0000CCCC0000CCCC
+L.bs_counter_swap28:
+	dq	0x00000000F0F0F0F0
 
 	section .note.GNU-stack noalloc noexec nowrite progbits
 	section .note.gnu.property note alloc noexec align=8
