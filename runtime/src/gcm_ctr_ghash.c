@@ -36,8 +36,9 @@ static void ctr32_public(aesgen_ctr_fn *ctr, const aesgen_aes_key *key, uint8_t 
 }
 
 /* E_K(in): the CTR keystream of one block whose counter is `in` (big-endian hi:lo),
- * XORed onto zeros.  The CTR code neither branches on nor indexes by its counter, so a
- * secret block (E_K(J0) from a GHASHed IV) stays constant-time. */
+ * XORed onto zeros.  The CTR code branches on its counter only in the bitsliced loop
+ * (the counter planes, lib/bitslice.j2), which a 16-byte call never enters, and never
+ * indexes by it; so a secret block (E_K(J0) from a GHASHed IV) stays constant-time. */
 void aesgen_encrypt_block_vperm_ssse3(const aesgen_aes_key *key, uint8_t out[16],
                                       const uint8_t in[16])
 {
