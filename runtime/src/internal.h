@@ -200,6 +200,17 @@ aesgen_gcm_ghash_fn  aesgen_gcm_ghash_generic;
 /* 4-bit lookups by pshufb (SSSE3), 4 blocks per reduction, no secret address or
  * branch; what vperm_ssse3's GCM takes (gcm_generic.c). */
 aesgen_gcm_ghash_fn  aesgen_gcm_ghash_ssse3;
+/* GHASH from zero over the AAD and the text, each zero-padded to whole blocks, then
+ * the lengths block (GCM byte order): a record's whole GHASH, one set of tables;
+ * after_aad(arg), if not NULL, runs once the AAD is hashed, before the text is read. */
+void aesgen_gcm_ghash_ssse3_message(const aesgen_gcm_key *key, uint8_t acc[16],
+                                    const uint8_t *aad, size_t aad_len,
+                                    void (*after_aad)(void *), void *arg,
+                                    const uint8_t *text, size_t text_len,
+                                    const uint8_t lengths[16]);
+/* CTR with inc32 on the bitsliced cipher, any len; never branches on the counter. */
+void aesgen_gcm_ctr32_generic(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+                              size_t len, const uint8_t ctr[16]);
 aesgen_gcm_update_fn aesgen_gcm_enc_update_generic;
 aesgen_gcm_update_fn aesgen_gcm_dec_update_generic;
 aesgen_block_fn      aesgen_encrypt_block_generic;
@@ -214,6 +225,9 @@ aesgen_gcm_setup_fn  aesgen_gcm_setup_clmul;
  * (gcm_ctr_ghash.c). */
 aesgen_gcm_update_fn aesgen_gcm_enc_update_vperm_ssse3;
 aesgen_gcm_update_fn aesgen_gcm_dec_update_vperm_ssse3;
+/* Its records (asm_abi.h, the EVEX contract: any len and aad_len, tail_* unread). */
+aesgen_gcm_record_fn aesgen_gcm_enc_record_vperm_ssse3;
+aesgen_gcm_record_fn aesgen_gcm_dec_record_vperm_ssse3;
 /* One block as the keystream of its CTR function (the GCM glue's E_K(J0) and final
  * partial blocks), instead of a bitsliced 4-block pass (gcm_ctr_ghash.c). */
 aesgen_block_fn      aesgen_encrypt_block_vperm_ssse3;

@@ -43,7 +43,8 @@
 /* A mode an ISA has no generated file for (vperm_ssse3: AESGEN_GEN_HAS_<isa>_<mode>)
  * takes the generic code, and an ISA without AES-NI the generic (constant-time) key
  * setup: the schedule is the same standard one either way.  GCM without gcm.S on an
- * ISA without AES-NI: its CTR with the generic GHASH (gcm_ctr_ghash.c). */
+ * ISA without AES-NI: its CTR with the SSSE3 GHASH, updates and records in C
+ * (gcm_ctr_ghash.c). */
 #define HAS(isa, mode, have, lack) AESGEN_GEN_HAS_##isa##_##mode(have, lack)
 #define AESNI(isa, have, lack) AESGEN_GEN_AESNI_##isa(have, lack)
 #define ASM_IMPL(isa, NAME, vector_bytes, evex, needs_bits)                          \
@@ -71,8 +72,10 @@
         .gcm_dec_update = AESGEN_GEN_IF_gcm(HAS(isa, gcm, aesgen_gcm_dec_update_##isa, \
                               AESNI(isa, aesgen_gcm_dec_update_generic,               \
                                     aesgen_gcm_dec_update_##isa))),                   \
-        .gcm_enc_record = AESGEN_GEN_IF_gcm(HAS(isa, gcm, aesgen_gcm_enc_record_##isa, NULL)), \
-        .gcm_dec_record = AESGEN_GEN_IF_gcm(HAS(isa, gcm, aesgen_gcm_dec_record_##isa, NULL)), \
+        .gcm_enc_record = AESGEN_GEN_IF_gcm(HAS(isa, gcm, aesgen_gcm_enc_record_##isa, \
+                              AESNI(isa, NULL, aesgen_gcm_enc_record_##isa))),        \
+        .gcm_dec_record = AESGEN_GEN_IF_gcm(HAS(isa, gcm, aesgen_gcm_dec_record_##isa, \
+                              AESNI(isa, NULL, aesgen_gcm_dec_record_##isa))),        \
         .gcm_record_pads = HAS(isa, gcm, !(evex), 0), /* VEX: whole blocks + tail (asm_abi.h) */ \
         AESGEN_GEN_UARCH_VARIANTS_##isa(UARCH_VARIANT) },
 
