@@ -106,10 +106,12 @@ static void record_keystream(void *arg)
     } else if (r->len <= RECORD_JOINT_BYTES) {
         uint8_t joint[16 + RECORD_JOINT_BYTES];
         memset(joint, 0, 16);
-        memcpy(joint + 16, r->src, r->len);
+        if (r->len != 0)            /* src and dst may be NULL then */
+            memcpy(joint + 16, r->src, r->len);
         ctr32_public(aesgen_ctr_crypt_vperm_ssse3, aes, joint, joint, 16 + r->len, r->j0);
         memcpy(r->mask, joint, 16);
-        memcpy(r->dst, joint + 16, r->len);
+        if (r->len != 0)
+            memcpy(r->dst, joint + 16, r->len);
         aesgen_wipe(joint, 16 + r->len);
     } else {
         aesgen_encrypt_block_vperm_ssse3(aes, r->mask, r->j0);
@@ -136,7 +138,7 @@ static int record(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, s
 {
     uint8_t acc[16], mask[16], lengths[16];
     record_crypt r = { key, dst, src, len & ~AESGEN_GCM_SECRET_COUNTER,
-                             (len & AESGEN_GCM_SECRET_COUNTER) != 0, rec->j0, mask };
+                       (len & AESGEN_GCM_SECRET_COUNTER) != 0, rec->j0, mask };
     record_lengths(lengths, rec);
     if (decrypt) {      /* the ciphertext is hashed before dst (maybe src) is written */
         aesgen_gcm_ghash_ssse3_message(key, acc, rec->aad, rec->aad_len, NULL, NULL, src,
