@@ -397,6 +397,14 @@ static int final_check(const aesgen_gcm_ctx *ctx, uint32_t phase, const uint8_t 
     return AESGEN_OK;
 }
 
+/* tag = bswap(acc) ^ E_K(J0), in registers and stored once. */
+void aesgen_gcm_tag_from_acc(uint8_t tag[16], const uint8_t acc[16], const uint8_t mask[16])
+{
+    const uint64_t high = __builtin_bswap64(load64(acc)) ^ load64(mask + 8);
+    const uint64_t low = __builtin_bswap64(load64(acc + 8)) ^ load64(mask);
+    store_block(tag, low, high);
+}
+
 /* The full tag: GHASH over the padded AAD and text and the lengths block,
  * XOR E_K(J0).  The pending partial block (if any) and the lengths block go
  * to GHASH in one call: short messages are dominated by calls.  Wipes the
@@ -409,10 +417,7 @@ static void compute_tag(aesgen_gcm_ctx *ctx, uint8_t tag[16])
     store_be128(last + pending, ctx->aad_len * 8, ctx->data_len * 8);
     ghash(ctx->key, ctx->acc, last, pending + 16);
     aesgen_wipe(last, sizeof last);
-    /* tag = bswap(acc) ^ E_K(J0), in registers and stored once. */
-    const uint64_t high = __builtin_bswap64(load64(ctx->acc)) ^ load64(ctx->tag_mask + 8);
-    const uint64_t low = __builtin_bswap64(load64(ctx->acc + 8)) ^ load64(ctx->tag_mask);
-    store_block(tag, low, high);
+    aesgen_gcm_tag_from_acc(tag, ctx->acc, ctx->tag_mask);
     aesgen_wipe(ctx, sizeof *ctx);
 }
 

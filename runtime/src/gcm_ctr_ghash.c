@@ -119,13 +119,6 @@ static void record_keystream(void *arg)
     }
 }
 
-/* rec->tag = bswap(GHASH) ^ E_K(J0). */
-static void record_tag(aesgen_gcm_record *rec, const uint8_t acc[16], const uint8_t mask[16])
-{
-    store_le64(rec->tag, load_be64(acc + 8) ^ load_le64(mask));
-    store_le64(rec->tag + 8, load_be64(acc) ^ load_le64(mask + 8));
-}
-
 /* The lengths block in GCM's byte order (rec->lengths is its reflected form). */
 static void record_lengths(uint8_t out[16], const aesgen_gcm_record *rec)
 {
@@ -148,7 +141,7 @@ static int record(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, s
         aesgen_gcm_ghash_ssse3_message(key, acc, rec->aad, rec->aad_len, record_keystream,
                                        &r, dst, r.len, lengths);
     }
-    record_tag(rec, acc, mask);
+    aesgen_gcm_tag_from_acc(rec->tag, acc, mask);
     aesgen_wipe(mask, sizeof mask);
     aesgen_wipe(acc, sizeof acc);
     return AESGEN_OK;

@@ -200,6 +200,9 @@ aesgen_gcm_ghash_fn  aesgen_gcm_ghash_generic;
 /* 4-bit lookups by pshufb (SSSE3), 4 blocks per reduction, no secret address or
  * branch; what vperm_ssse3's GCM takes (gcm_generic.c). */
 aesgen_gcm_ghash_fn  aesgen_gcm_ghash_ssse3;
+/* The full GCM tag from GHASH's reflected accumulator and E_K(J0): bswap(acc) ^ mask
+ * (gcm.c; the streaming final and vperm_ssse3's records). */
+void aesgen_gcm_tag_from_acc(uint8_t tag[16], const uint8_t acc[16], const uint8_t mask[16]);
 /* GHASH from zero over the AAD and the text, each zero-padded to whole blocks, then
  * the lengths block (GCM byte order): a record's whole GHASH, one set of tables;
  * after_aad(arg), if not NULL, runs once the AAD is hashed, before the text is read. */
