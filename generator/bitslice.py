@@ -33,6 +33,19 @@ InvMixColumns, + key.  With u = a + R^2(a), InvMixColumns(a) = MixColumns(a + 4u
 and 22 XORs more than MixColumns.  A middle round is 218 operations (encryption's 187),
 287 instructions after allocation with 16 spill stores (encryption: 247 and 11).
 
+Counter modes' first round (ROUND1_*, lib/bitslice.j2 round1_table, counter_planes_fast,
+counter_round1_save).  The eight blocks of a CTR or XCTR batch differ in one byte, so
+after round 1 they differ only in one column: SubBytes changes that byte alone, ShiftRows
+moves it, MixColumns spreads its S-box output s over the column as s, 2s, 3s.  The rest
+of round 1's output is the same for every batch whose counter agrees above the low byte
+(its tag), and s depends only on the key and the low byte.  So a call makes a table of s
+and 2s for all 256 low bytes once (the S-box circuit on two sets of planes), keeps
+round 1's output with s removed for the current tag, and starts every other batch at
+round 2: per plane two pshufb of the batch's table entry and two XORs, about 56
+instructions in place of a round of about 250 (and of the counter planes' 45).  The
+table and the saved planes are secret, on the stack, wiped with the rest; the entry's
+index is the counter, which is public.
+
 Registers.  A round is a straight-line SSA program (generator/regalloc.py's Program) of
 about 200 operations with up to ~25 values alive; regalloc's schedule() and Allocator
 map it onto the 16 xmm registers in two-operand form, with spills to the frame's slots,
@@ -268,6 +281,24 @@ COUNTER_TAG = TWEAKS + 128
 COUNTER_MASK = TWEAKS + 136
 COUNTER_BATCH_LAST = 256 - 8
 
+# CTR and XCTR also skip the first round (counter-mode caching, after Bernstein and
+# Schwabe, "New AES software speed records", 2008).  In a batch only the byte at the
+# counter's position P varies, so after round 1 the planes are ROUND1_BASE (the
+# round-1 output with that byte's S-box output s replaced by 0; saved per counter tag
+# like COUNTER_BASE) XOR V(s): s moved by ShiftRows to P' and spread by MixColumns over
+# P''s column as 1s, 2s or 3s (round1_select).  s = S(c ^ mask) for the batch's eight
+# counter bytes c comes from ROUND1_TABLE, made once per call when the message is long
+# enough (ROUND1_MIN_BYTES): the S-box circuit on all 256 bytes, in the 8 x 8
+# transposed form (entry w >> 3: byte b = bit b of s for the blocks j = 0..7 of the
+# batch starting at counter byte w, in bit j), s's entries at ROUND1_TABLE, 2s's at
+# ROUND1_TABLE + 256.  The index is the counter, which is public.  ROUND1_TAG: the
+# counter >> 8 that ROUND1_BASE belongs to; -1 none yet; -2 no table in this call.
+ROUND1_BASE = FRAME_END
+ROUND1_TAG = ROUND1_BASE + 128
+ROUND1_TABLE = ROUND1_TAG + 16
+COUNTER_FRAME_END = ROUND1_TABLE + 512
+ROUND1_NO_TABLE = -2
+
 
 def counter_select(position, b):
     """pshufb mask: byte `position` takes byte b of the source, every other byte 0."""
@@ -277,6 +308,96 @@ def counter_select(position, b):
 def counter_clear(position):
     """pand mask: every byte but `position` kept."""
     return [0 if q == position else 0xFF for q in range(16)]
+
+
+def _round1_column(position):
+    """Where round 1 puts the varying byte's S-box output s (row-major position P'
+    after ShiftRows) and MixColumns' coefficient of s at each position of its column:
+    {position: 1, 2 or 3}."""
+    shifted = SHIFT_ROWS.index(position)
+    row, col = divmod(shifted, 4)
+    # MC(a)[r] = 2a[r] + 3a[r+1] + a[r+2] + a[r+3]: s in row `row` counts (2, 3, 1, 1)
+    # [(row - r) mod 4] in row r
+    return {4 * r + col: (2, 3, 1, 1)[(row - r) % 4] for r in range(4)}
+
+
+def round1_select(position, b, double):
+    """pshufb mask giving plane b of V(s) from a table entry (byte b = plane b of s,
+    double: of 2s): byte b where the coefficient takes s (1, 3) or 2s (2, 3), else 0."""
+    wanted = (2, 3) if double else (1, 3)
+    column = _round1_column(position)
+    return [b if column.get(q) in wanted else 0x80 for q in range(16)]
+
+
+def round1_lanes(j):
+    """The table's S-box inputs, lane q of block j: counter byte 8q + j (+ the start's
+    low three bits, + 128 for the table's second half, ^ the mask, added in code)."""
+    return [(8 * q + j) & 0xFF for q in range(16)]
+
+
+# A call of at least this many bytes makes ROUND1_TABLE (about 900 instructions) and
+# then runs one round fewer per batch (about 190 instructions fewer).  Measured on Zen 4
+# (TSC ticks, best of 12 alternating runs, AES-128 / AES-256): with the table a call
+# of 384 bytes took 84 / 95 more, 512 bytes 52 / 55 more, 768 bytes 23 / 26 fewer.
+ROUND1_MIN_BYTES = 768
+
+
+def sbox_lines(frame):
+    """The S-box circuit alone on planes xmm0..xmm7 (bit b in xmm<b>), the output's
+    planes back in xmm0..xmm7 (with the circuit's 0x63 offset, as in the rounds)."""
+    prog = Program([f"P{b}" for b in range(8)])
+    value = {f"U{i}": f"P{7 - i}" for i in range(8)}
+    for dest, op, a, b in SBOX_CIRCUIT:
+        value[dest] = prog.op(op, value[a], value[b], dest,
+                              f"{dest} = {a} {'&' if op == 'and' else '^'} {b}")
+    prog.outputs = [value[f"S{7 - b}"] for b in range(8)]
+    prog = schedule(prog, first=middle_first(CLUSTER_ORDER[False]))
+    alloc = Allocator(ROUND_REGISTERS, lambda i: f"xmmword [{frame} + {SPILL + 16 * i}]",
+                      table_operand)
+    lines = alloc.emit(prog, dict(zip(prog.inputs, PLANE_REGISTERS)), PLANE_REGISTERS)
+    if alloc.slots_used > SPILL_SLOTS:
+        raise AssertionError(f"the S-box spills to {alloc.slots_used} slots, the frame "
+                             f"has {SPILL_SLOTS}")
+    return lines
+
+
+def byte_transpose_lines(temps):
+    """Planes xmm0..xmm7 (lane m = byte m of each) to 16 eight-byte entries (entry m:
+    byte b = byte m of plane b), by unpacking bytes, words, dwords.  temps: eight free
+    registers.  Returns (lines, [(register, m)]): the register holds entries m, m + 1."""
+    content = {f"xmm{b}": [(b, m) for m in range(16)] for b in range(8)}
+    free = list(temps)
+    lines = []
+    width = {"bw": 1, "wd": 2, "dq": 4}
+
+    def unpack(kind, a, b):
+        t = free.pop(0)
+        lines.extend([f"movdqa {t}, {a}", f"punpckl{kind} {a}, {b}",
+                       f"punpckh{kind} {t}, {b}"])
+        n = width[kind]
+        ca, cb = content[a], content[b]
+        units = lambda c: [c[i:i + n] for i in range(0, 16, n)]
+        ua, ub = units(ca), units(cb)
+        content[a] = [x for i in range(len(ua) // 2) for x in ua[i] + ub[i]]
+        content[t] = [x for i in range(len(ua) // 2, len(ua)) for x in ua[i] + ub[i]]
+        del content[b]
+        free.append(b)
+        return a, t
+
+    s1 = [unpack("bw", f"xmm{b}", f"xmm{b + 1}") for b in (0, 2, 4, 6)]
+    s2 = []
+    for (lo_a, hi_a), (lo_b, hi_b) in ((s1[0], s1[1]), (s1[2], s1[3])):
+        s2.append(unpack("wd", lo_a, lo_b) + unpack("wd", hi_a, hi_b))
+    out = []
+    for i in range(4):
+        out.extend(unpack("dq", s2[0][i], s2[1][i]))
+    entries = []
+    for reg in out:
+        c = content[reg]
+        m = c[0][1]
+        assert c == [(b, m) for b in range(8)] + [(b, m + 1) for b in range(8)], (reg, c)
+        entries.append((reg, m))
+    return lines, entries
 
 # From this many blocks left after the bitsliced loop (XTS: whole blocks, up to 7; CTR
 # and XCTR: keystream blocks, a final partial one counting), one more bitsliced

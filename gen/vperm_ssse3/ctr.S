@@ -34,6 +34,7 @@
 #                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, B2S=xmm10, B2H=xmm11
 #                     B2L=xmm12, B2T=xmm13, B2U=xmm14, MASK=xmm15
 # Bitsliced main loop (UNROLL=8): every vector register; at FRAME + 272: key 0 (row-major), the last key, spill slots, the middle keys as planes (to FRAME + 2528).
+# Counter modes: round 1's saved planes, tag and table at FRAME + 2528 .. 3184.
 # Stack: FRAME = rsp rounded up to 16; round key m before the last at [FRAME + 224 - 16m],
 # the first at [FRAME], the input permutation at [FRAME + 240], a keystream block at [FRAME + 256].
 	.text
@@ -47,8 +48,8 @@ aesgen_ctr_crypt_vperm_ssse3:
 	push            %rbx
 	.cfi_adjust_cfa_offset 8
 	.cfi_rel_offset %rbx, 0
-	sub             $2544, %rsp
-	.cfi_adjust_cfa_offset 2544
+	sub             $3200, %rsp
+	.cfi_adjust_cfa_offset 3200
 	test            %rcx, %rcx
 	{disp32} jz     .Lctr_return
 # ROUNDS = 10, 12 or 14; KEYEND = &rk[ROUNDS] of the schedule at rdi
@@ -319,6 +320,844 @@ aesgen_ctr_crypt_vperm_ssse3:
 	imul            .Lbs_counter_bytes_one(%rip), %r11
 	mov             %r11, 2360(%rbx)
 	movq            $-1, 2352(%rbx)
+# round 1 from a table when the message is long enough for it to pay
+	movq            $-2, 2656(%rbx)
+	cmp             $768, %rcx
+	{disp32} jb     .Lctr_round1_table_done
+	movq            $-1, 2656(%rbx)
+	movzbl          %r8b, %r11d
+	and             $7, %r11d
+	imul            .Lbs_counter_bytes_one(%rip), %r11
+# counter bytes 0 + 8q + j + (start & 7), lane q of block j, ^ the mask
+	movq            %r11, %xmm9
+	punpcklqdq      %xmm9, %xmm9
+	movq            2360(%rbx), %xmm10
+	punpcklqdq      %xmm10, %xmm10
+	movdqa          %xmm9, %xmm0
+	paddb           .Lbs_round1_lanes0(%rip), %xmm0
+	pxor            %xmm10, %xmm0
+	movdqa          %xmm9, %xmm1
+	paddb           .Lbs_round1_lanes1(%rip), %xmm1
+	pxor            %xmm10, %xmm1
+	movdqa          %xmm9, %xmm2
+	paddb           .Lbs_round1_lanes2(%rip), %xmm2
+	pxor            %xmm10, %xmm2
+	movdqa          %xmm9, %xmm3
+	paddb           .Lbs_round1_lanes3(%rip), %xmm3
+	pxor            %xmm10, %xmm3
+	movdqa          %xmm9, %xmm4
+	paddb           .Lbs_round1_lanes4(%rip), %xmm4
+	pxor            %xmm10, %xmm4
+	movdqa          %xmm9, %xmm5
+	paddb           .Lbs_round1_lanes5(%rip), %xmm5
+	pxor            %xmm10, %xmm5
+	movdqa          %xmm9, %xmm6
+	paddb           .Lbs_round1_lanes6(%rip), %xmm6
+	pxor            %xmm10, %xmm6
+	movdqa          %xmm9, %xmm7
+	paddb           .Lbs_round1_lanes7(%rip), %xmm7
+	pxor            %xmm10, %xmm7
+# to planes, then the S-box: s
+	movdqa          %xmm0, %xmm8
+	psrlq           $1, %xmm8
+	pxor            %xmm1, %xmm8
+	pand            .Lbs_swap1(%rip), %xmm8
+	pxor            %xmm8, %xmm1
+	psllq           $1, %xmm8
+	pxor            %xmm8, %xmm0
+	movdqa          %xmm2, %xmm8
+	psrlq           $1, %xmm8
+	pxor            %xmm3, %xmm8
+	pand            .Lbs_swap1(%rip), %xmm8
+	pxor            %xmm8, %xmm3
+	psllq           $1, %xmm8
+	pxor            %xmm8, %xmm2
+	movdqa          %xmm4, %xmm8
+	psrlq           $1, %xmm8
+	pxor            %xmm5, %xmm8
+	pand            .Lbs_swap1(%rip), %xmm8
+	pxor            %xmm8, %xmm5
+	psllq           $1, %xmm8
+	pxor            %xmm8, %xmm4
+	movdqa          %xmm6, %xmm8
+	psrlq           $1, %xmm8
+	pxor            %xmm7, %xmm8
+	pand            .Lbs_swap1(%rip), %xmm8
+	pxor            %xmm8, %xmm7
+	psllq           $1, %xmm8
+	pxor            %xmm8, %xmm6
+	movdqa          %xmm0, %xmm8
+	psrlq           $2, %xmm8
+	pxor            %xmm2, %xmm8
+	pand            .Lbs_swap2(%rip), %xmm8
+	pxor            %xmm8, %xmm2
+	psllq           $2, %xmm8
+	pxor            %xmm8, %xmm0
+	movdqa          %xmm1, %xmm8
+	psrlq           $2, %xmm8
+	pxor            %xmm3, %xmm8
+	pand            .Lbs_swap2(%rip), %xmm8
+	pxor            %xmm8, %xmm3
+	psllq           $2, %xmm8
+	pxor            %xmm8, %xmm1
+	movdqa          %xmm4, %xmm8
+	psrlq           $2, %xmm8
+	pxor            %xmm6, %xmm8
+	pand            .Lbs_swap2(%rip), %xmm8
+	pxor            %xmm8, %xmm6
+	psllq           $2, %xmm8
+	pxor            %xmm8, %xmm4
+	movdqa          %xmm5, %xmm8
+	psrlq           $2, %xmm8
+	pxor            %xmm7, %xmm8
+	pand            .Lbs_swap2(%rip), %xmm8
+	pxor            %xmm8, %xmm7
+	psllq           $2, %xmm8
+	pxor            %xmm8, %xmm5
+	movdqa          %xmm0, %xmm8
+	psrlq           $4, %xmm8
+	pxor            %xmm4, %xmm8
+	pand            .Lbs_swap4(%rip), %xmm8
+	pxor            %xmm8, %xmm4
+	psllq           $4, %xmm8
+	pxor            %xmm8, %xmm0
+	movdqa          %xmm1, %xmm8
+	psrlq           $4, %xmm8
+	pxor            %xmm5, %xmm8
+	pand            .Lbs_swap4(%rip), %xmm8
+	pxor            %xmm8, %xmm5
+	psllq           $4, %xmm8
+	pxor            %xmm8, %xmm1
+	movdqa          %xmm2, %xmm8
+	psrlq           $4, %xmm8
+	pxor            %xmm6, %xmm8
+	pand            .Lbs_swap4(%rip), %xmm8
+	pxor            %xmm8, %xmm6
+	psllq           $4, %xmm8
+	pxor            %xmm8, %xmm2
+	movdqa          %xmm3, %xmm8
+	psrlq           $4, %xmm8
+	pxor            %xmm7, %xmm8
+	pand            .Lbs_swap4(%rip), %xmm8
+	pxor            %xmm8, %xmm7
+	psllq           $4, %xmm8
+	pxor            %xmm8, %xmm3
+	movdqa          %xmm7, %xmm8
+	pxor            %xmm4, %xmm8                    # T1 = U0 ^ U3
+	pxor            %xmm1, %xmm3                    # T5 = U4 ^ U6
+	movdqa          %xmm6, %xmm9
+	pxor            %xmm2, %xmm9                    # T11 = U1 ^ U5
+	movdqa          %xmm3, %xmm10
+	pxor            %xmm9, %xmm10                   # T15 = T5 ^ T11
+	movdqa          %xmm8, %xmm11
+	pand            %xmm10, %xmm11                  # M11 = T1 & T15
+	movdqa          %xmm4, %xmm12
+	pxor            %xmm2, %xmm12                   # T4 = U3 ^ U5
+	movdqa          %xmm5, %xmm13
+	pxor            %xmm2, %xmm13                   # T12 = U2 ^ U5
+	movdqa          %xmm8, %xmm14
+	pxor            %xmm13, %xmm14                  # T27 = T1 ^ T12
+	movdqa          %xmm12, %xmm15
+	pand            %xmm14, %xmm15                  # M12 = T4 & T27
+	pxor            %xmm11, %xmm15                  # M13 = M12 ^ M11
+	pxor            %xmm7, %xmm2                    # T2 = U0 ^ U5
+	movdqa          %xmm14, 304(%rbx)
+	movdqa          %xmm8, %xmm14
+	pxor            %xmm3, %xmm14                   # T6 = T1 ^ T5
+	pxor            %xmm5, %xmm6                    # T7 = U1 ^ U2
+	movdqa          %xmm14, %xmm5
+	pxor            %xmm6, %xmm5                    # T10 = T6 ^ T7
+	movdqa          %xmm10, 320(%rbx)
+	movdqa          %xmm2, %xmm10
+	pand            %xmm5, %xmm10                   # M14 = T2 & T10
+	pxor            %xmm11, %xmm10                  # M15 = M14 ^ M11
+	pxor            %xmm1, %xmm7                    # T3 = U0 ^ U6
+	movdqa          %xmm7, %xmm11
+	pxor            %xmm12, %xmm11                  # T13 = T3 ^ T4
+	movdqa          %xmm12, 336(%rbx)
+	movdqa          %xmm11, %xmm12
+	pand            %xmm14, %xmm12                  # M1 = T13 & T6
+	pxor            %xmm14, %xmm9                   # T14 = T6 ^ T11
+	pxor            %xmm12, %xmm9                   # M3 = T14 ^ M1
+	pxor            %xmm0, %xmm1                    # T21 = U6 ^ U7
+	pxor            %xmm6, %xmm1                    # T22 = T7 ^ T21
+	movdqa          %xmm11, 352(%rbx)
+	movdqa          %xmm2, %xmm11
+	pxor            %xmm1, %xmm11                   # T23 = T2 ^ T22
+	movdqa          %xmm2, 368(%rbx)
+	movdqa          %xmm0, %xmm2
+	pxor            %xmm14, %xmm2                   # T8 = U7 ^ T6
+	movdqa          %xmm14, 384(%rbx)
+	movdqa          %xmm11, %xmm14
+	pand            %xmm2, %xmm14                   # M2 = T23 & T8
+	pxor            %xmm14, %xmm9                   # M16 = M3 ^ M2
+	pxor            %xmm13, %xmm3                   # T16 = T5 ^ T12
+	movdqa          %xmm7, %xmm13
+	pand            %xmm3, %xmm13                   # M6 = T3 & T16
+	movdqa          %xmm7, %xmm14
+	pxor            %xmm3, %xmm14                   # T26 = T3 ^ T16
+	pxor            %xmm13, %xmm14                  # M8 = T26 ^ M6
+	movdqa          %xmm7, 400(%rbx)
+	movdqa          %xmm0, %xmm7
+	pxor            %xmm6, %xmm7                    # T9 = U7 ^ T7
+	movdqa          %xmm11, 416(%rbx)
+	movdqa          %xmm1, %xmm11
+	pand            %xmm7, %xmm11                   # M7 = T22 & T9
+	pxor            %xmm11, %xmm14                  # M18 = M8 ^ M7
+	pxor            %xmm0, %xmm4                    # T18 = U3 ^ U7
+	pxor            %xmm4, %xmm6                    # T19 = T7 ^ T18
+	movdqa          %xmm6, %xmm4
+	pand            %xmm0, %xmm4                    # M4 = T19 & U7
+	pxor            %xmm12, %xmm4                   # M5 = M4 ^ M1
+	movdqa          %xmm8, %xmm11
+	pxor            %xmm6, %xmm11                   # T20 = T1 ^ T19
+	movdqa          %xmm7, %xmm12
+	pxor            %xmm3, %xmm12                   # T17 = T9 ^ T16
+	movdqa          %xmm8, 432(%rbx)
+	movdqa          %xmm11, %xmm8
+	pand            %xmm12, %xmm8                   # M9 = T20 & T17
+	pxor            %xmm13, %xmm8                   # M10 = M9 ^ M6
+	pxor            %xmm15, %xmm9                   # M20 = M16 ^ M13
+	pxor            %xmm15, %xmm14                  # M22 = M18 ^ M13
+	pxor            %xmm10, %xmm8                   # M19 = M10 ^ M15
+	movdqa          %xmm5, %xmm13
+	pxor            368(%rbx), %xmm13               # T24 = T2 ^ T10
+	pxor            %xmm13, %xmm4                   # M17 = M5 ^ T24
+	pxor            %xmm10, %xmm4                   # M21 = M17 ^ M15
+	movdqa          %xmm11, %xmm10
+	pxor            %xmm12, %xmm10                  # T25 = T20 ^ T17
+	pxor            %xmm10, %xmm8                   # M23 = M19 ^ T25
+	movdqa          %xmm14, %xmm10
+	pand            %xmm9, %xmm10                   # M25 = M22 & M20
+	movdqa          %xmm14, %xmm13
+	pxor            %xmm8, %xmm13                   # M24 = M22 ^ M23
+	pand            %xmm4, %xmm14                   # M34 = M21 & M22
+	pand            %xmm13, %xmm14                  # M35 = M24 & M34
+	movdqa          %xmm4, %xmm15
+	pxor            %xmm10, %xmm15                  # M26 = M21 ^ M25
+	pand            %xmm13, %xmm15                  # M30 = M26 & M24
+	pxor            %xmm10, %xmm13                  # M36 = M24 ^ M25
+	pxor            %xmm8, %xmm15                   # M39 = M23 ^ M30
+	pxor            %xmm13, %xmm14                  # M40 = M35 ^ M36
+	pand            %xmm14, %xmm2                   # M47 = M40 & T8
+	pand            %xmm15, %xmm0                   # M48 = M39 & U7
+	movdqa          %xmm14, %xmm13
+	pand            416(%rbx), %xmm13               # M56 = M40 & T23
+	pand            %xmm15, %xmm6                   # M57 = M39 & T19
+	movdqa          %xmm6, 416(%rbx)
+	movdqa          %xmm9, %xmm6
+	pxor            %xmm4, %xmm6                    # M27 = M20 ^ M21
+	pand            %xmm8, %xmm9                    # M31 = M20 & M23
+	pxor            %xmm10, %xmm8                   # M28 = M23 ^ M25
+	pand            %xmm6, %xmm8                    # M29 = M28 & M27
+	pand            %xmm6, %xmm9                    # M32 = M27 & M31
+	pxor            %xmm10, %xmm6                   # M33 = M27 ^ M25
+	pxor            %xmm8, %xmm4                    # M37 = M21 ^ M29
+	pxor            %xmm6, %xmm9                    # M38 = M32 ^ M33
+	pand            %xmm9, %xmm7                    # M50 = M38 & T9
+	pand            %xmm4, %xmm12                   # M51 = M37 & T17
+	pand            %xmm9, %xmm1                    # M59 = M38 & T22
+	pand            %xmm4, %xmm11                   # M60 = M37 & T20
+	pxor            %xmm12, %xmm1                   # L8 = M51 ^ M59
+	pxor            %xmm0, %xmm12                   # L12 = M48 ^ M51
+	movdqa          %xmm9, %xmm6
+	pxor            %xmm14, %xmm6                   # M41 = M38 ^ M40
+	pxor            %xmm4, %xmm9                    # M43 = M37 ^ M38
+	pxor            %xmm15, %xmm4                   # M42 = M37 ^ M39
+	pxor            %xmm14, %xmm15                  # M44 = M39 ^ M40
+	movdqa          %xmm15, %xmm8
+	pand            384(%rbx), %xmm8                # M46 = M44 & T6
+	pand            %xmm9, %xmm3                    # M49 = M43 & T16
+	pand            %xmm6, %xmm5                    # M54 = M41 & T10
+	pand            352(%rbx), %xmm15               # M55 = M44 & T13
+	pand            400(%rbx), %xmm9                # M58 = M43 & T3
+	movdqa          %xmm4, %xmm10
+	pand            432(%rbx), %xmm10               # M61 = M42 & T1
+	movdqa          %xmm4, %xmm14
+	pand            320(%rbx), %xmm14               # M52 = M42 & T15
+	pxor            %xmm6, %xmm4                    # M45 = M42 ^ M41
+	movdqa          %xmm13, 320(%rbx)
+	movdqa          %xmm4, %xmm13
+	pand            304(%rbx), %xmm13               # M53 = M45 & T27
+	pand            336(%rbx), %xmm4                # M62 = M45 & T4
+	pxor            %xmm8, %xmm0                    # L2 = M46 ^ M48
+	pxor            %xmm15, %xmm2                   # L3 = M47 ^ M55
+	pxor            %xmm9, %xmm5                    # L4 = M54 ^ M58
+	pxor            %xmm10, %xmm3                   # L5 = M49 ^ M61
+	pand            368(%rbx), %xmm6                # M63 = M41 & T2
+	pxor            %xmm4, %xmm3                    # L6 = M62 ^ L5
+	pxor            %xmm10, %xmm4                   # L0 = M61 ^ M62
+	pxor            %xmm2, %xmm8                    # L7 = M46 ^ L3
+	pxor            %xmm0, %xmm11                   # L11 = M60 ^ L2
+	pxor            %xmm14, %xmm10                  # L14 = M52 ^ M61
+	pxor            %xmm13, %xmm14                  # L9 = M52 ^ M53
+	pxor            %xmm5, %xmm13                   # L10 = M53 ^ L4
+	pxor            %xmm1, %xmm9                    # L18 = M58 ^ L8
+	pxor            %xmm5, %xmm6                    # L19 = M63 ^ L4
+	pxor            %xmm12, %xmm2                   # L22 = L3 ^ L12
+	pxor            %xmm0, %xmm9                    # L23 = L18 ^ L2
+	pxor            %xmm13, %xmm1                   # L27 = L8 ^ L10
+	pxor            %xmm3, %xmm13                   # L25 = L6 ^ L10
+	pxor            %xmm11, %xmm10                  # L28 = L11 ^ L14
+	pxor            %xmm10, %xmm6                   # S2 = L19 ^ L28
+	movdqa          %xmm7, %xmm0
+	pxor            320(%rbx), %xmm0                # L1 = M50 ^ M56
+	pxor            %xmm0, %xmm15                   # L15 = M55 ^ L1
+	movdqa          %xmm0, %xmm5
+	pxor            416(%rbx), %xmm5                # L17 = M57 ^ L1
+	pxor            %xmm4, %xmm7                    # L13 = M50 ^ L0
+	movdqa          %xmm4, %xmm10
+	pxor            320(%rbx), %xmm10               # L16 = M56 ^ L0
+	pxor            %xmm0, %xmm4                    # L20 = L0 ^ L1
+	pxor            %xmm8, %xmm0                    # L21 = L1 ^ L7
+	pxor            %xmm14, %xmm15                  # L24 = L15 ^ L9
+	pxor            %xmm14, %xmm8                   # L26 = L7 ^ L9
+	pxor            %xmm5, %xmm11                   # L29 = L11 ^ L17
+	pxor            %xmm3, %xmm15                   # S0 = L6 ^ L24
+	pxor            %xmm8, %xmm10                   # S1 = L16 ^ L26
+	pxor            %xmm3, %xmm0                    # S3 = L6 ^ L21
+	pxor            %xmm2, %xmm4                    # S4 = L20 ^ L22
+	pxor            %xmm11, %xmm13                  # S5 = L25 ^ L29
+	pxor            %xmm1, %xmm7                    # S6 = L13 ^ L27
+	pxor            %xmm9, %xmm3                    # S7 = L6 ^ L23
+	movdqa          %xmm7, %xmm1
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm6, %xmm5
+	movdqa          %xmm10, %xmm6
+	movdqa          %xmm15, %xmm7
+	movdqa          %xmm3, %xmm8
+	movdqa          %xmm4, %xmm3
+	movdqa          %xmm0, %xmm4
+	movdqa          %xmm8, %xmm0
+# 2s's planes (2s = s7, s0 + s7, s1, s2 + s7, s3 + s7, s4, s5, s6) to the spill slots
+	movdqa          %xmm7, 304(%rbx)
+	movdqa          %xmm0, %xmm8
+	pxor            %xmm7, %xmm8
+	movdqa          %xmm8, 320(%rbx)
+	movdqa          %xmm1, 336(%rbx)
+	movdqa          %xmm2, %xmm8
+	pxor            %xmm7, %xmm8
+	movdqa          %xmm8, 352(%rbx)
+	movdqa          %xmm3, %xmm8
+	pxor            %xmm7, %xmm8
+	movdqa          %xmm8, 368(%rbx)
+	movdqa          %xmm4, 384(%rbx)
+	movdqa          %xmm5, 400(%rbx)
+	movdqa          %xmm6, 416(%rbx)
+# planes to entries: byte b of entry m = byte m of plane b
+	movdqa          %xmm0, %xmm8
+	punpcklbw       %xmm1, %xmm0
+	punpckhbw       %xmm1, %xmm8
+	movdqa          %xmm2, %xmm9
+	punpcklbw       %xmm3, %xmm2
+	punpckhbw       %xmm3, %xmm9
+	movdqa          %xmm4, %xmm10
+	punpcklbw       %xmm5, %xmm4
+	punpckhbw       %xmm5, %xmm10
+	movdqa          %xmm6, %xmm11
+	punpcklbw       %xmm7, %xmm6
+	punpckhbw       %xmm7, %xmm11
+	movdqa          %xmm0, %xmm12
+	punpcklwd       %xmm2, %xmm0
+	punpckhwd       %xmm2, %xmm12
+	movdqa          %xmm8, %xmm13
+	punpcklwd       %xmm9, %xmm8
+	punpckhwd       %xmm9, %xmm13
+	movdqa          %xmm4, %xmm14
+	punpcklwd       %xmm6, %xmm4
+	punpckhwd       %xmm6, %xmm14
+	movdqa          %xmm10, %xmm15
+	punpcklwd       %xmm11, %xmm10
+	punpckhwd       %xmm11, %xmm15
+	movdqa          %xmm0, %xmm1
+	punpckldq       %xmm4, %xmm0
+	punpckhdq       %xmm4, %xmm1
+	movdqa          %xmm12, %xmm3
+	punpckldq       %xmm14, %xmm12
+	punpckhdq       %xmm14, %xmm3
+	movdqa          %xmm8, %xmm5
+	punpckldq       %xmm10, %xmm8
+	punpckhdq       %xmm10, %xmm5
+	movdqa          %xmm13, %xmm7
+	punpckldq       %xmm15, %xmm13
+	punpckhdq       %xmm15, %xmm7
+	movdqa          %xmm0, 2672(%rbx)
+	movdqa          %xmm1, 2688(%rbx)
+	movdqa          %xmm12, 2704(%rbx)
+	movdqa          %xmm3, 2720(%rbx)
+	movdqa          %xmm8, 2736(%rbx)
+	movdqa          %xmm5, 2752(%rbx)
+	movdqa          %xmm13, 2768(%rbx)
+	movdqa          %xmm7, 2784(%rbx)
+# the same for 2s
+	movdqa          304(%rbx), %xmm0
+	movdqa          320(%rbx), %xmm1
+	movdqa          336(%rbx), %xmm2
+	movdqa          352(%rbx), %xmm3
+	movdqa          368(%rbx), %xmm4
+	movdqa          384(%rbx), %xmm5
+	movdqa          400(%rbx), %xmm6
+	movdqa          416(%rbx), %xmm7
+	movdqa          %xmm0, %xmm8
+	punpcklbw       %xmm1, %xmm0
+	punpckhbw       %xmm1, %xmm8
+	movdqa          %xmm2, %xmm9
+	punpcklbw       %xmm3, %xmm2
+	punpckhbw       %xmm3, %xmm9
+	movdqa          %xmm4, %xmm10
+	punpcklbw       %xmm5, %xmm4
+	punpckhbw       %xmm5, %xmm10
+	movdqa          %xmm6, %xmm11
+	punpcklbw       %xmm7, %xmm6
+	punpckhbw       %xmm7, %xmm11
+	movdqa          %xmm0, %xmm12
+	punpcklwd       %xmm2, %xmm0
+	punpckhwd       %xmm2, %xmm12
+	movdqa          %xmm8, %xmm13
+	punpcklwd       %xmm9, %xmm8
+	punpckhwd       %xmm9, %xmm13
+	movdqa          %xmm4, %xmm14
+	punpcklwd       %xmm6, %xmm4
+	punpckhwd       %xmm6, %xmm14
+	movdqa          %xmm10, %xmm15
+	punpcklwd       %xmm11, %xmm10
+	punpckhwd       %xmm11, %xmm15
+	movdqa          %xmm0, %xmm1
+	punpckldq       %xmm4, %xmm0
+	punpckhdq       %xmm4, %xmm1
+	movdqa          %xmm12, %xmm3
+	punpckldq       %xmm14, %xmm12
+	punpckhdq       %xmm14, %xmm3
+	movdqa          %xmm8, %xmm5
+	punpckldq       %xmm10, %xmm8
+	punpckhdq       %xmm10, %xmm5
+	movdqa          %xmm13, %xmm7
+	punpckldq       %xmm15, %xmm13
+	punpckhdq       %xmm15, %xmm7
+	movdqa          %xmm0, 2928(%rbx)
+	movdqa          %xmm1, 2944(%rbx)
+	movdqa          %xmm12, 2960(%rbx)
+	movdqa          %xmm3, 2976(%rbx)
+	movdqa          %xmm8, 2992(%rbx)
+	movdqa          %xmm5, 3008(%rbx)
+	movdqa          %xmm13, 3024(%rbx)
+	movdqa          %xmm7, 3040(%rbx)
+# counter bytes 128 + 8q + j + (start & 7), lane q of block j, ^ the mask
+	movq            %r11, %xmm9
+	punpcklqdq      %xmm9, %xmm9
+	movq            2360(%rbx), %xmm10
+	punpcklqdq      %xmm10, %xmm10
+	pxor            .Lbs_round1_half(%rip), %xmm10
+	movdqa          %xmm9, %xmm0
+	paddb           .Lbs_round1_lanes0(%rip), %xmm0
+	pxor            %xmm10, %xmm0
+	movdqa          %xmm9, %xmm1
+	paddb           .Lbs_round1_lanes1(%rip), %xmm1
+	pxor            %xmm10, %xmm1
+	movdqa          %xmm9, %xmm2
+	paddb           .Lbs_round1_lanes2(%rip), %xmm2
+	pxor            %xmm10, %xmm2
+	movdqa          %xmm9, %xmm3
+	paddb           .Lbs_round1_lanes3(%rip), %xmm3
+	pxor            %xmm10, %xmm3
+	movdqa          %xmm9, %xmm4
+	paddb           .Lbs_round1_lanes4(%rip), %xmm4
+	pxor            %xmm10, %xmm4
+	movdqa          %xmm9, %xmm5
+	paddb           .Lbs_round1_lanes5(%rip), %xmm5
+	pxor            %xmm10, %xmm5
+	movdqa          %xmm9, %xmm6
+	paddb           .Lbs_round1_lanes6(%rip), %xmm6
+	pxor            %xmm10, %xmm6
+	movdqa          %xmm9, %xmm7
+	paddb           .Lbs_round1_lanes7(%rip), %xmm7
+	pxor            %xmm10, %xmm7
+# to planes, then the S-box: s
+	movdqa          %xmm0, %xmm8
+	psrlq           $1, %xmm8
+	pxor            %xmm1, %xmm8
+	pand            .Lbs_swap1(%rip), %xmm8
+	pxor            %xmm8, %xmm1
+	psllq           $1, %xmm8
+	pxor            %xmm8, %xmm0
+	movdqa          %xmm2, %xmm8
+	psrlq           $1, %xmm8
+	pxor            %xmm3, %xmm8
+	pand            .Lbs_swap1(%rip), %xmm8
+	pxor            %xmm8, %xmm3
+	psllq           $1, %xmm8
+	pxor            %xmm8, %xmm2
+	movdqa          %xmm4, %xmm8
+	psrlq           $1, %xmm8
+	pxor            %xmm5, %xmm8
+	pand            .Lbs_swap1(%rip), %xmm8
+	pxor            %xmm8, %xmm5
+	psllq           $1, %xmm8
+	pxor            %xmm8, %xmm4
+	movdqa          %xmm6, %xmm8
+	psrlq           $1, %xmm8
+	pxor            %xmm7, %xmm8
+	pand            .Lbs_swap1(%rip), %xmm8
+	pxor            %xmm8, %xmm7
+	psllq           $1, %xmm8
+	pxor            %xmm8, %xmm6
+	movdqa          %xmm0, %xmm8
+	psrlq           $2, %xmm8
+	pxor            %xmm2, %xmm8
+	pand            .Lbs_swap2(%rip), %xmm8
+	pxor            %xmm8, %xmm2
+	psllq           $2, %xmm8
+	pxor            %xmm8, %xmm0
+	movdqa          %xmm1, %xmm8
+	psrlq           $2, %xmm8
+	pxor            %xmm3, %xmm8
+	pand            .Lbs_swap2(%rip), %xmm8
+	pxor            %xmm8, %xmm3
+	psllq           $2, %xmm8
+	pxor            %xmm8, %xmm1
+	movdqa          %xmm4, %xmm8
+	psrlq           $2, %xmm8
+	pxor            %xmm6, %xmm8
+	pand            .Lbs_swap2(%rip), %xmm8
+	pxor            %xmm8, %xmm6
+	psllq           $2, %xmm8
+	pxor            %xmm8, %xmm4
+	movdqa          %xmm5, %xmm8
+	psrlq           $2, %xmm8
+	pxor            %xmm7, %xmm8
+	pand            .Lbs_swap2(%rip), %xmm8
+	pxor            %xmm8, %xmm7
+	psllq           $2, %xmm8
+	pxor            %xmm8, %xmm5
+	movdqa          %xmm0, %xmm8
+	psrlq           $4, %xmm8
+	pxor            %xmm4, %xmm8
+	pand            .Lbs_swap4(%rip), %xmm8
+	pxor            %xmm8, %xmm4
+	psllq           $4, %xmm8
+	pxor            %xmm8, %xmm0
+	movdqa          %xmm1, %xmm8
+	psrlq           $4, %xmm8
+	pxor            %xmm5, %xmm8
+	pand            .Lbs_swap4(%rip), %xmm8
+	pxor            %xmm8, %xmm5
+	psllq           $4, %xmm8
+	pxor            %xmm8, %xmm1
+	movdqa          %xmm2, %xmm8
+	psrlq           $4, %xmm8
+	pxor            %xmm6, %xmm8
+	pand            .Lbs_swap4(%rip), %xmm8
+	pxor            %xmm8, %xmm6
+	psllq           $4, %xmm8
+	pxor            %xmm8, %xmm2
+	movdqa          %xmm3, %xmm8
+	psrlq           $4, %xmm8
+	pxor            %xmm7, %xmm8
+	pand            .Lbs_swap4(%rip), %xmm8
+	pxor            %xmm8, %xmm7
+	psllq           $4, %xmm8
+	pxor            %xmm8, %xmm3
+	movdqa          %xmm7, %xmm8
+	pxor            %xmm4, %xmm8                    # T1 = U0 ^ U3
+	pxor            %xmm1, %xmm3                    # T5 = U4 ^ U6
+	movdqa          %xmm6, %xmm9
+	pxor            %xmm2, %xmm9                    # T11 = U1 ^ U5
+	movdqa          %xmm3, %xmm10
+	pxor            %xmm9, %xmm10                   # T15 = T5 ^ T11
+	movdqa          %xmm8, %xmm11
+	pand            %xmm10, %xmm11                  # M11 = T1 & T15
+	movdqa          %xmm4, %xmm12
+	pxor            %xmm2, %xmm12                   # T4 = U3 ^ U5
+	movdqa          %xmm5, %xmm13
+	pxor            %xmm2, %xmm13                   # T12 = U2 ^ U5
+	movdqa          %xmm8, %xmm14
+	pxor            %xmm13, %xmm14                  # T27 = T1 ^ T12
+	movdqa          %xmm12, %xmm15
+	pand            %xmm14, %xmm15                  # M12 = T4 & T27
+	pxor            %xmm11, %xmm15                  # M13 = M12 ^ M11
+	pxor            %xmm7, %xmm2                    # T2 = U0 ^ U5
+	movdqa          %xmm14, 304(%rbx)
+	movdqa          %xmm8, %xmm14
+	pxor            %xmm3, %xmm14                   # T6 = T1 ^ T5
+	pxor            %xmm5, %xmm6                    # T7 = U1 ^ U2
+	movdqa          %xmm14, %xmm5
+	pxor            %xmm6, %xmm5                    # T10 = T6 ^ T7
+	movdqa          %xmm10, 320(%rbx)
+	movdqa          %xmm2, %xmm10
+	pand            %xmm5, %xmm10                   # M14 = T2 & T10
+	pxor            %xmm11, %xmm10                  # M15 = M14 ^ M11
+	pxor            %xmm1, %xmm7                    # T3 = U0 ^ U6
+	movdqa          %xmm7, %xmm11
+	pxor            %xmm12, %xmm11                  # T13 = T3 ^ T4
+	movdqa          %xmm12, 336(%rbx)
+	movdqa          %xmm11, %xmm12
+	pand            %xmm14, %xmm12                  # M1 = T13 & T6
+	pxor            %xmm14, %xmm9                   # T14 = T6 ^ T11
+	pxor            %xmm12, %xmm9                   # M3 = T14 ^ M1
+	pxor            %xmm0, %xmm1                    # T21 = U6 ^ U7
+	pxor            %xmm6, %xmm1                    # T22 = T7 ^ T21
+	movdqa          %xmm11, 352(%rbx)
+	movdqa          %xmm2, %xmm11
+	pxor            %xmm1, %xmm11                   # T23 = T2 ^ T22
+	movdqa          %xmm2, 368(%rbx)
+	movdqa          %xmm0, %xmm2
+	pxor            %xmm14, %xmm2                   # T8 = U7 ^ T6
+	movdqa          %xmm14, 384(%rbx)
+	movdqa          %xmm11, %xmm14
+	pand            %xmm2, %xmm14                   # M2 = T23 & T8
+	pxor            %xmm14, %xmm9                   # M16 = M3 ^ M2
+	pxor            %xmm13, %xmm3                   # T16 = T5 ^ T12
+	movdqa          %xmm7, %xmm13
+	pand            %xmm3, %xmm13                   # M6 = T3 & T16
+	movdqa          %xmm7, %xmm14
+	pxor            %xmm3, %xmm14                   # T26 = T3 ^ T16
+	pxor            %xmm13, %xmm14                  # M8 = T26 ^ M6
+	movdqa          %xmm7, 400(%rbx)
+	movdqa          %xmm0, %xmm7
+	pxor            %xmm6, %xmm7                    # T9 = U7 ^ T7
+	movdqa          %xmm11, 416(%rbx)
+	movdqa          %xmm1, %xmm11
+	pand            %xmm7, %xmm11                   # M7 = T22 & T9
+	pxor            %xmm11, %xmm14                  # M18 = M8 ^ M7
+	pxor            %xmm0, %xmm4                    # T18 = U3 ^ U7
+	pxor            %xmm4, %xmm6                    # T19 = T7 ^ T18
+	movdqa          %xmm6, %xmm4
+	pand            %xmm0, %xmm4                    # M4 = T19 & U7
+	pxor            %xmm12, %xmm4                   # M5 = M4 ^ M1
+	movdqa          %xmm8, %xmm11
+	pxor            %xmm6, %xmm11                   # T20 = T1 ^ T19
+	movdqa          %xmm7, %xmm12
+	pxor            %xmm3, %xmm12                   # T17 = T9 ^ T16
+	movdqa          %xmm8, 432(%rbx)
+	movdqa          %xmm11, %xmm8
+	pand            %xmm12, %xmm8                   # M9 = T20 & T17
+	pxor            %xmm13, %xmm8                   # M10 = M9 ^ M6
+	pxor            %xmm15, %xmm9                   # M20 = M16 ^ M13
+	pxor            %xmm15, %xmm14                  # M22 = M18 ^ M13
+	pxor            %xmm10, %xmm8                   # M19 = M10 ^ M15
+	movdqa          %xmm5, %xmm13
+	pxor            368(%rbx), %xmm13               # T24 = T2 ^ T10
+	pxor            %xmm13, %xmm4                   # M17 = M5 ^ T24
+	pxor            %xmm10, %xmm4                   # M21 = M17 ^ M15
+	movdqa          %xmm11, %xmm10
+	pxor            %xmm12, %xmm10                  # T25 = T20 ^ T17
+	pxor            %xmm10, %xmm8                   # M23 = M19 ^ T25
+	movdqa          %xmm14, %xmm10
+	pand            %xmm9, %xmm10                   # M25 = M22 & M20
+	movdqa          %xmm14, %xmm13
+	pxor            %xmm8, %xmm13                   # M24 = M22 ^ M23
+	pand            %xmm4, %xmm14                   # M34 = M21 & M22
+	pand            %xmm13, %xmm14                  # M35 = M24 & M34
+	movdqa          %xmm4, %xmm15
+	pxor            %xmm10, %xmm15                  # M26 = M21 ^ M25
+	pand            %xmm13, %xmm15                  # M30 = M26 & M24
+	pxor            %xmm10, %xmm13                  # M36 = M24 ^ M25
+	pxor            %xmm8, %xmm15                   # M39 = M23 ^ M30
+	pxor            %xmm13, %xmm14                  # M40 = M35 ^ M36
+	pand            %xmm14, %xmm2                   # M47 = M40 & T8
+	pand            %xmm15, %xmm0                   # M48 = M39 & U7
+	movdqa          %xmm14, %xmm13
+	pand            416(%rbx), %xmm13               # M56 = M40 & T23
+	pand            %xmm15, %xmm6                   # M57 = M39 & T19
+	movdqa          %xmm6, 416(%rbx)
+	movdqa          %xmm9, %xmm6
+	pxor            %xmm4, %xmm6                    # M27 = M20 ^ M21
+	pand            %xmm8, %xmm9                    # M31 = M20 & M23
+	pxor            %xmm10, %xmm8                   # M28 = M23 ^ M25
+	pand            %xmm6, %xmm8                    # M29 = M28 & M27
+	pand            %xmm6, %xmm9                    # M32 = M27 & M31
+	pxor            %xmm10, %xmm6                   # M33 = M27 ^ M25
+	pxor            %xmm8, %xmm4                    # M37 = M21 ^ M29
+	pxor            %xmm6, %xmm9                    # M38 = M32 ^ M33
+	pand            %xmm9, %xmm7                    # M50 = M38 & T9
+	pand            %xmm4, %xmm12                   # M51 = M37 & T17
+	pand            %xmm9, %xmm1                    # M59 = M38 & T22
+	pand            %xmm4, %xmm11                   # M60 = M37 & T20
+	pxor            %xmm12, %xmm1                   # L8 = M51 ^ M59
+	pxor            %xmm0, %xmm12                   # L12 = M48 ^ M51
+	movdqa          %xmm9, %xmm6
+	pxor            %xmm14, %xmm6                   # M41 = M38 ^ M40
+	pxor            %xmm4, %xmm9                    # M43 = M37 ^ M38
+	pxor            %xmm15, %xmm4                   # M42 = M37 ^ M39
+	pxor            %xmm14, %xmm15                  # M44 = M39 ^ M40
+	movdqa          %xmm15, %xmm8
+	pand            384(%rbx), %xmm8                # M46 = M44 & T6
+	pand            %xmm9, %xmm3                    # M49 = M43 & T16
+	pand            %xmm6, %xmm5                    # M54 = M41 & T10
+	pand            352(%rbx), %xmm15               # M55 = M44 & T13
+	pand            400(%rbx), %xmm9                # M58 = M43 & T3
+	movdqa          %xmm4, %xmm10
+	pand            432(%rbx), %xmm10               # M61 = M42 & T1
+	movdqa          %xmm4, %xmm14
+	pand            320(%rbx), %xmm14               # M52 = M42 & T15
+	pxor            %xmm6, %xmm4                    # M45 = M42 ^ M41
+	movdqa          %xmm13, 320(%rbx)
+	movdqa          %xmm4, %xmm13
+	pand            304(%rbx), %xmm13               # M53 = M45 & T27
+	pand            336(%rbx), %xmm4                # M62 = M45 & T4
+	pxor            %xmm8, %xmm0                    # L2 = M46 ^ M48
+	pxor            %xmm15, %xmm2                   # L3 = M47 ^ M55
+	pxor            %xmm9, %xmm5                    # L4 = M54 ^ M58
+	pxor            %xmm10, %xmm3                   # L5 = M49 ^ M61
+	pand            368(%rbx), %xmm6                # M63 = M41 & T2
+	pxor            %xmm4, %xmm3                    # L6 = M62 ^ L5
+	pxor            %xmm10, %xmm4                   # L0 = M61 ^ M62
+	pxor            %xmm2, %xmm8                    # L7 = M46 ^ L3
+	pxor            %xmm0, %xmm11                   # L11 = M60 ^ L2
+	pxor            %xmm14, %xmm10                  # L14 = M52 ^ M61
+	pxor            %xmm13, %xmm14                  # L9 = M52 ^ M53
+	pxor            %xmm5, %xmm13                   # L10 = M53 ^ L4
+	pxor            %xmm1, %xmm9                    # L18 = M58 ^ L8
+	pxor            %xmm5, %xmm6                    # L19 = M63 ^ L4
+	pxor            %xmm12, %xmm2                   # L22 = L3 ^ L12
+	pxor            %xmm0, %xmm9                    # L23 = L18 ^ L2
+	pxor            %xmm13, %xmm1                   # L27 = L8 ^ L10
+	pxor            %xmm3, %xmm13                   # L25 = L6 ^ L10
+	pxor            %xmm11, %xmm10                  # L28 = L11 ^ L14
+	pxor            %xmm10, %xmm6                   # S2 = L19 ^ L28
+	movdqa          %xmm7, %xmm0
+	pxor            320(%rbx), %xmm0                # L1 = M50 ^ M56
+	pxor            %xmm0, %xmm15                   # L15 = M55 ^ L1
+	movdqa          %xmm0, %xmm5
+	pxor            416(%rbx), %xmm5                # L17 = M57 ^ L1
+	pxor            %xmm4, %xmm7                    # L13 = M50 ^ L0
+	movdqa          %xmm4, %xmm10
+	pxor            320(%rbx), %xmm10               # L16 = M56 ^ L0
+	pxor            %xmm0, %xmm4                    # L20 = L0 ^ L1
+	pxor            %xmm8, %xmm0                    # L21 = L1 ^ L7
+	pxor            %xmm14, %xmm15                  # L24 = L15 ^ L9
+	pxor            %xmm14, %xmm8                   # L26 = L7 ^ L9
+	pxor            %xmm5, %xmm11                   # L29 = L11 ^ L17
+	pxor            %xmm3, %xmm15                   # S0 = L6 ^ L24
+	pxor            %xmm8, %xmm10                   # S1 = L16 ^ L26
+	pxor            %xmm3, %xmm0                    # S3 = L6 ^ L21
+	pxor            %xmm2, %xmm4                    # S4 = L20 ^ L22
+	pxor            %xmm11, %xmm13                  # S5 = L25 ^ L29
+	pxor            %xmm1, %xmm7                    # S6 = L13 ^ L27
+	pxor            %xmm9, %xmm3                    # S7 = L6 ^ L23
+	movdqa          %xmm7, %xmm1
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm6, %xmm5
+	movdqa          %xmm10, %xmm6
+	movdqa          %xmm15, %xmm7
+	movdqa          %xmm3, %xmm8
+	movdqa          %xmm4, %xmm3
+	movdqa          %xmm0, %xmm4
+	movdqa          %xmm8, %xmm0
+# 2s's planes (2s = s7, s0 + s7, s1, s2 + s7, s3 + s7, s4, s5, s6) to the spill slots
+	movdqa          %xmm7, 304(%rbx)
+	movdqa          %xmm0, %xmm8
+	pxor            %xmm7, %xmm8
+	movdqa          %xmm8, 320(%rbx)
+	movdqa          %xmm1, 336(%rbx)
+	movdqa          %xmm2, %xmm8
+	pxor            %xmm7, %xmm8
+	movdqa          %xmm8, 352(%rbx)
+	movdqa          %xmm3, %xmm8
+	pxor            %xmm7, %xmm8
+	movdqa          %xmm8, 368(%rbx)
+	movdqa          %xmm4, 384(%rbx)
+	movdqa          %xmm5, 400(%rbx)
+	movdqa          %xmm6, 416(%rbx)
+# planes to entries: byte b of entry m = byte m of plane b
+	movdqa          %xmm0, %xmm8
+	punpcklbw       %xmm1, %xmm0
+	punpckhbw       %xmm1, %xmm8
+	movdqa          %xmm2, %xmm9
+	punpcklbw       %xmm3, %xmm2
+	punpckhbw       %xmm3, %xmm9
+	movdqa          %xmm4, %xmm10
+	punpcklbw       %xmm5, %xmm4
+	punpckhbw       %xmm5, %xmm10
+	movdqa          %xmm6, %xmm11
+	punpcklbw       %xmm7, %xmm6
+	punpckhbw       %xmm7, %xmm11
+	movdqa          %xmm0, %xmm12
+	punpcklwd       %xmm2, %xmm0
+	punpckhwd       %xmm2, %xmm12
+	movdqa          %xmm8, %xmm13
+	punpcklwd       %xmm9, %xmm8
+	punpckhwd       %xmm9, %xmm13
+	movdqa          %xmm4, %xmm14
+	punpcklwd       %xmm6, %xmm4
+	punpckhwd       %xmm6, %xmm14
+	movdqa          %xmm10, %xmm15
+	punpcklwd       %xmm11, %xmm10
+	punpckhwd       %xmm11, %xmm15
+	movdqa          %xmm0, %xmm1
+	punpckldq       %xmm4, %xmm0
+	punpckhdq       %xmm4, %xmm1
+	movdqa          %xmm12, %xmm3
+	punpckldq       %xmm14, %xmm12
+	punpckhdq       %xmm14, %xmm3
+	movdqa          %xmm8, %xmm5
+	punpckldq       %xmm10, %xmm8
+	punpckhdq       %xmm10, %xmm5
+	movdqa          %xmm13, %xmm7
+	punpckldq       %xmm15, %xmm13
+	punpckhdq       %xmm15, %xmm7
+	movdqa          %xmm0, 2800(%rbx)
+	movdqa          %xmm1, 2816(%rbx)
+	movdqa          %xmm12, 2832(%rbx)
+	movdqa          %xmm3, 2848(%rbx)
+	movdqa          %xmm8, 2864(%rbx)
+	movdqa          %xmm5, 2880(%rbx)
+	movdqa          %xmm13, 2896(%rbx)
+	movdqa          %xmm7, 2912(%rbx)
+# the same for 2s
+	movdqa          304(%rbx), %xmm0
+	movdqa          320(%rbx), %xmm1
+	movdqa          336(%rbx), %xmm2
+	movdqa          352(%rbx), %xmm3
+	movdqa          368(%rbx), %xmm4
+	movdqa          384(%rbx), %xmm5
+	movdqa          400(%rbx), %xmm6
+	movdqa          416(%rbx), %xmm7
+	movdqa          %xmm0, %xmm8
+	punpcklbw       %xmm1, %xmm0
+	punpckhbw       %xmm1, %xmm8
+	movdqa          %xmm2, %xmm9
+	punpcklbw       %xmm3, %xmm2
+	punpckhbw       %xmm3, %xmm9
+	movdqa          %xmm4, %xmm10
+	punpcklbw       %xmm5, %xmm4
+	punpckhbw       %xmm5, %xmm10
+	movdqa          %xmm6, %xmm11
+	punpcklbw       %xmm7, %xmm6
+	punpckhbw       %xmm7, %xmm11
+	movdqa          %xmm0, %xmm12
+	punpcklwd       %xmm2, %xmm0
+	punpckhwd       %xmm2, %xmm12
+	movdqa          %xmm8, %xmm13
+	punpcklwd       %xmm9, %xmm8
+	punpckhwd       %xmm9, %xmm13
+	movdqa          %xmm4, %xmm14
+	punpcklwd       %xmm6, %xmm4
+	punpckhwd       %xmm6, %xmm14
+	movdqa          %xmm10, %xmm15
+	punpcklwd       %xmm11, %xmm10
+	punpckhwd       %xmm11, %xmm15
+	movdqa          %xmm0, %xmm1
+	punpckldq       %xmm4, %xmm0
+	punpckhdq       %xmm4, %xmm1
+	movdqa          %xmm12, %xmm3
+	punpckldq       %xmm14, %xmm12
+	punpckhdq       %xmm14, %xmm3
+	movdqa          %xmm8, %xmm5
+	punpckldq       %xmm10, %xmm8
+	punpckhdq       %xmm10, %xmm5
+	movdqa          %xmm13, %xmm7
+	punpckldq       %xmm15, %xmm13
+	punpckhdq       %xmm15, %xmm7
+	movdqa          %xmm0, 3056(%rbx)
+	movdqa          %xmm1, 3072(%rbx)
+	movdqa          %xmm12, 3088(%rbx)
+	movdqa          %xmm3, 3104(%rbx)
+	movdqa          %xmm8, 3120(%rbx)
+	movdqa          %xmm5, 3136(%rbx)
+	movdqa          %xmm13, 3152(%rbx)
+	movdqa          %xmm7, 3168(%rbx)
+.Lctr_round1_table_done:
 .Lctr_bulk_keys_done:
 # the nibble mask and the tables that have a register (plan.table_registers): 1/x and
 # a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables
@@ -1482,8 +2321,8 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm0, 256(%rbx)
 .Lctr_return:
 	xor             %eax, %eax
-	add             $2544, %rsp
-	.cfi_adjust_cfa_offset -2544
+	add             $3200, %rsp
+	.cfi_adjust_cfa_offset -3200
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
@@ -1493,6 +2332,76 @@ aesgen_ctr_crypt_vperm_ssse3:
 .Lctr_main_loop:
 # LLVM-MCA-BEGIN ctr_vperm_ssse3_main_loop
 # main loop: 8 blocks = 128 bytes per iteration, bitsliced (lib/bitslice.j2)
+# round 1 from the table applies if ROUND1_BASE is for the counter's bytes above
+# the low one and the low byte does not wrap within the eight blocks
+	mov             %r8, %r11
+	shr             $8, %r11
+	cmp             2656(%rbx), %r11
+	{disp32} jne    .Lctr_bulk_round0
+	movzbl          %r8b, %r10d
+	cmp             $248, %r10d
+	{disp32} ja     .Lctr_bulk_counter_blocks
+# the planes after round 1: ROUND1_BASE ^ V(s), s from entry w >> 3
+	shr             $3, %r10d
+	movq            2672(%rbx,%r10,8), %xmm8
+	movq            2928(%rbx,%r10,8), %xmm9
+	movdqa          %xmm8, %xmm0
+	pshufb          .Lbs_round1_single0(%rip), %xmm0
+	movdqa          %xmm9, %xmm11
+	pshufb          .Lbs_round1_double0(%rip), %xmm11
+	pxor            %xmm11, %xmm0
+	pxor            2528(%rbx), %xmm0
+	movdqa          %xmm8, %xmm1
+	pshufb          .Lbs_round1_single1(%rip), %xmm1
+	movdqa          %xmm9, %xmm11
+	pshufb          .Lbs_round1_double1(%rip), %xmm11
+	pxor            %xmm11, %xmm1
+	pxor            2544(%rbx), %xmm1
+	movdqa          %xmm8, %xmm2
+	pshufb          .Lbs_round1_single2(%rip), %xmm2
+	movdqa          %xmm9, %xmm11
+	pshufb          .Lbs_round1_double2(%rip), %xmm11
+	pxor            %xmm11, %xmm2
+	pxor            2560(%rbx), %xmm2
+	movdqa          %xmm8, %xmm3
+	pshufb          .Lbs_round1_single3(%rip), %xmm3
+	movdqa          %xmm9, %xmm11
+	pshufb          .Lbs_round1_double3(%rip), %xmm11
+	pxor            %xmm11, %xmm3
+	pxor            2576(%rbx), %xmm3
+	movdqa          %xmm8, %xmm4
+	pshufb          .Lbs_round1_single4(%rip), %xmm4
+	movdqa          %xmm9, %xmm11
+	pshufb          .Lbs_round1_double4(%rip), %xmm11
+	pxor            %xmm11, %xmm4
+	pxor            2592(%rbx), %xmm4
+	movdqa          %xmm8, %xmm5
+	pshufb          .Lbs_round1_single5(%rip), %xmm5
+	movdqa          %xmm9, %xmm11
+	pshufb          .Lbs_round1_double5(%rip), %xmm11
+	pxor            %xmm11, %xmm5
+	pxor            2608(%rbx), %xmm5
+	movdqa          %xmm8, %xmm6
+	pshufb          .Lbs_round1_single6(%rip), %xmm6
+	movdqa          %xmm9, %xmm11
+	pshufb          .Lbs_round1_double6(%rip), %xmm11
+	pxor            %xmm11, %xmm6
+	pxor            2624(%rbx), %xmm6
+	movdqa          %xmm8, %xmm7
+	pshufb          .Lbs_round1_single7(%rip), %xmm7
+	movdqa          %xmm9, %xmm11
+	pshufb          .Lbs_round1_double7(%rip), %xmm11
+	pxor            %xmm11, %xmm7
+	pxor            2640(%rbx), %xmm7
+	add             $8, %r8
+# KEY = round 2's key planes, middle_key(Nr - 2) = 560 + 128 * (15 - Nr)
+	mov             $15, %edi
+	sub             %eax, %edi
+	shl             $7, %edi
+	add             $560, %edi
+	mov             $2224, %r10d
+	{disp32} jmp    .Lctr_bulk_from_round2
+.Lctr_bulk_round0:
 # the saved planes apply if the counter's bytes above the low one are theirs and
 # the low byte does not wrap within the eight blocks
 	mov             %r8, %r11
@@ -1715,13 +2624,28 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm8, %xmm9
 	pand            %xmm7, %xmm9
 	movdqa          %xmm9, 2336(%rbx)
-.Lctr_bulk_planes:
-# KEY = the frame offset of the first middle round's planes, middle_key(Nr - 1) =
-# 560 + 128 * (14 - Nr)
+# the rounds, stopping after round 1 to save ROUND1_BASE when there is a table and
+# the low byte did not wrap (KEYEND: where the middle rounds stop)
+# KEY = round 1's key planes, middle_key(Nr - 1) = 560 + 128 * (14 - Nr)
 	mov             $14, %edi
 	sub             %eax, %edi
 	shl             $7, %edi
 	add             $560, %edi
+	mov             $2224, %r10d
+	cmp             $-1, %r11
+	{disp32} je     .Lctr_bulk_middle_rounds
+	cmpq            $-2, 2656(%rbx)
+	{disp32} je     .Lctr_bulk_middle_rounds
+	lea             128(%rdi), %r10
+	{disp32} jmp    .Lctr_bulk_middle_rounds
+.Lctr_bulk_planes:
+# KEY = round 1's key planes, middle_key(Nr - 1) = 560 + 128 * (14 - Nr)
+	mov             $14, %edi
+	sub             %eax, %edi
+	shl             $7, %edi
+	add             $560, %edi
+	mov             $2224, %r10d                    # the middle rounds' end
+.Lctr_bulk_from_round2:
 .Lctr_bulk_middle_rounds:
 # a middle round (Nr - 1 of them): ShiftRows, the S-box circuit, MixColumns, + key
 	pshufb          .Lbs_shift_rows(%rip), %xmm7    # ShiftRows: plane 7 = U0
@@ -1972,8 +2896,11 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm1, %xmm2
 	movdqa          %xmm9, %xmm1
 	add             $128, %edi
-	cmp             $2224, %edi
+	cmp             %r10d, %edi
 	jb              .Lctr_bulk_middle_rounds
+# stopped after round 1 to save its planes (counter_round1_save)?
+	cmp             $2224, %edi
+	{disp32} jb     .Lctr_bulk_round1_save
 # the last round: ShiftRows (and back to column order), the S-box circuit
 	pshufb          .Lbs_shift_rows_to_columns(%rip), %xmm7 # ShiftRows, back to column order: plane 7 = U0
 	pshufb          .Lbs_shift_rows_to_columns(%rip), %xmm4 # ShiftRows, back to column order: plane 4 = U3
@@ -2508,11 +3435,124 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm0, 2480(%rbx)
 	movdqa          %xmm0, 2496(%rbx)
 	movdqa          %xmm0, 2512(%rbx)
+	cmpq            $-2, 2656(%rbx)
+	{disp32} je     .Lctr_round1_wiped
+# round 1's saved planes and table on the stack: zeroed
+	pxor            %xmm0, %xmm0
+	movdqa          %xmm0, 2528(%rbx)
+	movdqa          %xmm0, 2544(%rbx)
+	movdqa          %xmm0, 2560(%rbx)
+	movdqa          %xmm0, 2576(%rbx)
+	movdqa          %xmm0, 2592(%rbx)
+	movdqa          %xmm0, 2608(%rbx)
+	movdqa          %xmm0, 2624(%rbx)
+	movdqa          %xmm0, 2640(%rbx)
+	movdqa          %xmm0, 2656(%rbx)
+	movdqa          %xmm0, 2672(%rbx)
+	movdqa          %xmm0, 2688(%rbx)
+	movdqa          %xmm0, 2704(%rbx)
+	movdqa          %xmm0, 2720(%rbx)
+	movdqa          %xmm0, 2736(%rbx)
+	movdqa          %xmm0, 2752(%rbx)
+	movdqa          %xmm0, 2768(%rbx)
+	movdqa          %xmm0, 2784(%rbx)
+	movdqa          %xmm0, 2800(%rbx)
+	movdqa          %xmm0, 2816(%rbx)
+	movdqa          %xmm0, 2832(%rbx)
+	movdqa          %xmm0, 2848(%rbx)
+	movdqa          %xmm0, 2864(%rbx)
+	movdqa          %xmm0, 2880(%rbx)
+	movdqa          %xmm0, 2896(%rbx)
+	movdqa          %xmm0, 2912(%rbx)
+	movdqa          %xmm0, 2928(%rbx)
+	movdqa          %xmm0, 2944(%rbx)
+	movdqa          %xmm0, 2960(%rbx)
+	movdqa          %xmm0, 2976(%rbx)
+	movdqa          %xmm0, 2992(%rbx)
+	movdqa          %xmm0, 3008(%rbx)
+	movdqa          %xmm0, 3024(%rbx)
+	movdqa          %xmm0, 3040(%rbx)
+	movdqa          %xmm0, 3056(%rbx)
+	movdqa          %xmm0, 3072(%rbx)
+	movdqa          %xmm0, 3088(%rbx)
+	movdqa          %xmm0, 3104(%rbx)
+	movdqa          %xmm0, 3120(%rbx)
+	movdqa          %xmm0, 3136(%rbx)
+	movdqa          %xmm0, 3152(%rbx)
+	movdqa          %xmm0, 3168(%rbx)
+.Lctr_round1_wiped:
 # the bulk loop used every vector register: vector-permute's constants back
 # the nibble mask and the tables that have a register (plan.table_registers): 1/x and
 # a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables
 	movdqa          .Lvperm_low_nibbles(%rip), %xmm15
 	jmp             .Lctr_main_done
+.Lctr_bulk_round1_save:
+# ROUND1_BASE = round 1's planes ^ V(s) of these blocks, for their tag
+	lea             -8(%r8), %r11
+	movzbl          %r11b, %r10d
+	shr             $3, %r10d
+	movq            2672(%rbx,%r10,8), %xmm8
+	movq            2928(%rbx,%r10,8), %xmm9
+	movdqa          %xmm8, %xmm10
+	pshufb          .Lbs_round1_single0(%rip), %xmm10
+	movdqa          %xmm9, %xmm11
+	pshufb          .Lbs_round1_double0(%rip), %xmm11
+	pxor            %xmm11, %xmm10
+	pxor            %xmm0, %xmm10
+	movdqa          %xmm10, 2528(%rbx)
+	movdqa          %xmm8, %xmm10
+	pshufb          .Lbs_round1_single1(%rip), %xmm10
+	movdqa          %xmm9, %xmm11
+	pshufb          .Lbs_round1_double1(%rip), %xmm11
+	pxor            %xmm11, %xmm10
+	pxor            %xmm1, %xmm10
+	movdqa          %xmm10, 2544(%rbx)
+	movdqa          %xmm8, %xmm10
+	pshufb          .Lbs_round1_single2(%rip), %xmm10
+	movdqa          %xmm9, %xmm11
+	pshufb          .Lbs_round1_double2(%rip), %xmm11
+	pxor            %xmm11, %xmm10
+	pxor            %xmm2, %xmm10
+	movdqa          %xmm10, 2560(%rbx)
+	movdqa          %xmm8, %xmm10
+	pshufb          .Lbs_round1_single3(%rip), %xmm10
+	movdqa          %xmm9, %xmm11
+	pshufb          .Lbs_round1_double3(%rip), %xmm11
+	pxor            %xmm11, %xmm10
+	pxor            %xmm3, %xmm10
+	movdqa          %xmm10, 2576(%rbx)
+	movdqa          %xmm8, %xmm10
+	pshufb          .Lbs_round1_single4(%rip), %xmm10
+	movdqa          %xmm9, %xmm11
+	pshufb          .Lbs_round1_double4(%rip), %xmm11
+	pxor            %xmm11, %xmm10
+	pxor            %xmm4, %xmm10
+	movdqa          %xmm10, 2592(%rbx)
+	movdqa          %xmm8, %xmm10
+	pshufb          .Lbs_round1_single5(%rip), %xmm10
+	movdqa          %xmm9, %xmm11
+	pshufb          .Lbs_round1_double5(%rip), %xmm11
+	pxor            %xmm11, %xmm10
+	pxor            %xmm5, %xmm10
+	movdqa          %xmm10, 2608(%rbx)
+	movdqa          %xmm8, %xmm10
+	pshufb          .Lbs_round1_single6(%rip), %xmm10
+	movdqa          %xmm9, %xmm11
+	pshufb          .Lbs_round1_double6(%rip), %xmm11
+	pxor            %xmm11, %xmm10
+	pxor            %xmm6, %xmm10
+	movdqa          %xmm10, 2624(%rbx)
+	movdqa          %xmm8, %xmm10
+	pshufb          .Lbs_round1_single7(%rip), %xmm10
+	movdqa          %xmm9, %xmm11
+	pshufb          .Lbs_round1_double7(%rip), %xmm11
+	pxor            %xmm11, %xmm10
+	pxor            %xmm7, %xmm10
+	movdqa          %xmm10, 2640(%rbx)
+	shr             $8, %r11
+	mov             %r11, 2656(%rbx)
+	mov             $2224, %r10d
+	jmp             .Lctr_bulk_middle_rounds
 	.cfi_endproc
 	.size	aesgen_ctr_crypt_vperm_ssse3, . - aesgen_ctr_crypt_vperm_ssse3
 
@@ -2657,6 +3697,59 @@ aesgen_ctr_crypt_vperm_ssse3:
 	.quad	0x0000CCCC0000CCCC
 .Lbs_counter_swap28:
 	.quad	0x00000000F0F0F0F0
+# round 1 from the table: per plane b, s's and 2s's byte b where MixColumns takes them;
+# the table's S-box inputs and its second half
+	.p2align 4
+.Lbs_round1_single0:
+	.byte	0, 128, 128, 128, 0, 128, 128, 128, 0, 128, 128, 128, 128, 128, 128, 128
+.Lbs_round1_double0:
+	.byte	128, 128, 128, 128, 128, 128, 128, 128, 0, 128, 128, 128, 0, 128, 128, 128
+.Lbs_round1_single1:
+	.byte	1, 128, 128, 128, 1, 128, 128, 128, 1, 128, 128, 128, 128, 128, 128, 128
+.Lbs_round1_double1:
+	.byte	128, 128, 128, 128, 128, 128, 128, 128, 1, 128, 128, 128, 1, 128, 128, 128
+.Lbs_round1_single2:
+	.byte	2, 128, 128, 128, 2, 128, 128, 128, 2, 128, 128, 128, 128, 128, 128, 128
+.Lbs_round1_double2:
+	.byte	128, 128, 128, 128, 128, 128, 128, 128, 2, 128, 128, 128, 2, 128, 128, 128
+.Lbs_round1_single3:
+	.byte	3, 128, 128, 128, 3, 128, 128, 128, 3, 128, 128, 128, 128, 128, 128, 128
+.Lbs_round1_double3:
+	.byte	128, 128, 128, 128, 128, 128, 128, 128, 3, 128, 128, 128, 3, 128, 128, 128
+.Lbs_round1_single4:
+	.byte	4, 128, 128, 128, 4, 128, 128, 128, 4, 128, 128, 128, 128, 128, 128, 128
+.Lbs_round1_double4:
+	.byte	128, 128, 128, 128, 128, 128, 128, 128, 4, 128, 128, 128, 4, 128, 128, 128
+.Lbs_round1_single5:
+	.byte	5, 128, 128, 128, 5, 128, 128, 128, 5, 128, 128, 128, 128, 128, 128, 128
+.Lbs_round1_double5:
+	.byte	128, 128, 128, 128, 128, 128, 128, 128, 5, 128, 128, 128, 5, 128, 128, 128
+.Lbs_round1_single6:
+	.byte	6, 128, 128, 128, 6, 128, 128, 128, 6, 128, 128, 128, 128, 128, 128, 128
+.Lbs_round1_double6:
+	.byte	128, 128, 128, 128, 128, 128, 128, 128, 6, 128, 128, 128, 6, 128, 128, 128
+.Lbs_round1_single7:
+	.byte	7, 128, 128, 128, 7, 128, 128, 128, 7, 128, 128, 128, 128, 128, 128, 128
+.Lbs_round1_double7:
+	.byte	128, 128, 128, 128, 128, 128, 128, 128, 7, 128, 128, 128, 7, 128, 128, 128
+.Lbs_round1_lanes0:
+	.byte	0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120
+.Lbs_round1_lanes1:
+	.byte	1, 9, 17, 25, 33, 41, 49, 57, 65, 73, 81, 89, 97, 105, 113, 121
+.Lbs_round1_lanes2:
+	.byte	2, 10, 18, 26, 34, 42, 50, 58, 66, 74, 82, 90, 98, 106, 114, 122
+.Lbs_round1_lanes3:
+	.byte	3, 11, 19, 27, 35, 43, 51, 59, 67, 75, 83, 91, 99, 107, 115, 123
+.Lbs_round1_lanes4:
+	.byte	4, 12, 20, 28, 36, 44, 52, 60, 68, 76, 84, 92, 100, 108, 116, 124
+.Lbs_round1_lanes5:
+	.byte	5, 13, 21, 29, 37, 45, 53, 61, 69, 77, 85, 93, 101, 109, 117, 125
+.Lbs_round1_lanes6:
+	.byte	6, 14, 22, 30, 38, 46, 54, 62, 70, 78, 86, 94, 102, 110, 118, 126
+.Lbs_round1_lanes7:
+	.byte	7, 15, 23, 31, 39, 47, 55, 63, 71, 79, 87, 95, 103, 111, 119, 127
+.Lbs_round1_half:
+	.byte	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
 	.section .note.GNU-stack,"",@progbits
 	.section .note.gnu.property,"a",@note
 	.p2align 3

@@ -37,6 +37,7 @@
 ;                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, B2S=xmm10, B2H=xmm11
 ;                     B2L=xmm12, B2T=xmm13, B2U=xmm14, MASK=xmm15
 ; Bitsliced main loop (UNROLL=8): every vector register; at FRAME + 272: key 0 (row-major), the last key, spill slots, the middle keys as planes (to FRAME + 2528).
+; Counter modes: round 1's saved planes, tag and table at FRAME + 2528 .. 3184.
 ; Stack: FRAME = rsp rounded up to 16; round key m before the last at [FRAME + 224 - 16m],
 ; the first at [FRAME], the input permutation at [FRAME + 240], a keystream block at [FRAME + 256].
 	section .text
@@ -45,7 +46,7 @@
 aesgen_ctr_crypt_vperm_ssse3:
 	endbr64
 	push            rbx
-	sub             rsp, 2544
+	sub             rsp, 3200
 	test            rcx, rcx
 	jz              near L.ctr_return
 ; ROUNDS = 10, 12 or 14; KEYEND = &rk[ROUNDS] of the schedule at rdi
@@ -316,6 +317,844 @@ L.ctr_bulk_key_planes:
 	imul            r11, qword [rel L.bs_counter_bytes_one]
 	mov             qword [rbx + 2360], r11
 	mov             qword [rbx + 2352], -1
+; round 1 from a table when the message is long enough for it to pay
+	mov             qword [rbx + 2656], -2
+	cmp             rcx, 768
+	jb              near L.ctr_round1_table_done
+	mov             qword [rbx + 2656], -1
+	movzx           r11d, r8b
+	and             r11d, 7
+	imul            r11, qword [rel L.bs_counter_bytes_one]
+; counter bytes 0 + 8q + j + (start & 7), lane q of block j, ^ the mask
+	movq            xmm9, r11
+	punpcklqdq      xmm9, xmm9
+	movq            xmm10, qword [rbx + 2360]
+	punpcklqdq      xmm10, xmm10
+	movdqa          xmm0, xmm9
+	paddb           xmm0, oword [rel L.bs_round1_lanes0]
+	pxor            xmm0, xmm10
+	movdqa          xmm1, xmm9
+	paddb           xmm1, oword [rel L.bs_round1_lanes1]
+	pxor            xmm1, xmm10
+	movdqa          xmm2, xmm9
+	paddb           xmm2, oword [rel L.bs_round1_lanes2]
+	pxor            xmm2, xmm10
+	movdqa          xmm3, xmm9
+	paddb           xmm3, oword [rel L.bs_round1_lanes3]
+	pxor            xmm3, xmm10
+	movdqa          xmm4, xmm9
+	paddb           xmm4, oword [rel L.bs_round1_lanes4]
+	pxor            xmm4, xmm10
+	movdqa          xmm5, xmm9
+	paddb           xmm5, oword [rel L.bs_round1_lanes5]
+	pxor            xmm5, xmm10
+	movdqa          xmm6, xmm9
+	paddb           xmm6, oword [rel L.bs_round1_lanes6]
+	pxor            xmm6, xmm10
+	movdqa          xmm7, xmm9
+	paddb           xmm7, oword [rel L.bs_round1_lanes7]
+	pxor            xmm7, xmm10
+; to planes, then the S-box: s
+	movdqa          xmm8, xmm0
+	psrlq           xmm8, 1
+	pxor            xmm8, xmm1
+	pand            xmm8, oword [rel L.bs_swap1]
+	pxor            xmm1, xmm8
+	psllq           xmm8, 1
+	pxor            xmm0, xmm8
+	movdqa          xmm8, xmm2
+	psrlq           xmm8, 1
+	pxor            xmm8, xmm3
+	pand            xmm8, oword [rel L.bs_swap1]
+	pxor            xmm3, xmm8
+	psllq           xmm8, 1
+	pxor            xmm2, xmm8
+	movdqa          xmm8, xmm4
+	psrlq           xmm8, 1
+	pxor            xmm8, xmm5
+	pand            xmm8, oword [rel L.bs_swap1]
+	pxor            xmm5, xmm8
+	psllq           xmm8, 1
+	pxor            xmm4, xmm8
+	movdqa          xmm8, xmm6
+	psrlq           xmm8, 1
+	pxor            xmm8, xmm7
+	pand            xmm8, oword [rel L.bs_swap1]
+	pxor            xmm7, xmm8
+	psllq           xmm8, 1
+	pxor            xmm6, xmm8
+	movdqa          xmm8, xmm0
+	psrlq           xmm8, 2
+	pxor            xmm8, xmm2
+	pand            xmm8, oword [rel L.bs_swap2]
+	pxor            xmm2, xmm8
+	psllq           xmm8, 2
+	pxor            xmm0, xmm8
+	movdqa          xmm8, xmm1
+	psrlq           xmm8, 2
+	pxor            xmm8, xmm3
+	pand            xmm8, oword [rel L.bs_swap2]
+	pxor            xmm3, xmm8
+	psllq           xmm8, 2
+	pxor            xmm1, xmm8
+	movdqa          xmm8, xmm4
+	psrlq           xmm8, 2
+	pxor            xmm8, xmm6
+	pand            xmm8, oword [rel L.bs_swap2]
+	pxor            xmm6, xmm8
+	psllq           xmm8, 2
+	pxor            xmm4, xmm8
+	movdqa          xmm8, xmm5
+	psrlq           xmm8, 2
+	pxor            xmm8, xmm7
+	pand            xmm8, oword [rel L.bs_swap2]
+	pxor            xmm7, xmm8
+	psllq           xmm8, 2
+	pxor            xmm5, xmm8
+	movdqa          xmm8, xmm0
+	psrlq           xmm8, 4
+	pxor            xmm8, xmm4
+	pand            xmm8, oword [rel L.bs_swap4]
+	pxor            xmm4, xmm8
+	psllq           xmm8, 4
+	pxor            xmm0, xmm8
+	movdqa          xmm8, xmm1
+	psrlq           xmm8, 4
+	pxor            xmm8, xmm5
+	pand            xmm8, oword [rel L.bs_swap4]
+	pxor            xmm5, xmm8
+	psllq           xmm8, 4
+	pxor            xmm1, xmm8
+	movdqa          xmm8, xmm2
+	psrlq           xmm8, 4
+	pxor            xmm8, xmm6
+	pand            xmm8, oword [rel L.bs_swap4]
+	pxor            xmm6, xmm8
+	psllq           xmm8, 4
+	pxor            xmm2, xmm8
+	movdqa          xmm8, xmm3
+	psrlq           xmm8, 4
+	pxor            xmm8, xmm7
+	pand            xmm8, oword [rel L.bs_swap4]
+	pxor            xmm7, xmm8
+	psllq           xmm8, 4
+	pxor            xmm3, xmm8
+	movdqa          xmm8, xmm7
+	pxor            xmm8, xmm4                      ; T1 = U0 ^ U3
+	pxor            xmm3, xmm1                      ; T5 = U4 ^ U6
+	movdqa          xmm9, xmm6
+	pxor            xmm9, xmm2                      ; T11 = U1 ^ U5
+	movdqa          xmm10, xmm3
+	pxor            xmm10, xmm9                     ; T15 = T5 ^ T11
+	movdqa          xmm11, xmm8
+	pand            xmm11, xmm10                    ; M11 = T1 & T15
+	movdqa          xmm12, xmm4
+	pxor            xmm12, xmm2                     ; T4 = U3 ^ U5
+	movdqa          xmm13, xmm5
+	pxor            xmm13, xmm2                     ; T12 = U2 ^ U5
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm13                    ; T27 = T1 ^ T12
+	movdqa          xmm15, xmm12
+	pand            xmm15, xmm14                    ; M12 = T4 & T27
+	pxor            xmm15, xmm11                    ; M13 = M12 ^ M11
+	pxor            xmm2, xmm7                      ; T2 = U0 ^ U5
+	movdqa          oword [rbx + 304], xmm14
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm3                     ; T6 = T1 ^ T5
+	pxor            xmm6, xmm5                      ; T7 = U1 ^ U2
+	movdqa          xmm5, xmm14
+	pxor            xmm5, xmm6                      ; T10 = T6 ^ T7
+	movdqa          oword [rbx + 320], xmm10
+	movdqa          xmm10, xmm2
+	pand            xmm10, xmm5                     ; M14 = T2 & T10
+	pxor            xmm10, xmm11                    ; M15 = M14 ^ M11
+	pxor            xmm7, xmm1                      ; T3 = U0 ^ U6
+	movdqa          xmm11, xmm7
+	pxor            xmm11, xmm12                    ; T13 = T3 ^ T4
+	movdqa          oword [rbx + 336], xmm12
+	movdqa          xmm12, xmm11
+	pand            xmm12, xmm14                    ; M1 = T13 & T6
+	pxor            xmm9, xmm14                     ; T14 = T6 ^ T11
+	pxor            xmm9, xmm12                     ; M3 = T14 ^ M1
+	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
+	pxor            xmm1, xmm6                      ; T22 = T7 ^ T21
+	movdqa          oword [rbx + 352], xmm11
+	movdqa          xmm11, xmm2
+	pxor            xmm11, xmm1                     ; T23 = T2 ^ T22
+	movdqa          oword [rbx + 368], xmm2
+	movdqa          xmm2, xmm0
+	pxor            xmm2, xmm14                     ; T8 = U7 ^ T6
+	movdqa          oword [rbx + 384], xmm14
+	movdqa          xmm14, xmm11
+	pand            xmm14, xmm2                     ; M2 = T23 & T8
+	pxor            xmm9, xmm14                     ; M16 = M3 ^ M2
+	pxor            xmm3, xmm13                     ; T16 = T5 ^ T12
+	movdqa          xmm13, xmm7
+	pand            xmm13, xmm3                     ; M6 = T3 & T16
+	movdqa          xmm14, xmm7
+	pxor            xmm14, xmm3                     ; T26 = T3 ^ T16
+	pxor            xmm14, xmm13                    ; M8 = T26 ^ M6
+	movdqa          oword [rbx + 400], xmm7
+	movdqa          xmm7, xmm0
+	pxor            xmm7, xmm6                      ; T9 = U7 ^ T7
+	movdqa          oword [rbx + 416], xmm11
+	movdqa          xmm11, xmm1
+	pand            xmm11, xmm7                     ; M7 = T22 & T9
+	pxor            xmm14, xmm11                    ; M18 = M8 ^ M7
+	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
+	pxor            xmm6, xmm4                      ; T19 = T7 ^ T18
+	movdqa          xmm4, xmm6
+	pand            xmm4, xmm0                      ; M4 = T19 & U7
+	pxor            xmm4, xmm12                     ; M5 = M4 ^ M1
+	movdqa          xmm11, xmm8
+	pxor            xmm11, xmm6                     ; T20 = T1 ^ T19
+	movdqa          xmm12, xmm7
+	pxor            xmm12, xmm3                     ; T17 = T9 ^ T16
+	movdqa          oword [rbx + 432], xmm8
+	movdqa          xmm8, xmm11
+	pand            xmm8, xmm12                     ; M9 = T20 & T17
+	pxor            xmm8, xmm13                     ; M10 = M9 ^ M6
+	pxor            xmm9, xmm15                     ; M20 = M16 ^ M13
+	pxor            xmm14, xmm15                    ; M22 = M18 ^ M13
+	pxor            xmm8, xmm10                     ; M19 = M10 ^ M15
+	movdqa          xmm13, xmm5
+	pxor            xmm13, oword [rbx + 368]        ; T24 = T2 ^ T10
+	pxor            xmm4, xmm13                     ; M17 = M5 ^ T24
+	pxor            xmm4, xmm10                     ; M21 = M17 ^ M15
+	movdqa          xmm10, xmm11
+	pxor            xmm10, xmm12                    ; T25 = T20 ^ T17
+	pxor            xmm8, xmm10                     ; M23 = M19 ^ T25
+	movdqa          xmm10, xmm14
+	pand            xmm10, xmm9                     ; M25 = M22 & M20
+	movdqa          xmm13, xmm14
+	pxor            xmm13, xmm8                     ; M24 = M22 ^ M23
+	pand            xmm14, xmm4                     ; M34 = M21 & M22
+	pand            xmm14, xmm13                    ; M35 = M24 & M34
+	movdqa          xmm15, xmm4
+	pxor            xmm15, xmm10                    ; M26 = M21 ^ M25
+	pand            xmm15, xmm13                    ; M30 = M26 & M24
+	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
+	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
+	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
+	pand            xmm2, xmm14                     ; M47 = M40 & T8
+	pand            xmm0, xmm15                     ; M48 = M39 & U7
+	movdqa          xmm13, xmm14
+	pand            xmm13, oword [rbx + 416]        ; M56 = M40 & T23
+	pand            xmm6, xmm15                     ; M57 = M39 & T19
+	movdqa          oword [rbx + 416], xmm6
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm4                      ; M27 = M20 ^ M21
+	pand            xmm9, xmm8                      ; M31 = M20 & M23
+	pxor            xmm8, xmm10                     ; M28 = M23 ^ M25
+	pand            xmm8, xmm6                      ; M29 = M28 & M27
+	pand            xmm9, xmm6                      ; M32 = M27 & M31
+	pxor            xmm6, xmm10                     ; M33 = M27 ^ M25
+	pxor            xmm4, xmm8                      ; M37 = M21 ^ M29
+	pxor            xmm9, xmm6                      ; M38 = M32 ^ M33
+	pand            xmm7, xmm9                      ; M50 = M38 & T9
+	pand            xmm12, xmm4                     ; M51 = M37 & T17
+	pand            xmm1, xmm9                      ; M59 = M38 & T22
+	pand            xmm11, xmm4                     ; M60 = M37 & T20
+	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
+	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
+	pxor            xmm9, xmm4                      ; M43 = M37 ^ M38
+	pxor            xmm4, xmm15                     ; M42 = M37 ^ M39
+	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
+	movdqa          xmm8, xmm15
+	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
+	pand            xmm3, xmm9                      ; M49 = M43 & T16
+	pand            xmm5, xmm6                      ; M54 = M41 & T10
+	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
+	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
+	movdqa          xmm10, xmm4
+	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
+	movdqa          xmm14, xmm4
+	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
+	pxor            xmm4, xmm6                      ; M45 = M42 ^ M41
+	movdqa          oword [rbx + 320], xmm13
+	movdqa          xmm13, xmm4
+	pand            xmm13, oword [rbx + 304]        ; M53 = M45 & T27
+	pand            xmm4, oword [rbx + 336]         ; M62 = M45 & T4
+	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
+	pxor            xmm2, xmm15                     ; L3 = M47 ^ M55
+	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
+	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
+	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
+	pxor            xmm3, xmm4                      ; L6 = M62 ^ L5
+	pxor            xmm4, xmm10                     ; L0 = M61 ^ M62
+	pxor            xmm8, xmm2                      ; L7 = M46 ^ L3
+	pxor            xmm11, xmm0                     ; L11 = M60 ^ L2
+	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
+	pxor            xmm14, xmm13                    ; L9 = M52 ^ M53
+	pxor            xmm13, xmm5                     ; L10 = M53 ^ L4
+	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
+	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
+	pxor            xmm2, xmm12                     ; L22 = L3 ^ L12
+	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
+	pxor            xmm1, xmm13                     ; L27 = L8 ^ L10
+	pxor            xmm13, xmm3                     ; L25 = L6 ^ L10
+	pxor            xmm10, xmm11                    ; L28 = L11 ^ L14
+	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
+	movdqa          xmm0, xmm7
+	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
+	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm5, xmm0
+	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
+	pxor            xmm7, xmm4                      ; L13 = M50 ^ L0
+	movdqa          xmm10, xmm4
+	pxor            xmm10, oword [rbx + 320]        ; L16 = M56 ^ L0
+	pxor            xmm4, xmm0                      ; L20 = L0 ^ L1
+	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
+	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
+	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
+	pxor            xmm11, xmm5                     ; L29 = L11 ^ L17
+	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
+	pxor            xmm10, xmm8                     ; S1 = L16 ^ L26
+	pxor            xmm0, xmm3                      ; S3 = L6 ^ L21
+	pxor            xmm4, xmm2                      ; S4 = L20 ^ L22
+	pxor            xmm13, xmm11                    ; S5 = L25 ^ L29
+	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
+	pxor            xmm3, xmm9                      ; S7 = L6 ^ L23
+	movdqa          xmm1, xmm7
+	movdqa          xmm2, xmm13
+	movdqa          xmm5, xmm6
+	movdqa          xmm6, xmm10
+	movdqa          xmm7, xmm15
+	movdqa          xmm8, xmm3
+	movdqa          xmm3, xmm4
+	movdqa          xmm4, xmm0
+	movdqa          xmm0, xmm8
+; 2s's planes (2s = s7, s0 + s7, s1, s2 + s7, s3 + s7, s4, s5, s6) to the spill slots
+	movdqa          oword [rbx + 304], xmm7
+	movdqa          xmm8, xmm0
+	pxor            xmm8, xmm7
+	movdqa          oword [rbx + 320], xmm8
+	movdqa          oword [rbx + 336], xmm1
+	movdqa          xmm8, xmm2
+	pxor            xmm8, xmm7
+	movdqa          oword [rbx + 352], xmm8
+	movdqa          xmm8, xmm3
+	pxor            xmm8, xmm7
+	movdqa          oword [rbx + 368], xmm8
+	movdqa          oword [rbx + 384], xmm4
+	movdqa          oword [rbx + 400], xmm5
+	movdqa          oword [rbx + 416], xmm6
+; planes to entries: byte b of entry m = byte m of plane b
+	movdqa          xmm8, xmm0
+	punpcklbw       xmm0, xmm1
+	punpckhbw       xmm8, xmm1
+	movdqa          xmm9, xmm2
+	punpcklbw       xmm2, xmm3
+	punpckhbw       xmm9, xmm3
+	movdqa          xmm10, xmm4
+	punpcklbw       xmm4, xmm5
+	punpckhbw       xmm10, xmm5
+	movdqa          xmm11, xmm6
+	punpcklbw       xmm6, xmm7
+	punpckhbw       xmm11, xmm7
+	movdqa          xmm12, xmm0
+	punpcklwd       xmm0, xmm2
+	punpckhwd       xmm12, xmm2
+	movdqa          xmm13, xmm8
+	punpcklwd       xmm8, xmm9
+	punpckhwd       xmm13, xmm9
+	movdqa          xmm14, xmm4
+	punpcklwd       xmm4, xmm6
+	punpckhwd       xmm14, xmm6
+	movdqa          xmm15, xmm10
+	punpcklwd       xmm10, xmm11
+	punpckhwd       xmm15, xmm11
+	movdqa          xmm1, xmm0
+	punpckldq       xmm0, xmm4
+	punpckhdq       xmm1, xmm4
+	movdqa          xmm3, xmm12
+	punpckldq       xmm12, xmm14
+	punpckhdq       xmm3, xmm14
+	movdqa          xmm5, xmm8
+	punpckldq       xmm8, xmm10
+	punpckhdq       xmm5, xmm10
+	movdqa          xmm7, xmm13
+	punpckldq       xmm13, xmm15
+	punpckhdq       xmm7, xmm15
+	movdqa          oword [rbx + 2672], xmm0
+	movdqa          oword [rbx + 2688], xmm1
+	movdqa          oword [rbx + 2704], xmm12
+	movdqa          oword [rbx + 2720], xmm3
+	movdqa          oword [rbx + 2736], xmm8
+	movdqa          oword [rbx + 2752], xmm5
+	movdqa          oword [rbx + 2768], xmm13
+	movdqa          oword [rbx + 2784], xmm7
+; the same for 2s
+	movdqa          xmm0, oword [rbx + 304]
+	movdqa          xmm1, oword [rbx + 320]
+	movdqa          xmm2, oword [rbx + 336]
+	movdqa          xmm3, oword [rbx + 352]
+	movdqa          xmm4, oword [rbx + 368]
+	movdqa          xmm5, oword [rbx + 384]
+	movdqa          xmm6, oword [rbx + 400]
+	movdqa          xmm7, oword [rbx + 416]
+	movdqa          xmm8, xmm0
+	punpcklbw       xmm0, xmm1
+	punpckhbw       xmm8, xmm1
+	movdqa          xmm9, xmm2
+	punpcklbw       xmm2, xmm3
+	punpckhbw       xmm9, xmm3
+	movdqa          xmm10, xmm4
+	punpcklbw       xmm4, xmm5
+	punpckhbw       xmm10, xmm5
+	movdqa          xmm11, xmm6
+	punpcklbw       xmm6, xmm7
+	punpckhbw       xmm11, xmm7
+	movdqa          xmm12, xmm0
+	punpcklwd       xmm0, xmm2
+	punpckhwd       xmm12, xmm2
+	movdqa          xmm13, xmm8
+	punpcklwd       xmm8, xmm9
+	punpckhwd       xmm13, xmm9
+	movdqa          xmm14, xmm4
+	punpcklwd       xmm4, xmm6
+	punpckhwd       xmm14, xmm6
+	movdqa          xmm15, xmm10
+	punpcklwd       xmm10, xmm11
+	punpckhwd       xmm15, xmm11
+	movdqa          xmm1, xmm0
+	punpckldq       xmm0, xmm4
+	punpckhdq       xmm1, xmm4
+	movdqa          xmm3, xmm12
+	punpckldq       xmm12, xmm14
+	punpckhdq       xmm3, xmm14
+	movdqa          xmm5, xmm8
+	punpckldq       xmm8, xmm10
+	punpckhdq       xmm5, xmm10
+	movdqa          xmm7, xmm13
+	punpckldq       xmm13, xmm15
+	punpckhdq       xmm7, xmm15
+	movdqa          oword [rbx + 2928], xmm0
+	movdqa          oword [rbx + 2944], xmm1
+	movdqa          oword [rbx + 2960], xmm12
+	movdqa          oword [rbx + 2976], xmm3
+	movdqa          oword [rbx + 2992], xmm8
+	movdqa          oword [rbx + 3008], xmm5
+	movdqa          oword [rbx + 3024], xmm13
+	movdqa          oword [rbx + 3040], xmm7
+; counter bytes 128 + 8q + j + (start & 7), lane q of block j, ^ the mask
+	movq            xmm9, r11
+	punpcklqdq      xmm9, xmm9
+	movq            xmm10, qword [rbx + 2360]
+	punpcklqdq      xmm10, xmm10
+	pxor            xmm10, oword [rel L.bs_round1_half]
+	movdqa          xmm0, xmm9
+	paddb           xmm0, oword [rel L.bs_round1_lanes0]
+	pxor            xmm0, xmm10
+	movdqa          xmm1, xmm9
+	paddb           xmm1, oword [rel L.bs_round1_lanes1]
+	pxor            xmm1, xmm10
+	movdqa          xmm2, xmm9
+	paddb           xmm2, oword [rel L.bs_round1_lanes2]
+	pxor            xmm2, xmm10
+	movdqa          xmm3, xmm9
+	paddb           xmm3, oword [rel L.bs_round1_lanes3]
+	pxor            xmm3, xmm10
+	movdqa          xmm4, xmm9
+	paddb           xmm4, oword [rel L.bs_round1_lanes4]
+	pxor            xmm4, xmm10
+	movdqa          xmm5, xmm9
+	paddb           xmm5, oword [rel L.bs_round1_lanes5]
+	pxor            xmm5, xmm10
+	movdqa          xmm6, xmm9
+	paddb           xmm6, oword [rel L.bs_round1_lanes6]
+	pxor            xmm6, xmm10
+	movdqa          xmm7, xmm9
+	paddb           xmm7, oword [rel L.bs_round1_lanes7]
+	pxor            xmm7, xmm10
+; to planes, then the S-box: s
+	movdqa          xmm8, xmm0
+	psrlq           xmm8, 1
+	pxor            xmm8, xmm1
+	pand            xmm8, oword [rel L.bs_swap1]
+	pxor            xmm1, xmm8
+	psllq           xmm8, 1
+	pxor            xmm0, xmm8
+	movdqa          xmm8, xmm2
+	psrlq           xmm8, 1
+	pxor            xmm8, xmm3
+	pand            xmm8, oword [rel L.bs_swap1]
+	pxor            xmm3, xmm8
+	psllq           xmm8, 1
+	pxor            xmm2, xmm8
+	movdqa          xmm8, xmm4
+	psrlq           xmm8, 1
+	pxor            xmm8, xmm5
+	pand            xmm8, oword [rel L.bs_swap1]
+	pxor            xmm5, xmm8
+	psllq           xmm8, 1
+	pxor            xmm4, xmm8
+	movdqa          xmm8, xmm6
+	psrlq           xmm8, 1
+	pxor            xmm8, xmm7
+	pand            xmm8, oword [rel L.bs_swap1]
+	pxor            xmm7, xmm8
+	psllq           xmm8, 1
+	pxor            xmm6, xmm8
+	movdqa          xmm8, xmm0
+	psrlq           xmm8, 2
+	pxor            xmm8, xmm2
+	pand            xmm8, oword [rel L.bs_swap2]
+	pxor            xmm2, xmm8
+	psllq           xmm8, 2
+	pxor            xmm0, xmm8
+	movdqa          xmm8, xmm1
+	psrlq           xmm8, 2
+	pxor            xmm8, xmm3
+	pand            xmm8, oword [rel L.bs_swap2]
+	pxor            xmm3, xmm8
+	psllq           xmm8, 2
+	pxor            xmm1, xmm8
+	movdqa          xmm8, xmm4
+	psrlq           xmm8, 2
+	pxor            xmm8, xmm6
+	pand            xmm8, oword [rel L.bs_swap2]
+	pxor            xmm6, xmm8
+	psllq           xmm8, 2
+	pxor            xmm4, xmm8
+	movdqa          xmm8, xmm5
+	psrlq           xmm8, 2
+	pxor            xmm8, xmm7
+	pand            xmm8, oword [rel L.bs_swap2]
+	pxor            xmm7, xmm8
+	psllq           xmm8, 2
+	pxor            xmm5, xmm8
+	movdqa          xmm8, xmm0
+	psrlq           xmm8, 4
+	pxor            xmm8, xmm4
+	pand            xmm8, oword [rel L.bs_swap4]
+	pxor            xmm4, xmm8
+	psllq           xmm8, 4
+	pxor            xmm0, xmm8
+	movdqa          xmm8, xmm1
+	psrlq           xmm8, 4
+	pxor            xmm8, xmm5
+	pand            xmm8, oword [rel L.bs_swap4]
+	pxor            xmm5, xmm8
+	psllq           xmm8, 4
+	pxor            xmm1, xmm8
+	movdqa          xmm8, xmm2
+	psrlq           xmm8, 4
+	pxor            xmm8, xmm6
+	pand            xmm8, oword [rel L.bs_swap4]
+	pxor            xmm6, xmm8
+	psllq           xmm8, 4
+	pxor            xmm2, xmm8
+	movdqa          xmm8, xmm3
+	psrlq           xmm8, 4
+	pxor            xmm8, xmm7
+	pand            xmm8, oword [rel L.bs_swap4]
+	pxor            xmm7, xmm8
+	psllq           xmm8, 4
+	pxor            xmm3, xmm8
+	movdqa          xmm8, xmm7
+	pxor            xmm8, xmm4                      ; T1 = U0 ^ U3
+	pxor            xmm3, xmm1                      ; T5 = U4 ^ U6
+	movdqa          xmm9, xmm6
+	pxor            xmm9, xmm2                      ; T11 = U1 ^ U5
+	movdqa          xmm10, xmm3
+	pxor            xmm10, xmm9                     ; T15 = T5 ^ T11
+	movdqa          xmm11, xmm8
+	pand            xmm11, xmm10                    ; M11 = T1 & T15
+	movdqa          xmm12, xmm4
+	pxor            xmm12, xmm2                     ; T4 = U3 ^ U5
+	movdqa          xmm13, xmm5
+	pxor            xmm13, xmm2                     ; T12 = U2 ^ U5
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm13                    ; T27 = T1 ^ T12
+	movdqa          xmm15, xmm12
+	pand            xmm15, xmm14                    ; M12 = T4 & T27
+	pxor            xmm15, xmm11                    ; M13 = M12 ^ M11
+	pxor            xmm2, xmm7                      ; T2 = U0 ^ U5
+	movdqa          oword [rbx + 304], xmm14
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm3                     ; T6 = T1 ^ T5
+	pxor            xmm6, xmm5                      ; T7 = U1 ^ U2
+	movdqa          xmm5, xmm14
+	pxor            xmm5, xmm6                      ; T10 = T6 ^ T7
+	movdqa          oword [rbx + 320], xmm10
+	movdqa          xmm10, xmm2
+	pand            xmm10, xmm5                     ; M14 = T2 & T10
+	pxor            xmm10, xmm11                    ; M15 = M14 ^ M11
+	pxor            xmm7, xmm1                      ; T3 = U0 ^ U6
+	movdqa          xmm11, xmm7
+	pxor            xmm11, xmm12                    ; T13 = T3 ^ T4
+	movdqa          oword [rbx + 336], xmm12
+	movdqa          xmm12, xmm11
+	pand            xmm12, xmm14                    ; M1 = T13 & T6
+	pxor            xmm9, xmm14                     ; T14 = T6 ^ T11
+	pxor            xmm9, xmm12                     ; M3 = T14 ^ M1
+	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
+	pxor            xmm1, xmm6                      ; T22 = T7 ^ T21
+	movdqa          oword [rbx + 352], xmm11
+	movdqa          xmm11, xmm2
+	pxor            xmm11, xmm1                     ; T23 = T2 ^ T22
+	movdqa          oword [rbx + 368], xmm2
+	movdqa          xmm2, xmm0
+	pxor            xmm2, xmm14                     ; T8 = U7 ^ T6
+	movdqa          oword [rbx + 384], xmm14
+	movdqa          xmm14, xmm11
+	pand            xmm14, xmm2                     ; M2 = T23 & T8
+	pxor            xmm9, xmm14                     ; M16 = M3 ^ M2
+	pxor            xmm3, xmm13                     ; T16 = T5 ^ T12
+	movdqa          xmm13, xmm7
+	pand            xmm13, xmm3                     ; M6 = T3 & T16
+	movdqa          xmm14, xmm7
+	pxor            xmm14, xmm3                     ; T26 = T3 ^ T16
+	pxor            xmm14, xmm13                    ; M8 = T26 ^ M6
+	movdqa          oword [rbx + 400], xmm7
+	movdqa          xmm7, xmm0
+	pxor            xmm7, xmm6                      ; T9 = U7 ^ T7
+	movdqa          oword [rbx + 416], xmm11
+	movdqa          xmm11, xmm1
+	pand            xmm11, xmm7                     ; M7 = T22 & T9
+	pxor            xmm14, xmm11                    ; M18 = M8 ^ M7
+	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
+	pxor            xmm6, xmm4                      ; T19 = T7 ^ T18
+	movdqa          xmm4, xmm6
+	pand            xmm4, xmm0                      ; M4 = T19 & U7
+	pxor            xmm4, xmm12                     ; M5 = M4 ^ M1
+	movdqa          xmm11, xmm8
+	pxor            xmm11, xmm6                     ; T20 = T1 ^ T19
+	movdqa          xmm12, xmm7
+	pxor            xmm12, xmm3                     ; T17 = T9 ^ T16
+	movdqa          oword [rbx + 432], xmm8
+	movdqa          xmm8, xmm11
+	pand            xmm8, xmm12                     ; M9 = T20 & T17
+	pxor            xmm8, xmm13                     ; M10 = M9 ^ M6
+	pxor            xmm9, xmm15                     ; M20 = M16 ^ M13
+	pxor            xmm14, xmm15                    ; M22 = M18 ^ M13
+	pxor            xmm8, xmm10                     ; M19 = M10 ^ M15
+	movdqa          xmm13, xmm5
+	pxor            xmm13, oword [rbx + 368]        ; T24 = T2 ^ T10
+	pxor            xmm4, xmm13                     ; M17 = M5 ^ T24
+	pxor            xmm4, xmm10                     ; M21 = M17 ^ M15
+	movdqa          xmm10, xmm11
+	pxor            xmm10, xmm12                    ; T25 = T20 ^ T17
+	pxor            xmm8, xmm10                     ; M23 = M19 ^ T25
+	movdqa          xmm10, xmm14
+	pand            xmm10, xmm9                     ; M25 = M22 & M20
+	movdqa          xmm13, xmm14
+	pxor            xmm13, xmm8                     ; M24 = M22 ^ M23
+	pand            xmm14, xmm4                     ; M34 = M21 & M22
+	pand            xmm14, xmm13                    ; M35 = M24 & M34
+	movdqa          xmm15, xmm4
+	pxor            xmm15, xmm10                    ; M26 = M21 ^ M25
+	pand            xmm15, xmm13                    ; M30 = M26 & M24
+	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
+	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
+	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
+	pand            xmm2, xmm14                     ; M47 = M40 & T8
+	pand            xmm0, xmm15                     ; M48 = M39 & U7
+	movdqa          xmm13, xmm14
+	pand            xmm13, oword [rbx + 416]        ; M56 = M40 & T23
+	pand            xmm6, xmm15                     ; M57 = M39 & T19
+	movdqa          oword [rbx + 416], xmm6
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm4                      ; M27 = M20 ^ M21
+	pand            xmm9, xmm8                      ; M31 = M20 & M23
+	pxor            xmm8, xmm10                     ; M28 = M23 ^ M25
+	pand            xmm8, xmm6                      ; M29 = M28 & M27
+	pand            xmm9, xmm6                      ; M32 = M27 & M31
+	pxor            xmm6, xmm10                     ; M33 = M27 ^ M25
+	pxor            xmm4, xmm8                      ; M37 = M21 ^ M29
+	pxor            xmm9, xmm6                      ; M38 = M32 ^ M33
+	pand            xmm7, xmm9                      ; M50 = M38 & T9
+	pand            xmm12, xmm4                     ; M51 = M37 & T17
+	pand            xmm1, xmm9                      ; M59 = M38 & T22
+	pand            xmm11, xmm4                     ; M60 = M37 & T20
+	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
+	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
+	pxor            xmm9, xmm4                      ; M43 = M37 ^ M38
+	pxor            xmm4, xmm15                     ; M42 = M37 ^ M39
+	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
+	movdqa          xmm8, xmm15
+	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
+	pand            xmm3, xmm9                      ; M49 = M43 & T16
+	pand            xmm5, xmm6                      ; M54 = M41 & T10
+	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
+	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
+	movdqa          xmm10, xmm4
+	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
+	movdqa          xmm14, xmm4
+	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
+	pxor            xmm4, xmm6                      ; M45 = M42 ^ M41
+	movdqa          oword [rbx + 320], xmm13
+	movdqa          xmm13, xmm4
+	pand            xmm13, oword [rbx + 304]        ; M53 = M45 & T27
+	pand            xmm4, oword [rbx + 336]         ; M62 = M45 & T4
+	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
+	pxor            xmm2, xmm15                     ; L3 = M47 ^ M55
+	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
+	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
+	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
+	pxor            xmm3, xmm4                      ; L6 = M62 ^ L5
+	pxor            xmm4, xmm10                     ; L0 = M61 ^ M62
+	pxor            xmm8, xmm2                      ; L7 = M46 ^ L3
+	pxor            xmm11, xmm0                     ; L11 = M60 ^ L2
+	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
+	pxor            xmm14, xmm13                    ; L9 = M52 ^ M53
+	pxor            xmm13, xmm5                     ; L10 = M53 ^ L4
+	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
+	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
+	pxor            xmm2, xmm12                     ; L22 = L3 ^ L12
+	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
+	pxor            xmm1, xmm13                     ; L27 = L8 ^ L10
+	pxor            xmm13, xmm3                     ; L25 = L6 ^ L10
+	pxor            xmm10, xmm11                    ; L28 = L11 ^ L14
+	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
+	movdqa          xmm0, xmm7
+	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
+	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm5, xmm0
+	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
+	pxor            xmm7, xmm4                      ; L13 = M50 ^ L0
+	movdqa          xmm10, xmm4
+	pxor            xmm10, oword [rbx + 320]        ; L16 = M56 ^ L0
+	pxor            xmm4, xmm0                      ; L20 = L0 ^ L1
+	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
+	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
+	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
+	pxor            xmm11, xmm5                     ; L29 = L11 ^ L17
+	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
+	pxor            xmm10, xmm8                     ; S1 = L16 ^ L26
+	pxor            xmm0, xmm3                      ; S3 = L6 ^ L21
+	pxor            xmm4, xmm2                      ; S4 = L20 ^ L22
+	pxor            xmm13, xmm11                    ; S5 = L25 ^ L29
+	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
+	pxor            xmm3, xmm9                      ; S7 = L6 ^ L23
+	movdqa          xmm1, xmm7
+	movdqa          xmm2, xmm13
+	movdqa          xmm5, xmm6
+	movdqa          xmm6, xmm10
+	movdqa          xmm7, xmm15
+	movdqa          xmm8, xmm3
+	movdqa          xmm3, xmm4
+	movdqa          xmm4, xmm0
+	movdqa          xmm0, xmm8
+; 2s's planes (2s = s7, s0 + s7, s1, s2 + s7, s3 + s7, s4, s5, s6) to the spill slots
+	movdqa          oword [rbx + 304], xmm7
+	movdqa          xmm8, xmm0
+	pxor            xmm8, xmm7
+	movdqa          oword [rbx + 320], xmm8
+	movdqa          oword [rbx + 336], xmm1
+	movdqa          xmm8, xmm2
+	pxor            xmm8, xmm7
+	movdqa          oword [rbx + 352], xmm8
+	movdqa          xmm8, xmm3
+	pxor            xmm8, xmm7
+	movdqa          oword [rbx + 368], xmm8
+	movdqa          oword [rbx + 384], xmm4
+	movdqa          oword [rbx + 400], xmm5
+	movdqa          oword [rbx + 416], xmm6
+; planes to entries: byte b of entry m = byte m of plane b
+	movdqa          xmm8, xmm0
+	punpcklbw       xmm0, xmm1
+	punpckhbw       xmm8, xmm1
+	movdqa          xmm9, xmm2
+	punpcklbw       xmm2, xmm3
+	punpckhbw       xmm9, xmm3
+	movdqa          xmm10, xmm4
+	punpcklbw       xmm4, xmm5
+	punpckhbw       xmm10, xmm5
+	movdqa          xmm11, xmm6
+	punpcklbw       xmm6, xmm7
+	punpckhbw       xmm11, xmm7
+	movdqa          xmm12, xmm0
+	punpcklwd       xmm0, xmm2
+	punpckhwd       xmm12, xmm2
+	movdqa          xmm13, xmm8
+	punpcklwd       xmm8, xmm9
+	punpckhwd       xmm13, xmm9
+	movdqa          xmm14, xmm4
+	punpcklwd       xmm4, xmm6
+	punpckhwd       xmm14, xmm6
+	movdqa          xmm15, xmm10
+	punpcklwd       xmm10, xmm11
+	punpckhwd       xmm15, xmm11
+	movdqa          xmm1, xmm0
+	punpckldq       xmm0, xmm4
+	punpckhdq       xmm1, xmm4
+	movdqa          xmm3, xmm12
+	punpckldq       xmm12, xmm14
+	punpckhdq       xmm3, xmm14
+	movdqa          xmm5, xmm8
+	punpckldq       xmm8, xmm10
+	punpckhdq       xmm5, xmm10
+	movdqa          xmm7, xmm13
+	punpckldq       xmm13, xmm15
+	punpckhdq       xmm7, xmm15
+	movdqa          oword [rbx + 2800], xmm0
+	movdqa          oword [rbx + 2816], xmm1
+	movdqa          oword [rbx + 2832], xmm12
+	movdqa          oword [rbx + 2848], xmm3
+	movdqa          oword [rbx + 2864], xmm8
+	movdqa          oword [rbx + 2880], xmm5
+	movdqa          oword [rbx + 2896], xmm13
+	movdqa          oword [rbx + 2912], xmm7
+; the same for 2s
+	movdqa          xmm0, oword [rbx + 304]
+	movdqa          xmm1, oword [rbx + 320]
+	movdqa          xmm2, oword [rbx + 336]
+	movdqa          xmm3, oword [rbx + 352]
+	movdqa          xmm4, oword [rbx + 368]
+	movdqa          xmm5, oword [rbx + 384]
+	movdqa          xmm6, oword [rbx + 400]
+	movdqa          xmm7, oword [rbx + 416]
+	movdqa          xmm8, xmm0
+	punpcklbw       xmm0, xmm1
+	punpckhbw       xmm8, xmm1
+	movdqa          xmm9, xmm2
+	punpcklbw       xmm2, xmm3
+	punpckhbw       xmm9, xmm3
+	movdqa          xmm10, xmm4
+	punpcklbw       xmm4, xmm5
+	punpckhbw       xmm10, xmm5
+	movdqa          xmm11, xmm6
+	punpcklbw       xmm6, xmm7
+	punpckhbw       xmm11, xmm7
+	movdqa          xmm12, xmm0
+	punpcklwd       xmm0, xmm2
+	punpckhwd       xmm12, xmm2
+	movdqa          xmm13, xmm8
+	punpcklwd       xmm8, xmm9
+	punpckhwd       xmm13, xmm9
+	movdqa          xmm14, xmm4
+	punpcklwd       xmm4, xmm6
+	punpckhwd       xmm14, xmm6
+	movdqa          xmm15, xmm10
+	punpcklwd       xmm10, xmm11
+	punpckhwd       xmm15, xmm11
+	movdqa          xmm1, xmm0
+	punpckldq       xmm0, xmm4
+	punpckhdq       xmm1, xmm4
+	movdqa          xmm3, xmm12
+	punpckldq       xmm12, xmm14
+	punpckhdq       xmm3, xmm14
+	movdqa          xmm5, xmm8
+	punpckldq       xmm8, xmm10
+	punpckhdq       xmm5, xmm10
+	movdqa          xmm7, xmm13
+	punpckldq       xmm13, xmm15
+	punpckhdq       xmm7, xmm15
+	movdqa          oword [rbx + 3056], xmm0
+	movdqa          oword [rbx + 3072], xmm1
+	movdqa          oword [rbx + 3088], xmm12
+	movdqa          oword [rbx + 3104], xmm3
+	movdqa          oword [rbx + 3120], xmm8
+	movdqa          oword [rbx + 3136], xmm5
+	movdqa          oword [rbx + 3152], xmm13
+	movdqa          oword [rbx + 3168], xmm7
+L.ctr_round1_table_done:
 L.ctr_bulk_keys_done:
 ; the nibble mask and the tables that have a register (plan.table_registers): 1/x and
 ; a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables
@@ -1479,7 +2318,7 @@ L.ctr_done:
 	movdqa          oword [rbx + 256], xmm0
 L.ctr_return:
 	xor             eax, eax
-	add             rsp, 2544
+	add             rsp, 3200
 	pop             rbx
 	ret
 
@@ -1487,6 +2326,76 @@ L.ctr_return:
 L.ctr_main_loop:
 ; LLVM-MCA-BEGIN ctr_vperm_ssse3_main_loop
 ; main loop: 8 blocks = 128 bytes per iteration, bitsliced (lib/bitslice.j2)
+; round 1 from the table applies if ROUND1_BASE is for the counter's bytes above
+; the low one and the low byte does not wrap within the eight blocks
+	mov             r11, r8
+	shr             r11, 8
+	cmp             r11, qword [rbx + 2656]
+	jne             near L.ctr_bulk_round0
+	movzx           r10d, r8b
+	cmp             r10d, 248
+	ja              near L.ctr_bulk_counter_blocks
+; the planes after round 1: ROUND1_BASE ^ V(s), s from entry w >> 3
+	shr             r10d, 3
+	movq            xmm8, qword [rbx + r10*8 + 2672]
+	movq            xmm9, qword [rbx + r10*8 + 2928]
+	movdqa          xmm0, xmm8
+	pshufb          xmm0, oword [rel L.bs_round1_single0]
+	movdqa          xmm11, xmm9
+	pshufb          xmm11, oword [rel L.bs_round1_double0]
+	pxor            xmm0, xmm11
+	pxor            xmm0, oword [rbx + 2528]
+	movdqa          xmm1, xmm8
+	pshufb          xmm1, oword [rel L.bs_round1_single1]
+	movdqa          xmm11, xmm9
+	pshufb          xmm11, oword [rel L.bs_round1_double1]
+	pxor            xmm1, xmm11
+	pxor            xmm1, oword [rbx + 2544]
+	movdqa          xmm2, xmm8
+	pshufb          xmm2, oword [rel L.bs_round1_single2]
+	movdqa          xmm11, xmm9
+	pshufb          xmm11, oword [rel L.bs_round1_double2]
+	pxor            xmm2, xmm11
+	pxor            xmm2, oword [rbx + 2560]
+	movdqa          xmm3, xmm8
+	pshufb          xmm3, oword [rel L.bs_round1_single3]
+	movdqa          xmm11, xmm9
+	pshufb          xmm11, oword [rel L.bs_round1_double3]
+	pxor            xmm3, xmm11
+	pxor            xmm3, oword [rbx + 2576]
+	movdqa          xmm4, xmm8
+	pshufb          xmm4, oword [rel L.bs_round1_single4]
+	movdqa          xmm11, xmm9
+	pshufb          xmm11, oword [rel L.bs_round1_double4]
+	pxor            xmm4, xmm11
+	pxor            xmm4, oword [rbx + 2592]
+	movdqa          xmm5, xmm8
+	pshufb          xmm5, oword [rel L.bs_round1_single5]
+	movdqa          xmm11, xmm9
+	pshufb          xmm11, oword [rel L.bs_round1_double5]
+	pxor            xmm5, xmm11
+	pxor            xmm5, oword [rbx + 2608]
+	movdqa          xmm6, xmm8
+	pshufb          xmm6, oword [rel L.bs_round1_single6]
+	movdqa          xmm11, xmm9
+	pshufb          xmm11, oword [rel L.bs_round1_double6]
+	pxor            xmm6, xmm11
+	pxor            xmm6, oword [rbx + 2624]
+	movdqa          xmm7, xmm8
+	pshufb          xmm7, oword [rel L.bs_round1_single7]
+	movdqa          xmm11, xmm9
+	pshufb          xmm11, oword [rel L.bs_round1_double7]
+	pxor            xmm7, xmm11
+	pxor            xmm7, oword [rbx + 2640]
+	add             r8, 8
+; KEY = round 2's key planes, middle_key(Nr - 2) = 560 + 128 * (15 - Nr)
+	mov             edi, 15
+	sub             edi, eax
+	shl             edi, 7
+	add             edi, 560
+	mov             r10d, 2224
+	jmp             near L.ctr_bulk_from_round2
+L.ctr_bulk_round0:
 ; the saved planes apply if the counter's bytes above the low one are theirs and
 ; the low byte does not wrap within the eight blocks
 	mov             r11, r8
@@ -1709,13 +2618,28 @@ L.ctr_bulk_counter_save:
 	movdqa          xmm9, xmm8
 	pand            xmm9, xmm7
 	movdqa          oword [rbx + 2336], xmm9
-L.ctr_bulk_planes:
-; KEY = the frame offset of the first middle round's planes, middle_key(Nr - 1) =
-; 560 + 128 * (14 - Nr)
+; the rounds, stopping after round 1 to save ROUND1_BASE when there is a table and
+; the low byte did not wrap (KEYEND: where the middle rounds stop)
+; KEY = round 1's key planes, middle_key(Nr - 1) = 560 + 128 * (14 - Nr)
 	mov             edi, 14
 	sub             edi, eax
 	shl             edi, 7
 	add             edi, 560
+	mov             r10d, 2224
+	cmp             r11, -1
+	je              near L.ctr_bulk_middle_rounds
+	cmp             qword [rbx + 2656], -2
+	je              near L.ctr_bulk_middle_rounds
+	lea             r10, [rdi + 128]
+	jmp             near L.ctr_bulk_middle_rounds
+L.ctr_bulk_planes:
+; KEY = round 1's key planes, middle_key(Nr - 1) = 560 + 128 * (14 - Nr)
+	mov             edi, 14
+	sub             edi, eax
+	shl             edi, 7
+	add             edi, 560
+	mov             r10d, 2224                      ; the middle rounds' end
+L.ctr_bulk_from_round2:
 L.ctr_bulk_middle_rounds:
 ; a middle round (Nr - 1 of them): ShiftRows, the S-box circuit, MixColumns, + key
 	pshufb          xmm7, oword [rel L.bs_shift_rows] ; ShiftRows: plane 7 = U0
@@ -1966,8 +2890,11 @@ L.ctr_bulk_middle_rounds:
 	movdqa          xmm2, xmm1
 	movdqa          xmm1, xmm9
 	add             edi, 128
-	cmp             edi, 2224
+	cmp             edi, r10d
 	jb              L.ctr_bulk_middle_rounds
+; stopped after round 1 to save its planes (counter_round1_save)?
+	cmp             edi, 2224
+	jb              near L.ctr_bulk_round1_save
 ; the last round: ShiftRows (and back to column order), the S-box circuit
 	pshufb          xmm7, oword [rel L.bs_shift_rows_to_columns] ; ShiftRows, back to column order: plane 7 = U0
 	pshufb          xmm4, oword [rel L.bs_shift_rows_to_columns] ; ShiftRows, back to column order: plane 4 = U3
@@ -2502,11 +3429,124 @@ L.ctr_final_done:
 	movdqa          oword [rbx + 2480], xmm0
 	movdqa          oword [rbx + 2496], xmm0
 	movdqa          oword [rbx + 2512], xmm0
+	cmp             qword [rbx + 2656], -2
+	je              near L.ctr_round1_wiped
+; round 1's saved planes and table on the stack: zeroed
+	pxor            xmm0, xmm0
+	movdqa          oword [rbx + 2528], xmm0
+	movdqa          oword [rbx + 2544], xmm0
+	movdqa          oword [rbx + 2560], xmm0
+	movdqa          oword [rbx + 2576], xmm0
+	movdqa          oword [rbx + 2592], xmm0
+	movdqa          oword [rbx + 2608], xmm0
+	movdqa          oword [rbx + 2624], xmm0
+	movdqa          oword [rbx + 2640], xmm0
+	movdqa          oword [rbx + 2656], xmm0
+	movdqa          oword [rbx + 2672], xmm0
+	movdqa          oword [rbx + 2688], xmm0
+	movdqa          oword [rbx + 2704], xmm0
+	movdqa          oword [rbx + 2720], xmm0
+	movdqa          oword [rbx + 2736], xmm0
+	movdqa          oword [rbx + 2752], xmm0
+	movdqa          oword [rbx + 2768], xmm0
+	movdqa          oword [rbx + 2784], xmm0
+	movdqa          oword [rbx + 2800], xmm0
+	movdqa          oword [rbx + 2816], xmm0
+	movdqa          oword [rbx + 2832], xmm0
+	movdqa          oword [rbx + 2848], xmm0
+	movdqa          oword [rbx + 2864], xmm0
+	movdqa          oword [rbx + 2880], xmm0
+	movdqa          oword [rbx + 2896], xmm0
+	movdqa          oword [rbx + 2912], xmm0
+	movdqa          oword [rbx + 2928], xmm0
+	movdqa          oword [rbx + 2944], xmm0
+	movdqa          oword [rbx + 2960], xmm0
+	movdqa          oword [rbx + 2976], xmm0
+	movdqa          oword [rbx + 2992], xmm0
+	movdqa          oword [rbx + 3008], xmm0
+	movdqa          oword [rbx + 3024], xmm0
+	movdqa          oword [rbx + 3040], xmm0
+	movdqa          oword [rbx + 3056], xmm0
+	movdqa          oword [rbx + 3072], xmm0
+	movdqa          oword [rbx + 3088], xmm0
+	movdqa          oword [rbx + 3104], xmm0
+	movdqa          oword [rbx + 3120], xmm0
+	movdqa          oword [rbx + 3136], xmm0
+	movdqa          oword [rbx + 3152], xmm0
+	movdqa          oword [rbx + 3168], xmm0
+L.ctr_round1_wiped:
 ; the bulk loop used every vector register: vector-permute's constants back
 ; the nibble mask and the tables that have a register (plan.table_registers): 1/x and
 ; a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables
 	movdqa          xmm15, oword [rel L.vperm_low_nibbles]
 	jmp             L.ctr_main_done
+L.ctr_bulk_round1_save:
+; ROUND1_BASE = round 1's planes ^ V(s) of these blocks, for their tag
+	lea             r11, [r8 - 8]
+	movzx           r10d, r11b
+	shr             r10d, 3
+	movq            xmm8, qword [rbx + r10*8 + 2672]
+	movq            xmm9, qword [rbx + r10*8 + 2928]
+	movdqa          xmm10, xmm8
+	pshufb          xmm10, oword [rel L.bs_round1_single0]
+	movdqa          xmm11, xmm9
+	pshufb          xmm11, oword [rel L.bs_round1_double0]
+	pxor            xmm10, xmm11
+	pxor            xmm10, xmm0
+	movdqa          oword [rbx + 2528], xmm10
+	movdqa          xmm10, xmm8
+	pshufb          xmm10, oword [rel L.bs_round1_single1]
+	movdqa          xmm11, xmm9
+	pshufb          xmm11, oword [rel L.bs_round1_double1]
+	pxor            xmm10, xmm11
+	pxor            xmm10, xmm1
+	movdqa          oword [rbx + 2544], xmm10
+	movdqa          xmm10, xmm8
+	pshufb          xmm10, oword [rel L.bs_round1_single2]
+	movdqa          xmm11, xmm9
+	pshufb          xmm11, oword [rel L.bs_round1_double2]
+	pxor            xmm10, xmm11
+	pxor            xmm10, xmm2
+	movdqa          oword [rbx + 2560], xmm10
+	movdqa          xmm10, xmm8
+	pshufb          xmm10, oword [rel L.bs_round1_single3]
+	movdqa          xmm11, xmm9
+	pshufb          xmm11, oword [rel L.bs_round1_double3]
+	pxor            xmm10, xmm11
+	pxor            xmm10, xmm3
+	movdqa          oword [rbx + 2576], xmm10
+	movdqa          xmm10, xmm8
+	pshufb          xmm10, oword [rel L.bs_round1_single4]
+	movdqa          xmm11, xmm9
+	pshufb          xmm11, oword [rel L.bs_round1_double4]
+	pxor            xmm10, xmm11
+	pxor            xmm10, xmm4
+	movdqa          oword [rbx + 2592], xmm10
+	movdqa          xmm10, xmm8
+	pshufb          xmm10, oword [rel L.bs_round1_single5]
+	movdqa          xmm11, xmm9
+	pshufb          xmm11, oword [rel L.bs_round1_double5]
+	pxor            xmm10, xmm11
+	pxor            xmm10, xmm5
+	movdqa          oword [rbx + 2608], xmm10
+	movdqa          xmm10, xmm8
+	pshufb          xmm10, oword [rel L.bs_round1_single6]
+	movdqa          xmm11, xmm9
+	pshufb          xmm11, oword [rel L.bs_round1_double6]
+	pxor            xmm10, xmm11
+	pxor            xmm10, xmm6
+	movdqa          oword [rbx + 2624], xmm10
+	movdqa          xmm10, xmm8
+	pshufb          xmm10, oword [rel L.bs_round1_single7]
+	movdqa          xmm11, xmm9
+	pshufb          xmm11, oword [rel L.bs_round1_double7]
+	pxor            xmm10, xmm11
+	pxor            xmm10, xmm7
+	movdqa          oword [rbx + 2640], xmm10
+	shr             r11, 8
+	mov             qword [rbx + 2656], r11
+	mov             r10d, 2224
+	jmp             L.ctr_bulk_middle_rounds
 
 	section .rodata align=64
 	align 64, db 0
@@ -2649,6 +3689,59 @@ L.bs_counter_swap14:
 	dq	0x0000CCCC0000CCCC
 L.bs_counter_swap28:
 	dq	0x00000000F0F0F0F0
+; round 1 from the table: per plane b, s's and 2s's byte b where MixColumns takes them;
+; the table's S-box inputs and its second half
+	align 16, db 0
+L.bs_round1_single0:
+	db	0, 128, 128, 128, 0, 128, 128, 128, 0, 128, 128, 128, 128, 128, 128, 128
+L.bs_round1_double0:
+	db	128, 128, 128, 128, 128, 128, 128, 128, 0, 128, 128, 128, 0, 128, 128, 128
+L.bs_round1_single1:
+	db	1, 128, 128, 128, 1, 128, 128, 128, 1, 128, 128, 128, 128, 128, 128, 128
+L.bs_round1_double1:
+	db	128, 128, 128, 128, 128, 128, 128, 128, 1, 128, 128, 128, 1, 128, 128, 128
+L.bs_round1_single2:
+	db	2, 128, 128, 128, 2, 128, 128, 128, 2, 128, 128, 128, 128, 128, 128, 128
+L.bs_round1_double2:
+	db	128, 128, 128, 128, 128, 128, 128, 128, 2, 128, 128, 128, 2, 128, 128, 128
+L.bs_round1_single3:
+	db	3, 128, 128, 128, 3, 128, 128, 128, 3, 128, 128, 128, 128, 128, 128, 128
+L.bs_round1_double3:
+	db	128, 128, 128, 128, 128, 128, 128, 128, 3, 128, 128, 128, 3, 128, 128, 128
+L.bs_round1_single4:
+	db	4, 128, 128, 128, 4, 128, 128, 128, 4, 128, 128, 128, 128, 128, 128, 128
+L.bs_round1_double4:
+	db	128, 128, 128, 128, 128, 128, 128, 128, 4, 128, 128, 128, 4, 128, 128, 128
+L.bs_round1_single5:
+	db	5, 128, 128, 128, 5, 128, 128, 128, 5, 128, 128, 128, 128, 128, 128, 128
+L.bs_round1_double5:
+	db	128, 128, 128, 128, 128, 128, 128, 128, 5, 128, 128, 128, 5, 128, 128, 128
+L.bs_round1_single6:
+	db	6, 128, 128, 128, 6, 128, 128, 128, 6, 128, 128, 128, 128, 128, 128, 128
+L.bs_round1_double6:
+	db	128, 128, 128, 128, 128, 128, 128, 128, 6, 128, 128, 128, 6, 128, 128, 128
+L.bs_round1_single7:
+	db	7, 128, 128, 128, 7, 128, 128, 128, 7, 128, 128, 128, 128, 128, 128, 128
+L.bs_round1_double7:
+	db	128, 128, 128, 128, 128, 128, 128, 128, 7, 128, 128, 128, 7, 128, 128, 128
+L.bs_round1_lanes0:
+	db	0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120
+L.bs_round1_lanes1:
+	db	1, 9, 17, 25, 33, 41, 49, 57, 65, 73, 81, 89, 97, 105, 113, 121
+L.bs_round1_lanes2:
+	db	2, 10, 18, 26, 34, 42, 50, 58, 66, 74, 82, 90, 98, 106, 114, 122
+L.bs_round1_lanes3:
+	db	3, 11, 19, 27, 35, 43, 51, 59, 67, 75, 83, 91, 99, 107, 115, 123
+L.bs_round1_lanes4:
+	db	4, 12, 20, 28, 36, 44, 52, 60, 68, 76, 84, 92, 100, 108, 116, 124
+L.bs_round1_lanes5:
+	db	5, 13, 21, 29, 37, 45, 53, 61, 69, 77, 85, 93, 101, 109, 117, 125
+L.bs_round1_lanes6:
+	db	6, 14, 22, 30, 38, 46, 54, 62, 70, 78, 86, 94, 102, 110, 118, 126
+L.bs_round1_lanes7:
+	db	7, 15, 23, 31, 39, 47, 55, 63, 71, 79, 87, 95, 103, 111, 119, 127
+L.bs_round1_half:
+	db	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
 
 	section .note.GNU-stack noalloc noexec nowrite progbits
 	section .note.gnu.property note alloc noexec align=8

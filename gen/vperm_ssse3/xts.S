@@ -2139,8 +2139,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pxor            %xmm8, %xmm7
 	psllq           $4, %xmm8
 	pxor            %xmm8, %xmm3
-# KEY = the frame offset of the first middle round's planes, middle_key(Nr - 1) =
-# 560 + 128 * (14 - Nr)
+# KEY = round 1's key planes, middle_key(Nr - 1) = 560 + 128 * (14 - Nr)
 	mov             $14, %edi
 	sub             %eax, %edi
 	shl             $7, %edi
@@ -5243,8 +5242,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pxor            %xmm8, %xmm7
 	psllq           $4, %xmm8
 	pxor            %xmm8, %xmm3
-# KEY = the frame offset of the first middle round's planes, middle_key(Nr - 1) =
-# 560 + 128 * (14 - Nr)
+# KEY = round 1's key planes, middle_key(Nr - 1) = 560 + 128 * (14 - Nr)
 	mov             $14, %edi
 	sub             %eax, %edi
 	shl             $7, %edi

@@ -2129,8 +2129,7 @@ L.xts_enc_main_loop:
 	pxor            xmm7, xmm8
 	psllq           xmm8, 4
 	pxor            xmm3, xmm8
-; KEY = the frame offset of the first middle round's planes, middle_key(Nr - 1) =
-; 560 + 128 * (14 - Nr)
+; KEY = round 1's key planes, middle_key(Nr - 1) = 560 + 128 * (14 - Nr)
 	mov             edi, 14
 	sub             edi, eax
 	shl             edi, 7
@@ -5218,8 +5217,7 @@ L.xts_dec_main_loop:
 	pxor            xmm7, xmm8
 	psllq           xmm8, 4
 	pxor            xmm3, xmm8
-; KEY = the frame offset of the first middle round's planes, middle_key(Nr - 1) =
-; 560 + 128 * (14 - Nr)
+; KEY = round 1's key planes, middle_key(Nr - 1) = 560 + 128 * (14 - Nr)
 	mov             edi, 14
 	sub             edi, eax
 	shl             edi, 7

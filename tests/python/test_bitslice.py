@@ -77,6 +77,14 @@ class Machine:
                 lanes = [self.read(dst) >> (64 * h) & (2 ** 64 - 1) for h in range(2)]
                 lanes = [(x >> n if insn == "psrlq" else x << n) & (2 ** 64 - 1) for x in lanes]
                 self.write(dst, lanes[0] | lanes[1] << 64)
+            elif insn.startswith("punpck"):
+                width = {"bw": 1, "wd": 2, "dq": 4}[insn[7:]]
+                half = 8 if insn[6] == "h" else 0
+                a, b = to_bytes(self.read(dst)), to_bytes(self.read(args[1]))
+                out = []
+                for i in range(half, half + 8, width):
+                    out += a[i:i + width] + b[i:i + width]
+                self.write(dst, to_int(out))
             else:
                 raise AssertionError(f"the model has no {insn}")
 
@@ -220,6 +228,133 @@ class Encryptions(unittest.TestCase):
                                  set(range(bs.middle_key(m), bs.middle_key(m) + 128, 16)))
                 self.assertFalse([x for x in lines if x.split()[0] not in
                                   ("movdqa", "pxor", "pand", "pshufb", "pshufd")], m)
+
+
+def round1_entries(key_byte, start):
+    """ROUND1_TABLE as lib/bitslice.j2 round1_table makes it, through the emitted lines
+    (transposition, bitslice.sbox_lines, byte_transpose_lines): entry -> (s, 2s), eight
+    bytes each.  key_byte: the mask (round key 0's byte, XCTR: ^ the IV's)."""
+    memory = {table(name): to_int(value) for name, value in bs.TABLES.items()}
+    m = Machine(memory)
+    lines, entries = bs.byte_transpose_lines(bs.ROUND_REGISTERS[8:])
+    out = {}
+    for h in (0, 1):
+        for j in range(8):
+            m.reg[f"xmm{j}"] = to_int(((start & 7) + x + 128 * h) & 0xFF ^ key_byte
+                                      for x in bs.round1_lanes(j))
+        m.run(bs.transpose_plane_lines())
+        m.run(bs.sbox_lines(FRAME))
+        s = [m.reg[f"xmm{b}"] for b in range(8)]
+        double = [s[7], s[0] ^ s[7], s[1], s[2] ^ s[7], s[3] ^ s[7], s[4], s[5], s[6]]
+        for part, planes in ((0, s), (1, double)):
+            for b in range(8):
+                m.reg[f"xmm{b}"] = planes[b]
+            m.run(lines)
+            for reg, e in entries:
+                value = to_bytes(m.reg[reg])
+                for k in (0, 1):
+                    out.setdefault(16 * h + e + k, [None, None])[part] = value[8 * k:8 * k + 8]
+    return out
+
+
+def round1_v(position, entry):
+    """V(s) planes from a table entry, as the templates' _round1_v: per plane b,
+    pshufb(s, single_b) ^ pshufb(2s, double_b)."""
+    s, double = entry
+    planes = []
+    for b in range(8):
+        single = bs.round1_select(position, b, False)
+        two = bs.round1_select(position, b, True)
+        planes.append(to_int((0 if i & 0x80 else s[i]) ^ (0 if k & 0x80 else double[k])
+                             for i, k in zip(single, two)))
+    return planes
+
+
+class CounterRoundOne(unittest.TestCase):
+    """CTR and XCTR's first round from ROUND1_TABLE (generator/bitslice.py ROUND1_*):
+    ROUND1_BASE from one batch's round-1 planes, then other batches of the same tag
+    start at round 2 from ROUND1_BASE ^ V(s) and must encrypt their counter blocks as
+    FIPS-197 AES does (test_vperm's reference)."""
+
+    def encrypt_from_round2(self, key, planes):
+        rk = expand(key)
+        rounds = len(rk) - 1
+        memory = {table(name): to_int(value) for name, value in bs.TABLES.items()}
+        for r in range(1, rounds):
+            k = [x ^ bs.SBOX_OFFSET for x in rk[r]]
+            k = [k[bs.ROW_MAJOR[q]] for q in range(16)]
+            for b in range(8):
+                memory[key_plane(rounds - r, b)] = to_int(0xFF if x >> b & 1 else 0 for x in k)
+        m = Machine(memory)
+        for b in range(8):
+            m.reg[f"xmm{b}"] = planes[b]
+        for r in range(2, rounds + 1):
+            m.run(bs.round_lines(rounds - r, FRAME))
+        m.run(bs.transpose_plane_lines())
+        last_key = [x ^ bs.SBOX_OFFSET for x in rk[rounds]]
+        return [bytes(x ^ y for x, y in zip(to_bytes(m.reg[f"xmm{j}"]), last_key))
+                for j in range(8)]
+
+    def round1_planes(self, key, blocks):
+        rk = expand(key)
+        memory = {table(name): to_int(value) for name, value in bs.TABLES.items()}
+        k = [x ^ bs.SBOX_OFFSET for x in rk[1]]
+        k = [k[bs.ROW_MAJOR[q]] for q in range(16)]
+        rounds = len(rk) - 1
+        for b in range(8):
+            memory[key_plane(rounds - 1, b)] = to_int(0xFF if x >> b & 1 else 0 for x in k)
+        m = Machine(memory)
+        for j, block in enumerate(blocks):
+            st = [x ^ y for x, y in zip(block, rk[0])]
+            m.reg[f"xmm{j}"] = to_int(st[bs.ROW_MAJOR[q]] for q in range(16))
+        m.run(bs.transpose_plane_lines())
+        m.run(bs.round_lines(rounds - 1, FRAME))
+        return [m.reg[f"xmm{b}"] for b in range(8)]
+
+    def check(self, byte_index, iv_byte, seed):
+        rng = random.Random(seed)
+        position = bs.ROW_MAJOR.index(byte_index)
+        for size in (16, 24, 32):
+            key = bytes(rng.getrandbits(8) for _ in range(size))
+            base = [rng.getrandbits(8) for _ in range(16)]
+            start = rng.randrange(8)
+            mask = expand(key)[0][byte_index] ^ iv_byte
+            entries = round1_entries(mask, start)
+
+            def batch(w):
+                blocks = []
+                for j in range(8):
+                    block = list(base)
+                    block[byte_index] = (w + j) ^ iv_byte
+                    blocks.append(block)
+                return blocks
+
+            first, *others = [start + 8 * rng.randrange(31) for _ in range(4)]
+            saved = self.round1_planes(key, batch(first))
+            base_planes = [p ^ v for p, v in zip(saved, round1_v(position, entries[first >> 3]))]
+            for w in others + [start + 240]:
+                planes = [p ^ v for p, v in zip(base_planes, round1_v(position, entries[w >> 3]))]
+                self.assertEqual(self.encrypt_from_round2(key, planes),
+                                 [encrypt_reference(key, b) for b in batch(w)], (size, w))
+
+    def test_ctr(self):
+        self.check(15, 0, 21)           # the big-endian counter's low byte
+
+    def test_xctr(self):
+        self.check(0, 0x5A, 22)         # the little-endian index's, under the IV's byte
+
+    def test_select_masks(self):
+        # CTR: s reaches row-major position 12 (row 3, column 0) and MixColumns takes
+        # it as 1, 1, 3, 2 in rows 0..3 (the column (1, 1, 3, 2) of MixColumns' matrix)
+        self.assertEqual(bs.round1_select(15, 5, False)[::4], [5, 5, 5, 0x80])
+        self.assertEqual(bs.round1_select(15, 5, True)[::4], [0x80, 0x80, 5, 5])
+        # XCTR: position 0 stays; rows 0..3 take 2, 1, 1, 3
+        self.assertEqual(bs.round1_select(0, 2, False)[::4], [0x80, 2, 2, 2])
+        self.assertEqual(bs.round1_select(0, 2, True)[::4], [2, 0x80, 0x80, 2])
+        for position in (0, 15):
+            for double in (False, True):
+                sel = bs.round1_select(position, 0, double)
+                self.assertTrue(all(x == 0x80 for q, x in enumerate(sel) if q % 4))
 
 
 class Decryptions(unittest.TestCase):
