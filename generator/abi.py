@@ -118,9 +118,18 @@ class Function:
         self._bind(name, register)
         return register
 
+    # The prologue moves rsp once, with no stack probe: a frame of a page or more could
+    # step over a guard page (Windows' stack needs __chkstk then; Linux threads' guard
+    # pages are one page too).
+    MAX_FRAME = 4096 - 64
+
     def reserve_stack(self, size: int) -> str:
         """Scratch space at [rsp, rsp + size) for the function body (returns '')."""
-        self.frame = (size + 15) // 16 * 16
+        frame = (size + 15) // 16 * 16
+        if frame > self.MAX_FRAME:
+            raise TemplateError(f"{self.name}: a stack frame of {frame} bytes; at most "
+                                f"{self.MAX_FRAME} without stack probes")
+        self.frame = frame
         return ""
 
     def reserve_slots(self, names) -> None:

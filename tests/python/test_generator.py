@@ -14,12 +14,12 @@ from generator.isa import ISAS, get_isa
 from generator.knobs import parse_assignment, resolve
 from generator.lint import lint
 from generator.modes import MODES, generated_pairs, get_mode
-from generator.abi import SYSV
+from generator.abi import SYSV, Function
 from generator.parse import parse, parse_line
 from generator.printers.att import AttPrinter
 from generator.printers.nasm import NasmPrinter
 from generator.render import build, generate
-from generator.plan import Refused
+from generator.plan import BITSLICE_COUNTER_FRAME, Refused
 from generator.vregs import DoesNotFit
 
 
@@ -148,6 +148,21 @@ class CommandLine(unittest.TestCase):
         result = run_cli("--help")
         self.assertEqual(result.returncode, 0)
         self.assertIn("gen", result.stdout)
+
+
+class StackFrame(unittest.TestCase):
+    def test_frame_below_a_page(self):
+        fn = Function(SYSV, "aesgen_test", [], [], clear_upper=False)
+        fn.reserve_stack(3200)
+        self.assertEqual(fn.frame, 3200)
+        with self.assertRaises(TemplateError) as caught:
+            fn.reserve_stack(4096)
+        self.assertIn("4096 bytes", str(caught.exception))
+        self.assertEqual(fn.frame, 3200)     # unchanged by the refused request
+
+    def test_the_biggest_frame_fits(self):
+        # the counter modes' bitsliced frame (bitslice.COUNTER_FRAME_END) is the biggest
+        self.assertLessEqual(BITSLICE_COUNTER_FRAME + 15, Function.MAX_FRAME)
 
 
 class Parser(unittest.TestCase):
