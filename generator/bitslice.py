@@ -288,15 +288,22 @@ COUNTER_BATCH_LAST = 256 - 8
 # like COUNTER_BASE) XOR V(s): s moved by ShiftRows to P' and spread by MixColumns over
 # P''s column as 1s, 2s or 3s (round1_select).  s = S(c ^ mask) for the batch's eight
 # counter bytes c comes from ROUND1_TABLE, made once per call when the message is long
-# enough (ROUND1_MIN_BYTES): the S-box circuit on all 256 bytes, in the 8 x 8
-# transposed form (entry w >> 3: byte b = bit b of s for the blocks j = 0..7 of the
-# batch starting at counter byte w, in bit j), s's entries at ROUND1_TABLE, 2s's at
-# ROUND1_TABLE + 256.  The index is the counter, which is public.  ROUND1_TAG: the
-# counter >> 8 that ROUND1_BASE belongs to; -1 none yet; -2 no table in this call.
+# enough (ROUND1_MIN_BYTES): the S-box circuit on the low bytes the call's batches start
+# at, in the 8 x 8 transposed form (byte b = bit b of s for the blocks j = 0..7 of a
+# batch, in bit j), s's entries at ROUND1_TABLE, 2s's at ROUND1_TABLE + 256.  Batch k of
+# a call starts at low byte w0 + 8k (mod 256; w0: the first batch's), so entry k mod 32
+# is batch k's, found from a batch's w as ((w >> 3) - (w0 >> 3)) mod 32 (ROUND1_FIRST =
+# w0 >> 3); entries 16..31 are made only for a call of ROUND1_FULL_BYTES or more, as
+# shorter ones have at most 16 batches.  The index is the counter, which is public.
+# ROUND1_TAG: the counter >> 8 that ROUND1_BASE belongs to; -1 none yet; -2 no table
+# in this call.
 ROUND1_BASE = FRAME_END
 ROUND1_TAG = ROUND1_BASE + 128
+ROUND1_FIRST = ROUND1_TAG + 8
 ROUND1_TABLE = ROUND1_TAG + 16
 COUNTER_FRAME_END = ROUND1_TABLE + 512
+# 16 batches: 15 iterations and the final one (FINAL_BATCH_BLOCKS) stay below 2048 bytes
+ROUND1_FULL_BYTES = 16 * 128
 ROUND1_NO_TABLE = -2
 
 
@@ -330,15 +337,17 @@ def round1_select(position, b, double):
 
 
 def round1_lanes(j):
-    """The table's S-box inputs, lane q of block j: counter byte 8q + j (+ the start's
-    low three bits, + 128 for the table's second half, ^ the mask, added in code)."""
+    """The table's S-box inputs, lane q of block j: counter byte 8q + j (+ w0, + 128
+    for the table's second half, ^ the mask, added in code)."""
     return [(8 * q + j) & 0xFF for q in range(16)]
 
 
-# A call of at least this many bytes makes ROUND1_TABLE (about 900 instructions) and
-# then runs one round fewer per batch (about 190 instructions fewer).  Measured on Zen 4
-# (TSC ticks, best of 12 alternating runs, AES-128 / AES-256): with the table a call
-# of 384 bytes took 84 / 95 more, 512 bytes 52 / 55 more, 768 bytes 23 / 26 fewer.
+# A call of at least this many bytes makes ROUND1_TABLE (about 450 instructions per
+# half) and then runs one round fewer per batch (about 190 instructions fewer).  Measured
+# on Zen 4 (TSC ticks, best of 12 alternating runs, AES-128 / AES-256; with the table
+# against the same code without it): 256 B +6.7% / +4.9%, 384 B +2.2% / +1.7%, 512 B
+# +4.2% / +1.5%, 768 B -4.3% / -3.4%, 1 KiB -6.2% / -4.6%, 1420 B -4.9% / -3.6%,
+# 2 KiB -4.2% / -4.1%, 4 KiB -4.5% / -3.3%.
 ROUND1_MIN_BYTES = 768
 
 

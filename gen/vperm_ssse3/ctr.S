@@ -326,9 +326,11 @@ aesgen_ctr_crypt_vperm_ssse3:
 	{disp32} jb     .Lctr_round1_table_done
 	movq            $-1, 2656(%rbx)
 	movzbl          %r8b, %r11d
-	and             $7, %r11d
+	shr             $3, %r11d
+	mov             %r11, 2664(%rbx)
+	movzbl          %r8b, %r11d
 	imul            .Lbs_counter_bytes_one(%rip), %r11
-# counter bytes 0 + 8q + j + (start & 7), lane q of block j, ^ the mask
+# counter bytes w0 + 0 + 8q + j, lane q of block j, ^ the mask
 	movq            %r11, %xmm9
 	punpcklqdq      %xmm9, %xmm9
 	movq            2360(%rbx), %xmm10
@@ -742,7 +744,9 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm5, 3008(%rbx)
 	movdqa          %xmm13, 3024(%rbx)
 	movdqa          %xmm7, 3040(%rbx)
-# counter bytes 128 + 8q + j + (start & 7), lane q of block j, ^ the mask
+	cmp             $2048, %rcx
+	{disp32} jb     .Lctr_round1_table_done         # at most 16 batches: entries 0..15 do
+# counter bytes w0 + 128 + 8q + j, lane q of block j, ^ the mask
 	movq            %r11, %xmm9
 	punpcklqdq      %xmm9, %xmm9
 	movq            2360(%rbx), %xmm10
@@ -2341,8 +2345,10 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movzbl          %r8b, %r10d
 	cmp             $248, %r10d
 	{disp32} ja     .Lctr_bulk_counter_blocks
-# the planes after round 1: ROUND1_BASE ^ V(s), s from entry w >> 3
+# the planes after round 1: ROUND1_BASE ^ V(s), s from the table
 	shr             $3, %r10d
+	sub             2664(%rbx), %r10d
+	and             $31, %r10d
 	movq            2672(%rbx,%r10,8), %xmm8
 	movq            2928(%rbx,%r10,8), %xmm9
 	movdqa          %xmm8, %xmm0
@@ -2399,7 +2405,7 @@ aesgen_ctr_crypt_vperm_ssse3:
 	sub             %eax, %edi
 	shl             $7, %edi
 	add             $560, %edi
-	mov             $2224, %r10d
+	mov             $2224, %r10d                    # the middle rounds' end
 	{disp32} jmp    .Lctr_bulk_from_round2
 .Lctr_bulk_round0:
 # the saved planes apply if the counter's bytes above the low one are theirs and
@@ -3491,6 +3497,8 @@ aesgen_ctr_crypt_vperm_ssse3:
 	lea             -8(%r8), %r11
 	movzbl          %r11b, %r10d
 	shr             $3, %r10d
+	sub             2664(%rbx), %r10d
+	and             $31, %r10d
 	movq            2672(%rbx,%r10,8), %xmm8
 	movq            2928(%rbx,%r10,8), %xmm9
 	movdqa          %xmm8, %xmm10

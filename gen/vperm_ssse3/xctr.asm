@@ -325,9 +325,11 @@ L.xctr_bulk_key_planes:
 	jb              near L.xctr_round1_table_done
 	mov             qword [rbx + 2656], -1
 	movzx           r11d, r9b
-	and             r11d, 7
+	shr             r11d, 3
+	mov             qword [rbx + 2664], r11
+	movzx           r11d, r9b
 	imul            r11, qword [rel L.bs_counter_bytes_one]
-; counter bytes 0 + 8q + j + (start & 7), lane q of block j, ^ the mask
+; counter bytes w0 + 0 + 8q + j, lane q of block j, ^ the mask
 	movq            xmm9, r11
 	punpcklqdq      xmm9, xmm9
 	movq            xmm10, qword [rbx + 2360]
@@ -741,7 +743,9 @@ L.xctr_bulk_key_planes:
 	movdqa          oword [rbx + 3008], xmm5
 	movdqa          oword [rbx + 3024], xmm13
 	movdqa          oword [rbx + 3040], xmm7
-; counter bytes 128 + 8q + j + (start & 7), lane q of block j, ^ the mask
+	cmp             rcx, 2048
+	jb              near L.xctr_round1_table_done   ; at most 16 batches: entries 0..15 do
+; counter bytes w0 + 128 + 8q + j, lane q of block j, ^ the mask
 	movq            xmm9, r11
 	punpcklqdq      xmm9, xmm9
 	movq            xmm10, qword [rbx + 2360]
@@ -2327,8 +2331,10 @@ L.xctr_main_loop:
 	movzx           r10d, r9b
 	cmp             r10d, 248
 	ja              near L.xctr_bulk_counter_blocks
-; the planes after round 1: ROUND1_BASE ^ V(s), s from entry w >> 3
+; the planes after round 1: ROUND1_BASE ^ V(s), s from the table
 	shr             r10d, 3
+	sub             r10d, dword [rbx + 2664]
+	and             r10d, 31
 	movq            xmm8, qword [rbx + r10*8 + 2672]
 	movq            xmm9, qword [rbx + r10*8 + 2928]
 	movdqa          xmm0, xmm8
@@ -2385,7 +2391,7 @@ L.xctr_main_loop:
 	sub             edi, eax
 	shl             edi, 7
 	add             edi, 560
-	mov             r10d, 2224
+	mov             r10d, 2224                      ; the middle rounds' end
 	jmp             near L.xctr_bulk_from_round2
 L.xctr_bulk_round0:
 ; the saved planes apply if the counter's bytes above the low one are theirs and
@@ -3477,6 +3483,8 @@ L.xctr_bulk_round1_save:
 	lea             r11, [r9 - 8]
 	movzx           r10d, r11b
 	shr             r10d, 3
+	sub             r10d, dword [rbx + 2664]
+	and             r10d, 31
 	movq            xmm8, qword [rbx + r10*8 + 2672]
 	movq            xmm9, qword [rbx + r10*8 + 2928]
 	movdqa          xmm10, xmm8

@@ -232,15 +232,16 @@ class Encryptions(unittest.TestCase):
 
 def round1_entries(key_byte, start):
     """ROUND1_TABLE as lib/bitslice.j2 round1_table makes it, through the emitted lines
-    (transposition, bitslice.sbox_lines, byte_transpose_lines): entry -> (s, 2s), eight
-    bytes each.  key_byte: the mask (round key 0's byte, XCTR: ^ the IV's)."""
+    (transposition, bitslice.sbox_lines, byte_transpose_lines): entry k (batch k of a
+    call whose first batch starts at low byte `start`) -> (s, 2s), eight bytes each.
+    key_byte: the mask (round key 0's byte, XCTR: ^ the IV's)."""
     memory = {table(name): to_int(value) for name, value in bs.TABLES.items()}
     m = Machine(memory)
     lines, entries = bs.byte_transpose_lines(bs.ROUND_REGISTERS[8:])
     out = {}
     for h in (0, 1):
         for j in range(8):
-            m.reg[f"xmm{j}"] = to_int(((start & 7) + x + 128 * h) & 0xFF ^ key_byte
+            m.reg[f"xmm{j}"] = to_int((start + x + 128 * h) & 0xFF ^ key_byte
                                       for x in bs.round1_lanes(j))
         m.run(bs.transpose_plane_lines())
         m.run(bs.sbox_lines(FRAME))
@@ -317,9 +318,13 @@ class CounterRoundOne(unittest.TestCase):
         for size in (16, 24, 32):
             key = bytes(rng.getrandbits(8) for _ in range(size))
             base = [rng.getrandbits(8) for _ in range(16)]
-            start = rng.randrange(8)
+            start = rng.randrange(256)
             mask = expand(key)[0][byte_index] ^ iv_byte
             entries = round1_entries(mask, start)
+
+            def entry(w):
+                # the templates' lookup: ((w >> 3) - (w0 >> 3)) mod 32
+                return entries[((w >> 3) - (start >> 3)) % 32]
 
             def batch(w):
                 blocks = []
@@ -329,11 +334,13 @@ class CounterRoundOne(unittest.TestCase):
                     blocks.append(block)
                 return blocks
 
-            first, *others = [start + 8 * rng.randrange(31) for _ in range(4)]
+            # the low bytes batches of this call start at without wrapping inside
+            starts = [w for w in ((start + 8 * k) % 256 for k in range(32)) if w <= 248]
+            first, *others = rng.sample(starts, 4)
             saved = self.round1_planes(key, batch(first))
-            base_planes = [p ^ v for p, v in zip(saved, round1_v(position, entries[first >> 3]))]
-            for w in others + [start + 240]:
-                planes = [p ^ v for p, v in zip(base_planes, round1_v(position, entries[w >> 3]))]
+            base_planes = [p ^ v for p, v in zip(saved, round1_v(position, entry(first)))]
+            for w in others + [starts[0], starts[-1]]:
+                planes = [p ^ v for p, v in zip(base_planes, round1_v(position, entry(w)))]
                 self.assertEqual(self.encrypt_from_round2(key, planes),
                                  [encrypt_reference(key, b) for b in batch(w)], (size, w))
 
