@@ -344,11 +344,11 @@ def round1_lanes(j):
 
 # A call of at least this many bytes makes ROUND1_TABLE (about 450 instructions per
 # half) and then runs one round fewer per batch (about 190 instructions fewer).  Measured
-# on Zen 4 (TSC ticks, best of 12 alternating runs, AES-128 / AES-256; with the table
+# on Zen 4 (TSC ticks, best of 12-20 alternating runs, AES-128 / AES-256; with the table
 # against the same code without it): 256 B +6.7% / +4.9%, 384 B +2.2% / +1.7%, 512 B
-# +4.2% / +1.5%, 768 B -4.3% / -3.4%, 1 KiB -6.2% / -4.6%, 1420 B -4.9% / -3.6%,
-# 2 KiB -4.2% / -4.1%, 4 KiB -4.5% / -3.3%.
-ROUND1_MIN_BYTES = 768
+# -0.4% / -0.4%, 640 B -2.1% / -1.4%, 768 B -4.3% / -3.4%, 1 KiB -6.2% / -4.6%,
+# 1420 B -4.9% / -3.6%, 2 KiB -4.2% / -4.1%, 4 KiB -4.5% / -3.3%.
+ROUND1_MIN_BYTES = 640
 
 
 def sbox_lines(frame):

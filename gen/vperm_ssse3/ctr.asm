@@ -319,7 +319,7 @@ L.ctr_bulk_key_planes:
 	mov             qword [rbx + 2352], -1
 ; round 1 from a table when the message is long enough for it to pay
 	mov             qword [rbx + 2656], -2
-	cmp             rcx, 768
+	cmp             rcx, 640
 	jb              near L.ctr_round1_table_done
 	mov             qword [rbx + 2656], -1
 	movzx           r11d, r8b

@@ -324,7 +324,7 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movq            $-1, 2352(%rbx)
 # round 1 from a table when the message is long enough for it to pay
 	movq            $-2, 2656(%rbx)
-	cmp             $768, %rcx
+	cmp             $640, %rcx
 	{disp32} jb     .Lxctr_round1_table_done
 	movq            $-1, 2656(%rbx)
 	movzbl          %r9b, %r11d
