@@ -503,19 +503,23 @@ VPERM_TABLE_ROLES = {"inverse": "INV", "a_over": "AK"}
 class VpermCtrPlan(VpermPlan):
     """The counter lives in CTR_LO/CTR_HI (general registers), so the vector registers
     left after the blocks hold S-box tables."""
+    # The bitsliced loop's frame holds round 1's saved planes and table (counter modes).
+    COUNTER_FRAME = True
+
     def allocate(self):
         self.blocks()
         self.table_registers(VPERM_ENCRYPT_TABLES)
         self.functions["crypt"] = FunctionPlan(
             "ctr_crypt", ("KEY", "DST", "SRC", "LEN", "CTR_LO", "CTR_HI"),
-            ("ROUNDS", "KEYEND", "TMPG", "FRAME"), stack=vperm_frame(self.knobs, counter=True))
+            ("ROUNDS", "KEYEND", "TMPG", "FRAME"),
+            stack=vperm_frame(self.knobs, counter=self.COUNTER_FRAME))
 
     def notes(self, fn):
         bulk = ([f"Bitsliced main loop (UNROLL=8): every vector register; at FRAME + "
                  f"{bitslice.FIRST_KEY}: key 0 (row-major), the last key, spill slots, "
                  f"the middle keys as planes (to FRAME + {bitslice.FRAME_END})."]
                 if self.knobs["UNROLL"] == BITSLICE_UNROLL else [])
-        if bulk and not isinstance(self, VpermXtsPlan):
+        if bulk and self.COUNTER_FRAME:
             bulk.append(f"Counter modes: round 1's saved planes, tag and table at FRAME + "
                         f"{bitslice.ROUND1_BASE} .. {bitslice.COUNTER_FRAME_END}.")
         return bulk + ["Stack: FRAME = rsp rounded up to 16; round key m before the last at "
@@ -525,12 +529,15 @@ class VpermCtrPlan(VpermPlan):
 
 class VpermXctrPlan(VpermPlan):
     """The index lives in INDEX (a general register), iv in memory."""
+    COUNTER_FRAME = True
+
     def allocate(self):
         self.blocks()
         self.table_registers(VPERM_ENCRYPT_TABLES)
         self.functions["crypt"] = FunctionPlan(
             "xctr_crypt", ("KEY", "DST", "SRC", "LEN", "IVP", "INDEX"),
-            ("ROUNDS", "KEYEND", "TMPG", "FRAME"), stack=vperm_frame(self.knobs, counter=True))
+            ("ROUNDS", "KEYEND", "TMPG", "FRAME"),
+            stack=vperm_frame(self.knobs, counter=self.COUNTER_FRAME))
 
     notes = VpermCtrPlan.notes
 
@@ -540,6 +547,7 @@ class VpermXtsPlan(VpermPlan):
     decryption's ciphertext stealing needs the last two tweaks at once)."""
     # after a bitsliced main loop: two blocks beside the two tweaks (as UNROLL=2)
     BULK_TAIL_BLOCKS = 2
+    COUNTER_FRAME = False
 
     def allocate(self):
         self.blocks()
@@ -550,7 +558,7 @@ class VpermXtsPlan(VpermPlan):
                 f"xts_{direction}", ("KEY", "KEY2", "DST", "SRC", "LEN", "IVP"),
                 ("ROUNDS", "KEYEND", "TMPG", "FRAME", "REM"),
                 aliases=(("PART", "KEY2", "once the tweak is made"),),
-                stack=vperm_frame(self.knobs))
+                stack=vperm_frame(self.knobs, counter=self.COUNTER_FRAME))
 
     def notes(self, fn):
         return VpermCtrPlan.notes(self, fn) + [

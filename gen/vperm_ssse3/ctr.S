@@ -2337,7 +2337,7 @@ aesgen_ctr_crypt_vperm_ssse3:
 # LLVM-MCA-BEGIN ctr_vperm_ssse3_main_loop
 # main loop: 8 blocks = 128 bytes per iteration, bitsliced (lib/bitslice.j2)
 # round 1 from the table applies if ROUND1_BASE is for the counter's bytes above
-# the low one and the low byte does not wrap within the eight blocks
+# the low one (TMPG) and the low byte does not wrap within the eight blocks
 	mov             %r8, %r11
 	shr             $8, %r11
 	cmp             2656(%rbx), %r11
@@ -2408,10 +2408,8 @@ aesgen_ctr_crypt_vperm_ssse3:
 	mov             $2224, %r10d                    # the middle rounds' end
 	{disp32} jmp    .Lctr_bulk_from_round2
 .Lctr_bulk_round0:
-# the saved planes apply if the counter's bytes above the low one are theirs and
-# the low byte does not wrap within the eight blocks
-	mov             %r8, %r11
-	shr             $8, %r11
+# otherwise the saved round-0 planes apply if they are for those bytes (TMPG) and
+# the low byte does not wrap
 	cmp             2352(%rbx), %r11
 	{disp32} jne    .Lctr_bulk_counter_blocks
 	movzbl          %r8b, %r10d

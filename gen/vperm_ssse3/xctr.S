@@ -2329,7 +2329,7 @@ aesgen_xctr_crypt_vperm_ssse3:
 # LLVM-MCA-BEGIN xctr_vperm_ssse3_main_loop
 # main loop: 8 blocks = 128 bytes per iteration, bitsliced (lib/bitslice.j2)
 # round 1 from the table applies if ROUND1_BASE is for the counter's bytes above
-# the low one and the low byte does not wrap within the eight blocks
+# the low one (TMPG) and the low byte does not wrap within the eight blocks
 	mov             %r9, %r11
 	shr             $8, %r11
 	cmp             2656(%rbx), %r11
@@ -2400,10 +2400,8 @@ aesgen_xctr_crypt_vperm_ssse3:
 	mov             $2224, %r10d                    # the middle rounds' end
 	{disp32} jmp    .Lxctr_bulk_from_round2
 .Lxctr_bulk_round0:
-# the saved planes apply if the counter's bytes above the low one are theirs and
-# the low byte does not wrap within the eight blocks
-	mov             %r9, %r11
-	shr             $8, %r11
+# otherwise the saved round-0 planes apply if they are for those bytes (TMPG) and
+# the low byte does not wrap
 	cmp             2352(%rbx), %r11
 	{disp32} jne    .Lxctr_bulk_counter_blocks
 	movzbl          %r9b, %r10d

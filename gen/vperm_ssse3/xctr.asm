@@ -2323,7 +2323,7 @@ L.xctr_main_loop:
 ; LLVM-MCA-BEGIN xctr_vperm_ssse3_main_loop
 ; main loop: 8 blocks = 128 bytes per iteration, bitsliced (lib/bitslice.j2)
 ; round 1 from the table applies if ROUND1_BASE is for the counter's bytes above
-; the low one and the low byte does not wrap within the eight blocks
+; the low one (TMPG) and the low byte does not wrap within the eight blocks
 	mov             r11, r9
 	shr             r11, 8
 	cmp             r11, qword [rbx + 2656]
@@ -2394,10 +2394,8 @@ L.xctr_main_loop:
 	mov             r10d, 2224                      ; the middle rounds' end
 	jmp             near L.xctr_bulk_from_round2
 L.xctr_bulk_round0:
-; the saved planes apply if the counter's bytes above the low one are theirs and
-; the low byte does not wrap within the eight blocks
-	mov             r11, r9
-	shr             r11, 8
+; otherwise the saved round-0 planes apply if they are for those bytes (TMPG) and
+; the low byte does not wrap
 	cmp             r11, qword [rbx + 2352]
 	jne             near L.xctr_bulk_counter_blocks
 	movzx           r10d, r9b
