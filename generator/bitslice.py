@@ -153,16 +153,22 @@ def round_program(key_operand, last):
     note = "ShiftRows, back to column order" if last else "ShiftRows"
     shifted = [prog.op("pshufb", f"P{b}", mask, f"sr{b}", f"{note}: plane {b} = U{7 - b}")
                for b in range(8)]
-    value = {f"U{i}": shifted[7 - i] for i in range(8)}
-    for dest, op, a, b in SBOX_CIRCUIT:
-        value[dest] = prog.op(op, value[a], value[b], dest,
-                              f"{dest} = {a} {'&' if op == 'and' else '^'} {b}")
-    s = [value[f"S{7 - b}"] for b in range(8)]
+    s = _sbox(prog, [shifted[7 - i] for i in range(8)])
     if last:
         prog.outputs = s
         return prog
     prog.outputs = _mix_columns_and_key(prog, s, [f"S{7 - b}" for b in range(8)], key_operand)
     return prog
+
+
+def _sbox(prog, inputs):
+    """The S-box circuit in prog on inputs U0..U7; returns the output planes, bit b
+    (S7 - b) first."""
+    value = {f"U{i}": inputs[i] for i in range(8)}
+    for dest, op, a, b in SBOX_CIRCUIT:
+        value[dest] = prog.op(op, value[a], value[b], dest,
+                              f"{dest} = {a} {'&' if op == 'and' else '^'} {b}")
+    return [value[f"S{7 - b}"] for b in range(8)]
 
 
 def inverse_round_program(key_operand, last):
@@ -355,19 +361,9 @@ def sbox_lines(frame):
     """The S-box circuit alone on planes xmm0..xmm7 (bit b in xmm<b>), the output's
     planes back in xmm0..xmm7 (with the circuit's 0x63 offset, as in the rounds)."""
     prog = Program([f"P{b}" for b in range(8)])
-    value = {f"U{i}": f"P{7 - i}" for i in range(8)}
-    for dest, op, a, b in SBOX_CIRCUIT:
-        value[dest] = prog.op(op, value[a], value[b], dest,
-                              f"{dest} = {a} {'&' if op == 'and' else '^'} {b}")
-    prog.outputs = [value[f"S{7 - b}"] for b in range(8)]
-    prog = schedule(prog, first=middle_first(CLUSTER_ORDER[False]))
-    alloc = Allocator(ROUND_REGISTERS, lambda i: f"xmmword [{frame} + {SPILL + 16 * i}]",
-                      table_operand)
-    lines = alloc.emit(prog, dict(zip(prog.inputs, PLANE_REGISTERS)), PLANE_REGISTERS)
-    if alloc.slots_used > SPILL_SLOTS:
-        raise AssertionError(f"the S-box spills to {alloc.slots_used} slots, the frame "
-                             f"has {SPILL_SLOTS}")
-    return lines
+    prog.outputs = _sbox(prog, [f"P{7 - i}" for i in range(8)])
+    return _plane_lines(schedule(prog, first=middle_first(CLUSTER_ORDER[False])), frame,
+                        "the S-box")
 
 
 def byte_transpose_lines(temps):
@@ -451,8 +447,6 @@ def round_lines(m, frame, decrypt=False, cluster_order=None, key=None):
     middle_key(m), or, with key (an address such as "rbx + rdi": the templates' loop over
     the middle rounds), at key + 16 b.  cluster_order: instead of CLUSTER_ORDER's
     (perf/bitslice_order.py tries them all)."""
-    alloc = Allocator(ROUND_REGISTERS, lambda i: f"xmmword [{frame} + {SPILL + 16 * i}]",
-                      table_operand)
     build = inverse_round_program if decrypt else round_program
     if key:
         def key_operand(b):
@@ -462,9 +456,17 @@ def round_lines(m, frame, decrypt=False, cluster_order=None, key=None):
             return f"xmmword [{frame} + {middle_key(m) + 16 * b}]"
     prog = schedule(build(key_operand, m == 0),
                     first=middle_first(cluster_order or CLUSTER_ORDER[decrypt]))
+    return _plane_lines(prog, frame, "a round")
+
+
+def _plane_lines(prog, frame, what):
+    """A scheduled program on the planes, allocated to ROUND_REGISTERS (planes in and out
+    in PLANE_REGISTERS) with the frame's spill slots."""
+    alloc = Allocator(ROUND_REGISTERS, lambda i: f"xmmword [{frame} + {SPILL + 16 * i}]",
+                      table_operand)
     lines = alloc.emit(prog, dict(zip(prog.inputs, PLANE_REGISTERS)), PLANE_REGISTERS)
     if alloc.slots_used > SPILL_SLOTS:
-        raise AssertionError(f"a round spills to {alloc.slots_used} slots, the frame has "
+        raise AssertionError(f"{what} spills to {alloc.slots_used} slots, the frame has "
                              f"{SPILL_SLOTS}")
     return lines
 
