@@ -49,27 +49,38 @@ def loop_source(lines):
             "\t.section .note.GNU-stack,\"\",@progbits\n")
 
 
-def measure(decrypt, candidates, out, passes=5, cpu=1, cc="cc"):
-    """{order: median cycles per middle round} on this machine."""
+def time_loops(programs, out, passes=5, cpu=1, cc="cc"):
+    """{name: median cycles per pass} of each program ({name: lines}) looped on this
+    machine (perf/round_loop.c), pinned to `cpu`, every program once per pass, the
+    passes starting at a different program each."""
     os.makedirs(out, exist_ok=True)
     binaries = {}
-    for order in candidates:
-        source = os.path.join(out, f"{'dec' if decrypt else 'enc'}-{order}.s")
+    for name, lines in programs.items():
+        source = os.path.join(out, f"{name}.s")
         with open(source, "w") as f:
-            f.write(loop_source(bitslice.round_lines(1, FRAME, decrypt=decrypt,
-                                                     cluster_order=order)))
+            f.write(loop_source(lines))
         binary = source[:-2]
         subprocess.run([cc, "-O2", "-o", binary, os.path.join(REPO, "perf", "round_loop.c"),
                         source], check=True)
-        binaries[order] = binary
-    times = {order: [] for order in candidates}
+        binaries[name] = binary
+    names = list(programs)
+    times = {name: [] for name in names}
     for p in range(passes):
-        turn = candidates[p % len(candidates):] + candidates[:p % len(candidates)]
-        for order in turn:
-            run = subprocess.run(["taskset", "-c", str(cpu), binaries[order]],
+        for name in names[p % len(names):] + names[:p % len(names)]:
+            run = subprocess.run(["taskset", "-c", str(cpu), binaries[name]],
                                  check=True, capture_output=True, text=True)
-            times[order].append(float(run.stdout))
-    return {order: statistics.median(t) for order, t in times.items()}
+            times[name].append(float(run.stdout))
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def measure(decrypt, candidates, out, passes=5, cpu=1, cc="cc"):
+    """{order: median cycles per middle round} on this machine."""
+    kind = "dec" if decrypt else "enc"
+    programs = {f"{kind}-{order}": bitslice.round_lines(1, FRAME, decrypt=decrypt,
+                                                         cluster_order=order)
+                for order in candidates}
+    timed = time_loops(programs, out, passes, cpu, cc)
+    return {order: timed[f"{kind}-{order}"] for order in candidates}
 
 
 def add_parser(sub):

@@ -11,10 +11,12 @@
 #                            (MODE, ISA: a name, a comma list or all; default all)
 #   make bitslice-order [MEASURE=n]   rank the bitsliced rounds' cluster orders (model;
 #                            MEASURE: time the best n and the recorded one here)
+#   make bitslice-probe      time a bitsliced round as generated, with the rounds
+#                            independent and without dependencies; the latencies
 
 MCA_OUT := $(BUILD)/mca
 
-.PHONY: mca mca-check mca-baseline explore perf-tools bitslice-order
+.PHONY: mca mca-check mca-baseline explore perf-tools bitslice-order bitslice-probe
 mca: test-tools
 	$(PYTHON) -m perf mca --json $(MCA_OUT)/estimates.json
 
@@ -37,3 +39,6 @@ explore: test-tools perf-tools lib $(BENCH_BIN)
 
 bitslice-order:
 	$(PYTHON) -m perf bitslice-order $(if $(MEASURE),--measure $(MEASURE))
+
+bitslice-probe:
+	$(PYTHON) -m perf bitslice-probe
