@@ -118,17 +118,22 @@ class Function:
         self._bind(name, register)
         return register
 
-    # The prologue moves rsp once, with no stack probe: a frame of a page or more could
-    # step over a guard page (Windows' stack needs __chkstk then; Linux threads' guard
-    # pages are one page too).
-    MAX_FRAME = 4096 - 64
+    # The prologue moves rsp once.  A frame of a page or more could step over a guard
+    # page (Windows commits its stack a page at a time behind one; Linux threads' guard
+    # pages are one page), so the prologue then probes it: after the move (and the xmm
+    # saves at the frame's top), one store a page below the entry rsp and one more each
+    # page further down, the frame's
+    # pages touched from the top, each within a page of one touched before (what
+    # Windows' __chkstk does, without the call).  MAX_FRAME bounds what a template may ask.
+    PAGE = 4096
+    MAX_FRAME = 4 * PAGE
 
     def reserve_stack(self, size: int) -> str:
         """Scratch space at [rsp, rsp + size) for the function body (returns '')."""
         frame = (size + 15) // 16 * 16
         if frame > self.MAX_FRAME:
             raise TemplateError(f"{self.name}: a stack frame of {frame} bytes; at most "
-                                f"{self.MAX_FRAME} without stack probes")
+                                f"{self.MAX_FRAME}")
         self.frame = frame
         return ""
 
@@ -206,7 +211,15 @@ class Function:
             offset = self._vector_save_offset(index)
             lines += [f"{self.vector_move} xmmword [rsp + {offset}], xmm{index}",
                       f".cfi_savexmm xmm{index}, {offset}"]
+        # after the saves, which write the frame's top (within a page of the entry rsp)
+        lines += [f"mov qword [rsp + {offset}], 0" for offset in self.probe_offsets()]
         return "\n".join(lines)
+
+    def probe_offsets(self) -> List[int]:
+        """The prologue's stack probes, rsp-relative, from the top: a page below the rsp
+        the prologue found, then a page further each, while inside the frame."""
+        allocation = self._allocation()
+        return list(range(allocation - self.PAGE, -1, -self.PAGE))
 
     def epilogue(self, xmm_only: bool = False) -> str:
         """xmm_only: this path wrote no ymm/zmm register, so the upper state is as the

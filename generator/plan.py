@@ -415,8 +415,9 @@ VPERM_FRAME = 272 + 15
 # every vector register; after it, vector-permute groups of the plan's blocks
 # (VpermPlan.BULK_TAIL_BLOCKS: as many as fit beside the mode's own registers).
 BITSLICE_UNROLL = 8
-# The counter modes' frame also holds their round-1 planes and table (bitslice.ROUND1_*);
-# XTS has no use for them and keeps the smaller frame.
+# The counter modes' frame also holds their round-1 and round-2 planes and tables
+# (bitslice.ROUND1_*, ROUND2_*: more than a page, so the prologue probes it); XTS has no
+# use for them and keeps the smaller frame.
 BITSLICE_FRAME = bitslice.FRAME_END + 15
 BITSLICE_COUNTER_FRAME = bitslice.COUNTER_FRAME_END + 15
 
@@ -520,8 +521,8 @@ class VpermCtrPlan(VpermPlan):
                  f"the middle keys as planes (to FRAME + {bitslice.FRAME_END})."]
                 if self.knobs["UNROLL"] == BITSLICE_UNROLL else [])
         if bulk and self.COUNTER_FRAME:
-            bulk.append(f"Counter modes: round 1's saved planes, tag and table at FRAME + "
-                        f"{bitslice.ROUND1_BASE} .. {bitslice.COUNTER_FRAME_END}.")
+            bulk.append(f"Counter modes: rounds 1 and 2's saved planes, tags and tables at "
+                        f"FRAME + {bitslice.ROUND1_BASE} .. {bitslice.COUNTER_FRAME_END}.")
         return bulk + ["Stack: FRAME = rsp rounded up to 16; round key m before the last at "
                 "[FRAME + 224 - 16m],", "the first at [FRAME], the input permutation at "
                 "[FRAME + 240], a keystream block at [FRAME + 256]."]

@@ -15,8 +15,8 @@ llvm-mca would run all of it as straight-line code, so we extract *paths* instea
 - a loop over the middle rounds inside the region (a backward branch to a label ending
   in `_middle_rounds`, the bitsliced rounds of templates/lib/bitslice.j2) runs Nr - 1
   times on path aesNNN (Nr = 10, 12, 14): the branch is taken Nr - 2 times, then falls
-  through; one time fewer when the path entered the loop by a jump to a label ending
-  in `_from_round2` (the counter modes' first round from a table); a region with such
+  through; n - 1 times fewer when the path entered the loop by a jump to a label ending
+  in `_from_round<n>` (the counter modes' first rounds from tables); a region with such
   a label has the three key-size paths;
 - a region without key-size labels has one path, `main`.
 
@@ -70,7 +70,7 @@ KNOWN_OFF = (
 
 KEY_LABEL = re.compile(r"_aes(128|192|256)$")
 ROUNDS_LOOP_LABEL = re.compile(r"_middle_rounds$")
-SECOND_ROUND_LABEL = re.compile(r"_from_round2$")
+FROM_ROUND_LABEL = re.compile(r"_from_round(\d+)$")
 ROUNDS = {"aes128": 10, "aes192": 12, "aes256": 14}
 BEGIN = re.compile(r"^#\s*LLVM-MCA-BEGIN\s+(\S+)\s*$")
 END = re.compile(r"^#\s*LLVM-MCA-END\s*$")
@@ -204,7 +204,7 @@ def trace(region: Region, path: str) -> List[Instr]:
     take_suffix = f"_{path}" if path.startswith("aes") else None
     out, pos = [], 0
     repeats = {}          # rounds-loop label -> times its backward branch was taken
-    skipped = 0           # middle rounds the path skipped (entered at _from_round2)
+    skipped = 0           # middle rounds the path skipped (entered at _from_round<n>)
     while pos < len(region.items):
         item = region.items[pos]
         if isinstance(item, tuple):
@@ -227,8 +227,9 @@ def trace(region: Region, path: str) -> List[Instr]:
                 raise McaError(f"region {region.name}: backward jump to {target} inside the "
                                f"region; only forward jumps can be traced")
             if item.unconditional or (take_suffix and target.endswith(take_suffix)):
-                if SECOND_ROUND_LABEL.search(target):
-                    skipped = 1
+                entered = FROM_ROUND_LABEL.search(target)
+                if entered:
+                    skipped = int(entered.group(1)) - 1
                 pos = labels[target]
                 continue
         pos += 1

@@ -34,7 +34,7 @@
 #                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, B2S=xmm10, B2H=xmm11
 #                     B2L=xmm12, B2T=xmm13, B2U=xmm14, MASK=xmm15
 # Bitsliced main loop (UNROLL=8): every vector register; at FRAME + 272: key 0 (row-major), the last key, spill slots, the middle keys as planes (to FRAME + 2528).
-# Counter modes: round 1's saved planes, tag and table at FRAME + 2528 .. 3184.
+# Counter modes: rounds 1 and 2's saved planes, tags and tables at FRAME + 2528 .. 4352.
 # Stack: FRAME = rsp rounded up to 16; round key m before the last at [FRAME + 224 - 16m],
 # the first at [FRAME], the input permutation at [FRAME + 240], a keystream block at [FRAME + 256].
 	.text
@@ -48,8 +48,9 @@ aesgen_ctr_crypt_vperm_ssse3:
 	push            %rbx
 	.cfi_adjust_cfa_offset 8
 	.cfi_rel_offset %rbx, 0
-	sub             $3200, %rsp
-	.cfi_adjust_cfa_offset 3200
+	sub             $4368, %rsp
+	.cfi_adjust_cfa_offset 4368
+	movq            $0, 272(%rsp)
 	test            %rcx, %rcx
 	{disp32} jz     .Lctr_return
 # ROUNDS = 10, 12 or 14; KEYEND = &rk[ROUNDS] of the schedule at rdi
@@ -320,7 +321,9 @@ aesgen_ctr_crypt_vperm_ssse3:
 	imul            .Lbs_counter_bytes_one(%rip), %r11
 	mov             %r11, 2360(%rbx)
 	movq            $-1, 2352(%rbx)
-# round 1 from a table when the message is long enough for it to pay
+# round 1 from a table when the message is long enough for it to pay (round 2's
+# table is made per counter tag, later)
+	movq            $-2, 3312(%rbx)
 	movq            $-2, 2656(%rbx)
 	cmp             $640, %rcx
 	{disp32} jb     .Lctr_round1_table_done
@@ -2325,8 +2328,8 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm0, 256(%rbx)
 .Lctr_return:
 	xor             %eax, %eax
-	add             $3200, %rsp
-	.cfi_adjust_cfa_offset -3200
+	add             $4368, %rsp
+	.cfi_adjust_cfa_offset -4368
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
@@ -2336,16 +2339,96 @@ aesgen_ctr_crypt_vperm_ssse3:
 .Lctr_main_loop:
 # LLVM-MCA-BEGIN ctr_vperm_ssse3_main_loop
 # main loop: 8 blocks = 128 bytes per iteration, bitsliced (lib/bitslice.j2)
-# round 1 from the table applies if ROUND1_BASE is for the counter's bytes above
-# the low one (TMPG) and the low byte does not wrap within the eight blocks
-	mov             %r8, %r11
-	shr             $8, %r11
-	cmp             2656(%rbx), %r11
-	{disp32} jne    .Lctr_bulk_round0
+# the saved planes apply only if the low byte does not wrap within the eight blocks
 	movzbl          %r8b, %r10d
 	cmp             $248, %r10d
 	{disp32} ja     .Lctr_bulk_counter_blocks
+# rounds 1 and 2 from the tables apply if ROUND2_BASE is for the counter's bytes
+# above the low one (TMPG)
+	mov             %r8, %r11
+	shr             $8, %r11
+	cmp             3312(%rbx), %r11
+	{disp32} jne    .Lctr_bulk_round1
+# the planes after round 2: ROUND2_BASE ^ V2(y), y from the batch's entry
+# entry ((w >> 3) - (w0 >> 3)) mod 32 (KEYEND = w, the batch's low byte)
+	shr             $3, %r10d
+	sub             2664(%rbx), %r10d
+	and             $31, %r10d
+	shl             $5, %r10d
+	movdqa          3328(%rbx,%r10,1), %xmm8        # y, planes 0..3
+	movdqa          3344(%rbx,%r10,1), %xmm9        # planes 4..7
+	movdqa          %xmm8, %xmm10
+	palignr         $12, %xmm9, %xmm10              # y's planes 7, 0, 1, 2
+	movdqa          %xmm9, %xmm11
+	palignr         $12, %xmm8, %xmm11              # y's planes 3, 4, 5, 6
+	pshufd          $255, %xmm9, %xmm12             # plane 7 in every dword
+	movdqa          %xmm12, %xmm13
+	pand            .Lbs_round2_double_low(%rip), %xmm12
+	pand            .Lbs_round2_double_high(%rip), %xmm13
+	pxor            %xmm12, %xmm10                  # 2y, planes 0..3
+	pxor            %xmm13, %xmm11                  # 2y, planes 4..7
+	movdqa          %xmm8, %xmm0
+	pshufb          .Lbs_round2_single0(%rip), %xmm0
+	movdqa          %xmm10, %xmm13
+	pshufb          .Lbs_round2_double0(%rip), %xmm13
+	pxor            %xmm13, %xmm0
+	pxor            3184(%rbx), %xmm0               # plane 0 after round 2
+	movdqa          %xmm8, %xmm1
+	pshufb          .Lbs_round2_single1(%rip), %xmm1
+	movdqa          %xmm10, %xmm13
+	pshufb          .Lbs_round2_double1(%rip), %xmm13
+	pxor            %xmm13, %xmm1
+	pxor            3200(%rbx), %xmm1               # plane 1 after round 2
+	movdqa          %xmm8, %xmm2
+	pshufb          .Lbs_round2_single2(%rip), %xmm2
+	movdqa          %xmm10, %xmm13
+	pshufb          .Lbs_round2_double2(%rip), %xmm13
+	pxor            %xmm13, %xmm2
+	pxor            3216(%rbx), %xmm2               # plane 2 after round 2
+	movdqa          %xmm8, %xmm3
+	pshufb          .Lbs_round2_single3(%rip), %xmm3
+	movdqa          %xmm10, %xmm13
+	pshufb          .Lbs_round2_double3(%rip), %xmm13
+	pxor            %xmm13, %xmm3
+	pxor            3232(%rbx), %xmm3               # plane 3 after round 2
+	movdqa          %xmm9, %xmm4
+	pshufb          .Lbs_round2_single0(%rip), %xmm4
+	movdqa          %xmm11, %xmm13
+	pshufb          .Lbs_round2_double0(%rip), %xmm13
+	pxor            %xmm13, %xmm4
+	pxor            3248(%rbx), %xmm4               # plane 4 after round 2
+	movdqa          %xmm9, %xmm5
+	pshufb          .Lbs_round2_single1(%rip), %xmm5
+	movdqa          %xmm11, %xmm13
+	pshufb          .Lbs_round2_double1(%rip), %xmm13
+	pxor            %xmm13, %xmm5
+	pxor            3264(%rbx), %xmm5               # plane 5 after round 2
+	movdqa          %xmm9, %xmm6
+	pshufb          .Lbs_round2_single2(%rip), %xmm6
+	movdqa          %xmm11, %xmm13
+	pshufb          .Lbs_round2_double2(%rip), %xmm13
+	pxor            %xmm13, %xmm6
+	pxor            3280(%rbx), %xmm6               # plane 6 after round 2
+	movdqa          %xmm9, %xmm7
+	pshufb          .Lbs_round2_single3(%rip), %xmm7
+	movdqa          %xmm11, %xmm13
+	pshufb          .Lbs_round2_double3(%rip), %xmm13
+	pxor            %xmm13, %xmm7
+	pxor            3296(%rbx), %xmm7               # plane 7 after round 2
+	add             $8, %r8
+# KEY = round 3's key planes, middle_key(Nr - 3) = 560 + 128 * (16 - Nr)
+	mov             $16, %edi
+	sub             %eax, %edi
+	shl             $7, %edi
+	add             $560, %edi
+	mov             $2224, %r10d                    # the middle rounds' end
+	{disp32} jmp    .Lctr_bulk_from_round3
+.Lctr_bulk_round1:
+# not: round 1 from the table if ROUND1_BASE is for those bytes
+	cmp             2656(%rbx), %r11
+	{disp32} jne    .Lctr_bulk_round0
 # the planes after round 1: ROUND1_BASE ^ V(s), s from the table
+# entry ((w >> 3) - (w0 >> 3)) mod 32 (KEYEND = w, the batch's low byte)
 	shr             $3, %r10d
 	sub             2664(%rbx), %r10d
 	and             $31, %r10d
@@ -2408,13 +2491,9 @@ aesgen_ctr_crypt_vperm_ssse3:
 	mov             $2224, %r10d                    # the middle rounds' end
 	{disp32} jmp    .Lctr_bulk_from_round2
 .Lctr_bulk_round0:
-# otherwise the saved round-0 planes apply if they are for those bytes (TMPG) and
-# the low byte does not wrap
+# otherwise the saved round-0 planes apply if they are for those bytes (TMPG)
 	cmp             2352(%rbx), %r11
 	{disp32} jne    .Lctr_bulk_counter_blocks
-	movzbl          %r8b, %r10d
-	cmp             $248, %r10d
-	{disp32} ja     .Lctr_bulk_counter_blocks
 # byte j = (w + j) ^ mask, w the low byte (w + 7 < 256: no carries between bytes)
 	imul            .Lbs_counter_bytes_one(%rip), %r10
 	add             .Lbs_counter_byte_index(%rip), %r10
@@ -2650,6 +2729,7 @@ aesgen_ctr_crypt_vperm_ssse3:
 	add             $560, %edi
 	mov             $2224, %r10d                    # the middle rounds' end
 .Lctr_bulk_from_round2:
+.Lctr_bulk_from_round3:
 .Lctr_bulk_middle_rounds:
 # a middle round (Nr - 1 of them): ShiftRows, the S-box circuit, MixColumns, + key
 	pshufb          .Lbs_shift_rows(%rip), %xmm7    # ShiftRows: plane 7 = U0
@@ -3484,6 +3564,82 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm0, 3136(%rbx)
 	movdqa          %xmm0, 3152(%rbx)
 	movdqa          %xmm0, 3168(%rbx)
+	cmpq            $-2, 3312(%rbx)
+	{disp32} je     .Lctr_round1_wiped
+# and round 2's
+	movdqa          %xmm0, 3184(%rbx)
+	movdqa          %xmm0, 3200(%rbx)
+	movdqa          %xmm0, 3216(%rbx)
+	movdqa          %xmm0, 3232(%rbx)
+	movdqa          %xmm0, 3248(%rbx)
+	movdqa          %xmm0, 3264(%rbx)
+	movdqa          %xmm0, 3280(%rbx)
+	movdqa          %xmm0, 3296(%rbx)
+	movdqa          %xmm0, 3312(%rbx)
+	movdqa          %xmm0, 3328(%rbx)
+	movdqa          %xmm0, 3344(%rbx)
+	movdqa          %xmm0, 3360(%rbx)
+	movdqa          %xmm0, 3376(%rbx)
+	movdqa          %xmm0, 3392(%rbx)
+	movdqa          %xmm0, 3408(%rbx)
+	movdqa          %xmm0, 3424(%rbx)
+	movdqa          %xmm0, 3440(%rbx)
+	movdqa          %xmm0, 3456(%rbx)
+	movdqa          %xmm0, 3472(%rbx)
+	movdqa          %xmm0, 3488(%rbx)
+	movdqa          %xmm0, 3504(%rbx)
+	movdqa          %xmm0, 3520(%rbx)
+	movdqa          %xmm0, 3536(%rbx)
+	movdqa          %xmm0, 3552(%rbx)
+	movdqa          %xmm0, 3568(%rbx)
+	movdqa          %xmm0, 3584(%rbx)
+	movdqa          %xmm0, 3600(%rbx)
+	movdqa          %xmm0, 3616(%rbx)
+	movdqa          %xmm0, 3632(%rbx)
+	movdqa          %xmm0, 3648(%rbx)
+	movdqa          %xmm0, 3664(%rbx)
+	movdqa          %xmm0, 3680(%rbx)
+	movdqa          %xmm0, 3696(%rbx)
+	movdqa          %xmm0, 3712(%rbx)
+	movdqa          %xmm0, 3728(%rbx)
+	movdqa          %xmm0, 3744(%rbx)
+	movdqa          %xmm0, 3760(%rbx)
+	movdqa          %xmm0, 3776(%rbx)
+	movdqa          %xmm0, 3792(%rbx)
+	movdqa          %xmm0, 3808(%rbx)
+	movdqa          %xmm0, 3824(%rbx)
+	movdqa          %xmm0, 3840(%rbx)
+	movdqa          %xmm0, 3856(%rbx)
+	movdqa          %xmm0, 3872(%rbx)
+	movdqa          %xmm0, 3888(%rbx)
+	movdqa          %xmm0, 3904(%rbx)
+	movdqa          %xmm0, 3920(%rbx)
+	movdqa          %xmm0, 3936(%rbx)
+	movdqa          %xmm0, 3952(%rbx)
+	movdqa          %xmm0, 3968(%rbx)
+	movdqa          %xmm0, 3984(%rbx)
+	movdqa          %xmm0, 4000(%rbx)
+	movdqa          %xmm0, 4016(%rbx)
+	movdqa          %xmm0, 4032(%rbx)
+	movdqa          %xmm0, 4048(%rbx)
+	movdqa          %xmm0, 4064(%rbx)
+	movdqa          %xmm0, 4080(%rbx)
+	movdqa          %xmm0, 4096(%rbx)
+	movdqa          %xmm0, 4112(%rbx)
+	movdqa          %xmm0, 4128(%rbx)
+	movdqa          %xmm0, 4144(%rbx)
+	movdqa          %xmm0, 4160(%rbx)
+	movdqa          %xmm0, 4176(%rbx)
+	movdqa          %xmm0, 4192(%rbx)
+	movdqa          %xmm0, 4208(%rbx)
+	movdqa          %xmm0, 4224(%rbx)
+	movdqa          %xmm0, 4240(%rbx)
+	movdqa          %xmm0, 4256(%rbx)
+	movdqa          %xmm0, 4272(%rbx)
+	movdqa          %xmm0, 4288(%rbx)
+	movdqa          %xmm0, 4304(%rbx)
+	movdqa          %xmm0, 4320(%rbx)
+	movdqa          %xmm0, 4336(%rbx)
 .Lctr_round1_wiped:
 # the bulk loop used every vector register: vector-permute's constants back
 # the nibble mask and the tables that have a register (plan.table_registers): 1/x and
@@ -3491,9 +3647,13 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          .Lvperm_low_nibbles(%rip), %xmm15
 	jmp             .Lctr_main_done
 .Lctr_bulk_round1_save:
-# ROUND1_BASE = round 1's planes ^ V(s) of these blocks, for their tag
 	lea             -8(%r8), %r11
 	movzbl          %r11b, %r10d
+	shr             $8, %r11
+	cmp             2656(%rbx), %r11
+	{disp32} je     .Lctr_bulk_round2_save
+# after round 1: ROUND1_BASE = the planes ^ V(s) of these blocks, for their tag
+# entry ((w >> 3) - (w0 >> 3)) mod 32 (KEYEND = w, the batch's low byte)
 	shr             $3, %r10d
 	sub             2664(%rbx), %r10d
 	and             $31, %r10d
@@ -3555,8 +3715,424 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pxor            %xmm11, %xmm10
 	pxor            %xmm7, %xmm10
 	movdqa          %xmm10, 2640(%rbx)
-	shr             $8, %r11
 	mov             %r11, 2656(%rbx)
+# round 2's table for this tag if the message (LEN + 128 bytes with this batch) and
+# the tag (from low byte w) have 16 batches more
+	mov             $2224, %r10d
+	cmp             $1920, %rcx
+	jb              .Lctr_bulk_middle_rounds
+	lea             -8(%r8), %r10
+	movzbl          %r10b, %r10d
+	cmp             $128, %r10d
+	mov             $2224, %r10d
+	ja              .Lctr_bulk_middle_rounds
+	movq            $-1, 3312(%rbx)                 # the table holds data now
+	movdqa          %xmm0, 3184(%rbx)
+	movdqa          %xmm1, 3200(%rbx)
+	movdqa          %xmm2, 3216(%rbx)
+	movdqa          %xmm3, 3232(%rbx)
+	movdqa          %xmm4, 3248(%rbx)
+	movdqa          %xmm5, 3264(%rbx)
+	movdqa          %xmm6, 3280(%rbx)
+	movdqa          %xmm7, 3296(%rbx)
+	xor             %r10d, %r10d
+.Lctr_bulk_round2_run:
+# entries 4g .. 4g + 3 (KEYEND = 32 g): their s and 2s gathered into round 2's
+# four S-box inputs per batch, the S-box circuit, y to the entries
+	movdqa          2672(%rbx,%r10,1), %xmm8
+	movdqa          2688(%rbx,%r10,1), %xmm9
+	pshufb          .Lbs_round2_interleave(%rip), %xmm8
+	pshufb          .Lbs_round2_interleave(%rip), %xmm9
+	movdqa          %xmm8, %xmm10
+	punpcklwd       %xmm9, %xmm8                    # s: dword b = plane b, batches 0..3
+	punpckhwd       %xmm9, %xmm10                   # s: planes 4..7
+	movdqa          2928(%rbx,%r10,1), %xmm11
+	movdqa          2944(%rbx,%r10,1), %xmm12
+	pshufb          .Lbs_round2_interleave(%rip), %xmm11
+	pshufb          .Lbs_round2_interleave(%rip), %xmm12
+	movdqa          %xmm11, %xmm9
+	punpcklwd       %xmm12, %xmm11                  # 2s: dword b = plane b, batches 0..3
+	punpckhwd       %xmm12, %xmm9                   # 2s: planes 4..7
+	movdqa          %xmm8, %xmm0
+	pshufb          .Lbs_round2_input_single0(%rip), %xmm0
+	movdqa          %xmm11, %xmm12
+	pshufb          .Lbs_round2_input_double0(%rip), %xmm12
+	pxor            %xmm12, %xmm0
+	movdqa          2528(%rbx), %xmm12
+	pshufb          .Lbs_round2_input_base(%rip), %xmm12
+	pxor            %xmm12, %xmm0                   # plane 0 of round 2's S-box inputs
+	movdqa          %xmm8, %xmm1
+	pshufb          .Lbs_round2_input_single1(%rip), %xmm1
+	movdqa          %xmm11, %xmm12
+	pshufb          .Lbs_round2_input_double1(%rip), %xmm12
+	pxor            %xmm12, %xmm1
+	movdqa          2544(%rbx), %xmm12
+	pshufb          .Lbs_round2_input_base(%rip), %xmm12
+	pxor            %xmm12, %xmm1                   # plane 1 of round 2's S-box inputs
+	movdqa          %xmm8, %xmm2
+	pshufb          .Lbs_round2_input_single2(%rip), %xmm2
+	movdqa          %xmm11, %xmm12
+	pshufb          .Lbs_round2_input_double2(%rip), %xmm12
+	pxor            %xmm12, %xmm2
+	movdqa          2560(%rbx), %xmm12
+	pshufb          .Lbs_round2_input_base(%rip), %xmm12
+	pxor            %xmm12, %xmm2                   # plane 2 of round 2's S-box inputs
+	movdqa          %xmm8, %xmm3
+	pshufb          .Lbs_round2_input_single3(%rip), %xmm3
+	movdqa          %xmm11, %xmm12
+	pshufb          .Lbs_round2_input_double3(%rip), %xmm12
+	pxor            %xmm12, %xmm3
+	movdqa          2576(%rbx), %xmm12
+	pshufb          .Lbs_round2_input_base(%rip), %xmm12
+	pxor            %xmm12, %xmm3                   # plane 3 of round 2's S-box inputs
+	movdqa          %xmm10, %xmm4
+	pshufb          .Lbs_round2_input_single0(%rip), %xmm4
+	movdqa          %xmm9, %xmm12
+	pshufb          .Lbs_round2_input_double0(%rip), %xmm12
+	pxor            %xmm12, %xmm4
+	movdqa          2592(%rbx), %xmm12
+	pshufb          .Lbs_round2_input_base(%rip), %xmm12
+	pxor            %xmm12, %xmm4                   # plane 4 of round 2's S-box inputs
+	movdqa          %xmm10, %xmm5
+	pshufb          .Lbs_round2_input_single1(%rip), %xmm5
+	movdqa          %xmm9, %xmm12
+	pshufb          .Lbs_round2_input_double1(%rip), %xmm12
+	pxor            %xmm12, %xmm5
+	movdqa          2608(%rbx), %xmm12
+	pshufb          .Lbs_round2_input_base(%rip), %xmm12
+	pxor            %xmm12, %xmm5                   # plane 5 of round 2's S-box inputs
+	movdqa          %xmm10, %xmm6
+	pshufb          .Lbs_round2_input_single2(%rip), %xmm6
+	movdqa          %xmm9, %xmm12
+	pshufb          .Lbs_round2_input_double2(%rip), %xmm12
+	pxor            %xmm12, %xmm6
+	movdqa          2624(%rbx), %xmm12
+	pshufb          .Lbs_round2_input_base(%rip), %xmm12
+	pxor            %xmm12, %xmm6                   # plane 6 of round 2's S-box inputs
+	movdqa          %xmm10, %xmm7
+	pshufb          .Lbs_round2_input_single3(%rip), %xmm7
+	movdqa          %xmm9, %xmm12
+	pshufb          .Lbs_round2_input_double3(%rip), %xmm12
+	pxor            %xmm12, %xmm7
+	movdqa          2640(%rbx), %xmm12
+	pshufb          .Lbs_round2_input_base(%rip), %xmm12
+	pxor            %xmm12, %xmm7                   # plane 7 of round 2's S-box inputs
+	movdqa          %xmm7, %xmm8
+	pxor            %xmm4, %xmm8                    # T1 = U0 ^ U3
+	pxor            %xmm1, %xmm3                    # T5 = U4 ^ U6
+	movdqa          %xmm6, %xmm9
+	pxor            %xmm2, %xmm9                    # T11 = U1 ^ U5
+	movdqa          %xmm3, %xmm10
+	pxor            %xmm9, %xmm10                   # T15 = T5 ^ T11
+	movdqa          %xmm8, %xmm11
+	pand            %xmm10, %xmm11                  # M11 = T1 & T15
+	movdqa          %xmm4, %xmm12
+	pxor            %xmm2, %xmm12                   # T4 = U3 ^ U5
+	movdqa          %xmm5, %xmm13
+	pxor            %xmm2, %xmm13                   # T12 = U2 ^ U5
+	movdqa          %xmm8, %xmm14
+	pxor            %xmm13, %xmm14                  # T27 = T1 ^ T12
+	movdqa          %xmm12, %xmm15
+	pand            %xmm14, %xmm15                  # M12 = T4 & T27
+	pxor            %xmm11, %xmm15                  # M13 = M12 ^ M11
+	pxor            %xmm7, %xmm2                    # T2 = U0 ^ U5
+	movdqa          %xmm14, 304(%rbx)
+	movdqa          %xmm8, %xmm14
+	pxor            %xmm3, %xmm14                   # T6 = T1 ^ T5
+	pxor            %xmm5, %xmm6                    # T7 = U1 ^ U2
+	movdqa          %xmm14, %xmm5
+	pxor            %xmm6, %xmm5                    # T10 = T6 ^ T7
+	movdqa          %xmm10, 320(%rbx)
+	movdqa          %xmm2, %xmm10
+	pand            %xmm5, %xmm10                   # M14 = T2 & T10
+	pxor            %xmm11, %xmm10                  # M15 = M14 ^ M11
+	pxor            %xmm1, %xmm7                    # T3 = U0 ^ U6
+	movdqa          %xmm7, %xmm11
+	pxor            %xmm12, %xmm11                  # T13 = T3 ^ T4
+	movdqa          %xmm12, 336(%rbx)
+	movdqa          %xmm11, %xmm12
+	pand            %xmm14, %xmm12                  # M1 = T13 & T6
+	pxor            %xmm14, %xmm9                   # T14 = T6 ^ T11
+	pxor            %xmm12, %xmm9                   # M3 = T14 ^ M1
+	pxor            %xmm0, %xmm1                    # T21 = U6 ^ U7
+	pxor            %xmm6, %xmm1                    # T22 = T7 ^ T21
+	movdqa          %xmm11, 352(%rbx)
+	movdqa          %xmm2, %xmm11
+	pxor            %xmm1, %xmm11                   # T23 = T2 ^ T22
+	movdqa          %xmm2, 368(%rbx)
+	movdqa          %xmm0, %xmm2
+	pxor            %xmm14, %xmm2                   # T8 = U7 ^ T6
+	movdqa          %xmm14, 384(%rbx)
+	movdqa          %xmm11, %xmm14
+	pand            %xmm2, %xmm14                   # M2 = T23 & T8
+	pxor            %xmm14, %xmm9                   # M16 = M3 ^ M2
+	pxor            %xmm13, %xmm3                   # T16 = T5 ^ T12
+	movdqa          %xmm7, %xmm13
+	pand            %xmm3, %xmm13                   # M6 = T3 & T16
+	movdqa          %xmm7, %xmm14
+	pxor            %xmm3, %xmm14                   # T26 = T3 ^ T16
+	pxor            %xmm13, %xmm14                  # M8 = T26 ^ M6
+	movdqa          %xmm7, 400(%rbx)
+	movdqa          %xmm0, %xmm7
+	pxor            %xmm6, %xmm7                    # T9 = U7 ^ T7
+	movdqa          %xmm11, 416(%rbx)
+	movdqa          %xmm1, %xmm11
+	pand            %xmm7, %xmm11                   # M7 = T22 & T9
+	pxor            %xmm11, %xmm14                  # M18 = M8 ^ M7
+	pxor            %xmm0, %xmm4                    # T18 = U3 ^ U7
+	pxor            %xmm4, %xmm6                    # T19 = T7 ^ T18
+	movdqa          %xmm6, %xmm4
+	pand            %xmm0, %xmm4                    # M4 = T19 & U7
+	pxor            %xmm12, %xmm4                   # M5 = M4 ^ M1
+	movdqa          %xmm8, %xmm11
+	pxor            %xmm6, %xmm11                   # T20 = T1 ^ T19
+	movdqa          %xmm7, %xmm12
+	pxor            %xmm3, %xmm12                   # T17 = T9 ^ T16
+	movdqa          %xmm8, 432(%rbx)
+	movdqa          %xmm11, %xmm8
+	pand            %xmm12, %xmm8                   # M9 = T20 & T17
+	pxor            %xmm13, %xmm8                   # M10 = M9 ^ M6
+	pxor            %xmm15, %xmm9                   # M20 = M16 ^ M13
+	pxor            %xmm15, %xmm14                  # M22 = M18 ^ M13
+	pxor            %xmm10, %xmm8                   # M19 = M10 ^ M15
+	movdqa          %xmm5, %xmm13
+	pxor            368(%rbx), %xmm13               # T24 = T2 ^ T10
+	pxor            %xmm13, %xmm4                   # M17 = M5 ^ T24
+	pxor            %xmm10, %xmm4                   # M21 = M17 ^ M15
+	movdqa          %xmm11, %xmm10
+	pxor            %xmm12, %xmm10                  # T25 = T20 ^ T17
+	pxor            %xmm10, %xmm8                   # M23 = M19 ^ T25
+	movdqa          %xmm14, %xmm10
+	pand            %xmm9, %xmm10                   # M25 = M22 & M20
+	movdqa          %xmm14, %xmm13
+	pxor            %xmm8, %xmm13                   # M24 = M22 ^ M23
+	pand            %xmm4, %xmm14                   # M34 = M21 & M22
+	pand            %xmm13, %xmm14                  # M35 = M24 & M34
+	movdqa          %xmm4, %xmm15
+	pxor            %xmm10, %xmm15                  # M26 = M21 ^ M25
+	pand            %xmm13, %xmm15                  # M30 = M26 & M24
+	pxor            %xmm10, %xmm13                  # M36 = M24 ^ M25
+	pxor            %xmm8, %xmm15                   # M39 = M23 ^ M30
+	pxor            %xmm13, %xmm14                  # M40 = M35 ^ M36
+	pand            %xmm14, %xmm2                   # M47 = M40 & T8
+	pand            %xmm15, %xmm0                   # M48 = M39 & U7
+	movdqa          %xmm14, %xmm13
+	pand            416(%rbx), %xmm13               # M56 = M40 & T23
+	pand            %xmm15, %xmm6                   # M57 = M39 & T19
+	movdqa          %xmm6, 416(%rbx)
+	movdqa          %xmm9, %xmm6
+	pxor            %xmm4, %xmm6                    # M27 = M20 ^ M21
+	pand            %xmm8, %xmm9                    # M31 = M20 & M23
+	pxor            %xmm10, %xmm8                   # M28 = M23 ^ M25
+	pand            %xmm6, %xmm8                    # M29 = M28 & M27
+	pand            %xmm6, %xmm9                    # M32 = M27 & M31
+	pxor            %xmm10, %xmm6                   # M33 = M27 ^ M25
+	pxor            %xmm8, %xmm4                    # M37 = M21 ^ M29
+	pxor            %xmm6, %xmm9                    # M38 = M32 ^ M33
+	pand            %xmm9, %xmm7                    # M50 = M38 & T9
+	pand            %xmm4, %xmm12                   # M51 = M37 & T17
+	pand            %xmm9, %xmm1                    # M59 = M38 & T22
+	pand            %xmm4, %xmm11                   # M60 = M37 & T20
+	pxor            %xmm12, %xmm1                   # L8 = M51 ^ M59
+	pxor            %xmm0, %xmm12                   # L12 = M48 ^ M51
+	movdqa          %xmm9, %xmm6
+	pxor            %xmm14, %xmm6                   # M41 = M38 ^ M40
+	pxor            %xmm4, %xmm9                    # M43 = M37 ^ M38
+	pxor            %xmm15, %xmm4                   # M42 = M37 ^ M39
+	pxor            %xmm14, %xmm15                  # M44 = M39 ^ M40
+	movdqa          %xmm15, %xmm8
+	pand            384(%rbx), %xmm8                # M46 = M44 & T6
+	pand            %xmm9, %xmm3                    # M49 = M43 & T16
+	pand            %xmm6, %xmm5                    # M54 = M41 & T10
+	pand            352(%rbx), %xmm15               # M55 = M44 & T13
+	pand            400(%rbx), %xmm9                # M58 = M43 & T3
+	movdqa          %xmm4, %xmm10
+	pand            432(%rbx), %xmm10               # M61 = M42 & T1
+	movdqa          %xmm4, %xmm14
+	pand            320(%rbx), %xmm14               # M52 = M42 & T15
+	pxor            %xmm6, %xmm4                    # M45 = M42 ^ M41
+	movdqa          %xmm13, 320(%rbx)
+	movdqa          %xmm4, %xmm13
+	pand            304(%rbx), %xmm13               # M53 = M45 & T27
+	pand            336(%rbx), %xmm4                # M62 = M45 & T4
+	pxor            %xmm8, %xmm0                    # L2 = M46 ^ M48
+	pxor            %xmm15, %xmm2                   # L3 = M47 ^ M55
+	pxor            %xmm9, %xmm5                    # L4 = M54 ^ M58
+	pxor            %xmm10, %xmm3                   # L5 = M49 ^ M61
+	pand            368(%rbx), %xmm6                # M63 = M41 & T2
+	pxor            %xmm4, %xmm3                    # L6 = M62 ^ L5
+	pxor            %xmm10, %xmm4                   # L0 = M61 ^ M62
+	pxor            %xmm2, %xmm8                    # L7 = M46 ^ L3
+	pxor            %xmm0, %xmm11                   # L11 = M60 ^ L2
+	pxor            %xmm14, %xmm10                  # L14 = M52 ^ M61
+	pxor            %xmm13, %xmm14                  # L9 = M52 ^ M53
+	pxor            %xmm5, %xmm13                   # L10 = M53 ^ L4
+	pxor            %xmm1, %xmm9                    # L18 = M58 ^ L8
+	pxor            %xmm5, %xmm6                    # L19 = M63 ^ L4
+	pxor            %xmm12, %xmm2                   # L22 = L3 ^ L12
+	pxor            %xmm0, %xmm9                    # L23 = L18 ^ L2
+	pxor            %xmm13, %xmm1                   # L27 = L8 ^ L10
+	pxor            %xmm3, %xmm13                   # L25 = L6 ^ L10
+	pxor            %xmm11, %xmm10                  # L28 = L11 ^ L14
+	pxor            %xmm10, %xmm6                   # S2 = L19 ^ L28
+	movdqa          %xmm7, %xmm0
+	pxor            320(%rbx), %xmm0                # L1 = M50 ^ M56
+	pxor            %xmm0, %xmm15                   # L15 = M55 ^ L1
+	movdqa          %xmm0, %xmm5
+	pxor            416(%rbx), %xmm5                # L17 = M57 ^ L1
+	pxor            %xmm4, %xmm7                    # L13 = M50 ^ L0
+	movdqa          %xmm4, %xmm10
+	pxor            320(%rbx), %xmm10               # L16 = M56 ^ L0
+	pxor            %xmm0, %xmm4                    # L20 = L0 ^ L1
+	pxor            %xmm8, %xmm0                    # L21 = L1 ^ L7
+	pxor            %xmm14, %xmm15                  # L24 = L15 ^ L9
+	pxor            %xmm14, %xmm8                   # L26 = L7 ^ L9
+	pxor            %xmm5, %xmm11                   # L29 = L11 ^ L17
+	pxor            %xmm3, %xmm15                   # S0 = L6 ^ L24
+	pxor            %xmm8, %xmm10                   # S1 = L16 ^ L26
+	pxor            %xmm3, %xmm0                    # S3 = L6 ^ L21
+	pxor            %xmm2, %xmm4                    # S4 = L20 ^ L22
+	pxor            %xmm11, %xmm13                  # S5 = L25 ^ L29
+	pxor            %xmm1, %xmm7                    # S6 = L13 ^ L27
+	pxor            %xmm9, %xmm3                    # S7 = L6 ^ L23
+	movdqa          %xmm7, %xmm1
+	movdqa          %xmm13, %xmm2
+	movdqa          %xmm6, %xmm5
+	movdqa          %xmm10, %xmm6
+	movdqa          %xmm15, %xmm7
+	movdqa          %xmm3, %xmm8
+	movdqa          %xmm4, %xmm3
+	movdqa          %xmm0, %xmm4
+	movdqa          %xmm8, %xmm0
+	movdqa          %xmm0, %xmm8
+	punpckldq       %xmm1, %xmm8
+	movdqa          %xmm0, %xmm9
+	punpckhdq       %xmm1, %xmm9
+	movdqa          %xmm2, %xmm10
+	punpckldq       %xmm3, %xmm10
+	movdqa          %xmm2, %xmm11
+	punpckhdq       %xmm3, %xmm11
+	movdqa          %xmm8, %xmm12
+	punpcklqdq      %xmm10, %xmm12
+	movdqa          %xmm12, 3328(%rbx,%r10,4)       # batch 0: planes 0..3 of y
+	movdqa          %xmm8, %xmm12
+	punpckhqdq      %xmm10, %xmm12
+	movdqa          %xmm12, 3360(%rbx,%r10,4)       # batch 1: planes 0..3 of y
+	movdqa          %xmm9, %xmm12
+	punpcklqdq      %xmm11, %xmm12
+	movdqa          %xmm12, 3392(%rbx,%r10,4)       # batch 2: planes 0..3 of y
+	movdqa          %xmm9, %xmm12
+	punpckhqdq      %xmm11, %xmm12
+	movdqa          %xmm12, 3424(%rbx,%r10,4)       # batch 3: planes 0..3 of y
+	movdqa          %xmm4, %xmm8
+	punpckldq       %xmm5, %xmm8
+	movdqa          %xmm4, %xmm9
+	punpckhdq       %xmm5, %xmm9
+	movdqa          %xmm6, %xmm10
+	punpckldq       %xmm7, %xmm10
+	movdqa          %xmm6, %xmm11
+	punpckhdq       %xmm7, %xmm11
+	movdqa          %xmm8, %xmm12
+	punpcklqdq      %xmm10, %xmm12
+	movdqa          %xmm12, 3344(%rbx,%r10,4)       # batch 0: planes 4..7 of y
+	movdqa          %xmm8, %xmm12
+	punpckhqdq      %xmm10, %xmm12
+	movdqa          %xmm12, 3376(%rbx,%r10,4)       # batch 1: planes 4..7 of y
+	movdqa          %xmm9, %xmm12
+	punpcklqdq      %xmm11, %xmm12
+	movdqa          %xmm12, 3408(%rbx,%r10,4)       # batch 2: planes 4..7 of y
+	movdqa          %xmm9, %xmm12
+	punpckhqdq      %xmm11, %xmm12
+	movdqa          %xmm12, 3440(%rbx,%r10,4)       # batch 3: planes 4..7 of y
+	add             $32, %r10d
+	cmp             $256, %r10d
+	jb              .Lctr_bulk_round2_run
+	movdqa          3184(%rbx), %xmm0
+	movdqa          3200(%rbx), %xmm1
+	movdqa          3216(%rbx), %xmm2
+	movdqa          3232(%rbx), %xmm3
+	movdqa          3248(%rbx), %xmm4
+	movdqa          3264(%rbx), %xmm5
+	movdqa          3280(%rbx), %xmm6
+	movdqa          3296(%rbx), %xmm7
+	lea             128(%rdi), %r10                 # stop after round 2 too
+	jmp             .Lctr_bulk_middle_rounds
+.Lctr_bulk_round2_save:
+# after round 2: ROUND2_BASE = the planes ^ V2(y) of these blocks, for their tag
+# entry ((w >> 3) - (w0 >> 3)) mod 32 (KEYEND = w, the batch's low byte)
+	shr             $3, %r10d
+	sub             2664(%rbx), %r10d
+	and             $31, %r10d
+	shl             $5, %r10d
+	movdqa          3328(%rbx,%r10,1), %xmm8        # y, planes 0..3
+	movdqa          3344(%rbx,%r10,1), %xmm9        # planes 4..7
+	movdqa          %xmm8, %xmm10
+	palignr         $12, %xmm9, %xmm10              # y's planes 7, 0, 1, 2
+	movdqa          %xmm9, %xmm11
+	palignr         $12, %xmm8, %xmm11              # y's planes 3, 4, 5, 6
+	pshufd          $255, %xmm9, %xmm12             # plane 7 in every dword
+	movdqa          %xmm12, %xmm13
+	pand            .Lbs_round2_double_low(%rip), %xmm12
+	pand            .Lbs_round2_double_high(%rip), %xmm13
+	pxor            %xmm12, %xmm10                  # 2y, planes 0..3
+	pxor            %xmm13, %xmm11                  # 2y, planes 4..7
+	movdqa          %xmm8, %xmm12
+	pshufb          .Lbs_round2_single0(%rip), %xmm12
+	movdqa          %xmm10, %xmm13
+	pshufb          .Lbs_round2_double0(%rip), %xmm13
+	pxor            %xmm13, %xmm12
+	pxor            %xmm0, %xmm12
+	movdqa          %xmm12, 3184(%rbx)
+	movdqa          %xmm8, %xmm12
+	pshufb          .Lbs_round2_single1(%rip), %xmm12
+	movdqa          %xmm10, %xmm13
+	pshufb          .Lbs_round2_double1(%rip), %xmm13
+	pxor            %xmm13, %xmm12
+	pxor            %xmm1, %xmm12
+	movdqa          %xmm12, 3200(%rbx)
+	movdqa          %xmm8, %xmm12
+	pshufb          .Lbs_round2_single2(%rip), %xmm12
+	movdqa          %xmm10, %xmm13
+	pshufb          .Lbs_round2_double2(%rip), %xmm13
+	pxor            %xmm13, %xmm12
+	pxor            %xmm2, %xmm12
+	movdqa          %xmm12, 3216(%rbx)
+	movdqa          %xmm8, %xmm12
+	pshufb          .Lbs_round2_single3(%rip), %xmm12
+	movdqa          %xmm10, %xmm13
+	pshufb          .Lbs_round2_double3(%rip), %xmm13
+	pxor            %xmm13, %xmm12
+	pxor            %xmm3, %xmm12
+	movdqa          %xmm12, 3232(%rbx)
+	movdqa          %xmm9, %xmm12
+	pshufb          .Lbs_round2_single0(%rip), %xmm12
+	movdqa          %xmm11, %xmm13
+	pshufb          .Lbs_round2_double0(%rip), %xmm13
+	pxor            %xmm13, %xmm12
+	pxor            %xmm4, %xmm12
+	movdqa          %xmm12, 3248(%rbx)
+	movdqa          %xmm9, %xmm12
+	pshufb          .Lbs_round2_single1(%rip), %xmm12
+	movdqa          %xmm11, %xmm13
+	pshufb          .Lbs_round2_double1(%rip), %xmm13
+	pxor            %xmm13, %xmm12
+	pxor            %xmm5, %xmm12
+	movdqa          %xmm12, 3264(%rbx)
+	movdqa          %xmm9, %xmm12
+	pshufb          .Lbs_round2_single2(%rip), %xmm12
+	movdqa          %xmm11, %xmm13
+	pshufb          .Lbs_round2_double2(%rip), %xmm13
+	pxor            %xmm13, %xmm12
+	pxor            %xmm6, %xmm12
+	movdqa          %xmm12, 3280(%rbx)
+	movdqa          %xmm9, %xmm12
+	pshufb          .Lbs_round2_single3(%rip), %xmm12
+	movdqa          %xmm11, %xmm13
+	pshufb          .Lbs_round2_double3(%rip), %xmm13
+	pxor            %xmm13, %xmm12
+	pxor            %xmm7, %xmm12
+	movdqa          %xmm12, 3296(%rbx)
+	mov             %r11, 3312(%rbx)
 	mov             $2224, %r10d
 	jmp             .Lctr_bulk_middle_rounds
 	.cfi_endproc
@@ -3756,6 +4332,47 @@ aesgen_ctr_crypt_vperm_ssse3:
 	.byte	7, 15, 23, 31, 39, 47, 55, 63, 71, 79, 87, 95, 103, 111, 119, 127
 .Lbs_round1_half:
 	.byte	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
+# round 2 from its table: gathering the S-box inputs, spreading y and 2y
+.Lbs_round2_interleave:
+	.byte	0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15
+.Lbs_round2_input_base:
+	.byte	0, 4, 8, 12, 0, 4, 8, 12, 0, 4, 8, 12, 0, 4, 8, 12
+.Lbs_round2_double_low:
+	.byte	0, 0, 0, 0, 255, 255, 255, 255, 0, 0, 0, 0, 255, 255, 255, 255
+.Lbs_round2_double_high:
+	.byte	255, 255, 255, 255, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+.Lbs_round2_input_single0:
+	.byte	0, 0, 0, 128, 1, 1, 1, 128, 2, 2, 2, 128, 3, 3, 3, 128
+.Lbs_round2_input_double0:
+	.byte	128, 128, 0, 0, 128, 128, 1, 1, 128, 128, 2, 2, 128, 128, 3, 3
+.Lbs_round2_single0:
+	.byte	128, 3, 2, 1, 0, 3, 2, 128, 0, 3, 128, 1, 0, 128, 2, 1
+.Lbs_round2_double0:
+	.byte	0, 128, 128, 1, 128, 128, 2, 1, 128, 3, 2, 128, 0, 3, 128, 128
+.Lbs_round2_input_single1:
+	.byte	4, 4, 4, 128, 5, 5, 5, 128, 6, 6, 6, 128, 7, 7, 7, 128
+.Lbs_round2_input_double1:
+	.byte	128, 128, 4, 4, 128, 128, 5, 5, 128, 128, 6, 6, 128, 128, 7, 7
+.Lbs_round2_single1:
+	.byte	128, 7, 6, 5, 4, 7, 6, 128, 4, 7, 128, 5, 4, 128, 6, 5
+.Lbs_round2_double1:
+	.byte	4, 128, 128, 5, 128, 128, 6, 5, 128, 7, 6, 128, 4, 7, 128, 128
+.Lbs_round2_input_single2:
+	.byte	8, 8, 8, 128, 9, 9, 9, 128, 10, 10, 10, 128, 11, 11, 11, 128
+.Lbs_round2_input_double2:
+	.byte	128, 128, 8, 8, 128, 128, 9, 9, 128, 128, 10, 10, 128, 128, 11, 11
+.Lbs_round2_single2:
+	.byte	128, 11, 10, 9, 8, 11, 10, 128, 8, 11, 128, 9, 8, 128, 10, 9
+.Lbs_round2_double2:
+	.byte	8, 128, 128, 9, 128, 128, 10, 9, 128, 11, 10, 128, 8, 11, 128, 128
+.Lbs_round2_input_single3:
+	.byte	12, 12, 12, 128, 13, 13, 13, 128, 14, 14, 14, 128, 15, 15, 15, 128
+.Lbs_round2_input_double3:
+	.byte	128, 128, 12, 12, 128, 128, 13, 13, 128, 128, 14, 14, 128, 128, 15, 15
+.Lbs_round2_single3:
+	.byte	128, 15, 14, 13, 12, 15, 14, 128, 12, 15, 128, 13, 12, 128, 14, 13
+.Lbs_round2_double3:
+	.byte	12, 128, 128, 13, 128, 128, 14, 13, 128, 15, 14, 128, 12, 15, 128, 128
 	.section .note.GNU-stack,"",@progbits
 	.section .note.gnu.property,"a",@note
 	.p2align 3

@@ -37,7 +37,7 @@
 ;                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, B2S=xmm10, B2H=xmm11
 ;                     B2L=xmm12, B2T=xmm13, B2U=xmm14, MASK=xmm15
 ; Bitsliced main loop (UNROLL=8): every vector register; at FRAME + 272: key 0 (row-major), the last key, spill slots, the middle keys as planes (to FRAME + 2528).
-; Counter modes: round 1's saved planes, tag and table at FRAME + 2528 .. 3184.
+; Counter modes: rounds 1 and 2's saved planes, tags and tables at FRAME + 2528 .. 4352.
 ; Stack: FRAME = rsp rounded up to 16; round key m before the last at [FRAME + 224 - 16m],
 ; the first at [FRAME], the input permutation at [FRAME + 240], a keystream block at [FRAME + 256].
 	section .text
@@ -46,7 +46,8 @@
 aesgen_ctr_crypt_vperm_ssse3:
 	endbr64
 	push            rbx
-	sub             rsp, 3200
+	sub             rsp, 4368
+	mov             qword [rsp + 272], 0
 	test            rcx, rcx
 	jz              near L.ctr_return
 ; ROUNDS = 10, 12 or 14; KEYEND = &rk[ROUNDS] of the schedule at rdi
@@ -317,7 +318,9 @@ L.ctr_bulk_key_planes:
 	imul            r11, qword [rel L.bs_counter_bytes_one]
 	mov             qword [rbx + 2360], r11
 	mov             qword [rbx + 2352], -1
-; round 1 from a table when the message is long enough for it to pay
+; round 1 from a table when the message is long enough for it to pay (round 2's
+; table is made per counter tag, later)
+	mov             qword [rbx + 3312], -2
 	mov             qword [rbx + 2656], -2
 	cmp             rcx, 640
 	jb              near L.ctr_round1_table_done
@@ -2322,7 +2325,7 @@ L.ctr_done:
 	movdqa          oword [rbx + 256], xmm0
 L.ctr_return:
 	xor             eax, eax
-	add             rsp, 3200
+	add             rsp, 4368
 	pop             rbx
 	ret
 
@@ -2330,16 +2333,96 @@ L.ctr_return:
 L.ctr_main_loop:
 ; LLVM-MCA-BEGIN ctr_vperm_ssse3_main_loop
 ; main loop: 8 blocks = 128 bytes per iteration, bitsliced (lib/bitslice.j2)
-; round 1 from the table applies if ROUND1_BASE is for the counter's bytes above
-; the low one (TMPG) and the low byte does not wrap within the eight blocks
-	mov             r11, r8
-	shr             r11, 8
-	cmp             r11, qword [rbx + 2656]
-	jne             near L.ctr_bulk_round0
+; the saved planes apply only if the low byte does not wrap within the eight blocks
 	movzx           r10d, r8b
 	cmp             r10d, 248
 	ja              near L.ctr_bulk_counter_blocks
+; rounds 1 and 2 from the tables apply if ROUND2_BASE is for the counter's bytes
+; above the low one (TMPG)
+	mov             r11, r8
+	shr             r11, 8
+	cmp             r11, qword [rbx + 3312]
+	jne             near L.ctr_bulk_round1
+; the planes after round 2: ROUND2_BASE ^ V2(y), y from the batch's entry
+; entry ((w >> 3) - (w0 >> 3)) mod 32 (KEYEND = w, the batch's low byte)
+	shr             r10d, 3
+	sub             r10d, dword [rbx + 2664]
+	and             r10d, 31
+	shl             r10d, 5
+	movdqa          xmm8, oword [rbx + r10*1 + 3328] ; y, planes 0..3
+	movdqa          xmm9, oword [rbx + r10*1 + 3344] ; planes 4..7
+	movdqa          xmm10, xmm8
+	palignr         xmm10, xmm9, 12                 ; y's planes 7, 0, 1, 2
+	movdqa          xmm11, xmm9
+	palignr         xmm11, xmm8, 12                 ; y's planes 3, 4, 5, 6
+	pshufd          xmm12, xmm9, 255                ; plane 7 in every dword
+	movdqa          xmm13, xmm12
+	pand            xmm12, oword [rel L.bs_round2_double_low]
+	pand            xmm13, oword [rel L.bs_round2_double_high]
+	pxor            xmm10, xmm12                    ; 2y, planes 0..3
+	pxor            xmm11, xmm13                    ; 2y, planes 4..7
+	movdqa          xmm0, xmm8
+	pshufb          xmm0, oword [rel L.bs_round2_single0]
+	movdqa          xmm13, xmm10
+	pshufb          xmm13, oword [rel L.bs_round2_double0]
+	pxor            xmm0, xmm13
+	pxor            xmm0, oword [rbx + 3184]        ; plane 0 after round 2
+	movdqa          xmm1, xmm8
+	pshufb          xmm1, oword [rel L.bs_round2_single1]
+	movdqa          xmm13, xmm10
+	pshufb          xmm13, oword [rel L.bs_round2_double1]
+	pxor            xmm1, xmm13
+	pxor            xmm1, oword [rbx + 3200]        ; plane 1 after round 2
+	movdqa          xmm2, xmm8
+	pshufb          xmm2, oword [rel L.bs_round2_single2]
+	movdqa          xmm13, xmm10
+	pshufb          xmm13, oword [rel L.bs_round2_double2]
+	pxor            xmm2, xmm13
+	pxor            xmm2, oword [rbx + 3216]        ; plane 2 after round 2
+	movdqa          xmm3, xmm8
+	pshufb          xmm3, oword [rel L.bs_round2_single3]
+	movdqa          xmm13, xmm10
+	pshufb          xmm13, oword [rel L.bs_round2_double3]
+	pxor            xmm3, xmm13
+	pxor            xmm3, oword [rbx + 3232]        ; plane 3 after round 2
+	movdqa          xmm4, xmm9
+	pshufb          xmm4, oword [rel L.bs_round2_single0]
+	movdqa          xmm13, xmm11
+	pshufb          xmm13, oword [rel L.bs_round2_double0]
+	pxor            xmm4, xmm13
+	pxor            xmm4, oword [rbx + 3248]        ; plane 4 after round 2
+	movdqa          xmm5, xmm9
+	pshufb          xmm5, oword [rel L.bs_round2_single1]
+	movdqa          xmm13, xmm11
+	pshufb          xmm13, oword [rel L.bs_round2_double1]
+	pxor            xmm5, xmm13
+	pxor            xmm5, oword [rbx + 3264]        ; plane 5 after round 2
+	movdqa          xmm6, xmm9
+	pshufb          xmm6, oword [rel L.bs_round2_single2]
+	movdqa          xmm13, xmm11
+	pshufb          xmm13, oword [rel L.bs_round2_double2]
+	pxor            xmm6, xmm13
+	pxor            xmm6, oword [rbx + 3280]        ; plane 6 after round 2
+	movdqa          xmm7, xmm9
+	pshufb          xmm7, oword [rel L.bs_round2_single3]
+	movdqa          xmm13, xmm11
+	pshufb          xmm13, oword [rel L.bs_round2_double3]
+	pxor            xmm7, xmm13
+	pxor            xmm7, oword [rbx + 3296]        ; plane 7 after round 2
+	add             r8, 8
+; KEY = round 3's key planes, middle_key(Nr - 3) = 560 + 128 * (16 - Nr)
+	mov             edi, 16
+	sub             edi, eax
+	shl             edi, 7
+	add             edi, 560
+	mov             r10d, 2224                      ; the middle rounds' end
+	jmp             near L.ctr_bulk_from_round3
+L.ctr_bulk_round1:
+; not: round 1 from the table if ROUND1_BASE is for those bytes
+	cmp             r11, qword [rbx + 2656]
+	jne             near L.ctr_bulk_round0
 ; the planes after round 1: ROUND1_BASE ^ V(s), s from the table
+; entry ((w >> 3) - (w0 >> 3)) mod 32 (KEYEND = w, the batch's low byte)
 	shr             r10d, 3
 	sub             r10d, dword [rbx + 2664]
 	and             r10d, 31
@@ -2402,13 +2485,9 @@ L.ctr_main_loop:
 	mov             r10d, 2224                      ; the middle rounds' end
 	jmp             near L.ctr_bulk_from_round2
 L.ctr_bulk_round0:
-; otherwise the saved round-0 planes apply if they are for those bytes (TMPG) and
-; the low byte does not wrap
+; otherwise the saved round-0 planes apply if they are for those bytes (TMPG)
 	cmp             r11, qword [rbx + 2352]
 	jne             near L.ctr_bulk_counter_blocks
-	movzx           r10d, r8b
-	cmp             r10d, 248
-	ja              near L.ctr_bulk_counter_blocks
 ; byte j = (w + j) ^ mask, w the low byte (w + 7 < 256: no carries between bytes)
 	imul            r10, qword [rel L.bs_counter_bytes_one]
 	add             r10, qword [rel L.bs_counter_byte_index]
@@ -2644,6 +2723,7 @@ L.ctr_bulk_planes:
 	add             edi, 560
 	mov             r10d, 2224                      ; the middle rounds' end
 L.ctr_bulk_from_round2:
+L.ctr_bulk_from_round3:
 L.ctr_bulk_middle_rounds:
 ; a middle round (Nr - 1 of them): ShiftRows, the S-box circuit, MixColumns, + key
 	pshufb          xmm7, oword [rel L.bs_shift_rows] ; ShiftRows: plane 7 = U0
@@ -3478,6 +3558,82 @@ L.ctr_final_done:
 	movdqa          oword [rbx + 3136], xmm0
 	movdqa          oword [rbx + 3152], xmm0
 	movdqa          oword [rbx + 3168], xmm0
+	cmp             qword [rbx + 3312], -2
+	je              near L.ctr_round1_wiped
+; and round 2's
+	movdqa          oword [rbx + 3184], xmm0
+	movdqa          oword [rbx + 3200], xmm0
+	movdqa          oword [rbx + 3216], xmm0
+	movdqa          oword [rbx + 3232], xmm0
+	movdqa          oword [rbx + 3248], xmm0
+	movdqa          oword [rbx + 3264], xmm0
+	movdqa          oword [rbx + 3280], xmm0
+	movdqa          oword [rbx + 3296], xmm0
+	movdqa          oword [rbx + 3312], xmm0
+	movdqa          oword [rbx + 3328], xmm0
+	movdqa          oword [rbx + 3344], xmm0
+	movdqa          oword [rbx + 3360], xmm0
+	movdqa          oword [rbx + 3376], xmm0
+	movdqa          oword [rbx + 3392], xmm0
+	movdqa          oword [rbx + 3408], xmm0
+	movdqa          oword [rbx + 3424], xmm0
+	movdqa          oword [rbx + 3440], xmm0
+	movdqa          oword [rbx + 3456], xmm0
+	movdqa          oword [rbx + 3472], xmm0
+	movdqa          oword [rbx + 3488], xmm0
+	movdqa          oword [rbx + 3504], xmm0
+	movdqa          oword [rbx + 3520], xmm0
+	movdqa          oword [rbx + 3536], xmm0
+	movdqa          oword [rbx + 3552], xmm0
+	movdqa          oword [rbx + 3568], xmm0
+	movdqa          oword [rbx + 3584], xmm0
+	movdqa          oword [rbx + 3600], xmm0
+	movdqa          oword [rbx + 3616], xmm0
+	movdqa          oword [rbx + 3632], xmm0
+	movdqa          oword [rbx + 3648], xmm0
+	movdqa          oword [rbx + 3664], xmm0
+	movdqa          oword [rbx + 3680], xmm0
+	movdqa          oword [rbx + 3696], xmm0
+	movdqa          oword [rbx + 3712], xmm0
+	movdqa          oword [rbx + 3728], xmm0
+	movdqa          oword [rbx + 3744], xmm0
+	movdqa          oword [rbx + 3760], xmm0
+	movdqa          oword [rbx + 3776], xmm0
+	movdqa          oword [rbx + 3792], xmm0
+	movdqa          oword [rbx + 3808], xmm0
+	movdqa          oword [rbx + 3824], xmm0
+	movdqa          oword [rbx + 3840], xmm0
+	movdqa          oword [rbx + 3856], xmm0
+	movdqa          oword [rbx + 3872], xmm0
+	movdqa          oword [rbx + 3888], xmm0
+	movdqa          oword [rbx + 3904], xmm0
+	movdqa          oword [rbx + 3920], xmm0
+	movdqa          oword [rbx + 3936], xmm0
+	movdqa          oword [rbx + 3952], xmm0
+	movdqa          oword [rbx + 3968], xmm0
+	movdqa          oword [rbx + 3984], xmm0
+	movdqa          oword [rbx + 4000], xmm0
+	movdqa          oword [rbx + 4016], xmm0
+	movdqa          oword [rbx + 4032], xmm0
+	movdqa          oword [rbx + 4048], xmm0
+	movdqa          oword [rbx + 4064], xmm0
+	movdqa          oword [rbx + 4080], xmm0
+	movdqa          oword [rbx + 4096], xmm0
+	movdqa          oword [rbx + 4112], xmm0
+	movdqa          oword [rbx + 4128], xmm0
+	movdqa          oword [rbx + 4144], xmm0
+	movdqa          oword [rbx + 4160], xmm0
+	movdqa          oword [rbx + 4176], xmm0
+	movdqa          oword [rbx + 4192], xmm0
+	movdqa          oword [rbx + 4208], xmm0
+	movdqa          oword [rbx + 4224], xmm0
+	movdqa          oword [rbx + 4240], xmm0
+	movdqa          oword [rbx + 4256], xmm0
+	movdqa          oword [rbx + 4272], xmm0
+	movdqa          oword [rbx + 4288], xmm0
+	movdqa          oword [rbx + 4304], xmm0
+	movdqa          oword [rbx + 4320], xmm0
+	movdqa          oword [rbx + 4336], xmm0
 L.ctr_round1_wiped:
 ; the bulk loop used every vector register: vector-permute's constants back
 ; the nibble mask and the tables that have a register (plan.table_registers): 1/x and
@@ -3485,9 +3641,13 @@ L.ctr_round1_wiped:
 	movdqa          xmm15, oword [rel L.vperm_low_nibbles]
 	jmp             L.ctr_main_done
 L.ctr_bulk_round1_save:
-; ROUND1_BASE = round 1's planes ^ V(s) of these blocks, for their tag
 	lea             r11, [r8 - 8]
 	movzx           r10d, r11b
+	shr             r11, 8
+	cmp             r11, qword [rbx + 2656]
+	je              near L.ctr_bulk_round2_save
+; after round 1: ROUND1_BASE = the planes ^ V(s) of these blocks, for their tag
+; entry ((w >> 3) - (w0 >> 3)) mod 32 (KEYEND = w, the batch's low byte)
 	shr             r10d, 3
 	sub             r10d, dword [rbx + 2664]
 	and             r10d, 31
@@ -3549,8 +3709,424 @@ L.ctr_bulk_round1_save:
 	pxor            xmm10, xmm11
 	pxor            xmm10, xmm7
 	movdqa          oword [rbx + 2640], xmm10
-	shr             r11, 8
 	mov             qword [rbx + 2656], r11
+; round 2's table for this tag if the message (LEN + 128 bytes with this batch) and
+; the tag (from low byte w) have 16 batches more
+	mov             r10d, 2224
+	cmp             rcx, 1920
+	jb              L.ctr_bulk_middle_rounds
+	lea             r10, [r8 - 8]
+	movzx           r10d, r10b
+	cmp             r10d, 128
+	mov             r10d, 2224
+	ja              L.ctr_bulk_middle_rounds
+	mov             qword [rbx + 3312], -1          ; the table holds data now
+	movdqa          oword [rbx + 3184], xmm0
+	movdqa          oword [rbx + 3200], xmm1
+	movdqa          oword [rbx + 3216], xmm2
+	movdqa          oword [rbx + 3232], xmm3
+	movdqa          oword [rbx + 3248], xmm4
+	movdqa          oword [rbx + 3264], xmm5
+	movdqa          oword [rbx + 3280], xmm6
+	movdqa          oword [rbx + 3296], xmm7
+	xor             r10d, r10d
+L.ctr_bulk_round2_run:
+; entries 4g .. 4g + 3 (KEYEND = 32 g): their s and 2s gathered into round 2's
+; four S-box inputs per batch, the S-box circuit, y to the entries
+	movdqa          xmm8, oword [rbx + r10*1 + 2672]
+	movdqa          xmm9, oword [rbx + r10*1 + 2688]
+	pshufb          xmm8, oword [rel L.bs_round2_interleave]
+	pshufb          xmm9, oword [rel L.bs_round2_interleave]
+	movdqa          xmm10, xmm8
+	punpcklwd       xmm8, xmm9                      ; s: dword b = plane b, batches 0..3
+	punpckhwd       xmm10, xmm9                     ; s: planes 4..7
+	movdqa          xmm11, oword [rbx + r10*1 + 2928]
+	movdqa          xmm12, oword [rbx + r10*1 + 2944]
+	pshufb          xmm11, oword [rel L.bs_round2_interleave]
+	pshufb          xmm12, oword [rel L.bs_round2_interleave]
+	movdqa          xmm9, xmm11
+	punpcklwd       xmm11, xmm12                    ; 2s: dword b = plane b, batches 0..3
+	punpckhwd       xmm9, xmm12                     ; 2s: planes 4..7
+	movdqa          xmm0, xmm8
+	pshufb          xmm0, oword [rel L.bs_round2_input_single0]
+	movdqa          xmm12, xmm11
+	pshufb          xmm12, oword [rel L.bs_round2_input_double0]
+	pxor            xmm0, xmm12
+	movdqa          xmm12, oword [rbx + 2528]
+	pshufb          xmm12, oword [rel L.bs_round2_input_base]
+	pxor            xmm0, xmm12                     ; plane 0 of round 2's S-box inputs
+	movdqa          xmm1, xmm8
+	pshufb          xmm1, oword [rel L.bs_round2_input_single1]
+	movdqa          xmm12, xmm11
+	pshufb          xmm12, oword [rel L.bs_round2_input_double1]
+	pxor            xmm1, xmm12
+	movdqa          xmm12, oword [rbx + 2544]
+	pshufb          xmm12, oword [rel L.bs_round2_input_base]
+	pxor            xmm1, xmm12                     ; plane 1 of round 2's S-box inputs
+	movdqa          xmm2, xmm8
+	pshufb          xmm2, oword [rel L.bs_round2_input_single2]
+	movdqa          xmm12, xmm11
+	pshufb          xmm12, oword [rel L.bs_round2_input_double2]
+	pxor            xmm2, xmm12
+	movdqa          xmm12, oword [rbx + 2560]
+	pshufb          xmm12, oword [rel L.bs_round2_input_base]
+	pxor            xmm2, xmm12                     ; plane 2 of round 2's S-box inputs
+	movdqa          xmm3, xmm8
+	pshufb          xmm3, oword [rel L.bs_round2_input_single3]
+	movdqa          xmm12, xmm11
+	pshufb          xmm12, oword [rel L.bs_round2_input_double3]
+	pxor            xmm3, xmm12
+	movdqa          xmm12, oword [rbx + 2576]
+	pshufb          xmm12, oword [rel L.bs_round2_input_base]
+	pxor            xmm3, xmm12                     ; plane 3 of round 2's S-box inputs
+	movdqa          xmm4, xmm10
+	pshufb          xmm4, oword [rel L.bs_round2_input_single0]
+	movdqa          xmm12, xmm9
+	pshufb          xmm12, oword [rel L.bs_round2_input_double0]
+	pxor            xmm4, xmm12
+	movdqa          xmm12, oword [rbx + 2592]
+	pshufb          xmm12, oword [rel L.bs_round2_input_base]
+	pxor            xmm4, xmm12                     ; plane 4 of round 2's S-box inputs
+	movdqa          xmm5, xmm10
+	pshufb          xmm5, oword [rel L.bs_round2_input_single1]
+	movdqa          xmm12, xmm9
+	pshufb          xmm12, oword [rel L.bs_round2_input_double1]
+	pxor            xmm5, xmm12
+	movdqa          xmm12, oword [rbx + 2608]
+	pshufb          xmm12, oword [rel L.bs_round2_input_base]
+	pxor            xmm5, xmm12                     ; plane 5 of round 2's S-box inputs
+	movdqa          xmm6, xmm10
+	pshufb          xmm6, oword [rel L.bs_round2_input_single2]
+	movdqa          xmm12, xmm9
+	pshufb          xmm12, oword [rel L.bs_round2_input_double2]
+	pxor            xmm6, xmm12
+	movdqa          xmm12, oword [rbx + 2624]
+	pshufb          xmm12, oword [rel L.bs_round2_input_base]
+	pxor            xmm6, xmm12                     ; plane 6 of round 2's S-box inputs
+	movdqa          xmm7, xmm10
+	pshufb          xmm7, oword [rel L.bs_round2_input_single3]
+	movdqa          xmm12, xmm9
+	pshufb          xmm12, oword [rel L.bs_round2_input_double3]
+	pxor            xmm7, xmm12
+	movdqa          xmm12, oword [rbx + 2640]
+	pshufb          xmm12, oword [rel L.bs_round2_input_base]
+	pxor            xmm7, xmm12                     ; plane 7 of round 2's S-box inputs
+	movdqa          xmm8, xmm7
+	pxor            xmm8, xmm4                      ; T1 = U0 ^ U3
+	pxor            xmm3, xmm1                      ; T5 = U4 ^ U6
+	movdqa          xmm9, xmm6
+	pxor            xmm9, xmm2                      ; T11 = U1 ^ U5
+	movdqa          xmm10, xmm3
+	pxor            xmm10, xmm9                     ; T15 = T5 ^ T11
+	movdqa          xmm11, xmm8
+	pand            xmm11, xmm10                    ; M11 = T1 & T15
+	movdqa          xmm12, xmm4
+	pxor            xmm12, xmm2                     ; T4 = U3 ^ U5
+	movdqa          xmm13, xmm5
+	pxor            xmm13, xmm2                     ; T12 = U2 ^ U5
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm13                    ; T27 = T1 ^ T12
+	movdqa          xmm15, xmm12
+	pand            xmm15, xmm14                    ; M12 = T4 & T27
+	pxor            xmm15, xmm11                    ; M13 = M12 ^ M11
+	pxor            xmm2, xmm7                      ; T2 = U0 ^ U5
+	movdqa          oword [rbx + 304], xmm14
+	movdqa          xmm14, xmm8
+	pxor            xmm14, xmm3                     ; T6 = T1 ^ T5
+	pxor            xmm6, xmm5                      ; T7 = U1 ^ U2
+	movdqa          xmm5, xmm14
+	pxor            xmm5, xmm6                      ; T10 = T6 ^ T7
+	movdqa          oword [rbx + 320], xmm10
+	movdqa          xmm10, xmm2
+	pand            xmm10, xmm5                     ; M14 = T2 & T10
+	pxor            xmm10, xmm11                    ; M15 = M14 ^ M11
+	pxor            xmm7, xmm1                      ; T3 = U0 ^ U6
+	movdqa          xmm11, xmm7
+	pxor            xmm11, xmm12                    ; T13 = T3 ^ T4
+	movdqa          oword [rbx + 336], xmm12
+	movdqa          xmm12, xmm11
+	pand            xmm12, xmm14                    ; M1 = T13 & T6
+	pxor            xmm9, xmm14                     ; T14 = T6 ^ T11
+	pxor            xmm9, xmm12                     ; M3 = T14 ^ M1
+	pxor            xmm1, xmm0                      ; T21 = U6 ^ U7
+	pxor            xmm1, xmm6                      ; T22 = T7 ^ T21
+	movdqa          oword [rbx + 352], xmm11
+	movdqa          xmm11, xmm2
+	pxor            xmm11, xmm1                     ; T23 = T2 ^ T22
+	movdqa          oword [rbx + 368], xmm2
+	movdqa          xmm2, xmm0
+	pxor            xmm2, xmm14                     ; T8 = U7 ^ T6
+	movdqa          oword [rbx + 384], xmm14
+	movdqa          xmm14, xmm11
+	pand            xmm14, xmm2                     ; M2 = T23 & T8
+	pxor            xmm9, xmm14                     ; M16 = M3 ^ M2
+	pxor            xmm3, xmm13                     ; T16 = T5 ^ T12
+	movdqa          xmm13, xmm7
+	pand            xmm13, xmm3                     ; M6 = T3 & T16
+	movdqa          xmm14, xmm7
+	pxor            xmm14, xmm3                     ; T26 = T3 ^ T16
+	pxor            xmm14, xmm13                    ; M8 = T26 ^ M6
+	movdqa          oword [rbx + 400], xmm7
+	movdqa          xmm7, xmm0
+	pxor            xmm7, xmm6                      ; T9 = U7 ^ T7
+	movdqa          oword [rbx + 416], xmm11
+	movdqa          xmm11, xmm1
+	pand            xmm11, xmm7                     ; M7 = T22 & T9
+	pxor            xmm14, xmm11                    ; M18 = M8 ^ M7
+	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
+	pxor            xmm6, xmm4                      ; T19 = T7 ^ T18
+	movdqa          xmm4, xmm6
+	pand            xmm4, xmm0                      ; M4 = T19 & U7
+	pxor            xmm4, xmm12                     ; M5 = M4 ^ M1
+	movdqa          xmm11, xmm8
+	pxor            xmm11, xmm6                     ; T20 = T1 ^ T19
+	movdqa          xmm12, xmm7
+	pxor            xmm12, xmm3                     ; T17 = T9 ^ T16
+	movdqa          oword [rbx + 432], xmm8
+	movdqa          xmm8, xmm11
+	pand            xmm8, xmm12                     ; M9 = T20 & T17
+	pxor            xmm8, xmm13                     ; M10 = M9 ^ M6
+	pxor            xmm9, xmm15                     ; M20 = M16 ^ M13
+	pxor            xmm14, xmm15                    ; M22 = M18 ^ M13
+	pxor            xmm8, xmm10                     ; M19 = M10 ^ M15
+	movdqa          xmm13, xmm5
+	pxor            xmm13, oword [rbx + 368]        ; T24 = T2 ^ T10
+	pxor            xmm4, xmm13                     ; M17 = M5 ^ T24
+	pxor            xmm4, xmm10                     ; M21 = M17 ^ M15
+	movdqa          xmm10, xmm11
+	pxor            xmm10, xmm12                    ; T25 = T20 ^ T17
+	pxor            xmm8, xmm10                     ; M23 = M19 ^ T25
+	movdqa          xmm10, xmm14
+	pand            xmm10, xmm9                     ; M25 = M22 & M20
+	movdqa          xmm13, xmm14
+	pxor            xmm13, xmm8                     ; M24 = M22 ^ M23
+	pand            xmm14, xmm4                     ; M34 = M21 & M22
+	pand            xmm14, xmm13                    ; M35 = M24 & M34
+	movdqa          xmm15, xmm4
+	pxor            xmm15, xmm10                    ; M26 = M21 ^ M25
+	pand            xmm15, xmm13                    ; M30 = M26 & M24
+	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
+	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
+	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
+	pand            xmm2, xmm14                     ; M47 = M40 & T8
+	pand            xmm0, xmm15                     ; M48 = M39 & U7
+	movdqa          xmm13, xmm14
+	pand            xmm13, oword [rbx + 416]        ; M56 = M40 & T23
+	pand            xmm6, xmm15                     ; M57 = M39 & T19
+	movdqa          oword [rbx + 416], xmm6
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm4                      ; M27 = M20 ^ M21
+	pand            xmm9, xmm8                      ; M31 = M20 & M23
+	pxor            xmm8, xmm10                     ; M28 = M23 ^ M25
+	pand            xmm8, xmm6                      ; M29 = M28 & M27
+	pand            xmm9, xmm6                      ; M32 = M27 & M31
+	pxor            xmm6, xmm10                     ; M33 = M27 ^ M25
+	pxor            xmm4, xmm8                      ; M37 = M21 ^ M29
+	pxor            xmm9, xmm6                      ; M38 = M32 ^ M33
+	pand            xmm7, xmm9                      ; M50 = M38 & T9
+	pand            xmm12, xmm4                     ; M51 = M37 & T17
+	pand            xmm1, xmm9                      ; M59 = M38 & T22
+	pand            xmm11, xmm4                     ; M60 = M37 & T20
+	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
+	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
+	pxor            xmm9, xmm4                      ; M43 = M37 ^ M38
+	pxor            xmm4, xmm15                     ; M42 = M37 ^ M39
+	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
+	movdqa          xmm8, xmm15
+	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
+	pand            xmm3, xmm9                      ; M49 = M43 & T16
+	pand            xmm5, xmm6                      ; M54 = M41 & T10
+	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
+	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
+	movdqa          xmm10, xmm4
+	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
+	movdqa          xmm14, xmm4
+	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
+	pxor            xmm4, xmm6                      ; M45 = M42 ^ M41
+	movdqa          oword [rbx + 320], xmm13
+	movdqa          xmm13, xmm4
+	pand            xmm13, oword [rbx + 304]        ; M53 = M45 & T27
+	pand            xmm4, oword [rbx + 336]         ; M62 = M45 & T4
+	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
+	pxor            xmm2, xmm15                     ; L3 = M47 ^ M55
+	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
+	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
+	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
+	pxor            xmm3, xmm4                      ; L6 = M62 ^ L5
+	pxor            xmm4, xmm10                     ; L0 = M61 ^ M62
+	pxor            xmm8, xmm2                      ; L7 = M46 ^ L3
+	pxor            xmm11, xmm0                     ; L11 = M60 ^ L2
+	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
+	pxor            xmm14, xmm13                    ; L9 = M52 ^ M53
+	pxor            xmm13, xmm5                     ; L10 = M53 ^ L4
+	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
+	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
+	pxor            xmm2, xmm12                     ; L22 = L3 ^ L12
+	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
+	pxor            xmm1, xmm13                     ; L27 = L8 ^ L10
+	pxor            xmm13, xmm3                     ; L25 = L6 ^ L10
+	pxor            xmm10, xmm11                    ; L28 = L11 ^ L14
+	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
+	movdqa          xmm0, xmm7
+	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
+	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
+	movdqa          xmm5, xmm0
+	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
+	pxor            xmm7, xmm4                      ; L13 = M50 ^ L0
+	movdqa          xmm10, xmm4
+	pxor            xmm10, oword [rbx + 320]        ; L16 = M56 ^ L0
+	pxor            xmm4, xmm0                      ; L20 = L0 ^ L1
+	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
+	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
+	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
+	pxor            xmm11, xmm5                     ; L29 = L11 ^ L17
+	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
+	pxor            xmm10, xmm8                     ; S1 = L16 ^ L26
+	pxor            xmm0, xmm3                      ; S3 = L6 ^ L21
+	pxor            xmm4, xmm2                      ; S4 = L20 ^ L22
+	pxor            xmm13, xmm11                    ; S5 = L25 ^ L29
+	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
+	pxor            xmm3, xmm9                      ; S7 = L6 ^ L23
+	movdqa          xmm1, xmm7
+	movdqa          xmm2, xmm13
+	movdqa          xmm5, xmm6
+	movdqa          xmm6, xmm10
+	movdqa          xmm7, xmm15
+	movdqa          xmm8, xmm3
+	movdqa          xmm3, xmm4
+	movdqa          xmm4, xmm0
+	movdqa          xmm0, xmm8
+	movdqa          xmm8, xmm0
+	punpckldq       xmm8, xmm1
+	movdqa          xmm9, xmm0
+	punpckhdq       xmm9, xmm1
+	movdqa          xmm10, xmm2
+	punpckldq       xmm10, xmm3
+	movdqa          xmm11, xmm2
+	punpckhdq       xmm11, xmm3
+	movdqa          xmm12, xmm8
+	punpcklqdq      xmm12, xmm10
+	movdqa          oword [rbx + r10*4 + 3328], xmm12 ; batch 0: planes 0..3 of y
+	movdqa          xmm12, xmm8
+	punpckhqdq      xmm12, xmm10
+	movdqa          oword [rbx + r10*4 + 3360], xmm12 ; batch 1: planes 0..3 of y
+	movdqa          xmm12, xmm9
+	punpcklqdq      xmm12, xmm11
+	movdqa          oword [rbx + r10*4 + 3392], xmm12 ; batch 2: planes 0..3 of y
+	movdqa          xmm12, xmm9
+	punpckhqdq      xmm12, xmm11
+	movdqa          oword [rbx + r10*4 + 3424], xmm12 ; batch 3: planes 0..3 of y
+	movdqa          xmm8, xmm4
+	punpckldq       xmm8, xmm5
+	movdqa          xmm9, xmm4
+	punpckhdq       xmm9, xmm5
+	movdqa          xmm10, xmm6
+	punpckldq       xmm10, xmm7
+	movdqa          xmm11, xmm6
+	punpckhdq       xmm11, xmm7
+	movdqa          xmm12, xmm8
+	punpcklqdq      xmm12, xmm10
+	movdqa          oword [rbx + r10*4 + 3344], xmm12 ; batch 0: planes 4..7 of y
+	movdqa          xmm12, xmm8
+	punpckhqdq      xmm12, xmm10
+	movdqa          oword [rbx + r10*4 + 3376], xmm12 ; batch 1: planes 4..7 of y
+	movdqa          xmm12, xmm9
+	punpcklqdq      xmm12, xmm11
+	movdqa          oword [rbx + r10*4 + 3408], xmm12 ; batch 2: planes 4..7 of y
+	movdqa          xmm12, xmm9
+	punpckhqdq      xmm12, xmm11
+	movdqa          oword [rbx + r10*4 + 3440], xmm12 ; batch 3: planes 4..7 of y
+	add             r10d, 32
+	cmp             r10d, 256
+	jb              L.ctr_bulk_round2_run
+	movdqa          xmm0, oword [rbx + 3184]
+	movdqa          xmm1, oword [rbx + 3200]
+	movdqa          xmm2, oword [rbx + 3216]
+	movdqa          xmm3, oword [rbx + 3232]
+	movdqa          xmm4, oword [rbx + 3248]
+	movdqa          xmm5, oword [rbx + 3264]
+	movdqa          xmm6, oword [rbx + 3280]
+	movdqa          xmm7, oword [rbx + 3296]
+	lea             r10, [rdi + 128]                ; stop after round 2 too
+	jmp             L.ctr_bulk_middle_rounds
+L.ctr_bulk_round2_save:
+; after round 2: ROUND2_BASE = the planes ^ V2(y) of these blocks, for their tag
+; entry ((w >> 3) - (w0 >> 3)) mod 32 (KEYEND = w, the batch's low byte)
+	shr             r10d, 3
+	sub             r10d, dword [rbx + 2664]
+	and             r10d, 31
+	shl             r10d, 5
+	movdqa          xmm8, oword [rbx + r10*1 + 3328] ; y, planes 0..3
+	movdqa          xmm9, oword [rbx + r10*1 + 3344] ; planes 4..7
+	movdqa          xmm10, xmm8
+	palignr         xmm10, xmm9, 12                 ; y's planes 7, 0, 1, 2
+	movdqa          xmm11, xmm9
+	palignr         xmm11, xmm8, 12                 ; y's planes 3, 4, 5, 6
+	pshufd          xmm12, xmm9, 255                ; plane 7 in every dword
+	movdqa          xmm13, xmm12
+	pand            xmm12, oword [rel L.bs_round2_double_low]
+	pand            xmm13, oword [rel L.bs_round2_double_high]
+	pxor            xmm10, xmm12                    ; 2y, planes 0..3
+	pxor            xmm11, xmm13                    ; 2y, planes 4..7
+	movdqa          xmm12, xmm8
+	pshufb          xmm12, oword [rel L.bs_round2_single0]
+	movdqa          xmm13, xmm10
+	pshufb          xmm13, oword [rel L.bs_round2_double0]
+	pxor            xmm12, xmm13
+	pxor            xmm12, xmm0
+	movdqa          oword [rbx + 3184], xmm12
+	movdqa          xmm12, xmm8
+	pshufb          xmm12, oword [rel L.bs_round2_single1]
+	movdqa          xmm13, xmm10
+	pshufb          xmm13, oword [rel L.bs_round2_double1]
+	pxor            xmm12, xmm13
+	pxor            xmm12, xmm1
+	movdqa          oword [rbx + 3200], xmm12
+	movdqa          xmm12, xmm8
+	pshufb          xmm12, oword [rel L.bs_round2_single2]
+	movdqa          xmm13, xmm10
+	pshufb          xmm13, oword [rel L.bs_round2_double2]
+	pxor            xmm12, xmm13
+	pxor            xmm12, xmm2
+	movdqa          oword [rbx + 3216], xmm12
+	movdqa          xmm12, xmm8
+	pshufb          xmm12, oword [rel L.bs_round2_single3]
+	movdqa          xmm13, xmm10
+	pshufb          xmm13, oword [rel L.bs_round2_double3]
+	pxor            xmm12, xmm13
+	pxor            xmm12, xmm3
+	movdqa          oword [rbx + 3232], xmm12
+	movdqa          xmm12, xmm9
+	pshufb          xmm12, oword [rel L.bs_round2_single0]
+	movdqa          xmm13, xmm11
+	pshufb          xmm13, oword [rel L.bs_round2_double0]
+	pxor            xmm12, xmm13
+	pxor            xmm12, xmm4
+	movdqa          oword [rbx + 3248], xmm12
+	movdqa          xmm12, xmm9
+	pshufb          xmm12, oword [rel L.bs_round2_single1]
+	movdqa          xmm13, xmm11
+	pshufb          xmm13, oword [rel L.bs_round2_double1]
+	pxor            xmm12, xmm13
+	pxor            xmm12, xmm5
+	movdqa          oword [rbx + 3264], xmm12
+	movdqa          xmm12, xmm9
+	pshufb          xmm12, oword [rel L.bs_round2_single2]
+	movdqa          xmm13, xmm11
+	pshufb          xmm13, oword [rel L.bs_round2_double2]
+	pxor            xmm12, xmm13
+	pxor            xmm12, xmm6
+	movdqa          oword [rbx + 3280], xmm12
+	movdqa          xmm12, xmm9
+	pshufb          xmm12, oword [rel L.bs_round2_single3]
+	movdqa          xmm13, xmm11
+	pshufb          xmm13, oword [rel L.bs_round2_double3]
+	pxor            xmm12, xmm13
+	pxor            xmm12, xmm7
+	movdqa          oword [rbx + 3296], xmm12
+	mov             qword [rbx + 3312], r11
 	mov             r10d, 2224
 	jmp             L.ctr_bulk_middle_rounds
 
@@ -3748,6 +4324,47 @@ L.bs_round1_lanes7:
 	db	7, 15, 23, 31, 39, 47, 55, 63, 71, 79, 87, 95, 103, 111, 119, 127
 L.bs_round1_half:
 	db	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
+; round 2 from its table: gathering the S-box inputs, spreading y and 2y
+L.bs_round2_interleave:
+	db	0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15
+L.bs_round2_input_base:
+	db	0, 4, 8, 12, 0, 4, 8, 12, 0, 4, 8, 12, 0, 4, 8, 12
+L.bs_round2_double_low:
+	db	0, 0, 0, 0, 255, 255, 255, 255, 0, 0, 0, 0, 255, 255, 255, 255
+L.bs_round2_double_high:
+	db	255, 255, 255, 255, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+L.bs_round2_input_single0:
+	db	0, 0, 0, 128, 1, 1, 1, 128, 2, 2, 2, 128, 3, 3, 3, 128
+L.bs_round2_input_double0:
+	db	128, 128, 0, 0, 128, 128, 1, 1, 128, 128, 2, 2, 128, 128, 3, 3
+L.bs_round2_single0:
+	db	128, 3, 2, 1, 0, 3, 2, 128, 0, 3, 128, 1, 0, 128, 2, 1
+L.bs_round2_double0:
+	db	0, 128, 128, 1, 128, 128, 2, 1, 128, 3, 2, 128, 0, 3, 128, 128
+L.bs_round2_input_single1:
+	db	4, 4, 4, 128, 5, 5, 5, 128, 6, 6, 6, 128, 7, 7, 7, 128
+L.bs_round2_input_double1:
+	db	128, 128, 4, 4, 128, 128, 5, 5, 128, 128, 6, 6, 128, 128, 7, 7
+L.bs_round2_single1:
+	db	128, 7, 6, 5, 4, 7, 6, 128, 4, 7, 128, 5, 4, 128, 6, 5
+L.bs_round2_double1:
+	db	4, 128, 128, 5, 128, 128, 6, 5, 128, 7, 6, 128, 4, 7, 128, 128
+L.bs_round2_input_single2:
+	db	8, 8, 8, 128, 9, 9, 9, 128, 10, 10, 10, 128, 11, 11, 11, 128
+L.bs_round2_input_double2:
+	db	128, 128, 8, 8, 128, 128, 9, 9, 128, 128, 10, 10, 128, 128, 11, 11
+L.bs_round2_single2:
+	db	128, 11, 10, 9, 8, 11, 10, 128, 8, 11, 128, 9, 8, 128, 10, 9
+L.bs_round2_double2:
+	db	8, 128, 128, 9, 128, 128, 10, 9, 128, 11, 10, 128, 8, 11, 128, 128
+L.bs_round2_input_single3:
+	db	12, 12, 12, 128, 13, 13, 13, 128, 14, 14, 14, 128, 15, 15, 15, 128
+L.bs_round2_input_double3:
+	db	128, 128, 12, 12, 128, 128, 13, 13, 128, 128, 14, 14, 128, 128, 15, 15
+L.bs_round2_single3:
+	db	128, 15, 14, 13, 12, 15, 14, 128, 12, 15, 128, 13, 12, 128, 14, 13
+L.bs_round2_double3:
+	db	12, 128, 128, 13, 128, 128, 14, 13, 128, 15, 14, 128, 12, 15, 128, 128
 
 	section .note.GNU-stack noalloc noexec nowrite progbits
 	section .note.gnu.property note alloc noexec align=8

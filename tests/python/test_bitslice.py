@@ -77,8 +77,11 @@ class Machine:
                 lanes = [self.read(dst) >> (64 * h) & (2 ** 64 - 1) for h in range(2)]
                 lanes = [(x >> n if insn == "psrlq" else x << n) & (2 ** 64 - 1) for x in lanes]
                 self.write(dst, lanes[0] | lanes[1] << 64)
+            elif insn == "palignr":
+                wide = self.read(dst) << 128 | self.read(args[1])
+                self.write(dst, wide >> (8 * int(args[2], 0)) & MASK128)
             elif insn.startswith("punpck"):
-                width = {"bw": 1, "wd": 2, "dq": 4}[insn[7:]]
+                width = {"bw": 1, "wd": 2, "dq": 4, "qdq": 8}[insn[7:]]
                 half = 8 if insn[6] == "h" else 0
                 a, b = to_bytes(self.read(dst)), to_bytes(self.read(args[1]))
                 out = []
@@ -362,6 +365,115 @@ class CounterRoundOne(unittest.TestCase):
             for double in (False, True):
                 sel = bs.round1_select(position, 0, double)
                 self.assertTrue(all(x == 0x80 for q, x in enumerate(sel) if q % 4))
+
+
+class CounterRoundTwo(unittest.TestCase):
+    """CTR and XCTR's first two rounds from tables (generator/bitslice.py ROUND2_*):
+    ROUND2_TABLE made for a tag by the emitted runs (round2_run_lines) from ROUND1_TABLE
+    and ROUND1_BASE, ROUND2_BASE saved from one batch's round-2 planes
+    (round2_v_lines(save=True)), then other batches of the tag start at round 3 from
+    round2_v_lines and must encrypt their counter blocks as FIPS-197 AES does."""
+
+    INDEX, ENTRY = "r10", "r11"
+
+    def machine(self, key, position):
+        rk = expand(key)
+        rounds = len(rk) - 1
+        memory = {table(name): to_int(value) for name, value in bs.TABLES.items()}
+        memory.update({table(name): to_int(value)
+                       for name, value in bs.round2_tables(position).items()})
+        for r in range(1, rounds):
+            k = [x ^ bs.SBOX_OFFSET for x in rk[r]]
+            k = [k[bs.ROW_MAJOR[q]] for q in range(16)]
+            for b in range(8):
+                memory[key_plane(rounds - r, b)] = to_int(0xFF if x >> b & 1 else 0 for x in k)
+        return Machine(memory), rk, rounds
+
+    def frame(self, offset, index=None, scale=""):
+        inner = f"{FRAME} + {index}{scale} + {offset}" if index else f"{FRAME} + {offset}"
+        return f"xmmword [{inner}]"
+
+    def check(self, byte_index, iv_byte, seed):
+        rng = random.Random(seed)
+        position = bs.ROW_MAJOR.index(byte_index)
+        for size in (16, 24, 32):
+            key = bytes(rng.getrandbits(8) for _ in range(size))
+            base = [rng.getrandbits(8) for _ in range(16)]
+            start = rng.randrange(256)
+            mask = expand(key)[0][byte_index] ^ iv_byte
+            entries = round1_entries(mask, start)
+
+            def index(w):
+                return ((w >> 3) - (start >> 3)) % 32
+
+            def batch(w):
+                blocks = []
+                for j in range(8):
+                    block = list(base)
+                    block[byte_index] = (w + j) ^ iv_byte
+                    blocks.append(block)
+                return blocks
+
+            m, rk, rounds = self.machine(key, position)
+            starts = [w for w in ((start + 8 * k) % 256 for k in range(32)) if w <= 248]
+            first, *others = rng.sample(starts, 4)
+            # ROUND1_BASE from the first batch, as counter_round1_save keeps it
+            round1 = CounterRoundOne.round1_planes(self, key, batch(first))
+            for b, (p, v) in enumerate(zip(round1, round1_v(position, entries[index(first)]))):
+                m.mem[self.frame(bs.ROUND1_BASE + 16 * b)] = p ^ v
+            # ROUND2_TABLE: eight runs, run g reading ROUND1_TABLE's entries 4g .. 4g + 3
+            table2 = {}
+            for g in range(8):
+                for part, offset in ((0, bs.ROUND1_TABLE), (1, bs.ROUND1_TABLE + 256)):
+                    for half in (0, 1):
+                        data = sum((entries[4 * g + 2 * half + e][part] for e in (0, 1)), [])
+                        m.mem[self.frame(offset + 16 * half, self.INDEX)] = to_int(data)
+                m.run(bs.round2_run_lines(FRAME, self.INDEX))
+                for n in range(4):
+                    table2[4 * g + n] = [m.mem[self.frame(bs.ROUND2_TABLE + 32 * n + 16 * h,
+                                                          self.INDEX, "*4")] for h in (0, 1)]
+
+            def entry(w):
+                for h in (0, 1):
+                    m.mem[self.frame(bs.ROUND2_TABLE + 16 * h, self.ENTRY)] = table2[index(w)][h]
+
+            # ROUND2_BASE from the first batch's planes after round 2
+            for b in range(8):
+                m.reg[f"xmm{b}"] = round1[b]
+            m.run(bs.round_lines(rounds - 2, FRAME))
+            entry(first)
+            m.run(bs.round2_v_lines(FRAME, self.ENTRY, save=True))
+            for w in others + [starts[0], starts[-1]]:
+                entry(w)
+                m.run(bs.round2_v_lines(FRAME, self.ENTRY, save=False))
+                for r in range(3, rounds + 1):
+                    m.run(bs.round_lines(rounds - r, FRAME))
+                m.run(bs.transpose_plane_lines())
+                last_key = [x ^ bs.SBOX_OFFSET for x in rk[rounds]]
+                got = [bytes(x ^ y for x, y in zip(to_bytes(m.reg[f"xmm{j}"]), last_key))
+                       for j in range(8)]
+                self.assertEqual(got, [encrypt_reference(key, blk) for blk in batch(w)],
+                                 (size, start, first, w))
+
+    def test_ctr(self):
+        self.check(15, 0, 31)
+
+    def test_xctr(self):
+        self.check(0, 0x5A, 32)
+
+    def test_positions_and_sources(self):
+        # CTR: round 1 varies column 0 as 1, 1, 3, 2 s; round 2 every byte, each from one
+        # of the four y_i, with MixColumns' coefficients: each column's four bytes take
+        # one y_i as 2, 3, 1, 1 rotated, each y_i reaching one column
+        self.assertEqual(bs.round1_positions(15), [(0, 1), (4, 1), (8, 3), (12, 2)])
+        self.assertEqual(bs.round1_positions(0), [(0, 2), (4, 1), (8, 1), (12, 3)])
+        for position in (0, 15):
+            sources = bs._round2_sources(position)
+            self.assertEqual(sorted(sources), list(range(16)))
+            for i in range(4):
+                column = [q for q in range(16) if sources[q][0] == i]
+                self.assertEqual(len({q % 4 for q in column}), 1)
+                self.assertEqual(sorted(sources[q][1] for q in column), [1, 1, 2, 3])
 
 
 class Decryptions(unittest.TestCase):

@@ -2,6 +2,7 @@
 """Unit tests of the generator: knob validation, parser, printers, lints, CLI errors."""
 
 import os
+import re
 import subprocess
 import sys
 import unittest
@@ -14,7 +15,7 @@ from generator.isa import ISAS, get_isa
 from generator.knobs import parse_assignment, resolve
 from generator.lint import lint
 from generator.modes import MODES, generated_pairs, get_mode
-from generator.abi import SYSV, Function
+from generator.abi import SYSV, WIN64, Function
 from generator.parse import parse, parse_line
 from generator.printers.att import AttPrinter
 from generator.printers.nasm import NasmPrinter
@@ -151,14 +152,48 @@ class CommandLine(unittest.TestCase):
 
 
 class StackFrame(unittest.TestCase):
-    def test_frame_below_a_page(self):
+    def test_frame_limit(self):
         fn = Function(SYSV, "aesgen_test", [], [], clear_upper=False)
         fn.reserve_stack(3200)
         self.assertEqual(fn.frame, 3200)
         with self.assertRaises(TemplateError) as caught:
-            fn.reserve_stack(4096)
-        self.assertIn("4096 bytes", str(caught.exception))
+            fn.reserve_stack(4 * 4096 + 16)
+        self.assertIn("16400 bytes", str(caught.exception))
         self.assertEqual(fn.frame, 3200)     # unchanged by the refused request
+
+    def probes(self, frame, abi=SYSV):
+        fn = Function(abi, "aesgen_test", [], [], clear_upper=False)
+        fn.reserve_stack(frame)
+        lines = fn.prologue().splitlines()
+        move = lines.index(f"sub rsp, {fn._allocation()}")
+        stores = [int(re.fullmatch(r"mov qword \[rsp \+ (\d+)\], 0", line).group(1))
+                  for line in lines[move + 1:] if line.startswith("mov qword [rsp")]
+        return fn._allocation(), stores
+
+    def test_no_probe_below_a_page(self):
+        self.assertEqual(self.probes(4000)[1], [])
+
+    def test_probes_each_page_from_the_top(self):
+        # the entry rsp is rsp + allocation after the move: each probe is a page below
+        # the one before (the first a page below the entry rsp), down to the frame's end
+        for frame in (4096, 4400, 8192, 12000, 16384):
+            allocation, stores = self.probes(frame)
+            self.assertEqual(stores, [allocation - 4096 * k
+                                      for k in range(1, allocation // 4096 + 1)], frame)
+            self.assertTrue(stores and all(0 <= s < allocation for s in stores))
+
+    def test_probes_after_the_vector_saves(self):
+        # Win64: the xmm saves (the prologue's last unwind codes) come first; they write
+        # the frame's top, within a page of the entry rsp, so the order of pages holds
+        fn = Function(WIN64, "aesgen_test", [], [], clear_upper=False)
+        fn.saved_vectors = [6, 7]
+        fn.reserve_stack(5000)
+        lines = fn.prologue().splitlines()
+        probe = next(i for i, line in enumerate(lines) if line.startswith("mov qword [rsp"))
+        saves = [i for i, line in enumerate(lines) if line.startswith(".cfi_savexmm")]
+        self.assertEqual(len(saves), 2)
+        self.assertGreater(probe, max(saves))
+        self.assertLess(fn._allocation() - fn._vector_save_offset(7), 4096)
 
     def test_the_biggest_frame_fits(self):
         # the counter modes' bitsliced frame (bitslice.COUNTER_FRAME_END) is the biggest

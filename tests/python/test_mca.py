@@ -158,6 +158,31 @@ class Extraction(unittest.TestCase):
             self.assertEqual(names.count("pxor"), rounds - 1, path)  # Nr - 2 middle + 1
             self.assertEqual(names.count("mov"), 1, path)            # the jump was taken
 
+    def test_rounds_loop_entered_at_round_three_runs_twice_less(self):
+        # rounds 1 and 2 from tables: the path jumps to _from_round3
+        text = """.Lloop:
+# LLVM-MCA-BEGIN ctr_test_main_loop
+	mov             $132, %edi
+	jmp             .Lt_from_round3
+	mov             $4, %edi
+.Lt_from_round2:
+.Lt_from_round3:
+.Lt_middle_rounds:
+	pxor            %xmm1, %xmm0
+	add             $128, %edi
+	cmp             $2000, %edi
+	jb              .Lt_middle_rounds
+	pxor            %xmm2, %xmm0
+	sub             $1, %rcx
+	jae             .Lloop
+# LLVM-MCA-END
+"""
+        region = self.region(text)
+        for path, rounds in (("aes128", 10), ("aes192", 12), ("aes256", 14)):
+            names = mnemonics(mca.trace(region, path))
+            self.assertEqual(names.count("jb"), rounds - 3, path)
+            self.assertEqual(names.count("pxor"), rounds - 2, path)  # Nr - 3 middle + 1
+
     def test_generated_bitsliced_loop(self):
         """vperm_ssse3's bitsliced CTR loop: its rounds loop unrolled per key size."""
         region = mca.read_variant(os.path.join(GEN, "vperm_ssse3", "ctr.S")).regions[0]
