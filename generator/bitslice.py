@@ -318,8 +318,9 @@ ROUND1_TABLE = ROUND1_TAG + 16
 # MixColumns spreads over all sixteen bytes as 1y, 2y or 3y (round2_select).  The y_i
 # depend on the tag (through ROUND1_BASE), so ROUND2_TABLE is made per tag, when its
 # first batch has saved ROUND1_BASE and the message and the tag have ROUND2_MIN_BATCHES
-# more batches: the S-box circuit on four batches' four inputs at a time (eight runs for
-# the tag's 32 batches), the inputs from ROUND1_TABLE's s and 2s entries.  Entry k
+# more batches, for the batches they have: the S-box circuit on four batches' four
+# inputs at a time (a run; eight for all of a tag's 32 batches), the inputs from
+# ROUND1_TABLE's s and 2s entries.  Entry k
 # (batch k, indexed as ROUND1_TABLE's) is 32 bytes: dword b of its first half holds
 # plane b of y_0..y_3 (byte i: y_i's bits for the blocks 0..7), planes 4..7 in the
 # second; 2y is made from them in the lookup (two palignr, a broadcast of plane 7).
@@ -330,12 +331,12 @@ ROUND2_BASE = ROUND1_TABLE + 512
 ROUND2_TAG = ROUND2_BASE + 128
 ROUND2_TABLE = ROUND2_TAG + 16
 COUNTER_FRAME_END = ROUND2_TABLE + 32 * 32
-# A tag's table costs about 440 TSC ticks on Zen 4 (eight runs) and each batch that then
-# starts at round 3 saves about 37, so it pays from about 12 batches; 16 leaves a margin.
-# Measured on Zen 4 (TSC ticks per byte, best of 8-12 alternating runs, against the build
-# with round 1 only; AES-128 / AES-256): 1 KiB (no table) 0%, 2 KiB -2.4% / -1.9%,
-# 3 KiB -3.4% / -2.4%, 4 KiB -6.1% / -4.4%, 8 KiB -6.5% / -4.5%, 16 KiB -6.6% / -4.6%.
-ROUND2_MIN_BATCHES = 16
+# A run (four batches' entries) costs about 55 TSC ticks on Zen 4 and each batch that
+# then starts at round 3 saves about 37; a tag's first batch takes the full path, and
+# saving ROUND2_BASE costs about one more batch's lookup.  Measured on Zen 4 (TSC ticks
+# per byte, best of 12-15 alternating runs, AES-128 / AES-256), from 5 batches against
+# from 8: 640 B 0% / 0%, 768 B -1.3% / -0.7%, 896 B -2.5% / -1.6%.
+ROUND2_MIN_BATCHES = 6
 # 16 batches: 15 iterations and the final one (FINAL_BATCH_BLOCKS) stay below 2048 bytes
 ROUND1_FULL_BYTES = 16 * 128
 ROUND1_NO_TABLE = -2

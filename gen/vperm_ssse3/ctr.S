@@ -3716,16 +3716,35 @@ aesgen_ctr_crypt_vperm_ssse3:
 	pxor            %xmm7, %xmm10
 	movdqa          %xmm10, 2640(%rbx)
 	mov             %r11, 2656(%rbx)
-# round 2's table for this tag if the message (LEN + 128 bytes with this batch) and
-# the tag (from low byte w) have 16 batches more
-	mov             $2224, %r10d
-	cmp             $1920, %rcx
-	jb              .Lctr_bulk_middle_rounds
+# round 2's table for the batches from this one that the tag and the message still
+# have: n = min((256 - w) >> 3, (LEN + 128 + 127) >> 7), w the low byte (LEN + 128
+# bytes are left with this batch), if n >= 6
+	lea             255(%rcx), %r11
+	shr             $7, %r11
 	lea             -8(%r8), %r10
 	movzbl          %r10b, %r10d
-	cmp             $128, %r10d
+	neg             %r10d
+	add             $256, %r10d
+	shr             $3, %r10d
+	cmp             %r10, %r11
+	cmova           %r10, %r11
 	mov             $2224, %r10d
-	ja              .Lctr_bulk_middle_rounds
+	cmp             $6, %r11
+	jb              .Lctr_bulk_middle_rounds
+# their entries k0 .. k0 + n - 1 (mod 32; k0 this batch's) are made by the runs of
+# groups k0 >> 2 .. (k0 + n - 1) >> 2: TMPG = how many, KEYEND = 32 (k0 >> 2)
+	lea             -8(%r8), %r10
+	movzbl          %r10b, %r10d
+# entry ((w >> 3) - (w0 >> 3)) mod 32 (KEYEND = w, the batch's low byte)
+	shr             $3, %r10d
+	sub             2664(%rbx), %r10d
+	and             $31, %r10d
+	lea             -1(%r11,%r10,1), %r11
+	shr             $2, %r11
+	shr             $2, %r10d
+	sub             %r10, %r11
+	add             $1, %r11
+	shl             $5, %r10d
 	movq            $-1, 3312(%rbx)                 # the table holds data now
 	movdqa          %xmm0, 3184(%rbx)
 	movdqa          %xmm1, 3200(%rbx)
@@ -3735,7 +3754,6 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm5, 3264(%rbx)
 	movdqa          %xmm6, 3280(%rbx)
 	movdqa          %xmm7, 3296(%rbx)
-	xor             %r10d, %r10d
 .Lctr_bulk_round2_run:
 # entries 4g .. 4g + 3 (KEYEND = 32 g): their s and 2s gathered into round 2's
 # four S-box inputs per batch, the S-box circuit, y to the entries
@@ -4045,8 +4063,9 @@ aesgen_ctr_crypt_vperm_ssse3:
 	punpckhqdq      %xmm11, %xmm12
 	movdqa          %xmm12, 3440(%rbx,%r10,4)       # batch 3: planes 4..7 of y
 	add             $32, %r10d
-	cmp             $256, %r10d
-	jb              .Lctr_bulk_round2_run
+	and             $255, %r10d
+	sub             $1, %r11
+	jnz             .Lctr_bulk_round2_run
 	movdqa          3184(%rbx), %xmm0
 	movdqa          3200(%rbx), %xmm1
 	movdqa          3216(%rbx), %xmm2

@@ -3702,16 +3702,35 @@ L.xctr_bulk_round1_save:
 	pxor            xmm10, xmm7
 	movdqa          oword [rbx + 2640], xmm10
 	mov             qword [rbx + 2656], r11
-; round 2's table for this tag if the message (LEN + 128 bytes with this batch) and
-; the tag (from low byte w) have 16 batches more
-	mov             r10d, 2224
-	cmp             rcx, 1920
-	jb              L.xctr_bulk_middle_rounds
+; round 2's table for the batches from this one that the tag and the message still
+; have: n = min((256 - w) >> 3, (LEN + 128 + 127) >> 7), w the low byte (LEN + 128
+; bytes are left with this batch), if n >= 6
+	lea             r11, [rcx + 255]
+	shr             r11, 7
 	lea             r10, [r9 - 8]
 	movzx           r10d, r10b
-	cmp             r10d, 128
+	neg             r10d
+	add             r10d, 256
+	shr             r10d, 3
+	cmp             r11, r10
+	cmova           r11, r10
 	mov             r10d, 2224
-	ja              L.xctr_bulk_middle_rounds
+	cmp             r11, 6
+	jb              L.xctr_bulk_middle_rounds
+; their entries k0 .. k0 + n - 1 (mod 32; k0 this batch's) are made by the runs of
+; groups k0 >> 2 .. (k0 + n - 1) >> 2: TMPG = how many, KEYEND = 32 (k0 >> 2)
+	lea             r10, [r9 - 8]
+	movzx           r10d, r10b
+; entry ((w >> 3) - (w0 >> 3)) mod 32 (KEYEND = w, the batch's low byte)
+	shr             r10d, 3
+	sub             r10d, dword [rbx + 2664]
+	and             r10d, 31
+	lea             r11, [r11 + r10*1 - 1]
+	shr             r11, 2
+	shr             r10d, 2
+	sub             r11, r10
+	add             r11, 1
+	shl             r10d, 5
 	mov             qword [rbx + 3312], -1          ; the table holds data now
 	movdqa          oword [rbx + 3184], xmm0
 	movdqa          oword [rbx + 3200], xmm1
@@ -3721,7 +3740,6 @@ L.xctr_bulk_round1_save:
 	movdqa          oword [rbx + 3264], xmm5
 	movdqa          oword [rbx + 3280], xmm6
 	movdqa          oword [rbx + 3296], xmm7
-	xor             r10d, r10d
 L.xctr_bulk_round2_run:
 ; entries 4g .. 4g + 3 (KEYEND = 32 g): their s and 2s gathered into round 2's
 ; four S-box inputs per batch, the S-box circuit, y to the entries
@@ -4031,8 +4049,9 @@ L.xctr_bulk_round2_run:
 	punpckhqdq      xmm12, xmm11
 	movdqa          oword [rbx + r10*4 + 3440], xmm12 ; batch 3: planes 4..7 of y
 	add             r10d, 32
-	cmp             r10d, 256
-	jb              L.xctr_bulk_round2_run
+	and             r10d, 255
+	sub             r11, 1
+	jnz             L.xctr_bulk_round2_run
 	movdqa          xmm0, oword [rbx + 3184]
 	movdqa          xmm1, oword [rbx + 3200]
 	movdqa          xmm2, oword [rbx + 3216]
