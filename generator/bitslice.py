@@ -334,9 +334,12 @@ COUNTER_FRAME_END = ROUND2_TABLE + 32 * 32
 # A run (four batches' entries) costs about 55 TSC ticks on Zen 4 and each batch that
 # then starts at round 3 saves about 37; a tag's first batch takes the full path, and
 # saving ROUND2_BASE costs about one more batch's lookup.  Measured on Zen 4 (TSC ticks
-# per byte, best of 12-15 alternating runs, AES-128 / AES-256), from 5 batches against
-# from 8: 640 B 0% / 0%, 768 B -1.3% / -0.7%, 896 B -2.5% / -1.6%.
-ROUND2_MIN_BATCHES = 6
+# per byte, best of 12-15 alternating runs, AES-128 / AES-256), CTR with the table from
+# 5 batches against from 8: 640 B 0% / 0%, 768 B -1.3% / -0.7%, 896 B -2.5% / -1.6%;
+# but GCM's one-shot (whose keystream is one such call between GHASH passes) took
+# +0.6% to +1.6% at 768 B with it from 6 (best of 6, against round 1 only), and is
+# within 1% of that from 896 B to 1 KiB with it from 7.
+ROUND2_MIN_BATCHES = 7
 # 16 batches: 15 iterations and the final one (FINAL_BATCH_BLOCKS) stay below 2048 bytes
 ROUND1_FULL_BYTES = 16 * 128
 ROUND1_NO_TABLE = -2

@@ -3718,7 +3718,7 @@ aesgen_ctr_crypt_vperm_ssse3:
 	mov             %r11, 2656(%rbx)
 # round 2's table for the batches from this one that the tag and the message still
 # have: n = min((256 - w) >> 3, (LEN + 128 + 127) >> 7), w the low byte (LEN + 128
-# bytes are left with this batch), if n >= 6
+# bytes are left with this batch), if n >= 7
 	lea             255(%rcx), %r11
 	shr             $7, %r11
 	lea             -8(%r8), %r10
@@ -3729,7 +3729,7 @@ aesgen_ctr_crypt_vperm_ssse3:
 	cmp             %r10, %r11
 	cmova           %r10, %r11
 	mov             $2224, %r10d
-	cmp             $6, %r11
+	cmp             $7, %r11
 	jb              .Lctr_bulk_middle_rounds
 # their entries k0 .. k0 + n - 1 (mod 32; k0 this batch's) are made by the runs of
 # groups k0 >> 2 .. (k0 + n - 1) >> 2: TMPG = how many, KEYEND = 32 (k0 >> 2)

@@ -3712,7 +3712,7 @@ L.ctr_bulk_round1_save:
 	mov             qword [rbx + 2656], r11
 ; round 2's table for the batches from this one that the tag and the message still
 ; have: n = min((256 - w) >> 3, (LEN + 128 + 127) >> 7), w the low byte (LEN + 128
-; bytes are left with this batch), if n >= 6
+; bytes are left with this batch), if n >= 7
 	lea             r11, [rcx + 255]
 	shr             r11, 7
 	lea             r10, [r8 - 8]
@@ -3723,7 +3723,7 @@ L.ctr_bulk_round1_save:
 	cmp             r11, r10
 	cmova           r11, r10
 	mov             r10d, 2224
-	cmp             r11, 6
+	cmp             r11, 7
 	jb              L.ctr_bulk_middle_rounds
 ; their entries k0 .. k0 + n - 1 (mod 32; k0 this batch's) are made by the runs of
 ; groups k0 >> 2 .. (k0 + n - 1) >> 2: TMPG = how many, KEYEND = 32 (k0 >> 2)
