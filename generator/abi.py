@@ -122,9 +122,9 @@ class Function:
     # page (Windows commits its stack a page at a time behind one; Linux threads' guard
     # pages are one page), so the prologue then probes it: after the move (and the xmm
     # saves at the frame's top), one store a page below the entry rsp and one more each
-    # page further down, the frame's
-    # pages touched from the top, each within a page of one touched before (what
-    # Windows' __chkstk does, without the call).  MAX_FRAME bounds what a template may ask.
+    # page further down, the frame's pages touched from the top, each within a page of
+    # one touched before (what Windows' __chkstk does, without the call).  MAX_FRAME
+    # bounds what a template may ask.
     PAGE = 4096
     MAX_FRAME = 4 * PAGE
 

@@ -46,9 +46,9 @@ instructions in place of a round of about 250 (and of the counter planes' 45).  
 goes the same way one level down (ROUND2_*): after round 1 only one column varies, so
 round 2's S-box has four varying inputs, whose outputs y_0..y_3 MixColumns spreads over
 every byte as y, 2y, 3y; for each counter tag with enough batches left, the S-box
-circuit makes the y of all its batches (eight runs of sixteen inputs, about 300
-instructions each) and the tag's later batches start at round 3 from ROUND2_BASE
-^ V2(y), about 60 instructions.  The tables and the saved planes are secret, on the
+circuit makes the y of the batches the tag and the message have (one run of sixteen
+inputs, about 300 instructions, per four batches) and the tag's later batches start at
+round 3 from ROUND2_BASE ^ V2(y), about 60 instructions.  The tables and the saved planes are secret, on the
 stack, wiped with the rest; an entry's index is the counter, which is public.
 
 Registers.  A round is a straight-line SSA program (generator/regalloc.py's Program) of
@@ -320,10 +320,10 @@ ROUND1_TABLE = ROUND1_TAG + 16
 # first batch has saved ROUND1_BASE and the message and the tag have ROUND2_MIN_BATCHES
 # more batches, for the batches they have: the S-box circuit on four batches' four
 # inputs at a time (a run; eight for all of a tag's 32 batches), the inputs from
-# ROUND1_TABLE's s and 2s entries.  Entry k
-# (batch k, indexed as ROUND1_TABLE's) is 32 bytes: dword b of its first half holds
-# plane b of y_0..y_3 (byte i: y_i's bits for the blocks 0..7), planes 4..7 in the
-# second; 2y is made from them in the lookup (two palignr, a broadcast of plane 7).
+# ROUND1_TABLE's s and 2s entries.  Entry k (batch k, indexed as ROUND1_TABLE's) is 32
+# bytes: dword b of its first half holds plane b of y_0..y_3 (byte i: y_i's bits for
+# the blocks 0..7), planes 4..7 in the second; 2y is made from them in the lookup (two
+# palignr, a broadcast of plane 7).
 # Every later batch of the tag starts at round 3 from ROUND2_BASE ^ V2(y).
 # ROUND2_TAG: the tag ROUND2_BASE is for; -1 none yet (the table holds data), -2 none
 # made in this call.

@@ -504,7 +504,7 @@ VPERM_TABLE_ROLES = {"inverse": "INV", "a_over": "AK"}
 class VpermCtrPlan(VpermPlan):
     """The counter lives in CTR_LO/CTR_HI (general registers), so the vector registers
     left after the blocks hold S-box tables."""
-    # The bitsliced loop's frame holds round 1's saved planes and table (counter modes).
+    # The bitsliced loop's frame holds rounds 1 and 2's saved planes and tables.
     COUNTER_FRAME = True
 
     def allocate(self):

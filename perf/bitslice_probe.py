@@ -21,6 +21,7 @@ model gives the machine (perf/ooo_model.py ZEN4: four, two of them for shuffles)
 README.md "make bitslice-probe" has what it measured on Zen 4 and what follows from it.
 """
 
+import os
 import re
 
 from generator import bitslice
@@ -39,7 +40,7 @@ def without_dependencies(lines):
     immediates as they were."""
     out = []
     for i, line in enumerate(lines):
-        mnemonic, dest, srcs, load, store = ooo_model.decode(line)
+        mnemonic, _, _, _, store = ooo_model.decode(line)
         written = f"xmm{i % RENAMED_WRITTEN}"
         read = f"xmm{RENAMED_WRITTEN + i % (16 - RENAMED_WRITTEN)}"
         text = line.partition("#")[0].strip()
@@ -88,8 +89,8 @@ def add_parser(sub):
                                                    "dependencies; latencies")
     parser.add_argument("--passes", type=int, default=7, help="passes (default 7)")
     parser.add_argument("--cpu", type=int, default=1, help="CPU to pin to (default 1)")
-    parser.add_argument("--out", default=bitslice_order.os.path.join(
-        bitslice_order.REPO, "build", "bitslice-probe"))
+    parser.add_argument("--out", default=os.path.join(bitslice_order.REPO, "build",
+                                                      "bitslice-probe"))
     return parser
 
 

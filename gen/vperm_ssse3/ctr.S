@@ -2424,7 +2424,7 @@ aesgen_ctr_crypt_vperm_ssse3:
 	mov             $2224, %r10d                    # the middle rounds' end
 	{disp32} jmp    .Lctr_bulk_from_round3
 .Lctr_bulk_round1:
-# not: round 1 from the table if ROUND1_BASE is for those bytes
+# failing that, round 1 from the table if ROUND1_BASE is for those bytes
 	cmp             2656(%rbx), %r11
 	{disp32} jne    .Lctr_bulk_round0
 # the planes after round 1: ROUND1_BASE ^ V(s), s from the table

@@ -2418,7 +2418,7 @@ L.ctr_main_loop:
 	mov             r10d, 2224                      ; the middle rounds' end
 	jmp             near L.ctr_bulk_from_round3
 L.ctr_bulk_round1:
-; not: round 1 from the table if ROUND1_BASE is for those bytes
+; failing that, round 1 from the table if ROUND1_BASE is for those bytes
 	cmp             r11, qword [rbx + 2656]
 	jne             near L.ctr_bulk_round0
 ; the planes after round 1: ROUND1_BASE ^ V(s), s from the table

@@ -2416,7 +2416,7 @@ aesgen_xctr_crypt_vperm_ssse3:
 	mov             $2224, %r10d                    # the middle rounds' end
 	{disp32} jmp    .Lxctr_bulk_from_round3
 .Lxctr_bulk_round1:
-# not: round 1 from the table if ROUND1_BASE is for those bytes
+# failing that, round 1 from the table if ROUND1_BASE is for those bytes
 	cmp             2656(%rbx), %r11
 	{disp32} jne    .Lxctr_bulk_round0
 # the planes after round 1: ROUND1_BASE ^ V(s), s from the table

@@ -104,17 +104,26 @@ def key_plane(m, b):
     return f"xmmword [{FRAME} + {bs.middle_key(m) + 16 * b}]"
 
 
+def key_planes(rk, rounds_used):
+    """{operand: value}: the planes of round keys r in rounds_used (middle rounds, with
+    the S-box offset the circuits leave folded in), where the generated code reads them."""
+    rounds = len(rk) - 1
+    memory = {}
+    for r in rounds_used:
+        k = [x ^ bs.SBOX_OFFSET for x in rk[r]]
+        k = [k[bs.ROW_MAJOR[q]] for q in range(16)]
+        for b in range(8):
+            memory[key_plane(rounds - r, b)] = to_int(0xFF if x >> b & 1 else 0 for x in k)
+    return memory
+
+
 def encrypt8(key, blocks):
     """Eight blocks through the emitted lines (bitslice.round_lines, the lines the
     templates print); the key planes built here, from the schedule."""
     rk = expand(key)
     rounds = len(rk) - 1
     memory = {table(name): to_int(value) for name, value in bs.TABLES.items()}
-    for r in range(1, rounds):
-        k = [x ^ bs.SBOX_OFFSET for x in rk[r]]
-        k = [k[bs.ROW_MAJOR[q]] for q in range(16)]
-        for b in range(8):
-            memory[key_plane(rounds - r, b)] = to_int(0xFF if x >> b & 1 else 0 for x in k)
+    memory.update(key_planes(rk, range(1, rounds)))
     m = Machine(memory)
     planes = list(bs.PLANE_REGISTERS)
     for j, block in enumerate(blocks):
@@ -233,6 +242,22 @@ class Encryptions(unittest.TestCase):
                                   ("movdqa", "pxor", "pand", "pshufb", "pshufd")], m)
 
 
+def round1_planes(key, blocks):
+    """Eight counter blocks' planes after round 1, through the emitted transposition and
+    round (round key 0 added first, in row-major order)."""
+    rk = expand(key)
+    memory = {table(name): to_int(value) for name, value in bs.TABLES.items()}
+    memory.update(key_planes(rk, [1]))
+    rounds = len(rk) - 1
+    m = Machine(memory)
+    for j, block in enumerate(blocks):
+        st = [x ^ y for x, y in zip(block, rk[0])]
+        m.reg[f"xmm{j}"] = to_int(st[bs.ROW_MAJOR[q]] for q in range(16))
+    m.run(bs.transpose_plane_lines())
+    m.run(bs.round_lines(rounds - 1, FRAME))
+    return [m.reg[f"xmm{b}"] for b in range(8)]
+
+
 def round1_entries(key_byte, start):
     """ROUND1_TABLE as lib/bitslice.j2 round1_table makes it, through the emitted lines
     (transposition, bitslice.sbox_lines, byte_transpose_lines): entry k (batch k of a
@@ -284,11 +309,7 @@ class CounterRoundOne(unittest.TestCase):
         rk = expand(key)
         rounds = len(rk) - 1
         memory = {table(name): to_int(value) for name, value in bs.TABLES.items()}
-        for r in range(1, rounds):
-            k = [x ^ bs.SBOX_OFFSET for x in rk[r]]
-            k = [k[bs.ROW_MAJOR[q]] for q in range(16)]
-            for b in range(8):
-                memory[key_plane(rounds - r, b)] = to_int(0xFF if x >> b & 1 else 0 for x in k)
+        memory.update(key_planes(rk, range(1, rounds)))
         m = Machine(memory)
         for b in range(8):
             m.reg[f"xmm{b}"] = planes[b]
@@ -298,22 +319,6 @@ class CounterRoundOne(unittest.TestCase):
         last_key = [x ^ bs.SBOX_OFFSET for x in rk[rounds]]
         return [bytes(x ^ y for x, y in zip(to_bytes(m.reg[f"xmm{j}"]), last_key))
                 for j in range(8)]
-
-    def round1_planes(self, key, blocks):
-        rk = expand(key)
-        memory = {table(name): to_int(value) for name, value in bs.TABLES.items()}
-        k = [x ^ bs.SBOX_OFFSET for x in rk[1]]
-        k = [k[bs.ROW_MAJOR[q]] for q in range(16)]
-        rounds = len(rk) - 1
-        for b in range(8):
-            memory[key_plane(rounds - 1, b)] = to_int(0xFF if x >> b & 1 else 0 for x in k)
-        m = Machine(memory)
-        for j, block in enumerate(blocks):
-            st = [x ^ y for x, y in zip(block, rk[0])]
-            m.reg[f"xmm{j}"] = to_int(st[bs.ROW_MAJOR[q]] for q in range(16))
-        m.run(bs.transpose_plane_lines())
-        m.run(bs.round_lines(rounds - 1, FRAME))
-        return [m.reg[f"xmm{b}"] for b in range(8)]
 
     def check(self, byte_index, iv_byte, seed):
         rng = random.Random(seed)
@@ -340,7 +345,7 @@ class CounterRoundOne(unittest.TestCase):
             # the low bytes batches of this call start at without wrapping inside
             starts = [w for w in ((start + 8 * k) % 256 for k in range(32)) if w <= 248]
             first, *others = rng.sample(starts, 4)
-            saved = self.round1_planes(key, batch(first))
+            saved = round1_planes(key, batch(first))
             base_planes = [p ^ v for p, v in zip(saved, round1_v(position, entry(first)))]
             for w in others + [starts[0], starts[-1]]:
                 planes = [p ^ v for p, v in zip(base_planes, round1_v(position, entry(w)))]
@@ -382,11 +387,7 @@ class CounterRoundTwo(unittest.TestCase):
         memory = {table(name): to_int(value) for name, value in bs.TABLES.items()}
         memory.update({table(name): to_int(value)
                        for name, value in bs.round2_tables(position).items()})
-        for r in range(1, rounds):
-            k = [x ^ bs.SBOX_OFFSET for x in rk[r]]
-            k = [k[bs.ROW_MAJOR[q]] for q in range(16)]
-            for b in range(8):
-                memory[key_plane(rounds - r, b)] = to_int(0xFF if x >> b & 1 else 0 for x in k)
+        memory.update(key_planes(rk, range(1, rounds)))
         return Machine(memory), rk, rounds
 
     def frame(self, offset, index=None, scale=""):
@@ -418,7 +419,7 @@ class CounterRoundTwo(unittest.TestCase):
             starts = [w for w in ((start + 8 * k) % 256 for k in range(32)) if w <= 248]
             first, *others = rng.sample(starts, 4)
             # ROUND1_BASE from the first batch, as counter_round1_save keeps it
-            round1 = CounterRoundOne.round1_planes(self, key, batch(first))
+            round1 = round1_planes(key, batch(first))
             for b, (p, v) in enumerate(zip(round1, round1_v(position, entries[index(first)]))):
                 m.mem[self.frame(bs.ROUND1_BASE + 16 * b)] = p ^ v
             # ROUND2_TABLE: eight runs, run g reading ROUND1_TABLE's entries 4g .. 4g + 3
