@@ -16,7 +16,8 @@ The transposition X -> planes is three stages of swap-moves (bit distance 1, 2, 
 between registers 1, 2, 4 apart); it is its own inverse.
 
 SubBytes and InvSubBytes are Boolean circuits over the planes (generator/sbox_circuit.py:
-Boyar and Peralta's depth-16 S-box, 128 gates, and an inverse derived from it, 129).
+Boyar and Peralta's depth-16 S-box with the bottom layer of their 113-gate one, 118
+gates, and an inverse derived from it, 122).
 Their XOR-only forms add 0x63 to every byte, which passes unchanged through ShiftRows and
 MixColumns (a column of equal bytes c maps to c), so it is folded into the round keys,
 as vperm.py does for its own constant: encryption's keys 1..Nr, decryption's dk[0] ..
@@ -30,8 +31,8 @@ Decryption (inverse_round_program, round_lines(..., decrypt=True)) is the equiva
 inverse cipher on the AESDEC schedule: InvShiftRows (one pshufb per plane), InvSubBytes,
 InvMixColumns, + key.  With u = a + R^2(a), InvMixColumns(a) = MixColumns(a + 4u), as
 (03x^3 + x^2 + x + 02)(04x^2 + 05) = 0Bx^3 + 0Dx^2 + 09x + 0E mod x^4 + 1: 8 pshufd
-and 22 XORs more than MixColumns.  A middle round is 218 operations (encryption's 187),
-287 instructions after allocation with 16 spill stores (encryption: 247 and 11).
+and 22 XORs more than MixColumns.  A middle round is 211 operations (encryption's 177),
+273 instructions after allocation with 13 spill stores (encryption: 235 and 11).
 
 Counter modes' first round (ROUND1_*, lib/bitslice.j2 round1_table, counter_planes_fast,
 counter_round1_save).  The eight blocks of a CTR or XCTR batch differ in one byte, so
@@ -242,7 +243,9 @@ def _mix_columns_and_key(prog, s, source, key_operand):
 # order is perf/bitslice_order.py's choice: the best of the 120 by its out-of-order
 # model (tests/python/test_bitslice_order.py checks it still is); measured on Zen 4,
 # a middle round went from 60 to 56.6 cycles (E A C B D) and an inverse round from 73
-# to 67 (B A E D C).
+# to 67 (B A E D C).  With the inverse's shorter top layer (generator/sbox_circuit.py)
+# the model's best inverse order became B A E C D, also the fastest of five timed on a
+# busy host (76.0 cycles against 78.2 to 82.2; B A E D C 81.2).
 MIDDLE_CLUSTERS = {
     "A": ("M1", "M3", "M2", "M16"),
     "B": ("M4", "M5"),
@@ -250,7 +253,7 @@ MIDDLE_CLUSTERS = {
     "D": ("M9", "M10"),
     "E": ("M11", "M12", "M13", "M14", "M15"),
 }
-CLUSTER_ORDER = {False: "EACBD", True: "BAEDC"}     # decrypt -> the order
+CLUSTER_ORDER = {False: "EACBD", True: "BAECD"}     # decrypt -> the order
 
 
 def middle_first(order):

@@ -2,29 +2,49 @@
 """The AES S-box and its inverse as Boolean circuits, for the bitsliced rounds of
 generator/bitslice.py.
 
-Forward: the depth-16 circuit of Boyar and Peralta (J. Boyar, R. Peralta, "A depth-16
-circuit for the AES S-box", SEC 2012; 128 gates: 34 AND, 90 XOR, 4 XNOR).  The XNORs
-are XORs here: the circuit then computes S(x) ^ 0x63 (SBOX_OFFSET), which the caller
-folds into round keys (0x63 passes unchanged through ShiftRows and MixColumns).
+Forward: 118 gates (34 AND, 80 XOR, 4 XNOR), depth 19, from two published circuits.
+- Top (T1..T27) and middle (M1..M63): the depth-16 circuit of Boyar and Peralta
+  (J. Boyar, R. Peralta, "A depth-16 circuit for the AES S-box", SEC 2012; 128 gates).
+  The middle inverts in GF(2^8) through a tower field and ends in 18 products
+  M46..M63 of inverse bits with top values; the bottom reads only those.
+- Bottom (L, S): that of the 113-gate circuit of Boyar, Peralta and Calik (straight-
+  line program SLP_AES_113 of Yale's Circuit Minimization Team, after J. Boyar,
+  R. Peralta, "A new combinational logic minimization technique with applications
+  to cryptology", SEA 2010).  Its 18 products z0..z17 are, bit for bit on all 256
+  inputs, the depth-16 circuit's M46..M63 (the two share the tower field and the
+  products' order), so its 28-gate bottom replaces the depth-16 one's 38 gates.
+Why the mix: the bitsliced round is bound by its operation count and by how little a
+narrow stretch of the circuit leaves to run beside it.  The 113-gate circuit's own
+middle is a longer chain (depth 27): on Zen 4 a middle round with it took 61.5 cycles
+against the depth-16 circuit's 57.0; with only its bottom, 55.4.  The top as
+slp_network makes it (below) is 24 gates, not 27, but one level deeper; CTR and XTS
+ran no faster with it (within 0.3%), so the published top stays.
+The XNORs are XORs here: the circuit then computes S(x) ^ 0x63 (SBOX_OFFSET), which
+the caller folds into round keys (0x63 passes unchanged through ShiftRows and
+MixColumns).
 
 Inverse: InvSbox(y) = inv(L^-1(y + 0x63)), L the S-box affine's linear part.  The
 forward circuit is top (T1..T27 and U7 from the input bits) -> middle (M1..M63; the
 bottom reads only M46..M63) -> bottom (M46..M63 -> L(inv(x)), XOR-only).  So the middle
 is kept and two new linear layers are derived as GF(2) matrices, evaluated on basis
-vectors: the top composed with L^-1 (the middle's 22 T inputs and U7 from
+vectors: the top composed with L^-1 (the middle's 21 T inputs and U7 from
 y' = y + 0x63) and L^-1 composed with the bottom (inv's 8 bits from M46..M63), each
-synthesised as a XOR network by Paar's greedy common-subexpression elimination
-(xor_network): 31 + 63 + 35 = 129 gates, 34 AND and 95 XOR, against the forward
-circuit's 27 + 63 + 38.  Here too the caller folds the 0x63 into the keys.
+synthesised as a XOR network: the top (8 inputs) by Boyar and Peralta's
+distance heuristic (slp_network; 24 gates, where Paar's greedy sharing takes 31), the
+bottom (18 inputs, too many for slp_network's exact distances) by Paar's greedy
+common-subexpression elimination (xor_network; 35).  24 + 63 + 35 = 122 gates, 34 AND
+and 88 XOR.  Here too the caller folds the 0x63 into the keys.
 
 tests/python/test_bitslice.py checks both on all 256 bytes against FIPS-197's tables.
 """
 
 from .vperm import affine_linear_inverse  # L^-1, L the S-box affine's linear part
 
-# Boyar-Peralta, top linear layer (T), middle non-linear part (M), bottom linear layer
-# (L, S).  U0 is the most significant input bit, S0 the most significant output bit.
-# "+" is XOR, "x" AND, "#" XNOR (computed as XOR; see the module comment).
+# Top linear layer (T) and middle non-linear part (M): Boyar-Peralta depth 16, as
+# published.  Bottom linear layer (L, S): SLP_AES_113's, its names tc<k> -> L<k> and
+# z<k> -> M<46 + k> (so L15, L19 and L22..L25 are outputs S, not L gates).  U0 is the
+# most significant input bit, S0 the most significant output bit.  "+" is XOR, "x" AND,
+# "#" XNOR (computed as XOR; see the module comment).
 SBOX_CIRCUIT_TEXT = """
 T1 = U0 + U3      T2 = U0 + U5      T3 = U0 + U6      T4 = U3 + U5
 T5 = U4 + U6      T6 = T1 + T5      T7 = U1 + U2      T8 = U7 + T6
@@ -49,16 +69,13 @@ M49 = M43 x T16   M50 = M38 x T9    M51 = M37 x T17   M52 = M42 x T15
 M53 = M45 x T27   M54 = M41 x T10   M55 = M44 x T13   M56 = M40 x T23
 M57 = M39 x T19   M58 = M43 x T3    M59 = M38 x T22   M60 = M37 x T20
 M61 = M42 x T1    M62 = M45 x T4    M63 = M41 x T2
-L0 = M61 + M62    L1 = M50 + M56    L2 = M46 + M48    L3 = M47 + M55
-L4 = M54 + M58    L5 = M49 + M61    L6 = M62 + L5     L7 = M46 + L3
-L8 = M51 + M59    L9 = M52 + M53    L10 = M53 + L4    L11 = M60 + L2
-L12 = M48 + M51   L13 = M50 + L0    L14 = M52 + M61   L15 = M55 + L1
-L16 = M56 + L0    L17 = M57 + L1    L18 = M58 + L8    L19 = M63 + L4
-L20 = L0 + L1     L21 = L1 + L7     L22 = L3 + L12    L23 = L18 + L2
-L24 = L15 + L9    L25 = L6 + L10    L26 = L7 + L9     L27 = L8 + L10
-L28 = L11 + L14   L29 = L11 + L17
-S0 = L6 + L24     S1 = L16 # L26    S2 = L19 # L28    S3 = L6 + L21
-S4 = L20 + L22    S5 = L25 + L29    S6 = L13 # L27    S7 = L6 # L23
+L1 = M61 + M62    L2 = M56 + L1     L3 = M55 + L2     L4 = M46 + M48
+L5 = M47 + M46    L6 = M49 + M50    L7 = M58 + L4     L8 = M53 + L6
+L9 = M54 + L7     L10 = L8 + L9     L11 = L6 + L5     L12 = M49 + M51
+L13 = M59 + L1    L14 = L4 + L12    S3 = L3 + L11     L16 = M52 + L8
+L17 = M60 + L10   L18 = L13 + L14   S7 = M58 # L18    L20 = M61 + L16
+L21 = L2 + M57    S0 = L3 + L16     S6 = L10 # L18    S4 = L14 + S3
+S1 = S3 # L16     L26 = L17 + L20   S2 = L26 # M63    S5 = L21 + L17
 """
 
 # The constant the XNOR-free circuit adds to every S-box output (S1, S2, S6, S7 are
@@ -143,12 +160,80 @@ def xor_network(rows, inputs, prefix):
     return tuple(gates), outputs
 
 
+# slp_network's last tie-break is random, seeded so the result is fixed: of seeds 0..59,
+# 41 (1 the first) make the inverse top in 24 gates, the others in 25.
+SLP_SEED = 1
+SLP_MAX_INPUTS = 10      # its distances walk all 2^inputs sums
+
+
+def slp_network(rows, inputs, prefix, seed=SLP_SEED):
+    """A XOR network computing each row (target name, bit mask over `inputs`) by Boyar
+    and Peralta's heuristic (SEA 2010): keep the signals made so far (the inputs
+    first); while a target is not one of them, add the XOR of two signals that
+    minimises the sum of the targets' distances (the fewest XORs that would still make
+    each from the signals), on a tie the one with the larger sum of squared distances
+    (it brings some target close), then a random choice seeded by `seed`.  Distances
+    are exact, a breadth-first walk over all 2^n sums, so only for n up to
+    SLP_MAX_INPUTS.  Returns (gates, outputs) as xor_network does."""
+    import random
+    n = len(inputs)
+    if n > SLP_MAX_INPUTS:
+        raise ValueError(f"slp_network: {n} inputs, at most {SLP_MAX_INPUTS}")
+    assert all(mask for _, mask in rows), "a target is constant zero"
+    rng = random.Random(seed)
+    signals = [1 << i for i in range(n)]
+    name = {1 << i: inputs[i] for i in range(n)}
+    targets = sorted({mask for _, mask in rows})
+    first_target = {}
+    for target, mask in rows:
+        first_target.setdefault(mask, target)
+    gates, made = [], 0
+    while True:
+        have = set(signals)
+        left = [t for t in targets if t not in have]
+        if not left:
+            break
+        # sums[v]: the fewest signals whose XOR is v
+        sums = bytearray([255]) * (1 << n)
+        sums[0], frontier, k = 0, [0], 0
+        while frontier:
+            k += 1
+            reached = []
+            for v in frontier:
+                for signal in signals:
+                    if sums[v ^ signal] == 255:
+                        sums[v ^ signal] = k
+                        reached.append(v ^ signal)
+            frontier = reached
+        best, tried = None, set()
+        for i in range(len(signals)):
+            for j in range(i + 1, len(signals)):
+                new = signals[i] ^ signals[j]
+                if new in have or new in tried:
+                    continue
+                tried.add(new)
+                dist = [0 if t == new else min(sums[t] - 1, sums[t ^ new]) for t in left]
+                key = (sum(dist), -sum(d * d for d in dist), rng.random())
+                if best is None or key < best[0]:
+                    best = (key, new, signals[i], signals[j])
+        _, new, a, b = best
+        if new in first_target:
+            name[new] = first_target[new]
+        else:
+            made += 1
+            name[new] = f"{prefix}{made}"
+        signals.append(new)
+        gates.append((name[new], "xor", name[a], name[b]))
+    return tuple(gates), {target: name[mask] for target, mask in rows}
+
+
 def _inverse_sbox_circuit(circuit):
     """InvSbox(y) = inv(L^-1(y + 0x63)).  The forward circuit is top (z -> T1..T27, U7),
     middle (-> M46..M63, the only values the bottom reads) and bottom (M46..M63 ->
     L(inv(z)), XOR-only); on input y' = y + 0x63 the middle must see the top's values
     at z = L^-1(y'), and inv(z) = L^-1(bottom).  Both new linear layers are computed
-    as GF(2) matrices over a basis and synthesised by xor_network.  Inputs Y<b> = bit b
+    as GF(2) matrices over a basis and synthesised, the top by slp_network and the
+    bottom by xor_network.  Inputs Y<b> = bit b
     of y' (plane b), outputs W<b> = bit b of InvSbox(y)."""
     top, middle, bottom = _layers(circuit)
     made = {d for d, _, _, _ in middle}
@@ -175,7 +260,7 @@ def _inverse_sbox_circuit(circuit):
         for b in range(8):
             bottom_rows[b] |= (w >> b & 1) << k
 
-    top_gates, top_out = xor_network(list(top_rows.items()), [f"Y{j}" for j in range(8)], "A")
+    top_gates, top_out = slp_network(list(top_rows.items()), [f"Y{j}" for j in range(8)], "A")
     bottom_gates, bottom_out = xor_network([(f"W{b}", bottom_rows[b]) for b in range(8)],
                                            bottom_inputs, "B")
     return top_gates, top_out, tuple(middle), bottom_gates, bottom_out

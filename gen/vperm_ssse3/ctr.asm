@@ -541,8 +541,8 @@ L.ctr_bulk_key_planes:
 	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
 	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
 	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
-	pand            xmm2, xmm14                     ; M47 = M40 & T8
 	pand            xmm0, xmm15                     ; M48 = M39 & U7
+	pand            xmm2, xmm14                     ; M47 = M40 & T8
 	movdqa          xmm13, xmm14
 	pand            xmm13, oword [rbx + 416]        ; M56 = M40 & T23
 	pand            xmm6, xmm15                     ; M57 = M39 & T19
@@ -560,77 +560,63 @@ L.ctr_bulk_key_planes:
 	pand            xmm12, xmm4                     ; M51 = M37 & T17
 	pand            xmm1, xmm9                      ; M59 = M38 & T22
 	pand            xmm11, xmm4                     ; M60 = M37 & T20
-	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
-	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
-	movdqa          xmm6, xmm9
-	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
-	pxor            xmm9, xmm4                      ; M43 = M37 ^ M38
-	pxor            xmm4, xmm15                     ; M42 = M37 ^ M39
-	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
-	movdqa          xmm8, xmm15
+	movdqa          xmm6, xmm15
+	pxor            xmm6, xmm14                     ; M44 = M39 ^ M40
+	pxor            xmm14, xmm9                     ; M41 = M38 ^ M40
+	pxor            xmm15, xmm4                     ; M42 = M37 ^ M39
+	pxor            xmm4, xmm9                      ; M43 = M37 ^ M38
+	movdqa          xmm8, xmm6
 	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
-	pand            xmm3, xmm9                      ; M49 = M43 & T16
-	pand            xmm5, xmm6                      ; M54 = M41 & T10
-	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
-	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
-	movdqa          xmm10, xmm4
-	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
-	movdqa          xmm14, xmm4
-	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
-	pxor            xmm4, xmm6                      ; M45 = M42 ^ M41
-	movdqa          oword [rbx + 320], xmm13
-	movdqa          xmm13, xmm4
-	pand            xmm13, oword [rbx + 304]        ; M53 = M45 & T27
-	pand            xmm4, oword [rbx + 336]         ; M62 = M45 & T4
-	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
-	pxor            xmm2, xmm15                     ; L3 = M47 ^ M55
-	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
-	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
-	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
-	pxor            xmm3, xmm4                      ; L6 = M62 ^ L5
-	pxor            xmm4, xmm10                     ; L0 = M61 ^ M62
-	pxor            xmm8, xmm2                      ; L7 = M46 ^ L3
-	pxor            xmm11, xmm0                     ; L11 = M60 ^ L2
-	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
-	pxor            xmm14, xmm13                    ; L9 = M52 ^ M53
-	pxor            xmm13, xmm5                     ; L10 = M53 ^ L4
-	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
-	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
-	pxor            xmm2, xmm12                     ; L22 = L3 ^ L12
-	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
-	pxor            xmm1, xmm13                     ; L27 = L8 ^ L10
-	pxor            xmm13, xmm3                     ; L25 = L6 ^ L10
-	pxor            xmm10, xmm11                    ; L28 = L11 ^ L14
-	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
-	movdqa          xmm0, xmm7
-	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
-	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
-	movdqa          xmm5, xmm0
-	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
-	pxor            xmm7, xmm4                      ; L13 = M50 ^ L0
-	movdqa          xmm10, xmm4
-	pxor            xmm10, oword [rbx + 320]        ; L16 = M56 ^ L0
-	pxor            xmm4, xmm0                      ; L20 = L0 ^ L1
-	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
-	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
-	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
-	pxor            xmm11, xmm5                     ; L29 = L11 ^ L17
-	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
-	pxor            xmm10, xmm8                     ; S1 = L16 ^ L26
-	pxor            xmm0, xmm3                      ; S3 = L6 ^ L21
-	pxor            xmm4, xmm2                      ; S4 = L20 ^ L22
-	pxor            xmm13, xmm11                    ; S5 = L25 ^ L29
-	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
-	pxor            xmm3, xmm9                      ; S7 = L6 ^ L23
-	movdqa          xmm1, xmm7
+	pand            xmm3, xmm4                      ; M49 = M43 & T16
+	pand            xmm4, oword [rbx + 400]         ; M58 = M43 & T3
+	pxor            xmm0, xmm8                      ; L4 = M46 ^ M48
+	pand            xmm5, xmm14                     ; M54 = M41 & T10
+	movdqa          xmm9, xmm15
+	pand            xmm9, oword [rbx + 432]         ; M61 = M42 & T1
+	pxor            xmm7, xmm3                      ; L6 = M49 ^ M50
+	movdqa          xmm10, xmm15
+	pand            xmm10, oword [rbx + 320]        ; M52 = M42 & T15
+	pxor            xmm15, xmm14                    ; M45 = M42 ^ M41
+	movdqa          oword [rbx + 320], xmm14
+	movdqa          xmm14, xmm15
+	pand            xmm14, oword [rbx + 304]        ; M53 = M45 & T27
+	pand            xmm15, oword [rbx + 336]        ; M62 = M45 & T4
+	pxor            xmm15, xmm9                     ; L1 = M61 ^ M62
+	pxor            xmm14, xmm7                     ; L8 = M53 ^ L6
+	pand            xmm6, oword [rbx + 352]         ; M55 = M44 & T13
+	pxor            xmm13, xmm15                    ; L2 = M56 ^ L1
+	pxor            xmm2, xmm8                      ; L5 = M47 ^ M46
+	pxor            xmm3, xmm12                     ; L12 = M49 ^ M51
+	pxor            xmm10, xmm14                    ; L16 = M52 ^ L8
+	pxor            xmm6, xmm13                     ; L3 = M55 ^ L2
+	pxor            xmm7, xmm2                      ; L11 = L6 ^ L5
+	pxor            xmm1, xmm15                     ; L13 = M59 ^ L1
+	pxor            xmm3, xmm0                      ; L14 = L4 ^ L12
+	pxor            xmm0, xmm4                      ; L7 = M58 ^ L4
+	pxor            xmm5, xmm0                      ; L9 = M54 ^ L7
+	pxor            xmm14, xmm5                     ; L10 = L8 ^ L9
+	pxor            xmm11, xmm14                    ; L17 = M60 ^ L10
+	pxor            xmm9, xmm10                     ; L20 = M61 ^ L16
+	movdqa          xmm0, oword [rbx + 320]
+	pand            xmm0, oword [rbx + 368]         ; M63 = M41 & T2
+	pxor            xmm7, xmm6                      ; S3 = L3 ^ L11
+	pxor            xmm1, xmm3                      ; L18 = L13 ^ L14
+	pxor            xmm13, oword [rbx + 416]        ; L21 = L2 ^ M57
+	pxor            xmm9, xmm11                     ; L26 = L17 ^ L20
+	pxor            xmm4, xmm1                      ; S7 = M58 ^ L18
+	pxor            xmm6, xmm10                     ; S0 = L3 ^ L16
+	pxor            xmm14, xmm1                     ; S6 = L10 ^ L18
+	pxor            xmm3, xmm7                      ; S4 = L14 ^ S3
+	pxor            xmm10, xmm7                     ; S1 = S3 ^ L16
+	pxor            xmm9, xmm0                      ; S2 = L26 ^ M63
+	pxor            xmm13, xmm11                    ; S5 = L21 ^ L17
+	movdqa          xmm0, xmm4
+	movdqa          xmm1, xmm14
 	movdqa          xmm2, xmm13
-	movdqa          xmm5, xmm6
+	movdqa          xmm4, xmm7
+	movdqa          xmm5, xmm9
+	movdqa          xmm7, xmm6
 	movdqa          xmm6, xmm10
-	movdqa          xmm7, xmm15
-	movdqa          xmm8, xmm3
-	movdqa          xmm3, xmm4
-	movdqa          xmm4, xmm0
-	movdqa          xmm0, xmm8
 ; 2s's planes (2s = s7, s0 + s7, s1, s2 + s7, s3 + s7, s4, s5, s6) to the spill slots
 	movdqa          oword [rbx + 304], xmm7
 	movdqa          xmm8, xmm0
@@ -958,8 +944,8 @@ L.ctr_bulk_key_planes:
 	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
 	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
 	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
-	pand            xmm2, xmm14                     ; M47 = M40 & T8
 	pand            xmm0, xmm15                     ; M48 = M39 & U7
+	pand            xmm2, xmm14                     ; M47 = M40 & T8
 	movdqa          xmm13, xmm14
 	pand            xmm13, oword [rbx + 416]        ; M56 = M40 & T23
 	pand            xmm6, xmm15                     ; M57 = M39 & T19
@@ -977,77 +963,63 @@ L.ctr_bulk_key_planes:
 	pand            xmm12, xmm4                     ; M51 = M37 & T17
 	pand            xmm1, xmm9                      ; M59 = M38 & T22
 	pand            xmm11, xmm4                     ; M60 = M37 & T20
-	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
-	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
-	movdqa          xmm6, xmm9
-	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
-	pxor            xmm9, xmm4                      ; M43 = M37 ^ M38
-	pxor            xmm4, xmm15                     ; M42 = M37 ^ M39
-	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
-	movdqa          xmm8, xmm15
+	movdqa          xmm6, xmm15
+	pxor            xmm6, xmm14                     ; M44 = M39 ^ M40
+	pxor            xmm14, xmm9                     ; M41 = M38 ^ M40
+	pxor            xmm15, xmm4                     ; M42 = M37 ^ M39
+	pxor            xmm4, xmm9                      ; M43 = M37 ^ M38
+	movdqa          xmm8, xmm6
 	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
-	pand            xmm3, xmm9                      ; M49 = M43 & T16
-	pand            xmm5, xmm6                      ; M54 = M41 & T10
-	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
-	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
-	movdqa          xmm10, xmm4
-	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
-	movdqa          xmm14, xmm4
-	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
-	pxor            xmm4, xmm6                      ; M45 = M42 ^ M41
-	movdqa          oword [rbx + 320], xmm13
-	movdqa          xmm13, xmm4
-	pand            xmm13, oword [rbx + 304]        ; M53 = M45 & T27
-	pand            xmm4, oword [rbx + 336]         ; M62 = M45 & T4
-	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
-	pxor            xmm2, xmm15                     ; L3 = M47 ^ M55
-	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
-	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
-	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
-	pxor            xmm3, xmm4                      ; L6 = M62 ^ L5
-	pxor            xmm4, xmm10                     ; L0 = M61 ^ M62
-	pxor            xmm8, xmm2                      ; L7 = M46 ^ L3
-	pxor            xmm11, xmm0                     ; L11 = M60 ^ L2
-	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
-	pxor            xmm14, xmm13                    ; L9 = M52 ^ M53
-	pxor            xmm13, xmm5                     ; L10 = M53 ^ L4
-	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
-	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
-	pxor            xmm2, xmm12                     ; L22 = L3 ^ L12
-	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
-	pxor            xmm1, xmm13                     ; L27 = L8 ^ L10
-	pxor            xmm13, xmm3                     ; L25 = L6 ^ L10
-	pxor            xmm10, xmm11                    ; L28 = L11 ^ L14
-	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
-	movdqa          xmm0, xmm7
-	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
-	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
-	movdqa          xmm5, xmm0
-	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
-	pxor            xmm7, xmm4                      ; L13 = M50 ^ L0
-	movdqa          xmm10, xmm4
-	pxor            xmm10, oword [rbx + 320]        ; L16 = M56 ^ L0
-	pxor            xmm4, xmm0                      ; L20 = L0 ^ L1
-	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
-	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
-	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
-	pxor            xmm11, xmm5                     ; L29 = L11 ^ L17
-	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
-	pxor            xmm10, xmm8                     ; S1 = L16 ^ L26
-	pxor            xmm0, xmm3                      ; S3 = L6 ^ L21
-	pxor            xmm4, xmm2                      ; S4 = L20 ^ L22
-	pxor            xmm13, xmm11                    ; S5 = L25 ^ L29
-	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
-	pxor            xmm3, xmm9                      ; S7 = L6 ^ L23
-	movdqa          xmm1, xmm7
+	pand            xmm3, xmm4                      ; M49 = M43 & T16
+	pand            xmm4, oword [rbx + 400]         ; M58 = M43 & T3
+	pxor            xmm0, xmm8                      ; L4 = M46 ^ M48
+	pand            xmm5, xmm14                     ; M54 = M41 & T10
+	movdqa          xmm9, xmm15
+	pand            xmm9, oword [rbx + 432]         ; M61 = M42 & T1
+	pxor            xmm7, xmm3                      ; L6 = M49 ^ M50
+	movdqa          xmm10, xmm15
+	pand            xmm10, oword [rbx + 320]        ; M52 = M42 & T15
+	pxor            xmm15, xmm14                    ; M45 = M42 ^ M41
+	movdqa          oword [rbx + 320], xmm14
+	movdqa          xmm14, xmm15
+	pand            xmm14, oword [rbx + 304]        ; M53 = M45 & T27
+	pand            xmm15, oword [rbx + 336]        ; M62 = M45 & T4
+	pxor            xmm15, xmm9                     ; L1 = M61 ^ M62
+	pxor            xmm14, xmm7                     ; L8 = M53 ^ L6
+	pand            xmm6, oword [rbx + 352]         ; M55 = M44 & T13
+	pxor            xmm13, xmm15                    ; L2 = M56 ^ L1
+	pxor            xmm2, xmm8                      ; L5 = M47 ^ M46
+	pxor            xmm3, xmm12                     ; L12 = M49 ^ M51
+	pxor            xmm10, xmm14                    ; L16 = M52 ^ L8
+	pxor            xmm6, xmm13                     ; L3 = M55 ^ L2
+	pxor            xmm7, xmm2                      ; L11 = L6 ^ L5
+	pxor            xmm1, xmm15                     ; L13 = M59 ^ L1
+	pxor            xmm3, xmm0                      ; L14 = L4 ^ L12
+	pxor            xmm0, xmm4                      ; L7 = M58 ^ L4
+	pxor            xmm5, xmm0                      ; L9 = M54 ^ L7
+	pxor            xmm14, xmm5                     ; L10 = L8 ^ L9
+	pxor            xmm11, xmm14                    ; L17 = M60 ^ L10
+	pxor            xmm9, xmm10                     ; L20 = M61 ^ L16
+	movdqa          xmm0, oword [rbx + 320]
+	pand            xmm0, oword [rbx + 368]         ; M63 = M41 & T2
+	pxor            xmm7, xmm6                      ; S3 = L3 ^ L11
+	pxor            xmm1, xmm3                      ; L18 = L13 ^ L14
+	pxor            xmm13, oword [rbx + 416]        ; L21 = L2 ^ M57
+	pxor            xmm9, xmm11                     ; L26 = L17 ^ L20
+	pxor            xmm4, xmm1                      ; S7 = M58 ^ L18
+	pxor            xmm6, xmm10                     ; S0 = L3 ^ L16
+	pxor            xmm14, xmm1                     ; S6 = L10 ^ L18
+	pxor            xmm3, xmm7                      ; S4 = L14 ^ S3
+	pxor            xmm10, xmm7                     ; S1 = S3 ^ L16
+	pxor            xmm9, xmm0                      ; S2 = L26 ^ M63
+	pxor            xmm13, xmm11                    ; S5 = L21 ^ L17
+	movdqa          xmm0, xmm4
+	movdqa          xmm1, xmm14
 	movdqa          xmm2, xmm13
-	movdqa          xmm5, xmm6
+	movdqa          xmm4, xmm7
+	movdqa          xmm5, xmm9
+	movdqa          xmm7, xmm6
 	movdqa          xmm6, xmm10
-	movdqa          xmm7, xmm15
-	movdqa          xmm8, xmm3
-	movdqa          xmm3, xmm4
-	movdqa          xmm4, xmm0
-	movdqa          xmm0, xmm8
 ; 2s's planes (2s = s7, s0 + s7, s1, s2 + s7, s3 + s7, s4, s5, s6) to the spill slots
 	movdqa          oword [rbx + 304], xmm7
 	movdqa          xmm8, xmm0
@@ -2792,21 +2764,21 @@ L.ctr_bulk_middle_rounds:
 	movdqa          oword [rbx + 400], xmm7
 	movdqa          xmm7, xmm0
 	pxor            xmm7, xmm6                      ; T9 = U7 ^ T7
-	movdqa          oword [rbx + 416], xmm2
-	movdqa          xmm2, xmm1
-	pand            xmm2, xmm7                      ; M7 = T22 & T9
-	pxor            xmm14, xmm2                     ; M18 = M8 ^ M7
+	movdqa          oword [rbx + 416], xmm11
+	movdqa          xmm11, xmm1
+	pand            xmm11, xmm7                     ; M7 = T22 & T9
+	pxor            xmm14, xmm11                    ; M18 = M8 ^ M7
 	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
 	pxor            xmm6, xmm4                      ; T19 = T7 ^ T18
-	movdqa          xmm2, xmm6
-	pand            xmm2, xmm0                      ; M4 = T19 & U7
-	pxor            xmm2, xmm12                     ; M5 = M4 ^ M1
-	movdqa          xmm4, xmm8
-	pxor            xmm4, xmm6                      ; T20 = T1 ^ T19
+	movdqa          xmm4, xmm6
+	pand            xmm4, xmm0                      ; M4 = T19 & U7
+	pxor            xmm4, xmm12                     ; M5 = M4 ^ M1
+	movdqa          xmm11, xmm8
+	pxor            xmm11, xmm6                     ; T20 = T1 ^ T19
 	movdqa          xmm12, xmm7
 	pxor            xmm12, xmm3                     ; T17 = T9 ^ T16
 	movdqa          oword [rbx + 432], xmm8
-	movdqa          xmm8, xmm4
+	movdqa          xmm8, xmm11
 	pand            xmm8, xmm12                     ; M9 = T20 & T17
 	pxor            xmm8, xmm13                     ; M10 = M9 ^ M6
 	pxor            xmm9, xmm15                     ; M20 = M16 ^ M13
@@ -2814,164 +2786,152 @@ L.ctr_bulk_middle_rounds:
 	pxor            xmm8, xmm10                     ; M19 = M10 ^ M15
 	movdqa          xmm13, xmm5
 	pxor            xmm13, oword [rbx + 368]        ; T24 = T2 ^ T10
-	pxor            xmm2, xmm13                     ; M17 = M5 ^ T24
-	pxor            xmm2, xmm10                     ; M21 = M17 ^ M15
-	movdqa          xmm10, xmm4
+	pxor            xmm4, xmm13                     ; M17 = M5 ^ T24
+	pxor            xmm4, xmm10                     ; M21 = M17 ^ M15
+	movdqa          xmm10, xmm11
 	pxor            xmm10, xmm12                    ; T25 = T20 ^ T17
 	pxor            xmm8, xmm10                     ; M23 = M19 ^ T25
 	movdqa          xmm10, xmm14
 	pand            xmm10, xmm9                     ; M25 = M22 & M20
 	movdqa          xmm13, xmm14
 	pxor            xmm13, xmm8                     ; M24 = M22 ^ M23
-	pand            xmm14, xmm2                     ; M34 = M21 & M22
+	pand            xmm14, xmm4                     ; M34 = M21 & M22
 	pand            xmm14, xmm13                    ; M35 = M24 & M34
-	movdqa          xmm15, xmm2
+	movdqa          xmm15, xmm4
 	pxor            xmm15, xmm10                    ; M26 = M21 ^ M25
 	pand            xmm15, xmm13                    ; M30 = M26 & M24
 	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
 	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
 	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
 	pand            xmm0, xmm15                     ; M48 = M39 & U7
-	pand            xmm11, xmm14                    ; M56 = M40 & T23
+	pand            xmm2, xmm14                     ; M47 = M40 & T8
 	movdqa          xmm13, xmm14
-	pand            xmm13, oword [rbx + 416]        ; M47 = M40 & T8
+	pand            xmm13, oword [rbx + 416]        ; M56 = M40 & T23
 	pand            xmm6, xmm15                     ; M57 = M39 & T19
 	movdqa          oword [rbx + 416], xmm6
 	movdqa          xmm6, xmm9
-	pxor            xmm6, xmm2                      ; M27 = M20 ^ M21
+	pxor            xmm6, xmm4                      ; M27 = M20 ^ M21
 	pand            xmm9, xmm8                      ; M31 = M20 & M23
 	pxor            xmm8, xmm10                     ; M28 = M23 ^ M25
 	pand            xmm8, xmm6                      ; M29 = M28 & M27
 	pand            xmm9, xmm6                      ; M32 = M27 & M31
 	pxor            xmm6, xmm10                     ; M33 = M27 ^ M25
-	pxor            xmm2, xmm8                      ; M37 = M21 ^ M29
+	pxor            xmm4, xmm8                      ; M37 = M21 ^ M29
 	pxor            xmm9, xmm6                      ; M38 = M32 ^ M33
 	pand            xmm7, xmm9                      ; M50 = M38 & T9
-	pand            xmm12, xmm2                     ; M51 = M37 & T17
+	pand            xmm12, xmm4                     ; M51 = M37 & T17
 	pand            xmm1, xmm9                      ; M59 = M38 & T22
-	pand            xmm4, xmm2                      ; M60 = M37 & T20
-	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
-	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
+	pand            xmm11, xmm4                     ; M60 = M37 & T20
 	movdqa          xmm6, xmm9
 	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
-	pxor            xmm9, xmm2                      ; M43 = M37 ^ M38
-	pxor            xmm2, xmm15                     ; M42 = M37 ^ M39
-	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
-	movdqa          xmm8, xmm15
+	pxor            xmm14, xmm15                    ; M44 = M39 ^ M40
+	pxor            xmm15, xmm4                     ; M42 = M37 ^ M39
+	pxor            xmm4, xmm9                      ; M43 = M37 ^ M38
+	movdqa          xmm8, xmm14
 	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
-	pand            xmm3, xmm9                      ; M49 = M43 & T16
+	pand            xmm3, xmm4                      ; M49 = M43 & T16
+	pand            xmm4, oword [rbx + 400]         ; M58 = M43 & T3
+	movdqa          xmm9, xmm15
+	pand            xmm9, oword [rbx + 432]         ; M61 = M42 & T1
+	pxor            xmm0, xmm8                      ; L4 = M46 ^ M48
 	pand            xmm5, xmm6                      ; M54 = M41 & T10
-	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
-	movdqa          xmm10, xmm2
-	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
-	movdqa          xmm14, xmm2
-	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
-	pxor            xmm2, xmm6                      ; M45 = M42 ^ M41
-	movdqa          oword [rbx + 320], xmm11
-	movdqa          xmm11, xmm2
-	pand            xmm11, oword [rbx + 304]        ; M53 = M45 & T27
-	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
-	pand            xmm2, oword [rbx + 336]         ; M62 = M45 & T4
-	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
-	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
-	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
-	pxor            xmm13, xmm15                    ; L3 = M47 ^ M55
-	pxor            xmm3, xmm2                      ; L6 = M62 ^ L5
-	pxor            xmm2, xmm10                     ; L0 = M61 ^ M62
-	pxor            xmm4, xmm0                      ; L11 = M60 ^ L2
-	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
-	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
-	pxor            xmm8, xmm13                     ; L7 = M46 ^ L3
-	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
-	pxor            xmm14, xmm11                    ; L9 = M52 ^ M53
-	pxor            xmm11, xmm5                     ; L10 = M53 ^ L4
-	pxor            xmm13, xmm12                    ; L22 = L3 ^ L12
-	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
-	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
-	pxor            xmm1, xmm11                     ; L27 = L8 ^ L10
-	pxor            xmm11, xmm3                     ; L25 = L6 ^ L10
-	pxor            xmm10, xmm4                     ; L28 = L11 ^ L14
-	pxor            xmm9, xmm3                      ; S7 = L6 ^ L23
-	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
-	movdqa          xmm0, xmm7
-	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
-	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
-	movdqa          xmm5, xmm0
-	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
-	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
-	pxor            xmm4, xmm5                      ; L29 = L11 ^ L17
-	movdqa          xmm5, xmm2
-	pxor            xmm5, xmm0                      ; L20 = L0 ^ L1
-	pxor            xmm7, xmm2                      ; L13 = M50 ^ L0
-	pxor            xmm2, oword [rbx + 320]         ; L16 = M56 ^ L0
-	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
-	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
-	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
-	pxor            xmm5, xmm13                     ; S4 = L20 ^ L22
-	pxor            xmm11, xmm4                     ; S5 = L25 ^ L29
-	pxor            xmm2, xmm8                      ; S1 = L16 ^ L26
-	pxor            xmm3, xmm0                      ; S3 = L6 ^ L21
-	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
-	pshufd          xmm0, xmm9, 57                  ; a0 = S7; R(a0)
-	pshufd          xmm1, xmm11, 57                 ; a2 = S5; R(a2)
-	pshufd          xmm4, xmm5, 57                  ; a3 = S4; R(a3)
-	pshufd          xmm8, xmm15, 57                 ; a7 = S0; R(a7)
-	pshufd          xmm10, xmm7, 57                 ; a1 = S6; R(a1)
-	pshufd          xmm12, xmm3, 57                 ; a4 = S3; R(a4)
-	pshufd          xmm13, xmm6, 57                 ; a5 = S2; R(a5)
-	pxor            xmm9, xmm0                      ; t0 = a0 + R(a0)
-	pxor            xmm11, xmm1                     ; t2 = a2 + R(a2)
-	pxor            xmm5, xmm4                      ; t3 = a3 + R(a3)
-	pxor            xmm15, xmm8                     ; t7 = a7 + R(a7)
-	pxor            xmm7, xmm10                     ; t1 = a1 + R(a1)
-	pxor            xmm3, xmm12                     ; t4 = a4 + R(a4)
-	pxor            xmm6, xmm13                     ; t5 = a5 + R(a5)
-	pxor            xmm0, xmm15                     ; plane 0: 2t + R(a)
-	pxor            xmm1, xmm7                      ; plane 2: 2t + R(a)
-	pxor            xmm13, xmm3                     ; plane 5: 2t + R(a)
+	pxor            xmm7, xmm3                      ; L6 = M49 ^ M50
+	movdqa          xmm10, xmm15
+	pand            xmm10, oword [rbx + 320]        ; M52 = M42 & T15
+	pxor            xmm15, xmm6                     ; M45 = M42 ^ M41
+	movdqa          oword [rbx + 320], xmm6
+	movdqa          xmm6, xmm15
+	pand            xmm6, oword [rbx + 336]         ; M62 = M45 & T4
+	pand            xmm15, oword [rbx + 304]        ; M53 = M45 & T27
+	pxor            xmm6, xmm9                      ; L1 = M61 ^ M62
+	pand            xmm14, oword [rbx + 352]        ; M55 = M44 & T13
+	pxor            xmm13, xmm6                     ; L2 = M56 ^ L1
+	pxor            xmm2, xmm8                      ; L5 = M47 ^ M46
+	pxor            xmm15, xmm7                     ; L8 = M53 ^ L6
+	pxor            xmm3, xmm12                     ; L12 = M49 ^ M51
+	pxor            xmm14, xmm13                    ; L3 = M55 ^ L2
+	pxor            xmm7, xmm2                      ; L11 = L6 ^ L5
+	pxor            xmm1, xmm6                      ; L13 = M59 ^ L1
+	pxor            xmm3, xmm0                      ; L14 = L4 ^ L12
+	pxor            xmm0, xmm4                      ; L7 = M58 ^ L4
+	pxor            xmm5, xmm0                      ; L9 = M54 ^ L7
+	pxor            xmm5, xmm15                     ; L10 = L8 ^ L9
+	pxor            xmm10, xmm15                    ; L16 = M52 ^ L8
+	pxor            xmm7, xmm14                     ; S3 = L3 ^ L11
+	pxor            xmm11, xmm5                     ; L17 = M60 ^ L10
+	pxor            xmm1, xmm3                      ; L18 = L13 ^ L14
+	pxor            xmm9, xmm10                     ; L20 = M61 ^ L16
+	pxor            xmm13, oword [rbx + 416]        ; L21 = L2 ^ M57
+	movdqa          xmm0, oword [rbx + 320]
+	pand            xmm0, oword [rbx + 368]         ; M63 = M41 & T2
+	pxor            xmm4, xmm1                      ; S7 = M58 ^ L18
+	pxor            xmm14, xmm10                    ; S0 = L3 ^ L16
+	pxor            xmm3, xmm7                      ; S4 = L14 ^ S3
+	pxor            xmm9, xmm11                     ; L26 = L17 ^ L20
+	pxor            xmm13, xmm11                    ; S5 = L21 ^ L17
+	pxor            xmm5, xmm1                      ; S6 = L10 ^ L18
+	pxor            xmm10, xmm7                     ; S1 = S3 ^ L16
+	pxor            xmm9, xmm0                      ; S2 = L26 ^ M63
+	pshufd          xmm0, xmm4, 57                  ; a0 = S7; R(a0)
+	pshufd          xmm1, xmm13, 57                 ; a2 = S5; R(a2)
+	pshufd          xmm2, xmm3, 57                  ; a3 = S4; R(a3)
+	pshufd          xmm6, xmm14, 57                 ; a7 = S0; R(a7)
+	pshufd          xmm8, xmm5, 57                  ; a1 = S6; R(a1)
+	pshufd          xmm11, xmm7, 57                 ; a4 = S3; R(a4)
+	pshufd          xmm12, xmm9, 57                 ; a5 = S2; R(a5)
+	pxor            xmm4, xmm0                      ; t0 = a0 + R(a0)
+	pxor            xmm13, xmm1                     ; t2 = a2 + R(a2)
+	pxor            xmm3, xmm2                      ; t3 = a3 + R(a3)
+	pxor            xmm14, xmm6                     ; t7 = a7 + R(a7)
+	pxor            xmm5, xmm8                      ; t1 = a1 + R(a1)
+	pxor            xmm7, xmm11                     ; t4 = a4 + R(a4)
+	pxor            xmm9, xmm12                     ; t5 = a5 + R(a5)
+	pxor            xmm0, xmm14                     ; plane 0: 2t + R(a)
+	pxor            xmm1, xmm5                      ; plane 2: 2t + R(a)
+	pxor            xmm12, xmm7                     ; plane 5: 2t + R(a)
 	pxor            xmm0, oword [rbx + rdi*1]       ; + round key
-	pshufd          xmm7, xmm7, 78                  ; R^2(t1)
+	pshufd          xmm5, xmm5, 78                  ; R^2(t1)
 	pxor            xmm1, oword [rbx + rdi*1 + 32]  ; + round key
-	pshufd          xmm3, xmm3, 78                  ; R^2(t4)
-	pxor            xmm13, oword [rbx + rdi*1 + 80] ; + round key
-	pshufd          xmm14, xmm2, 57                 ; a6 = S1; R(a6)
-	pxor            xmm2, xmm14                     ; t6 = a6 + R(a6)
-	pxor            xmm14, xmm6                     ; plane 6: 2t + R(a)
-	pxor            xmm8, xmm2                      ; plane 7: 2t + R(a)
-	pshufd          xmm6, xmm6, 78                  ; R^2(t5)
-	pshufd          xmm2, xmm2, 78                  ; R^2(t6)
-	pxor            xmm14, oword [rbx + rdi*1 + 96] ; + round key
-	pxor            xmm8, oword [rbx + rdi*1 + 112] ; + round key
-	pxor            xmm13, xmm6                     ; + R^2(t): MixColumns done
-	pxor            xmm14, xmm2                     ; + R^2(t): MixColumns done
-	movdqa          xmm2, xmm9
-	pxor            xmm2, xmm15                     ; 2t, plane 1 = t0 + t7
-	pxor            xmm2, xmm10                     ; plane 1: 2t + R(a)
-	movdqa          xmm6, xmm11
-	pxor            xmm6, xmm15                     ; 2t, plane 3 = t2 + t7
-	pxor            xmm6, xmm4                      ; plane 3: 2t + R(a)
-	movdqa          xmm4, xmm5
-	pxor            xmm4, xmm15                     ; 2t, plane 4 = t3 + t7
-	pxor            xmm4, xmm12                     ; plane 4: 2t + R(a)
-	pshufd          xmm9, xmm9, 78                  ; R^2(t0)
-	pxor            xmm2, oword [rbx + rdi*1 + 16]  ; + round key
-	pshufd          xmm11, xmm11, 78                ; R^2(t2)
-	pshufd          xmm5, xmm5, 78                  ; R^2(t3)
-	pxor            xmm6, oword [rbx + rdi*1 + 48]  ; + round key
-	pxor            xmm4, oword [rbx + rdi*1 + 64]  ; + round key
-	pshufd          xmm15, xmm15, 78                ; R^2(t7)
-	pxor            xmm0, xmm9                      ; + R^2(t): MixColumns done
+	pshufd          xmm7, xmm7, 78                  ; R^2(t4)
+	pxor            xmm12, oword [rbx + rdi*1 + 80] ; + round key
+	pshufd          xmm15, xmm10, 57                ; a6 = S1; R(a6)
+	pxor            xmm10, xmm15                    ; t6 = a6 + R(a6)
+	pxor            xmm15, xmm9                     ; plane 6: 2t + R(a)
+	pxor            xmm6, xmm10                     ; plane 7: 2t + R(a)
+	pshufd          xmm9, xmm9, 78                  ; R^2(t5)
+	pshufd          xmm10, xmm10, 78                ; R^2(t6)
+	pxor            xmm15, oword [rbx + rdi*1 + 96] ; + round key
+	pxor            xmm6, oword [rbx + rdi*1 + 112] ; + round key
+	pxor            xmm12, xmm9                     ; + R^2(t): MixColumns done
+	pxor            xmm15, xmm10                    ; + R^2(t): MixColumns done
+	movdqa          xmm9, xmm4
+	pxor            xmm9, xmm14                     ; 2t, plane 1 = t0 + t7
+	pxor            xmm9, xmm8                      ; plane 1: 2t + R(a)
+	movdqa          xmm8, xmm13
+	pxor            xmm8, xmm14                     ; 2t, plane 3 = t2 + t7
+	pxor            xmm8, xmm2                      ; plane 3: 2t + R(a)
+	movdqa          xmm2, xmm3
+	pxor            xmm2, xmm14                     ; 2t, plane 4 = t3 + t7
+	pxor            xmm2, xmm11                     ; plane 4: 2t + R(a)
+	pshufd          xmm4, xmm4, 78                  ; R^2(t0)
+	pxor            xmm9, oword [rbx + rdi*1 + 16]  ; + round key
+	pshufd          xmm13, xmm13, 78                ; R^2(t2)
+	pshufd          xmm3, xmm3, 78                  ; R^2(t3)
+	pxor            xmm8, oword [rbx + rdi*1 + 48]  ; + round key
+	pxor            xmm2, oword [rbx + rdi*1 + 64]  ; + round key
+	pshufd          xmm14, xmm14, 78                ; R^2(t7)
+	pxor            xmm0, xmm4                      ; + R^2(t): MixColumns done
+	pxor            xmm9, xmm5                      ; + R^2(t): MixColumns done
+	pxor            xmm1, xmm13                     ; + R^2(t): MixColumns done
+	pxor            xmm8, xmm3                      ; + R^2(t): MixColumns done
 	pxor            xmm2, xmm7                      ; + R^2(t): MixColumns done
-	pxor            xmm1, xmm11                     ; + R^2(t): MixColumns done
-	pxor            xmm6, xmm5                      ; + R^2(t): MixColumns done
-	pxor            xmm4, xmm3                      ; + R^2(t): MixColumns done
-	pxor            xmm8, xmm15                     ; + R^2(t): MixColumns done
-	movdqa          xmm3, xmm6
-	movdqa          xmm5, xmm13
-	movdqa          xmm6, xmm14
-	movdqa          xmm7, xmm8
-	movdqa          xmm9, xmm2
+	pxor            xmm6, xmm14                     ; + R^2(t): MixColumns done
+	movdqa          xmm3, xmm8
+	movdqa          xmm4, xmm2
+	movdqa          xmm5, xmm12
+	movdqa          xmm7, xmm6
 	movdqa          xmm2, xmm1
+	movdqa          xmm6, xmm15
 	movdqa          xmm1, xmm9
 	add             edi, 128
 	cmp             edi, r10d
@@ -3085,8 +3045,8 @@ L.ctr_bulk_middle_rounds:
 	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
 	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
 	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
-	pand            xmm2, xmm14                     ; M47 = M40 & T8
 	pand            xmm0, xmm15                     ; M48 = M39 & U7
+	pand            xmm2, xmm14                     ; M47 = M40 & T8
 	movdqa          xmm13, xmm14
 	pand            xmm13, oword [rbx + 416]        ; M56 = M40 & T23
 	pand            xmm6, xmm15                     ; M57 = M39 & T19
@@ -3104,77 +3064,63 @@ L.ctr_bulk_middle_rounds:
 	pand            xmm12, xmm4                     ; M51 = M37 & T17
 	pand            xmm1, xmm9                      ; M59 = M38 & T22
 	pand            xmm11, xmm4                     ; M60 = M37 & T20
-	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
-	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
-	movdqa          xmm6, xmm9
-	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
-	pxor            xmm9, xmm4                      ; M43 = M37 ^ M38
-	pxor            xmm4, xmm15                     ; M42 = M37 ^ M39
-	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
-	movdqa          xmm8, xmm15
+	movdqa          xmm6, xmm15
+	pxor            xmm6, xmm14                     ; M44 = M39 ^ M40
+	pxor            xmm14, xmm9                     ; M41 = M38 ^ M40
+	pxor            xmm15, xmm4                     ; M42 = M37 ^ M39
+	pxor            xmm4, xmm9                      ; M43 = M37 ^ M38
+	movdqa          xmm8, xmm6
 	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
-	pand            xmm3, xmm9                      ; M49 = M43 & T16
-	pand            xmm5, xmm6                      ; M54 = M41 & T10
-	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
-	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
-	movdqa          xmm10, xmm4
-	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
-	movdqa          xmm14, xmm4
-	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
-	pxor            xmm4, xmm6                      ; M45 = M42 ^ M41
-	movdqa          oword [rbx + 320], xmm13
-	movdqa          xmm13, xmm4
-	pand            xmm13, oword [rbx + 304]        ; M53 = M45 & T27
-	pand            xmm4, oword [rbx + 336]         ; M62 = M45 & T4
-	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
-	pxor            xmm2, xmm15                     ; L3 = M47 ^ M55
-	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
-	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
-	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
-	pxor            xmm3, xmm4                      ; L6 = M62 ^ L5
-	pxor            xmm4, xmm10                     ; L0 = M61 ^ M62
-	pxor            xmm8, xmm2                      ; L7 = M46 ^ L3
-	pxor            xmm11, xmm0                     ; L11 = M60 ^ L2
-	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
-	pxor            xmm14, xmm13                    ; L9 = M52 ^ M53
-	pxor            xmm13, xmm5                     ; L10 = M53 ^ L4
-	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
-	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
-	pxor            xmm2, xmm12                     ; L22 = L3 ^ L12
-	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
-	pxor            xmm1, xmm13                     ; L27 = L8 ^ L10
-	pxor            xmm13, xmm3                     ; L25 = L6 ^ L10
-	pxor            xmm10, xmm11                    ; L28 = L11 ^ L14
-	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
-	movdqa          xmm0, xmm7
-	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
-	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
-	movdqa          xmm5, xmm0
-	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
-	pxor            xmm7, xmm4                      ; L13 = M50 ^ L0
-	movdqa          xmm10, xmm4
-	pxor            xmm10, oword [rbx + 320]        ; L16 = M56 ^ L0
-	pxor            xmm4, xmm0                      ; L20 = L0 ^ L1
-	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
-	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
-	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
-	pxor            xmm11, xmm5                     ; L29 = L11 ^ L17
-	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
-	pxor            xmm10, xmm8                     ; S1 = L16 ^ L26
-	pxor            xmm0, xmm3                      ; S3 = L6 ^ L21
-	pxor            xmm4, xmm2                      ; S4 = L20 ^ L22
-	pxor            xmm13, xmm11                    ; S5 = L25 ^ L29
-	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
-	pxor            xmm3, xmm9                      ; S7 = L6 ^ L23
-	movdqa          xmm1, xmm7
+	pand            xmm3, xmm4                      ; M49 = M43 & T16
+	pand            xmm4, oword [rbx + 400]         ; M58 = M43 & T3
+	pxor            xmm0, xmm8                      ; L4 = M46 ^ M48
+	pand            xmm5, xmm14                     ; M54 = M41 & T10
+	movdqa          xmm9, xmm15
+	pand            xmm9, oword [rbx + 432]         ; M61 = M42 & T1
+	pxor            xmm7, xmm3                      ; L6 = M49 ^ M50
+	movdqa          xmm10, xmm15
+	pand            xmm10, oword [rbx + 320]        ; M52 = M42 & T15
+	pxor            xmm15, xmm14                    ; M45 = M42 ^ M41
+	movdqa          oword [rbx + 320], xmm14
+	movdqa          xmm14, xmm15
+	pand            xmm14, oword [rbx + 304]        ; M53 = M45 & T27
+	pand            xmm15, oword [rbx + 336]        ; M62 = M45 & T4
+	pxor            xmm15, xmm9                     ; L1 = M61 ^ M62
+	pxor            xmm14, xmm7                     ; L8 = M53 ^ L6
+	pand            xmm6, oword [rbx + 352]         ; M55 = M44 & T13
+	pxor            xmm13, xmm15                    ; L2 = M56 ^ L1
+	pxor            xmm2, xmm8                      ; L5 = M47 ^ M46
+	pxor            xmm3, xmm12                     ; L12 = M49 ^ M51
+	pxor            xmm10, xmm14                    ; L16 = M52 ^ L8
+	pxor            xmm6, xmm13                     ; L3 = M55 ^ L2
+	pxor            xmm7, xmm2                      ; L11 = L6 ^ L5
+	pxor            xmm1, xmm15                     ; L13 = M59 ^ L1
+	pxor            xmm3, xmm0                      ; L14 = L4 ^ L12
+	pxor            xmm0, xmm4                      ; L7 = M58 ^ L4
+	pxor            xmm5, xmm0                      ; L9 = M54 ^ L7
+	pxor            xmm14, xmm5                     ; L10 = L8 ^ L9
+	pxor            xmm11, xmm14                    ; L17 = M60 ^ L10
+	pxor            xmm9, xmm10                     ; L20 = M61 ^ L16
+	movdqa          xmm0, oword [rbx + 320]
+	pand            xmm0, oword [rbx + 368]         ; M63 = M41 & T2
+	pxor            xmm7, xmm6                      ; S3 = L3 ^ L11
+	pxor            xmm1, xmm3                      ; L18 = L13 ^ L14
+	pxor            xmm13, oword [rbx + 416]        ; L21 = L2 ^ M57
+	pxor            xmm9, xmm11                     ; L26 = L17 ^ L20
+	pxor            xmm4, xmm1                      ; S7 = M58 ^ L18
+	pxor            xmm6, xmm10                     ; S0 = L3 ^ L16
+	pxor            xmm14, xmm1                     ; S6 = L10 ^ L18
+	pxor            xmm3, xmm7                      ; S4 = L14 ^ S3
+	pxor            xmm10, xmm7                     ; S1 = S3 ^ L16
+	pxor            xmm9, xmm0                      ; S2 = L26 ^ M63
+	pxor            xmm13, xmm11                    ; S5 = L21 ^ L17
+	movdqa          xmm0, xmm4
+	movdqa          xmm1, xmm14
 	movdqa          xmm2, xmm13
-	movdqa          xmm5, xmm6
+	movdqa          xmm4, xmm7
+	movdqa          xmm5, xmm9
+	movdqa          xmm7, xmm6
 	movdqa          xmm6, xmm10
-	movdqa          xmm7, xmm15
-	movdqa          xmm8, xmm3
-	movdqa          xmm3, xmm4
-	movdqa          xmm4, xmm0
-	movdqa          xmm0, xmm8
 ; planes back to blocks (the network is its own inverse), + the last round key
 	movdqa          xmm8, xmm0
 	psrlq           xmm8, 1
@@ -3926,8 +3872,8 @@ L.ctr_bulk_round2_run:
 	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
 	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
 	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
-	pand            xmm2, xmm14                     ; M47 = M40 & T8
 	pand            xmm0, xmm15                     ; M48 = M39 & U7
+	pand            xmm2, xmm14                     ; M47 = M40 & T8
 	movdqa          xmm13, xmm14
 	pand            xmm13, oword [rbx + 416]        ; M56 = M40 & T23
 	pand            xmm6, xmm15                     ; M57 = M39 & T19
@@ -3945,77 +3891,63 @@ L.ctr_bulk_round2_run:
 	pand            xmm12, xmm4                     ; M51 = M37 & T17
 	pand            xmm1, xmm9                      ; M59 = M38 & T22
 	pand            xmm11, xmm4                     ; M60 = M37 & T20
-	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
-	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
-	movdqa          xmm6, xmm9
-	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
-	pxor            xmm9, xmm4                      ; M43 = M37 ^ M38
-	pxor            xmm4, xmm15                     ; M42 = M37 ^ M39
-	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
-	movdqa          xmm8, xmm15
+	movdqa          xmm6, xmm15
+	pxor            xmm6, xmm14                     ; M44 = M39 ^ M40
+	pxor            xmm14, xmm9                     ; M41 = M38 ^ M40
+	pxor            xmm15, xmm4                     ; M42 = M37 ^ M39
+	pxor            xmm4, xmm9                      ; M43 = M37 ^ M38
+	movdqa          xmm8, xmm6
 	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
-	pand            xmm3, xmm9                      ; M49 = M43 & T16
-	pand            xmm5, xmm6                      ; M54 = M41 & T10
-	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
-	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
-	movdqa          xmm10, xmm4
-	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
-	movdqa          xmm14, xmm4
-	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
-	pxor            xmm4, xmm6                      ; M45 = M42 ^ M41
-	movdqa          oword [rbx + 320], xmm13
-	movdqa          xmm13, xmm4
-	pand            xmm13, oword [rbx + 304]        ; M53 = M45 & T27
-	pand            xmm4, oword [rbx + 336]         ; M62 = M45 & T4
-	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
-	pxor            xmm2, xmm15                     ; L3 = M47 ^ M55
-	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
-	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
-	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
-	pxor            xmm3, xmm4                      ; L6 = M62 ^ L5
-	pxor            xmm4, xmm10                     ; L0 = M61 ^ M62
-	pxor            xmm8, xmm2                      ; L7 = M46 ^ L3
-	pxor            xmm11, xmm0                     ; L11 = M60 ^ L2
-	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
-	pxor            xmm14, xmm13                    ; L9 = M52 ^ M53
-	pxor            xmm13, xmm5                     ; L10 = M53 ^ L4
-	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
-	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
-	pxor            xmm2, xmm12                     ; L22 = L3 ^ L12
-	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
-	pxor            xmm1, xmm13                     ; L27 = L8 ^ L10
-	pxor            xmm13, xmm3                     ; L25 = L6 ^ L10
-	pxor            xmm10, xmm11                    ; L28 = L11 ^ L14
-	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
-	movdqa          xmm0, xmm7
-	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
-	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
-	movdqa          xmm5, xmm0
-	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
-	pxor            xmm7, xmm4                      ; L13 = M50 ^ L0
-	movdqa          xmm10, xmm4
-	pxor            xmm10, oword [rbx + 320]        ; L16 = M56 ^ L0
-	pxor            xmm4, xmm0                      ; L20 = L0 ^ L1
-	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
-	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
-	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
-	pxor            xmm11, xmm5                     ; L29 = L11 ^ L17
-	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
-	pxor            xmm10, xmm8                     ; S1 = L16 ^ L26
-	pxor            xmm0, xmm3                      ; S3 = L6 ^ L21
-	pxor            xmm4, xmm2                      ; S4 = L20 ^ L22
-	pxor            xmm13, xmm11                    ; S5 = L25 ^ L29
-	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
-	pxor            xmm3, xmm9                      ; S7 = L6 ^ L23
-	movdqa          xmm1, xmm7
+	pand            xmm3, xmm4                      ; M49 = M43 & T16
+	pand            xmm4, oword [rbx + 400]         ; M58 = M43 & T3
+	pxor            xmm0, xmm8                      ; L4 = M46 ^ M48
+	pand            xmm5, xmm14                     ; M54 = M41 & T10
+	movdqa          xmm9, xmm15
+	pand            xmm9, oword [rbx + 432]         ; M61 = M42 & T1
+	pxor            xmm7, xmm3                      ; L6 = M49 ^ M50
+	movdqa          xmm10, xmm15
+	pand            xmm10, oword [rbx + 320]        ; M52 = M42 & T15
+	pxor            xmm15, xmm14                    ; M45 = M42 ^ M41
+	movdqa          oword [rbx + 320], xmm14
+	movdqa          xmm14, xmm15
+	pand            xmm14, oword [rbx + 304]        ; M53 = M45 & T27
+	pand            xmm15, oword [rbx + 336]        ; M62 = M45 & T4
+	pxor            xmm15, xmm9                     ; L1 = M61 ^ M62
+	pxor            xmm14, xmm7                     ; L8 = M53 ^ L6
+	pand            xmm6, oword [rbx + 352]         ; M55 = M44 & T13
+	pxor            xmm13, xmm15                    ; L2 = M56 ^ L1
+	pxor            xmm2, xmm8                      ; L5 = M47 ^ M46
+	pxor            xmm3, xmm12                     ; L12 = M49 ^ M51
+	pxor            xmm10, xmm14                    ; L16 = M52 ^ L8
+	pxor            xmm6, xmm13                     ; L3 = M55 ^ L2
+	pxor            xmm7, xmm2                      ; L11 = L6 ^ L5
+	pxor            xmm1, xmm15                     ; L13 = M59 ^ L1
+	pxor            xmm3, xmm0                      ; L14 = L4 ^ L12
+	pxor            xmm0, xmm4                      ; L7 = M58 ^ L4
+	pxor            xmm5, xmm0                      ; L9 = M54 ^ L7
+	pxor            xmm14, xmm5                     ; L10 = L8 ^ L9
+	pxor            xmm11, xmm14                    ; L17 = M60 ^ L10
+	pxor            xmm9, xmm10                     ; L20 = M61 ^ L16
+	movdqa          xmm0, oword [rbx + 320]
+	pand            xmm0, oword [rbx + 368]         ; M63 = M41 & T2
+	pxor            xmm7, xmm6                      ; S3 = L3 ^ L11
+	pxor            xmm1, xmm3                      ; L18 = L13 ^ L14
+	pxor            xmm13, oword [rbx + 416]        ; L21 = L2 ^ M57
+	pxor            xmm9, xmm11                     ; L26 = L17 ^ L20
+	pxor            xmm4, xmm1                      ; S7 = M58 ^ L18
+	pxor            xmm6, xmm10                     ; S0 = L3 ^ L16
+	pxor            xmm14, xmm1                     ; S6 = L10 ^ L18
+	pxor            xmm3, xmm7                      ; S4 = L14 ^ S3
+	pxor            xmm10, xmm7                     ; S1 = S3 ^ L16
+	pxor            xmm9, xmm0                      ; S2 = L26 ^ M63
+	pxor            xmm13, xmm11                    ; S5 = L21 ^ L17
+	movdqa          xmm0, xmm4
+	movdqa          xmm1, xmm14
 	movdqa          xmm2, xmm13
-	movdqa          xmm5, xmm6
+	movdqa          xmm4, xmm7
+	movdqa          xmm5, xmm9
+	movdqa          xmm7, xmm6
 	movdqa          xmm6, xmm10
-	movdqa          xmm7, xmm15
-	movdqa          xmm8, xmm3
-	movdqa          xmm3, xmm4
-	movdqa          xmm4, xmm0
-	movdqa          xmm0, xmm8
 	movdqa          xmm8, xmm0
 	punpckldq       xmm8, xmm1
 	movdqa          xmm9, xmm0

@@ -546,8 +546,8 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pxor            %xmm10, %xmm13                  # M36 = M24 ^ M25
 	pxor            %xmm8, %xmm15                   # M39 = M23 ^ M30
 	pxor            %xmm13, %xmm14                  # M40 = M35 ^ M36
-	pand            %xmm14, %xmm2                   # M47 = M40 & T8
 	pand            %xmm15, %xmm0                   # M48 = M39 & U7
+	pand            %xmm14, %xmm2                   # M47 = M40 & T8
 	movdqa          %xmm14, %xmm13
 	pand            416(%rbx), %xmm13               # M56 = M40 & T23
 	pand            %xmm15, %xmm6                   # M57 = M39 & T19
@@ -565,77 +565,63 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pand            %xmm4, %xmm12                   # M51 = M37 & T17
 	pand            %xmm9, %xmm1                    # M59 = M38 & T22
 	pand            %xmm4, %xmm11                   # M60 = M37 & T20
-	pxor            %xmm12, %xmm1                   # L8 = M51 ^ M59
-	pxor            %xmm0, %xmm12                   # L12 = M48 ^ M51
-	movdqa          %xmm9, %xmm6
-	pxor            %xmm14, %xmm6                   # M41 = M38 ^ M40
-	pxor            %xmm4, %xmm9                    # M43 = M37 ^ M38
-	pxor            %xmm15, %xmm4                   # M42 = M37 ^ M39
-	pxor            %xmm14, %xmm15                  # M44 = M39 ^ M40
-	movdqa          %xmm15, %xmm8
+	movdqa          %xmm15, %xmm6
+	pxor            %xmm14, %xmm6                   # M44 = M39 ^ M40
+	pxor            %xmm9, %xmm14                   # M41 = M38 ^ M40
+	pxor            %xmm4, %xmm15                   # M42 = M37 ^ M39
+	pxor            %xmm9, %xmm4                    # M43 = M37 ^ M38
+	movdqa          %xmm6, %xmm8
 	pand            384(%rbx), %xmm8                # M46 = M44 & T6
-	pand            %xmm9, %xmm3                    # M49 = M43 & T16
-	pand            %xmm6, %xmm5                    # M54 = M41 & T10
-	pand            352(%rbx), %xmm15               # M55 = M44 & T13
-	pand            400(%rbx), %xmm9                # M58 = M43 & T3
-	movdqa          %xmm4, %xmm10
-	pand            432(%rbx), %xmm10               # M61 = M42 & T1
-	movdqa          %xmm4, %xmm14
-	pand            320(%rbx), %xmm14               # M52 = M42 & T15
-	pxor            %xmm6, %xmm4                    # M45 = M42 ^ M41
-	movdqa          %xmm13, 320(%rbx)
-	movdqa          %xmm4, %xmm13
-	pand            304(%rbx), %xmm13               # M53 = M45 & T27
-	pand            336(%rbx), %xmm4                # M62 = M45 & T4
-	pxor            %xmm8, %xmm0                    # L2 = M46 ^ M48
-	pxor            %xmm15, %xmm2                   # L3 = M47 ^ M55
-	pxor            %xmm9, %xmm5                    # L4 = M54 ^ M58
-	pxor            %xmm10, %xmm3                   # L5 = M49 ^ M61
-	pand            368(%rbx), %xmm6                # M63 = M41 & T2
-	pxor            %xmm4, %xmm3                    # L6 = M62 ^ L5
-	pxor            %xmm10, %xmm4                   # L0 = M61 ^ M62
-	pxor            %xmm2, %xmm8                    # L7 = M46 ^ L3
-	pxor            %xmm0, %xmm11                   # L11 = M60 ^ L2
-	pxor            %xmm14, %xmm10                  # L14 = M52 ^ M61
-	pxor            %xmm13, %xmm14                  # L9 = M52 ^ M53
-	pxor            %xmm5, %xmm13                   # L10 = M53 ^ L4
-	pxor            %xmm1, %xmm9                    # L18 = M58 ^ L8
-	pxor            %xmm5, %xmm6                    # L19 = M63 ^ L4
-	pxor            %xmm12, %xmm2                   # L22 = L3 ^ L12
-	pxor            %xmm0, %xmm9                    # L23 = L18 ^ L2
-	pxor            %xmm13, %xmm1                   # L27 = L8 ^ L10
-	pxor            %xmm3, %xmm13                   # L25 = L6 ^ L10
-	pxor            %xmm11, %xmm10                  # L28 = L11 ^ L14
-	pxor            %xmm10, %xmm6                   # S2 = L19 ^ L28
-	movdqa          %xmm7, %xmm0
-	pxor            320(%rbx), %xmm0                # L1 = M50 ^ M56
-	pxor            %xmm0, %xmm15                   # L15 = M55 ^ L1
-	movdqa          %xmm0, %xmm5
-	pxor            416(%rbx), %xmm5                # L17 = M57 ^ L1
-	pxor            %xmm4, %xmm7                    # L13 = M50 ^ L0
-	movdqa          %xmm4, %xmm10
-	pxor            320(%rbx), %xmm10               # L16 = M56 ^ L0
-	pxor            %xmm0, %xmm4                    # L20 = L0 ^ L1
-	pxor            %xmm8, %xmm0                    # L21 = L1 ^ L7
-	pxor            %xmm14, %xmm15                  # L24 = L15 ^ L9
-	pxor            %xmm14, %xmm8                   # L26 = L7 ^ L9
-	pxor            %xmm5, %xmm11                   # L29 = L11 ^ L17
-	pxor            %xmm3, %xmm15                   # S0 = L6 ^ L24
-	pxor            %xmm8, %xmm10                   # S1 = L16 ^ L26
-	pxor            %xmm3, %xmm0                    # S3 = L6 ^ L21
-	pxor            %xmm2, %xmm4                    # S4 = L20 ^ L22
-	pxor            %xmm11, %xmm13                  # S5 = L25 ^ L29
-	pxor            %xmm1, %xmm7                    # S6 = L13 ^ L27
-	pxor            %xmm9, %xmm3                    # S7 = L6 ^ L23
-	movdqa          %xmm7, %xmm1
+	pand            %xmm4, %xmm3                    # M49 = M43 & T16
+	pand            400(%rbx), %xmm4                # M58 = M43 & T3
+	pxor            %xmm8, %xmm0                    # L4 = M46 ^ M48
+	pand            %xmm14, %xmm5                   # M54 = M41 & T10
+	movdqa          %xmm15, %xmm9
+	pand            432(%rbx), %xmm9                # M61 = M42 & T1
+	pxor            %xmm3, %xmm7                    # L6 = M49 ^ M50
+	movdqa          %xmm15, %xmm10
+	pand            320(%rbx), %xmm10               # M52 = M42 & T15
+	pxor            %xmm14, %xmm15                  # M45 = M42 ^ M41
+	movdqa          %xmm14, 320(%rbx)
+	movdqa          %xmm15, %xmm14
+	pand            304(%rbx), %xmm14               # M53 = M45 & T27
+	pand            336(%rbx), %xmm15               # M62 = M45 & T4
+	pxor            %xmm9, %xmm15                   # L1 = M61 ^ M62
+	pxor            %xmm7, %xmm14                   # L8 = M53 ^ L6
+	pand            352(%rbx), %xmm6                # M55 = M44 & T13
+	pxor            %xmm15, %xmm13                  # L2 = M56 ^ L1
+	pxor            %xmm8, %xmm2                    # L5 = M47 ^ M46
+	pxor            %xmm12, %xmm3                   # L12 = M49 ^ M51
+	pxor            %xmm14, %xmm10                  # L16 = M52 ^ L8
+	pxor            %xmm13, %xmm6                   # L3 = M55 ^ L2
+	pxor            %xmm2, %xmm7                    # L11 = L6 ^ L5
+	pxor            %xmm15, %xmm1                   # L13 = M59 ^ L1
+	pxor            %xmm0, %xmm3                    # L14 = L4 ^ L12
+	pxor            %xmm4, %xmm0                    # L7 = M58 ^ L4
+	pxor            %xmm0, %xmm5                    # L9 = M54 ^ L7
+	pxor            %xmm5, %xmm14                   # L10 = L8 ^ L9
+	pxor            %xmm14, %xmm11                  # L17 = M60 ^ L10
+	pxor            %xmm10, %xmm9                   # L20 = M61 ^ L16
+	movdqa          320(%rbx), %xmm0
+	pand            368(%rbx), %xmm0                # M63 = M41 & T2
+	pxor            %xmm6, %xmm7                    # S3 = L3 ^ L11
+	pxor            %xmm3, %xmm1                    # L18 = L13 ^ L14
+	pxor            416(%rbx), %xmm13               # L21 = L2 ^ M57
+	pxor            %xmm11, %xmm9                   # L26 = L17 ^ L20
+	pxor            %xmm1, %xmm4                    # S7 = M58 ^ L18
+	pxor            %xmm10, %xmm6                   # S0 = L3 ^ L16
+	pxor            %xmm1, %xmm14                   # S6 = L10 ^ L18
+	pxor            %xmm7, %xmm3                    # S4 = L14 ^ S3
+	pxor            %xmm7, %xmm10                   # S1 = S3 ^ L16
+	pxor            %xmm0, %xmm9                    # S2 = L26 ^ M63
+	pxor            %xmm11, %xmm13                  # S5 = L21 ^ L17
+	movdqa          %xmm4, %xmm0
+	movdqa          %xmm14, %xmm1
 	movdqa          %xmm13, %xmm2
-	movdqa          %xmm6, %xmm5
+	movdqa          %xmm7, %xmm4
+	movdqa          %xmm9, %xmm5
+	movdqa          %xmm6, %xmm7
 	movdqa          %xmm10, %xmm6
-	movdqa          %xmm15, %xmm7
-	movdqa          %xmm3, %xmm8
-	movdqa          %xmm4, %xmm3
-	movdqa          %xmm0, %xmm4
-	movdqa          %xmm8, %xmm0
 # 2s's planes (2s = s7, s0 + s7, s1, s2 + s7, s3 + s7, s4, s5, s6) to the spill slots
 	movdqa          %xmm7, 304(%rbx)
 	movdqa          %xmm0, %xmm8
@@ -963,8 +949,8 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pxor            %xmm10, %xmm13                  # M36 = M24 ^ M25
 	pxor            %xmm8, %xmm15                   # M39 = M23 ^ M30
 	pxor            %xmm13, %xmm14                  # M40 = M35 ^ M36
-	pand            %xmm14, %xmm2                   # M47 = M40 & T8
 	pand            %xmm15, %xmm0                   # M48 = M39 & U7
+	pand            %xmm14, %xmm2                   # M47 = M40 & T8
 	movdqa          %xmm14, %xmm13
 	pand            416(%rbx), %xmm13               # M56 = M40 & T23
 	pand            %xmm15, %xmm6                   # M57 = M39 & T19
@@ -982,77 +968,63 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pand            %xmm4, %xmm12                   # M51 = M37 & T17
 	pand            %xmm9, %xmm1                    # M59 = M38 & T22
 	pand            %xmm4, %xmm11                   # M60 = M37 & T20
-	pxor            %xmm12, %xmm1                   # L8 = M51 ^ M59
-	pxor            %xmm0, %xmm12                   # L12 = M48 ^ M51
-	movdqa          %xmm9, %xmm6
-	pxor            %xmm14, %xmm6                   # M41 = M38 ^ M40
-	pxor            %xmm4, %xmm9                    # M43 = M37 ^ M38
-	pxor            %xmm15, %xmm4                   # M42 = M37 ^ M39
-	pxor            %xmm14, %xmm15                  # M44 = M39 ^ M40
-	movdqa          %xmm15, %xmm8
+	movdqa          %xmm15, %xmm6
+	pxor            %xmm14, %xmm6                   # M44 = M39 ^ M40
+	pxor            %xmm9, %xmm14                   # M41 = M38 ^ M40
+	pxor            %xmm4, %xmm15                   # M42 = M37 ^ M39
+	pxor            %xmm9, %xmm4                    # M43 = M37 ^ M38
+	movdqa          %xmm6, %xmm8
 	pand            384(%rbx), %xmm8                # M46 = M44 & T6
-	pand            %xmm9, %xmm3                    # M49 = M43 & T16
-	pand            %xmm6, %xmm5                    # M54 = M41 & T10
-	pand            352(%rbx), %xmm15               # M55 = M44 & T13
-	pand            400(%rbx), %xmm9                # M58 = M43 & T3
-	movdqa          %xmm4, %xmm10
-	pand            432(%rbx), %xmm10               # M61 = M42 & T1
-	movdqa          %xmm4, %xmm14
-	pand            320(%rbx), %xmm14               # M52 = M42 & T15
-	pxor            %xmm6, %xmm4                    # M45 = M42 ^ M41
-	movdqa          %xmm13, 320(%rbx)
-	movdqa          %xmm4, %xmm13
-	pand            304(%rbx), %xmm13               # M53 = M45 & T27
-	pand            336(%rbx), %xmm4                # M62 = M45 & T4
-	pxor            %xmm8, %xmm0                    # L2 = M46 ^ M48
-	pxor            %xmm15, %xmm2                   # L3 = M47 ^ M55
-	pxor            %xmm9, %xmm5                    # L4 = M54 ^ M58
-	pxor            %xmm10, %xmm3                   # L5 = M49 ^ M61
-	pand            368(%rbx), %xmm6                # M63 = M41 & T2
-	pxor            %xmm4, %xmm3                    # L6 = M62 ^ L5
-	pxor            %xmm10, %xmm4                   # L0 = M61 ^ M62
-	pxor            %xmm2, %xmm8                    # L7 = M46 ^ L3
-	pxor            %xmm0, %xmm11                   # L11 = M60 ^ L2
-	pxor            %xmm14, %xmm10                  # L14 = M52 ^ M61
-	pxor            %xmm13, %xmm14                  # L9 = M52 ^ M53
-	pxor            %xmm5, %xmm13                   # L10 = M53 ^ L4
-	pxor            %xmm1, %xmm9                    # L18 = M58 ^ L8
-	pxor            %xmm5, %xmm6                    # L19 = M63 ^ L4
-	pxor            %xmm12, %xmm2                   # L22 = L3 ^ L12
-	pxor            %xmm0, %xmm9                    # L23 = L18 ^ L2
-	pxor            %xmm13, %xmm1                   # L27 = L8 ^ L10
-	pxor            %xmm3, %xmm13                   # L25 = L6 ^ L10
-	pxor            %xmm11, %xmm10                  # L28 = L11 ^ L14
-	pxor            %xmm10, %xmm6                   # S2 = L19 ^ L28
-	movdqa          %xmm7, %xmm0
-	pxor            320(%rbx), %xmm0                # L1 = M50 ^ M56
-	pxor            %xmm0, %xmm15                   # L15 = M55 ^ L1
-	movdqa          %xmm0, %xmm5
-	pxor            416(%rbx), %xmm5                # L17 = M57 ^ L1
-	pxor            %xmm4, %xmm7                    # L13 = M50 ^ L0
-	movdqa          %xmm4, %xmm10
-	pxor            320(%rbx), %xmm10               # L16 = M56 ^ L0
-	pxor            %xmm0, %xmm4                    # L20 = L0 ^ L1
-	pxor            %xmm8, %xmm0                    # L21 = L1 ^ L7
-	pxor            %xmm14, %xmm15                  # L24 = L15 ^ L9
-	pxor            %xmm14, %xmm8                   # L26 = L7 ^ L9
-	pxor            %xmm5, %xmm11                   # L29 = L11 ^ L17
-	pxor            %xmm3, %xmm15                   # S0 = L6 ^ L24
-	pxor            %xmm8, %xmm10                   # S1 = L16 ^ L26
-	pxor            %xmm3, %xmm0                    # S3 = L6 ^ L21
-	pxor            %xmm2, %xmm4                    # S4 = L20 ^ L22
-	pxor            %xmm11, %xmm13                  # S5 = L25 ^ L29
-	pxor            %xmm1, %xmm7                    # S6 = L13 ^ L27
-	pxor            %xmm9, %xmm3                    # S7 = L6 ^ L23
-	movdqa          %xmm7, %xmm1
+	pand            %xmm4, %xmm3                    # M49 = M43 & T16
+	pand            400(%rbx), %xmm4                # M58 = M43 & T3
+	pxor            %xmm8, %xmm0                    # L4 = M46 ^ M48
+	pand            %xmm14, %xmm5                   # M54 = M41 & T10
+	movdqa          %xmm15, %xmm9
+	pand            432(%rbx), %xmm9                # M61 = M42 & T1
+	pxor            %xmm3, %xmm7                    # L6 = M49 ^ M50
+	movdqa          %xmm15, %xmm10
+	pand            320(%rbx), %xmm10               # M52 = M42 & T15
+	pxor            %xmm14, %xmm15                  # M45 = M42 ^ M41
+	movdqa          %xmm14, 320(%rbx)
+	movdqa          %xmm15, %xmm14
+	pand            304(%rbx), %xmm14               # M53 = M45 & T27
+	pand            336(%rbx), %xmm15               # M62 = M45 & T4
+	pxor            %xmm9, %xmm15                   # L1 = M61 ^ M62
+	pxor            %xmm7, %xmm14                   # L8 = M53 ^ L6
+	pand            352(%rbx), %xmm6                # M55 = M44 & T13
+	pxor            %xmm15, %xmm13                  # L2 = M56 ^ L1
+	pxor            %xmm8, %xmm2                    # L5 = M47 ^ M46
+	pxor            %xmm12, %xmm3                   # L12 = M49 ^ M51
+	pxor            %xmm14, %xmm10                  # L16 = M52 ^ L8
+	pxor            %xmm13, %xmm6                   # L3 = M55 ^ L2
+	pxor            %xmm2, %xmm7                    # L11 = L6 ^ L5
+	pxor            %xmm15, %xmm1                   # L13 = M59 ^ L1
+	pxor            %xmm0, %xmm3                    # L14 = L4 ^ L12
+	pxor            %xmm4, %xmm0                    # L7 = M58 ^ L4
+	pxor            %xmm0, %xmm5                    # L9 = M54 ^ L7
+	pxor            %xmm5, %xmm14                   # L10 = L8 ^ L9
+	pxor            %xmm14, %xmm11                  # L17 = M60 ^ L10
+	pxor            %xmm10, %xmm9                   # L20 = M61 ^ L16
+	movdqa          320(%rbx), %xmm0
+	pand            368(%rbx), %xmm0                # M63 = M41 & T2
+	pxor            %xmm6, %xmm7                    # S3 = L3 ^ L11
+	pxor            %xmm3, %xmm1                    # L18 = L13 ^ L14
+	pxor            416(%rbx), %xmm13               # L21 = L2 ^ M57
+	pxor            %xmm11, %xmm9                   # L26 = L17 ^ L20
+	pxor            %xmm1, %xmm4                    # S7 = M58 ^ L18
+	pxor            %xmm10, %xmm6                   # S0 = L3 ^ L16
+	pxor            %xmm1, %xmm14                   # S6 = L10 ^ L18
+	pxor            %xmm7, %xmm3                    # S4 = L14 ^ S3
+	pxor            %xmm7, %xmm10                   # S1 = S3 ^ L16
+	pxor            %xmm0, %xmm9                    # S2 = L26 ^ M63
+	pxor            %xmm11, %xmm13                  # S5 = L21 ^ L17
+	movdqa          %xmm4, %xmm0
+	movdqa          %xmm14, %xmm1
 	movdqa          %xmm13, %xmm2
-	movdqa          %xmm6, %xmm5
+	movdqa          %xmm7, %xmm4
+	movdqa          %xmm9, %xmm5
+	movdqa          %xmm6, %xmm7
 	movdqa          %xmm10, %xmm6
-	movdqa          %xmm15, %xmm7
-	movdqa          %xmm3, %xmm8
-	movdqa          %xmm4, %xmm3
-	movdqa          %xmm0, %xmm4
-	movdqa          %xmm8, %xmm0
 # 2s's planes (2s = s7, s0 + s7, s1, s2 + s7, s3 + s7, s4, s5, s6) to the spill slots
 	movdqa          %xmm7, 304(%rbx)
 	movdqa          %xmm0, %xmm8
@@ -2790,21 +2762,21 @@ aesgen_xctr_crypt_vperm_ssse3:
 	movdqa          %xmm7, 400(%rbx)
 	movdqa          %xmm0, %xmm7
 	pxor            %xmm6, %xmm7                    # T9 = U7 ^ T7
-	movdqa          %xmm2, 416(%rbx)
-	movdqa          %xmm1, %xmm2
-	pand            %xmm7, %xmm2                    # M7 = T22 & T9
-	pxor            %xmm2, %xmm14                   # M18 = M8 ^ M7
+	movdqa          %xmm11, 416(%rbx)
+	movdqa          %xmm1, %xmm11
+	pand            %xmm7, %xmm11                   # M7 = T22 & T9
+	pxor            %xmm11, %xmm14                  # M18 = M8 ^ M7
 	pxor            %xmm0, %xmm4                    # T18 = U3 ^ U7
 	pxor            %xmm4, %xmm6                    # T19 = T7 ^ T18
-	movdqa          %xmm6, %xmm2
-	pand            %xmm0, %xmm2                    # M4 = T19 & U7
-	pxor            %xmm12, %xmm2                   # M5 = M4 ^ M1
-	movdqa          %xmm8, %xmm4
-	pxor            %xmm6, %xmm4                    # T20 = T1 ^ T19
+	movdqa          %xmm6, %xmm4
+	pand            %xmm0, %xmm4                    # M4 = T19 & U7
+	pxor            %xmm12, %xmm4                   # M5 = M4 ^ M1
+	movdqa          %xmm8, %xmm11
+	pxor            %xmm6, %xmm11                   # T20 = T1 ^ T19
 	movdqa          %xmm7, %xmm12
 	pxor            %xmm3, %xmm12                   # T17 = T9 ^ T16
 	movdqa          %xmm8, 432(%rbx)
-	movdqa          %xmm4, %xmm8
+	movdqa          %xmm11, %xmm8
 	pand            %xmm12, %xmm8                   # M9 = T20 & T17
 	pxor            %xmm13, %xmm8                   # M10 = M9 ^ M6
 	pxor            %xmm15, %xmm9                   # M20 = M16 ^ M13
@@ -2812,164 +2784,152 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pxor            %xmm10, %xmm8                   # M19 = M10 ^ M15
 	movdqa          %xmm5, %xmm13
 	pxor            368(%rbx), %xmm13               # T24 = T2 ^ T10
-	pxor            %xmm13, %xmm2                   # M17 = M5 ^ T24
-	pxor            %xmm10, %xmm2                   # M21 = M17 ^ M15
-	movdqa          %xmm4, %xmm10
+	pxor            %xmm13, %xmm4                   # M17 = M5 ^ T24
+	pxor            %xmm10, %xmm4                   # M21 = M17 ^ M15
+	movdqa          %xmm11, %xmm10
 	pxor            %xmm12, %xmm10                  # T25 = T20 ^ T17
 	pxor            %xmm10, %xmm8                   # M23 = M19 ^ T25
 	movdqa          %xmm14, %xmm10
 	pand            %xmm9, %xmm10                   # M25 = M22 & M20
 	movdqa          %xmm14, %xmm13
 	pxor            %xmm8, %xmm13                   # M24 = M22 ^ M23
-	pand            %xmm2, %xmm14                   # M34 = M21 & M22
+	pand            %xmm4, %xmm14                   # M34 = M21 & M22
 	pand            %xmm13, %xmm14                  # M35 = M24 & M34
-	movdqa          %xmm2, %xmm15
+	movdqa          %xmm4, %xmm15
 	pxor            %xmm10, %xmm15                  # M26 = M21 ^ M25
 	pand            %xmm13, %xmm15                  # M30 = M26 & M24
 	pxor            %xmm10, %xmm13                  # M36 = M24 ^ M25
 	pxor            %xmm8, %xmm15                   # M39 = M23 ^ M30
 	pxor            %xmm13, %xmm14                  # M40 = M35 ^ M36
 	pand            %xmm15, %xmm0                   # M48 = M39 & U7
-	pand            %xmm14, %xmm11                  # M56 = M40 & T23
+	pand            %xmm14, %xmm2                   # M47 = M40 & T8
 	movdqa          %xmm14, %xmm13
-	pand            416(%rbx), %xmm13               # M47 = M40 & T8
+	pand            416(%rbx), %xmm13               # M56 = M40 & T23
 	pand            %xmm15, %xmm6                   # M57 = M39 & T19
 	movdqa          %xmm6, 416(%rbx)
 	movdqa          %xmm9, %xmm6
-	pxor            %xmm2, %xmm6                    # M27 = M20 ^ M21
+	pxor            %xmm4, %xmm6                    # M27 = M20 ^ M21
 	pand            %xmm8, %xmm9                    # M31 = M20 & M23
 	pxor            %xmm10, %xmm8                   # M28 = M23 ^ M25
 	pand            %xmm6, %xmm8                    # M29 = M28 & M27
 	pand            %xmm6, %xmm9                    # M32 = M27 & M31
 	pxor            %xmm10, %xmm6                   # M33 = M27 ^ M25
-	pxor            %xmm8, %xmm2                    # M37 = M21 ^ M29
+	pxor            %xmm8, %xmm4                    # M37 = M21 ^ M29
 	pxor            %xmm6, %xmm9                    # M38 = M32 ^ M33
 	pand            %xmm9, %xmm7                    # M50 = M38 & T9
-	pand            %xmm2, %xmm12                   # M51 = M37 & T17
+	pand            %xmm4, %xmm12                   # M51 = M37 & T17
 	pand            %xmm9, %xmm1                    # M59 = M38 & T22
-	pand            %xmm2, %xmm4                    # M60 = M37 & T20
-	pxor            %xmm12, %xmm1                   # L8 = M51 ^ M59
-	pxor            %xmm0, %xmm12                   # L12 = M48 ^ M51
+	pand            %xmm4, %xmm11                   # M60 = M37 & T20
 	movdqa          %xmm9, %xmm6
 	pxor            %xmm14, %xmm6                   # M41 = M38 ^ M40
-	pxor            %xmm2, %xmm9                    # M43 = M37 ^ M38
-	pxor            %xmm15, %xmm2                   # M42 = M37 ^ M39
-	pxor            %xmm14, %xmm15                  # M44 = M39 ^ M40
-	movdqa          %xmm15, %xmm8
+	pxor            %xmm15, %xmm14                  # M44 = M39 ^ M40
+	pxor            %xmm4, %xmm15                   # M42 = M37 ^ M39
+	pxor            %xmm9, %xmm4                    # M43 = M37 ^ M38
+	movdqa          %xmm14, %xmm8
 	pand            384(%rbx), %xmm8                # M46 = M44 & T6
-	pand            %xmm9, %xmm3                    # M49 = M43 & T16
+	pand            %xmm4, %xmm3                    # M49 = M43 & T16
+	pand            400(%rbx), %xmm4                # M58 = M43 & T3
+	movdqa          %xmm15, %xmm9
+	pand            432(%rbx), %xmm9                # M61 = M42 & T1
+	pxor            %xmm8, %xmm0                    # L4 = M46 ^ M48
 	pand            %xmm6, %xmm5                    # M54 = M41 & T10
-	pand            400(%rbx), %xmm9                # M58 = M43 & T3
-	movdqa          %xmm2, %xmm10
-	pand            432(%rbx), %xmm10               # M61 = M42 & T1
-	movdqa          %xmm2, %xmm14
-	pand            320(%rbx), %xmm14               # M52 = M42 & T15
-	pxor            %xmm6, %xmm2                    # M45 = M42 ^ M41
-	movdqa          %xmm11, 320(%rbx)
-	movdqa          %xmm2, %xmm11
-	pand            304(%rbx), %xmm11               # M53 = M45 & T27
-	pand            352(%rbx), %xmm15               # M55 = M44 & T13
-	pand            336(%rbx), %xmm2                # M62 = M45 & T4
-	pxor            %xmm8, %xmm0                    # L2 = M46 ^ M48
-	pxor            %xmm9, %xmm5                    # L4 = M54 ^ M58
-	pxor            %xmm10, %xmm3                   # L5 = M49 ^ M61
-	pxor            %xmm15, %xmm13                  # L3 = M47 ^ M55
-	pxor            %xmm2, %xmm3                    # L6 = M62 ^ L5
-	pxor            %xmm10, %xmm2                   # L0 = M61 ^ M62
-	pxor            %xmm0, %xmm4                    # L11 = M60 ^ L2
-	pxor            %xmm1, %xmm9                    # L18 = M58 ^ L8
-	pand            368(%rbx), %xmm6                # M63 = M41 & T2
-	pxor            %xmm13, %xmm8                   # L7 = M46 ^ L3
-	pxor            %xmm14, %xmm10                  # L14 = M52 ^ M61
-	pxor            %xmm11, %xmm14                  # L9 = M52 ^ M53
-	pxor            %xmm5, %xmm11                   # L10 = M53 ^ L4
-	pxor            %xmm12, %xmm13                  # L22 = L3 ^ L12
-	pxor            %xmm0, %xmm9                    # L23 = L18 ^ L2
-	pxor            %xmm5, %xmm6                    # L19 = M63 ^ L4
-	pxor            %xmm11, %xmm1                   # L27 = L8 ^ L10
-	pxor            %xmm3, %xmm11                   # L25 = L6 ^ L10
-	pxor            %xmm4, %xmm10                   # L28 = L11 ^ L14
-	pxor            %xmm3, %xmm9                    # S7 = L6 ^ L23
-	pxor            %xmm10, %xmm6                   # S2 = L19 ^ L28
-	movdqa          %xmm7, %xmm0
-	pxor            320(%rbx), %xmm0                # L1 = M50 ^ M56
-	pxor            %xmm0, %xmm15                   # L15 = M55 ^ L1
-	movdqa          %xmm0, %xmm5
-	pxor            416(%rbx), %xmm5                # L17 = M57 ^ L1
-	pxor            %xmm14, %xmm15                  # L24 = L15 ^ L9
-	pxor            %xmm5, %xmm4                    # L29 = L11 ^ L17
-	movdqa          %xmm2, %xmm5
-	pxor            %xmm0, %xmm5                    # L20 = L0 ^ L1
-	pxor            %xmm2, %xmm7                    # L13 = M50 ^ L0
-	pxor            320(%rbx), %xmm2                # L16 = M56 ^ L0
-	pxor            %xmm8, %xmm0                    # L21 = L1 ^ L7
-	pxor            %xmm14, %xmm8                   # L26 = L7 ^ L9
-	pxor            %xmm3, %xmm15                   # S0 = L6 ^ L24
-	pxor            %xmm13, %xmm5                   # S4 = L20 ^ L22
-	pxor            %xmm4, %xmm11                   # S5 = L25 ^ L29
-	pxor            %xmm8, %xmm2                    # S1 = L16 ^ L26
-	pxor            %xmm0, %xmm3                    # S3 = L6 ^ L21
-	pxor            %xmm1, %xmm7                    # S6 = L13 ^ L27
-	pshufd          $57, %xmm9, %xmm0               # a0 = S7; R(a0)
-	pshufd          $57, %xmm11, %xmm1              # a2 = S5; R(a2)
-	pshufd          $57, %xmm5, %xmm4               # a3 = S4; R(a3)
-	pshufd          $57, %xmm15, %xmm8              # a7 = S0; R(a7)
-	pshufd          $57, %xmm7, %xmm10              # a1 = S6; R(a1)
-	pshufd          $57, %xmm3, %xmm12              # a4 = S3; R(a4)
-	pshufd          $57, %xmm6, %xmm13              # a5 = S2; R(a5)
-	pxor            %xmm0, %xmm9                    # t0 = a0 + R(a0)
-	pxor            %xmm1, %xmm11                   # t2 = a2 + R(a2)
-	pxor            %xmm4, %xmm5                    # t3 = a3 + R(a3)
-	pxor            %xmm8, %xmm15                   # t7 = a7 + R(a7)
-	pxor            %xmm10, %xmm7                   # t1 = a1 + R(a1)
-	pxor            %xmm12, %xmm3                   # t4 = a4 + R(a4)
-	pxor            %xmm13, %xmm6                   # t5 = a5 + R(a5)
-	pxor            %xmm15, %xmm0                   # plane 0: 2t + R(a)
-	pxor            %xmm7, %xmm1                    # plane 2: 2t + R(a)
-	pxor            %xmm3, %xmm13                   # plane 5: 2t + R(a)
+	pxor            %xmm3, %xmm7                    # L6 = M49 ^ M50
+	movdqa          %xmm15, %xmm10
+	pand            320(%rbx), %xmm10               # M52 = M42 & T15
+	pxor            %xmm6, %xmm15                   # M45 = M42 ^ M41
+	movdqa          %xmm6, 320(%rbx)
+	movdqa          %xmm15, %xmm6
+	pand            336(%rbx), %xmm6                # M62 = M45 & T4
+	pand            304(%rbx), %xmm15               # M53 = M45 & T27
+	pxor            %xmm9, %xmm6                    # L1 = M61 ^ M62
+	pand            352(%rbx), %xmm14               # M55 = M44 & T13
+	pxor            %xmm6, %xmm13                   # L2 = M56 ^ L1
+	pxor            %xmm8, %xmm2                    # L5 = M47 ^ M46
+	pxor            %xmm7, %xmm15                   # L8 = M53 ^ L6
+	pxor            %xmm12, %xmm3                   # L12 = M49 ^ M51
+	pxor            %xmm13, %xmm14                  # L3 = M55 ^ L2
+	pxor            %xmm2, %xmm7                    # L11 = L6 ^ L5
+	pxor            %xmm6, %xmm1                    # L13 = M59 ^ L1
+	pxor            %xmm0, %xmm3                    # L14 = L4 ^ L12
+	pxor            %xmm4, %xmm0                    # L7 = M58 ^ L4
+	pxor            %xmm0, %xmm5                    # L9 = M54 ^ L7
+	pxor            %xmm15, %xmm5                   # L10 = L8 ^ L9
+	pxor            %xmm15, %xmm10                  # L16 = M52 ^ L8
+	pxor            %xmm14, %xmm7                   # S3 = L3 ^ L11
+	pxor            %xmm5, %xmm11                   # L17 = M60 ^ L10
+	pxor            %xmm3, %xmm1                    # L18 = L13 ^ L14
+	pxor            %xmm10, %xmm9                   # L20 = M61 ^ L16
+	pxor            416(%rbx), %xmm13               # L21 = L2 ^ M57
+	movdqa          320(%rbx), %xmm0
+	pand            368(%rbx), %xmm0                # M63 = M41 & T2
+	pxor            %xmm1, %xmm4                    # S7 = M58 ^ L18
+	pxor            %xmm10, %xmm14                  # S0 = L3 ^ L16
+	pxor            %xmm7, %xmm3                    # S4 = L14 ^ S3
+	pxor            %xmm11, %xmm9                   # L26 = L17 ^ L20
+	pxor            %xmm11, %xmm13                  # S5 = L21 ^ L17
+	pxor            %xmm1, %xmm5                    # S6 = L10 ^ L18
+	pxor            %xmm7, %xmm10                   # S1 = S3 ^ L16
+	pxor            %xmm0, %xmm9                    # S2 = L26 ^ M63
+	pshufd          $57, %xmm4, %xmm0               # a0 = S7; R(a0)
+	pshufd          $57, %xmm13, %xmm1              # a2 = S5; R(a2)
+	pshufd          $57, %xmm3, %xmm2               # a3 = S4; R(a3)
+	pshufd          $57, %xmm14, %xmm6              # a7 = S0; R(a7)
+	pshufd          $57, %xmm5, %xmm8               # a1 = S6; R(a1)
+	pshufd          $57, %xmm7, %xmm11              # a4 = S3; R(a4)
+	pshufd          $57, %xmm9, %xmm12              # a5 = S2; R(a5)
+	pxor            %xmm0, %xmm4                    # t0 = a0 + R(a0)
+	pxor            %xmm1, %xmm13                   # t2 = a2 + R(a2)
+	pxor            %xmm2, %xmm3                    # t3 = a3 + R(a3)
+	pxor            %xmm6, %xmm14                   # t7 = a7 + R(a7)
+	pxor            %xmm8, %xmm5                    # t1 = a1 + R(a1)
+	pxor            %xmm11, %xmm7                   # t4 = a4 + R(a4)
+	pxor            %xmm12, %xmm9                   # t5 = a5 + R(a5)
+	pxor            %xmm14, %xmm0                   # plane 0: 2t + R(a)
+	pxor            %xmm5, %xmm1                    # plane 2: 2t + R(a)
+	pxor            %xmm7, %xmm12                   # plane 5: 2t + R(a)
 	pxor            (%rbx,%rdi,1), %xmm0            # + round key
-	pshufd          $78, %xmm7, %xmm7               # R^2(t1)
+	pshufd          $78, %xmm5, %xmm5               # R^2(t1)
 	pxor            32(%rbx,%rdi,1), %xmm1          # + round key
-	pshufd          $78, %xmm3, %xmm3               # R^2(t4)
-	pxor            80(%rbx,%rdi,1), %xmm13         # + round key
-	pshufd          $57, %xmm2, %xmm14              # a6 = S1; R(a6)
-	pxor            %xmm14, %xmm2                   # t6 = a6 + R(a6)
-	pxor            %xmm6, %xmm14                   # plane 6: 2t + R(a)
-	pxor            %xmm2, %xmm8                    # plane 7: 2t + R(a)
-	pshufd          $78, %xmm6, %xmm6               # R^2(t5)
-	pshufd          $78, %xmm2, %xmm2               # R^2(t6)
-	pxor            96(%rbx,%rdi,1), %xmm14         # + round key
-	pxor            112(%rbx,%rdi,1), %xmm8         # + round key
-	pxor            %xmm6, %xmm13                   # + R^2(t): MixColumns done
-	pxor            %xmm2, %xmm14                   # + R^2(t): MixColumns done
-	movdqa          %xmm9, %xmm2
-	pxor            %xmm15, %xmm2                   # 2t, plane 1 = t0 + t7
-	pxor            %xmm10, %xmm2                   # plane 1: 2t + R(a)
-	movdqa          %xmm11, %xmm6
-	pxor            %xmm15, %xmm6                   # 2t, plane 3 = t2 + t7
-	pxor            %xmm4, %xmm6                    # plane 3: 2t + R(a)
-	movdqa          %xmm5, %xmm4
-	pxor            %xmm15, %xmm4                   # 2t, plane 4 = t3 + t7
-	pxor            %xmm12, %xmm4                   # plane 4: 2t + R(a)
-	pshufd          $78, %xmm9, %xmm9               # R^2(t0)
-	pxor            16(%rbx,%rdi,1), %xmm2          # + round key
-	pshufd          $78, %xmm11, %xmm11             # R^2(t2)
-	pshufd          $78, %xmm5, %xmm5               # R^2(t3)
-	pxor            48(%rbx,%rdi,1), %xmm6          # + round key
-	pxor            64(%rbx,%rdi,1), %xmm4          # + round key
-	pshufd          $78, %xmm15, %xmm15             # R^2(t7)
-	pxor            %xmm9, %xmm0                    # + R^2(t): MixColumns done
+	pshufd          $78, %xmm7, %xmm7               # R^2(t4)
+	pxor            80(%rbx,%rdi,1), %xmm12         # + round key
+	pshufd          $57, %xmm10, %xmm15             # a6 = S1; R(a6)
+	pxor            %xmm15, %xmm10                  # t6 = a6 + R(a6)
+	pxor            %xmm9, %xmm15                   # plane 6: 2t + R(a)
+	pxor            %xmm10, %xmm6                   # plane 7: 2t + R(a)
+	pshufd          $78, %xmm9, %xmm9               # R^2(t5)
+	pshufd          $78, %xmm10, %xmm10             # R^2(t6)
+	pxor            96(%rbx,%rdi,1), %xmm15         # + round key
+	pxor            112(%rbx,%rdi,1), %xmm6         # + round key
+	pxor            %xmm9, %xmm12                   # + R^2(t): MixColumns done
+	pxor            %xmm10, %xmm15                  # + R^2(t): MixColumns done
+	movdqa          %xmm4, %xmm9
+	pxor            %xmm14, %xmm9                   # 2t, plane 1 = t0 + t7
+	pxor            %xmm8, %xmm9                    # plane 1: 2t + R(a)
+	movdqa          %xmm13, %xmm8
+	pxor            %xmm14, %xmm8                   # 2t, plane 3 = t2 + t7
+	pxor            %xmm2, %xmm8                    # plane 3: 2t + R(a)
+	movdqa          %xmm3, %xmm2
+	pxor            %xmm14, %xmm2                   # 2t, plane 4 = t3 + t7
+	pxor            %xmm11, %xmm2                   # plane 4: 2t + R(a)
+	pshufd          $78, %xmm4, %xmm4               # R^2(t0)
+	pxor            16(%rbx,%rdi,1), %xmm9          # + round key
+	pshufd          $78, %xmm13, %xmm13             # R^2(t2)
+	pshufd          $78, %xmm3, %xmm3               # R^2(t3)
+	pxor            48(%rbx,%rdi,1), %xmm8          # + round key
+	pxor            64(%rbx,%rdi,1), %xmm2          # + round key
+	pshufd          $78, %xmm14, %xmm14             # R^2(t7)
+	pxor            %xmm4, %xmm0                    # + R^2(t): MixColumns done
+	pxor            %xmm5, %xmm9                    # + R^2(t): MixColumns done
+	pxor            %xmm13, %xmm1                   # + R^2(t): MixColumns done
+	pxor            %xmm3, %xmm8                    # + R^2(t): MixColumns done
 	pxor            %xmm7, %xmm2                    # + R^2(t): MixColumns done
-	pxor            %xmm11, %xmm1                   # + R^2(t): MixColumns done
-	pxor            %xmm5, %xmm6                    # + R^2(t): MixColumns done
-	pxor            %xmm3, %xmm4                    # + R^2(t): MixColumns done
-	pxor            %xmm15, %xmm8                   # + R^2(t): MixColumns done
-	movdqa          %xmm6, %xmm3
-	movdqa          %xmm13, %xmm5
-	movdqa          %xmm14, %xmm6
-	movdqa          %xmm8, %xmm7
-	movdqa          %xmm2, %xmm9
+	pxor            %xmm14, %xmm6                   # + R^2(t): MixColumns done
+	movdqa          %xmm8, %xmm3
+	movdqa          %xmm2, %xmm4
+	movdqa          %xmm12, %xmm5
+	movdqa          %xmm6, %xmm7
 	movdqa          %xmm1, %xmm2
+	movdqa          %xmm15, %xmm6
 	movdqa          %xmm9, %xmm1
 	add             $128, %edi
 	cmp             %r10d, %edi
@@ -3083,8 +3043,8 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pxor            %xmm10, %xmm13                  # M36 = M24 ^ M25
 	pxor            %xmm8, %xmm15                   # M39 = M23 ^ M30
 	pxor            %xmm13, %xmm14                  # M40 = M35 ^ M36
-	pand            %xmm14, %xmm2                   # M47 = M40 & T8
 	pand            %xmm15, %xmm0                   # M48 = M39 & U7
+	pand            %xmm14, %xmm2                   # M47 = M40 & T8
 	movdqa          %xmm14, %xmm13
 	pand            416(%rbx), %xmm13               # M56 = M40 & T23
 	pand            %xmm15, %xmm6                   # M57 = M39 & T19
@@ -3102,77 +3062,63 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pand            %xmm4, %xmm12                   # M51 = M37 & T17
 	pand            %xmm9, %xmm1                    # M59 = M38 & T22
 	pand            %xmm4, %xmm11                   # M60 = M37 & T20
-	pxor            %xmm12, %xmm1                   # L8 = M51 ^ M59
-	pxor            %xmm0, %xmm12                   # L12 = M48 ^ M51
-	movdqa          %xmm9, %xmm6
-	pxor            %xmm14, %xmm6                   # M41 = M38 ^ M40
-	pxor            %xmm4, %xmm9                    # M43 = M37 ^ M38
-	pxor            %xmm15, %xmm4                   # M42 = M37 ^ M39
-	pxor            %xmm14, %xmm15                  # M44 = M39 ^ M40
-	movdqa          %xmm15, %xmm8
+	movdqa          %xmm15, %xmm6
+	pxor            %xmm14, %xmm6                   # M44 = M39 ^ M40
+	pxor            %xmm9, %xmm14                   # M41 = M38 ^ M40
+	pxor            %xmm4, %xmm15                   # M42 = M37 ^ M39
+	pxor            %xmm9, %xmm4                    # M43 = M37 ^ M38
+	movdqa          %xmm6, %xmm8
 	pand            384(%rbx), %xmm8                # M46 = M44 & T6
-	pand            %xmm9, %xmm3                    # M49 = M43 & T16
-	pand            %xmm6, %xmm5                    # M54 = M41 & T10
-	pand            352(%rbx), %xmm15               # M55 = M44 & T13
-	pand            400(%rbx), %xmm9                # M58 = M43 & T3
-	movdqa          %xmm4, %xmm10
-	pand            432(%rbx), %xmm10               # M61 = M42 & T1
-	movdqa          %xmm4, %xmm14
-	pand            320(%rbx), %xmm14               # M52 = M42 & T15
-	pxor            %xmm6, %xmm4                    # M45 = M42 ^ M41
-	movdqa          %xmm13, 320(%rbx)
-	movdqa          %xmm4, %xmm13
-	pand            304(%rbx), %xmm13               # M53 = M45 & T27
-	pand            336(%rbx), %xmm4                # M62 = M45 & T4
-	pxor            %xmm8, %xmm0                    # L2 = M46 ^ M48
-	pxor            %xmm15, %xmm2                   # L3 = M47 ^ M55
-	pxor            %xmm9, %xmm5                    # L4 = M54 ^ M58
-	pxor            %xmm10, %xmm3                   # L5 = M49 ^ M61
-	pand            368(%rbx), %xmm6                # M63 = M41 & T2
-	pxor            %xmm4, %xmm3                    # L6 = M62 ^ L5
-	pxor            %xmm10, %xmm4                   # L0 = M61 ^ M62
-	pxor            %xmm2, %xmm8                    # L7 = M46 ^ L3
-	pxor            %xmm0, %xmm11                   # L11 = M60 ^ L2
-	pxor            %xmm14, %xmm10                  # L14 = M52 ^ M61
-	pxor            %xmm13, %xmm14                  # L9 = M52 ^ M53
-	pxor            %xmm5, %xmm13                   # L10 = M53 ^ L4
-	pxor            %xmm1, %xmm9                    # L18 = M58 ^ L8
-	pxor            %xmm5, %xmm6                    # L19 = M63 ^ L4
-	pxor            %xmm12, %xmm2                   # L22 = L3 ^ L12
-	pxor            %xmm0, %xmm9                    # L23 = L18 ^ L2
-	pxor            %xmm13, %xmm1                   # L27 = L8 ^ L10
-	pxor            %xmm3, %xmm13                   # L25 = L6 ^ L10
-	pxor            %xmm11, %xmm10                  # L28 = L11 ^ L14
-	pxor            %xmm10, %xmm6                   # S2 = L19 ^ L28
-	movdqa          %xmm7, %xmm0
-	pxor            320(%rbx), %xmm0                # L1 = M50 ^ M56
-	pxor            %xmm0, %xmm15                   # L15 = M55 ^ L1
-	movdqa          %xmm0, %xmm5
-	pxor            416(%rbx), %xmm5                # L17 = M57 ^ L1
-	pxor            %xmm4, %xmm7                    # L13 = M50 ^ L0
-	movdqa          %xmm4, %xmm10
-	pxor            320(%rbx), %xmm10               # L16 = M56 ^ L0
-	pxor            %xmm0, %xmm4                    # L20 = L0 ^ L1
-	pxor            %xmm8, %xmm0                    # L21 = L1 ^ L7
-	pxor            %xmm14, %xmm15                  # L24 = L15 ^ L9
-	pxor            %xmm14, %xmm8                   # L26 = L7 ^ L9
-	pxor            %xmm5, %xmm11                   # L29 = L11 ^ L17
-	pxor            %xmm3, %xmm15                   # S0 = L6 ^ L24
-	pxor            %xmm8, %xmm10                   # S1 = L16 ^ L26
-	pxor            %xmm3, %xmm0                    # S3 = L6 ^ L21
-	pxor            %xmm2, %xmm4                    # S4 = L20 ^ L22
-	pxor            %xmm11, %xmm13                  # S5 = L25 ^ L29
-	pxor            %xmm1, %xmm7                    # S6 = L13 ^ L27
-	pxor            %xmm9, %xmm3                    # S7 = L6 ^ L23
-	movdqa          %xmm7, %xmm1
+	pand            %xmm4, %xmm3                    # M49 = M43 & T16
+	pand            400(%rbx), %xmm4                # M58 = M43 & T3
+	pxor            %xmm8, %xmm0                    # L4 = M46 ^ M48
+	pand            %xmm14, %xmm5                   # M54 = M41 & T10
+	movdqa          %xmm15, %xmm9
+	pand            432(%rbx), %xmm9                # M61 = M42 & T1
+	pxor            %xmm3, %xmm7                    # L6 = M49 ^ M50
+	movdqa          %xmm15, %xmm10
+	pand            320(%rbx), %xmm10               # M52 = M42 & T15
+	pxor            %xmm14, %xmm15                  # M45 = M42 ^ M41
+	movdqa          %xmm14, 320(%rbx)
+	movdqa          %xmm15, %xmm14
+	pand            304(%rbx), %xmm14               # M53 = M45 & T27
+	pand            336(%rbx), %xmm15               # M62 = M45 & T4
+	pxor            %xmm9, %xmm15                   # L1 = M61 ^ M62
+	pxor            %xmm7, %xmm14                   # L8 = M53 ^ L6
+	pand            352(%rbx), %xmm6                # M55 = M44 & T13
+	pxor            %xmm15, %xmm13                  # L2 = M56 ^ L1
+	pxor            %xmm8, %xmm2                    # L5 = M47 ^ M46
+	pxor            %xmm12, %xmm3                   # L12 = M49 ^ M51
+	pxor            %xmm14, %xmm10                  # L16 = M52 ^ L8
+	pxor            %xmm13, %xmm6                   # L3 = M55 ^ L2
+	pxor            %xmm2, %xmm7                    # L11 = L6 ^ L5
+	pxor            %xmm15, %xmm1                   # L13 = M59 ^ L1
+	pxor            %xmm0, %xmm3                    # L14 = L4 ^ L12
+	pxor            %xmm4, %xmm0                    # L7 = M58 ^ L4
+	pxor            %xmm0, %xmm5                    # L9 = M54 ^ L7
+	pxor            %xmm5, %xmm14                   # L10 = L8 ^ L9
+	pxor            %xmm14, %xmm11                  # L17 = M60 ^ L10
+	pxor            %xmm10, %xmm9                   # L20 = M61 ^ L16
+	movdqa          320(%rbx), %xmm0
+	pand            368(%rbx), %xmm0                # M63 = M41 & T2
+	pxor            %xmm6, %xmm7                    # S3 = L3 ^ L11
+	pxor            %xmm3, %xmm1                    # L18 = L13 ^ L14
+	pxor            416(%rbx), %xmm13               # L21 = L2 ^ M57
+	pxor            %xmm11, %xmm9                   # L26 = L17 ^ L20
+	pxor            %xmm1, %xmm4                    # S7 = M58 ^ L18
+	pxor            %xmm10, %xmm6                   # S0 = L3 ^ L16
+	pxor            %xmm1, %xmm14                   # S6 = L10 ^ L18
+	pxor            %xmm7, %xmm3                    # S4 = L14 ^ S3
+	pxor            %xmm7, %xmm10                   # S1 = S3 ^ L16
+	pxor            %xmm0, %xmm9                    # S2 = L26 ^ M63
+	pxor            %xmm11, %xmm13                  # S5 = L21 ^ L17
+	movdqa          %xmm4, %xmm0
+	movdqa          %xmm14, %xmm1
 	movdqa          %xmm13, %xmm2
-	movdqa          %xmm6, %xmm5
+	movdqa          %xmm7, %xmm4
+	movdqa          %xmm9, %xmm5
+	movdqa          %xmm6, %xmm7
 	movdqa          %xmm10, %xmm6
-	movdqa          %xmm15, %xmm7
-	movdqa          %xmm3, %xmm8
-	movdqa          %xmm4, %xmm3
-	movdqa          %xmm0, %xmm4
-	movdqa          %xmm8, %xmm0
 # planes back to blocks (the network is its own inverse), + the last round key
 	movdqa          %xmm0, %xmm8
 	psrlq           $1, %xmm8
@@ -3924,8 +3870,8 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pxor            %xmm10, %xmm13                  # M36 = M24 ^ M25
 	pxor            %xmm8, %xmm15                   # M39 = M23 ^ M30
 	pxor            %xmm13, %xmm14                  # M40 = M35 ^ M36
-	pand            %xmm14, %xmm2                   # M47 = M40 & T8
 	pand            %xmm15, %xmm0                   # M48 = M39 & U7
+	pand            %xmm14, %xmm2                   # M47 = M40 & T8
 	movdqa          %xmm14, %xmm13
 	pand            416(%rbx), %xmm13               # M56 = M40 & T23
 	pand            %xmm15, %xmm6                   # M57 = M39 & T19
@@ -3943,77 +3889,63 @@ aesgen_xctr_crypt_vperm_ssse3:
 	pand            %xmm4, %xmm12                   # M51 = M37 & T17
 	pand            %xmm9, %xmm1                    # M59 = M38 & T22
 	pand            %xmm4, %xmm11                   # M60 = M37 & T20
-	pxor            %xmm12, %xmm1                   # L8 = M51 ^ M59
-	pxor            %xmm0, %xmm12                   # L12 = M48 ^ M51
-	movdqa          %xmm9, %xmm6
-	pxor            %xmm14, %xmm6                   # M41 = M38 ^ M40
-	pxor            %xmm4, %xmm9                    # M43 = M37 ^ M38
-	pxor            %xmm15, %xmm4                   # M42 = M37 ^ M39
-	pxor            %xmm14, %xmm15                  # M44 = M39 ^ M40
-	movdqa          %xmm15, %xmm8
+	movdqa          %xmm15, %xmm6
+	pxor            %xmm14, %xmm6                   # M44 = M39 ^ M40
+	pxor            %xmm9, %xmm14                   # M41 = M38 ^ M40
+	pxor            %xmm4, %xmm15                   # M42 = M37 ^ M39
+	pxor            %xmm9, %xmm4                    # M43 = M37 ^ M38
+	movdqa          %xmm6, %xmm8
 	pand            384(%rbx), %xmm8                # M46 = M44 & T6
-	pand            %xmm9, %xmm3                    # M49 = M43 & T16
-	pand            %xmm6, %xmm5                    # M54 = M41 & T10
-	pand            352(%rbx), %xmm15               # M55 = M44 & T13
-	pand            400(%rbx), %xmm9                # M58 = M43 & T3
-	movdqa          %xmm4, %xmm10
-	pand            432(%rbx), %xmm10               # M61 = M42 & T1
-	movdqa          %xmm4, %xmm14
-	pand            320(%rbx), %xmm14               # M52 = M42 & T15
-	pxor            %xmm6, %xmm4                    # M45 = M42 ^ M41
-	movdqa          %xmm13, 320(%rbx)
-	movdqa          %xmm4, %xmm13
-	pand            304(%rbx), %xmm13               # M53 = M45 & T27
-	pand            336(%rbx), %xmm4                # M62 = M45 & T4
-	pxor            %xmm8, %xmm0                    # L2 = M46 ^ M48
-	pxor            %xmm15, %xmm2                   # L3 = M47 ^ M55
-	pxor            %xmm9, %xmm5                    # L4 = M54 ^ M58
-	pxor            %xmm10, %xmm3                   # L5 = M49 ^ M61
-	pand            368(%rbx), %xmm6                # M63 = M41 & T2
-	pxor            %xmm4, %xmm3                    # L6 = M62 ^ L5
-	pxor            %xmm10, %xmm4                   # L0 = M61 ^ M62
-	pxor            %xmm2, %xmm8                    # L7 = M46 ^ L3
-	pxor            %xmm0, %xmm11                   # L11 = M60 ^ L2
-	pxor            %xmm14, %xmm10                  # L14 = M52 ^ M61
-	pxor            %xmm13, %xmm14                  # L9 = M52 ^ M53
-	pxor            %xmm5, %xmm13                   # L10 = M53 ^ L4
-	pxor            %xmm1, %xmm9                    # L18 = M58 ^ L8
-	pxor            %xmm5, %xmm6                    # L19 = M63 ^ L4
-	pxor            %xmm12, %xmm2                   # L22 = L3 ^ L12
-	pxor            %xmm0, %xmm9                    # L23 = L18 ^ L2
-	pxor            %xmm13, %xmm1                   # L27 = L8 ^ L10
-	pxor            %xmm3, %xmm13                   # L25 = L6 ^ L10
-	pxor            %xmm11, %xmm10                  # L28 = L11 ^ L14
-	pxor            %xmm10, %xmm6                   # S2 = L19 ^ L28
-	movdqa          %xmm7, %xmm0
-	pxor            320(%rbx), %xmm0                # L1 = M50 ^ M56
-	pxor            %xmm0, %xmm15                   # L15 = M55 ^ L1
-	movdqa          %xmm0, %xmm5
-	pxor            416(%rbx), %xmm5                # L17 = M57 ^ L1
-	pxor            %xmm4, %xmm7                    # L13 = M50 ^ L0
-	movdqa          %xmm4, %xmm10
-	pxor            320(%rbx), %xmm10               # L16 = M56 ^ L0
-	pxor            %xmm0, %xmm4                    # L20 = L0 ^ L1
-	pxor            %xmm8, %xmm0                    # L21 = L1 ^ L7
-	pxor            %xmm14, %xmm15                  # L24 = L15 ^ L9
-	pxor            %xmm14, %xmm8                   # L26 = L7 ^ L9
-	pxor            %xmm5, %xmm11                   # L29 = L11 ^ L17
-	pxor            %xmm3, %xmm15                   # S0 = L6 ^ L24
-	pxor            %xmm8, %xmm10                   # S1 = L16 ^ L26
-	pxor            %xmm3, %xmm0                    # S3 = L6 ^ L21
-	pxor            %xmm2, %xmm4                    # S4 = L20 ^ L22
-	pxor            %xmm11, %xmm13                  # S5 = L25 ^ L29
-	pxor            %xmm1, %xmm7                    # S6 = L13 ^ L27
-	pxor            %xmm9, %xmm3                    # S7 = L6 ^ L23
-	movdqa          %xmm7, %xmm1
+	pand            %xmm4, %xmm3                    # M49 = M43 & T16
+	pand            400(%rbx), %xmm4                # M58 = M43 & T3
+	pxor            %xmm8, %xmm0                    # L4 = M46 ^ M48
+	pand            %xmm14, %xmm5                   # M54 = M41 & T10
+	movdqa          %xmm15, %xmm9
+	pand            432(%rbx), %xmm9                # M61 = M42 & T1
+	pxor            %xmm3, %xmm7                    # L6 = M49 ^ M50
+	movdqa          %xmm15, %xmm10
+	pand            320(%rbx), %xmm10               # M52 = M42 & T15
+	pxor            %xmm14, %xmm15                  # M45 = M42 ^ M41
+	movdqa          %xmm14, 320(%rbx)
+	movdqa          %xmm15, %xmm14
+	pand            304(%rbx), %xmm14               # M53 = M45 & T27
+	pand            336(%rbx), %xmm15               # M62 = M45 & T4
+	pxor            %xmm9, %xmm15                   # L1 = M61 ^ M62
+	pxor            %xmm7, %xmm14                   # L8 = M53 ^ L6
+	pand            352(%rbx), %xmm6                # M55 = M44 & T13
+	pxor            %xmm15, %xmm13                  # L2 = M56 ^ L1
+	pxor            %xmm8, %xmm2                    # L5 = M47 ^ M46
+	pxor            %xmm12, %xmm3                   # L12 = M49 ^ M51
+	pxor            %xmm14, %xmm10                  # L16 = M52 ^ L8
+	pxor            %xmm13, %xmm6                   # L3 = M55 ^ L2
+	pxor            %xmm2, %xmm7                    # L11 = L6 ^ L5
+	pxor            %xmm15, %xmm1                   # L13 = M59 ^ L1
+	pxor            %xmm0, %xmm3                    # L14 = L4 ^ L12
+	pxor            %xmm4, %xmm0                    # L7 = M58 ^ L4
+	pxor            %xmm0, %xmm5                    # L9 = M54 ^ L7
+	pxor            %xmm5, %xmm14                   # L10 = L8 ^ L9
+	pxor            %xmm14, %xmm11                  # L17 = M60 ^ L10
+	pxor            %xmm10, %xmm9                   # L20 = M61 ^ L16
+	movdqa          320(%rbx), %xmm0
+	pand            368(%rbx), %xmm0                # M63 = M41 & T2
+	pxor            %xmm6, %xmm7                    # S3 = L3 ^ L11
+	pxor            %xmm3, %xmm1                    # L18 = L13 ^ L14
+	pxor            416(%rbx), %xmm13               # L21 = L2 ^ M57
+	pxor            %xmm11, %xmm9                   # L26 = L17 ^ L20
+	pxor            %xmm1, %xmm4                    # S7 = M58 ^ L18
+	pxor            %xmm10, %xmm6                   # S0 = L3 ^ L16
+	pxor            %xmm1, %xmm14                   # S6 = L10 ^ L18
+	pxor            %xmm7, %xmm3                    # S4 = L14 ^ S3
+	pxor            %xmm7, %xmm10                   # S1 = S3 ^ L16
+	pxor            %xmm0, %xmm9                    # S2 = L26 ^ M63
+	pxor            %xmm11, %xmm13                  # S5 = L21 ^ L17
+	movdqa          %xmm4, %xmm0
+	movdqa          %xmm14, %xmm1
 	movdqa          %xmm13, %xmm2
-	movdqa          %xmm6, %xmm5
+	movdqa          %xmm7, %xmm4
+	movdqa          %xmm9, %xmm5
+	movdqa          %xmm6, %xmm7
 	movdqa          %xmm10, %xmm6
-	movdqa          %xmm15, %xmm7
-	movdqa          %xmm3, %xmm8
-	movdqa          %xmm4, %xmm3
-	movdqa          %xmm0, %xmm4
-	movdqa          %xmm8, %xmm0
 	movdqa          %xmm0, %xmm8
 	punpckldq       %xmm1, %xmm8
 	movdqa          %xmm0, %xmm9

@@ -2212,21 +2212,21 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm7, 400(%rbx)
 	movdqa          %xmm0, %xmm7
 	pxor            %xmm6, %xmm7                    # T9 = U7 ^ T7
-	movdqa          %xmm2, 416(%rbx)
-	movdqa          %xmm1, %xmm2
-	pand            %xmm7, %xmm2                    # M7 = T22 & T9
-	pxor            %xmm2, %xmm14                   # M18 = M8 ^ M7
+	movdqa          %xmm11, 416(%rbx)
+	movdqa          %xmm1, %xmm11
+	pand            %xmm7, %xmm11                   # M7 = T22 & T9
+	pxor            %xmm11, %xmm14                  # M18 = M8 ^ M7
 	pxor            %xmm0, %xmm4                    # T18 = U3 ^ U7
 	pxor            %xmm4, %xmm6                    # T19 = T7 ^ T18
-	movdqa          %xmm6, %xmm2
-	pand            %xmm0, %xmm2                    # M4 = T19 & U7
-	pxor            %xmm12, %xmm2                   # M5 = M4 ^ M1
-	movdqa          %xmm8, %xmm4
-	pxor            %xmm6, %xmm4                    # T20 = T1 ^ T19
+	movdqa          %xmm6, %xmm4
+	pand            %xmm0, %xmm4                    # M4 = T19 & U7
+	pxor            %xmm12, %xmm4                   # M5 = M4 ^ M1
+	movdqa          %xmm8, %xmm11
+	pxor            %xmm6, %xmm11                   # T20 = T1 ^ T19
 	movdqa          %xmm7, %xmm12
 	pxor            %xmm3, %xmm12                   # T17 = T9 ^ T16
 	movdqa          %xmm8, 432(%rbx)
-	movdqa          %xmm4, %xmm8
+	movdqa          %xmm11, %xmm8
 	pand            %xmm12, %xmm8                   # M9 = T20 & T17
 	pxor            %xmm13, %xmm8                   # M10 = M9 ^ M6
 	pxor            %xmm15, %xmm9                   # M20 = M16 ^ M13
@@ -2234,164 +2234,152 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pxor            %xmm10, %xmm8                   # M19 = M10 ^ M15
 	movdqa          %xmm5, %xmm13
 	pxor            368(%rbx), %xmm13               # T24 = T2 ^ T10
-	pxor            %xmm13, %xmm2                   # M17 = M5 ^ T24
-	pxor            %xmm10, %xmm2                   # M21 = M17 ^ M15
-	movdqa          %xmm4, %xmm10
+	pxor            %xmm13, %xmm4                   # M17 = M5 ^ T24
+	pxor            %xmm10, %xmm4                   # M21 = M17 ^ M15
+	movdqa          %xmm11, %xmm10
 	pxor            %xmm12, %xmm10                  # T25 = T20 ^ T17
 	pxor            %xmm10, %xmm8                   # M23 = M19 ^ T25
 	movdqa          %xmm14, %xmm10
 	pand            %xmm9, %xmm10                   # M25 = M22 & M20
 	movdqa          %xmm14, %xmm13
 	pxor            %xmm8, %xmm13                   # M24 = M22 ^ M23
-	pand            %xmm2, %xmm14                   # M34 = M21 & M22
+	pand            %xmm4, %xmm14                   # M34 = M21 & M22
 	pand            %xmm13, %xmm14                  # M35 = M24 & M34
-	movdqa          %xmm2, %xmm15
+	movdqa          %xmm4, %xmm15
 	pxor            %xmm10, %xmm15                  # M26 = M21 ^ M25
 	pand            %xmm13, %xmm15                  # M30 = M26 & M24
 	pxor            %xmm10, %xmm13                  # M36 = M24 ^ M25
 	pxor            %xmm8, %xmm15                   # M39 = M23 ^ M30
 	pxor            %xmm13, %xmm14                  # M40 = M35 ^ M36
 	pand            %xmm15, %xmm0                   # M48 = M39 & U7
-	pand            %xmm14, %xmm11                  # M56 = M40 & T23
+	pand            %xmm14, %xmm2                   # M47 = M40 & T8
 	movdqa          %xmm14, %xmm13
-	pand            416(%rbx), %xmm13               # M47 = M40 & T8
+	pand            416(%rbx), %xmm13               # M56 = M40 & T23
 	pand            %xmm15, %xmm6                   # M57 = M39 & T19
 	movdqa          %xmm6, 416(%rbx)
 	movdqa          %xmm9, %xmm6
-	pxor            %xmm2, %xmm6                    # M27 = M20 ^ M21
+	pxor            %xmm4, %xmm6                    # M27 = M20 ^ M21
 	pand            %xmm8, %xmm9                    # M31 = M20 & M23
 	pxor            %xmm10, %xmm8                   # M28 = M23 ^ M25
 	pand            %xmm6, %xmm8                    # M29 = M28 & M27
 	pand            %xmm6, %xmm9                    # M32 = M27 & M31
 	pxor            %xmm10, %xmm6                   # M33 = M27 ^ M25
-	pxor            %xmm8, %xmm2                    # M37 = M21 ^ M29
+	pxor            %xmm8, %xmm4                    # M37 = M21 ^ M29
 	pxor            %xmm6, %xmm9                    # M38 = M32 ^ M33
 	pand            %xmm9, %xmm7                    # M50 = M38 & T9
-	pand            %xmm2, %xmm12                   # M51 = M37 & T17
+	pand            %xmm4, %xmm12                   # M51 = M37 & T17
 	pand            %xmm9, %xmm1                    # M59 = M38 & T22
-	pand            %xmm2, %xmm4                    # M60 = M37 & T20
-	pxor            %xmm12, %xmm1                   # L8 = M51 ^ M59
-	pxor            %xmm0, %xmm12                   # L12 = M48 ^ M51
+	pand            %xmm4, %xmm11                   # M60 = M37 & T20
 	movdqa          %xmm9, %xmm6
 	pxor            %xmm14, %xmm6                   # M41 = M38 ^ M40
-	pxor            %xmm2, %xmm9                    # M43 = M37 ^ M38
-	pxor            %xmm15, %xmm2                   # M42 = M37 ^ M39
-	pxor            %xmm14, %xmm15                  # M44 = M39 ^ M40
-	movdqa          %xmm15, %xmm8
+	pxor            %xmm15, %xmm14                  # M44 = M39 ^ M40
+	pxor            %xmm4, %xmm15                   # M42 = M37 ^ M39
+	pxor            %xmm9, %xmm4                    # M43 = M37 ^ M38
+	movdqa          %xmm14, %xmm8
 	pand            384(%rbx), %xmm8                # M46 = M44 & T6
-	pand            %xmm9, %xmm3                    # M49 = M43 & T16
+	pand            %xmm4, %xmm3                    # M49 = M43 & T16
+	pand            400(%rbx), %xmm4                # M58 = M43 & T3
+	movdqa          %xmm15, %xmm9
+	pand            432(%rbx), %xmm9                # M61 = M42 & T1
+	pxor            %xmm8, %xmm0                    # L4 = M46 ^ M48
 	pand            %xmm6, %xmm5                    # M54 = M41 & T10
-	pand            400(%rbx), %xmm9                # M58 = M43 & T3
-	movdqa          %xmm2, %xmm10
-	pand            432(%rbx), %xmm10               # M61 = M42 & T1
-	movdqa          %xmm2, %xmm14
-	pand            320(%rbx), %xmm14               # M52 = M42 & T15
-	pxor            %xmm6, %xmm2                    # M45 = M42 ^ M41
-	movdqa          %xmm11, 320(%rbx)
-	movdqa          %xmm2, %xmm11
-	pand            304(%rbx), %xmm11               # M53 = M45 & T27
-	pand            352(%rbx), %xmm15               # M55 = M44 & T13
-	pand            336(%rbx), %xmm2                # M62 = M45 & T4
-	pxor            %xmm8, %xmm0                    # L2 = M46 ^ M48
-	pxor            %xmm9, %xmm5                    # L4 = M54 ^ M58
-	pxor            %xmm10, %xmm3                   # L5 = M49 ^ M61
-	pxor            %xmm15, %xmm13                  # L3 = M47 ^ M55
-	pxor            %xmm2, %xmm3                    # L6 = M62 ^ L5
-	pxor            %xmm10, %xmm2                   # L0 = M61 ^ M62
-	pxor            %xmm0, %xmm4                    # L11 = M60 ^ L2
-	pxor            %xmm1, %xmm9                    # L18 = M58 ^ L8
-	pand            368(%rbx), %xmm6                # M63 = M41 & T2
-	pxor            %xmm13, %xmm8                   # L7 = M46 ^ L3
-	pxor            %xmm14, %xmm10                  # L14 = M52 ^ M61
-	pxor            %xmm11, %xmm14                  # L9 = M52 ^ M53
-	pxor            %xmm5, %xmm11                   # L10 = M53 ^ L4
-	pxor            %xmm12, %xmm13                  # L22 = L3 ^ L12
-	pxor            %xmm0, %xmm9                    # L23 = L18 ^ L2
-	pxor            %xmm5, %xmm6                    # L19 = M63 ^ L4
-	pxor            %xmm11, %xmm1                   # L27 = L8 ^ L10
-	pxor            %xmm3, %xmm11                   # L25 = L6 ^ L10
-	pxor            %xmm4, %xmm10                   # L28 = L11 ^ L14
-	pxor            %xmm3, %xmm9                    # S7 = L6 ^ L23
-	pxor            %xmm10, %xmm6                   # S2 = L19 ^ L28
-	movdqa          %xmm7, %xmm0
-	pxor            320(%rbx), %xmm0                # L1 = M50 ^ M56
-	pxor            %xmm0, %xmm15                   # L15 = M55 ^ L1
-	movdqa          %xmm0, %xmm5
-	pxor            416(%rbx), %xmm5                # L17 = M57 ^ L1
-	pxor            %xmm14, %xmm15                  # L24 = L15 ^ L9
-	pxor            %xmm5, %xmm4                    # L29 = L11 ^ L17
-	movdqa          %xmm2, %xmm5
-	pxor            %xmm0, %xmm5                    # L20 = L0 ^ L1
-	pxor            %xmm2, %xmm7                    # L13 = M50 ^ L0
-	pxor            320(%rbx), %xmm2                # L16 = M56 ^ L0
-	pxor            %xmm8, %xmm0                    # L21 = L1 ^ L7
-	pxor            %xmm14, %xmm8                   # L26 = L7 ^ L9
-	pxor            %xmm3, %xmm15                   # S0 = L6 ^ L24
-	pxor            %xmm13, %xmm5                   # S4 = L20 ^ L22
-	pxor            %xmm4, %xmm11                   # S5 = L25 ^ L29
-	pxor            %xmm8, %xmm2                    # S1 = L16 ^ L26
-	pxor            %xmm0, %xmm3                    # S3 = L6 ^ L21
-	pxor            %xmm1, %xmm7                    # S6 = L13 ^ L27
-	pshufd          $57, %xmm9, %xmm0               # a0 = S7; R(a0)
-	pshufd          $57, %xmm11, %xmm1              # a2 = S5; R(a2)
-	pshufd          $57, %xmm5, %xmm4               # a3 = S4; R(a3)
-	pshufd          $57, %xmm15, %xmm8              # a7 = S0; R(a7)
-	pshufd          $57, %xmm7, %xmm10              # a1 = S6; R(a1)
-	pshufd          $57, %xmm3, %xmm12              # a4 = S3; R(a4)
-	pshufd          $57, %xmm6, %xmm13              # a5 = S2; R(a5)
-	pxor            %xmm0, %xmm9                    # t0 = a0 + R(a0)
-	pxor            %xmm1, %xmm11                   # t2 = a2 + R(a2)
-	pxor            %xmm4, %xmm5                    # t3 = a3 + R(a3)
-	pxor            %xmm8, %xmm15                   # t7 = a7 + R(a7)
-	pxor            %xmm10, %xmm7                   # t1 = a1 + R(a1)
-	pxor            %xmm12, %xmm3                   # t4 = a4 + R(a4)
-	pxor            %xmm13, %xmm6                   # t5 = a5 + R(a5)
-	pxor            %xmm15, %xmm0                   # plane 0: 2t + R(a)
-	pxor            %xmm7, %xmm1                    # plane 2: 2t + R(a)
-	pxor            %xmm3, %xmm13                   # plane 5: 2t + R(a)
+	pxor            %xmm3, %xmm7                    # L6 = M49 ^ M50
+	movdqa          %xmm15, %xmm10
+	pand            320(%rbx), %xmm10               # M52 = M42 & T15
+	pxor            %xmm6, %xmm15                   # M45 = M42 ^ M41
+	movdqa          %xmm6, 320(%rbx)
+	movdqa          %xmm15, %xmm6
+	pand            336(%rbx), %xmm6                # M62 = M45 & T4
+	pand            304(%rbx), %xmm15               # M53 = M45 & T27
+	pxor            %xmm9, %xmm6                    # L1 = M61 ^ M62
+	pand            352(%rbx), %xmm14               # M55 = M44 & T13
+	pxor            %xmm6, %xmm13                   # L2 = M56 ^ L1
+	pxor            %xmm8, %xmm2                    # L5 = M47 ^ M46
+	pxor            %xmm7, %xmm15                   # L8 = M53 ^ L6
+	pxor            %xmm12, %xmm3                   # L12 = M49 ^ M51
+	pxor            %xmm13, %xmm14                  # L3 = M55 ^ L2
+	pxor            %xmm2, %xmm7                    # L11 = L6 ^ L5
+	pxor            %xmm6, %xmm1                    # L13 = M59 ^ L1
+	pxor            %xmm0, %xmm3                    # L14 = L4 ^ L12
+	pxor            %xmm4, %xmm0                    # L7 = M58 ^ L4
+	pxor            %xmm0, %xmm5                    # L9 = M54 ^ L7
+	pxor            %xmm15, %xmm5                   # L10 = L8 ^ L9
+	pxor            %xmm15, %xmm10                  # L16 = M52 ^ L8
+	pxor            %xmm14, %xmm7                   # S3 = L3 ^ L11
+	pxor            %xmm5, %xmm11                   # L17 = M60 ^ L10
+	pxor            %xmm3, %xmm1                    # L18 = L13 ^ L14
+	pxor            %xmm10, %xmm9                   # L20 = M61 ^ L16
+	pxor            416(%rbx), %xmm13               # L21 = L2 ^ M57
+	movdqa          320(%rbx), %xmm0
+	pand            368(%rbx), %xmm0                # M63 = M41 & T2
+	pxor            %xmm1, %xmm4                    # S7 = M58 ^ L18
+	pxor            %xmm10, %xmm14                  # S0 = L3 ^ L16
+	pxor            %xmm7, %xmm3                    # S4 = L14 ^ S3
+	pxor            %xmm11, %xmm9                   # L26 = L17 ^ L20
+	pxor            %xmm11, %xmm13                  # S5 = L21 ^ L17
+	pxor            %xmm1, %xmm5                    # S6 = L10 ^ L18
+	pxor            %xmm7, %xmm10                   # S1 = S3 ^ L16
+	pxor            %xmm0, %xmm9                    # S2 = L26 ^ M63
+	pshufd          $57, %xmm4, %xmm0               # a0 = S7; R(a0)
+	pshufd          $57, %xmm13, %xmm1              # a2 = S5; R(a2)
+	pshufd          $57, %xmm3, %xmm2               # a3 = S4; R(a3)
+	pshufd          $57, %xmm14, %xmm6              # a7 = S0; R(a7)
+	pshufd          $57, %xmm5, %xmm8               # a1 = S6; R(a1)
+	pshufd          $57, %xmm7, %xmm11              # a4 = S3; R(a4)
+	pshufd          $57, %xmm9, %xmm12              # a5 = S2; R(a5)
+	pxor            %xmm0, %xmm4                    # t0 = a0 + R(a0)
+	pxor            %xmm1, %xmm13                   # t2 = a2 + R(a2)
+	pxor            %xmm2, %xmm3                    # t3 = a3 + R(a3)
+	pxor            %xmm6, %xmm14                   # t7 = a7 + R(a7)
+	pxor            %xmm8, %xmm5                    # t1 = a1 + R(a1)
+	pxor            %xmm11, %xmm7                   # t4 = a4 + R(a4)
+	pxor            %xmm12, %xmm9                   # t5 = a5 + R(a5)
+	pxor            %xmm14, %xmm0                   # plane 0: 2t + R(a)
+	pxor            %xmm5, %xmm1                    # plane 2: 2t + R(a)
+	pxor            %xmm7, %xmm12                   # plane 5: 2t + R(a)
 	pxor            (%rbx,%rdi,1), %xmm0            # + round key
-	pshufd          $78, %xmm7, %xmm7               # R^2(t1)
+	pshufd          $78, %xmm5, %xmm5               # R^2(t1)
 	pxor            32(%rbx,%rdi,1), %xmm1          # + round key
-	pshufd          $78, %xmm3, %xmm3               # R^2(t4)
-	pxor            80(%rbx,%rdi,1), %xmm13         # + round key
-	pshufd          $57, %xmm2, %xmm14              # a6 = S1; R(a6)
-	pxor            %xmm14, %xmm2                   # t6 = a6 + R(a6)
-	pxor            %xmm6, %xmm14                   # plane 6: 2t + R(a)
-	pxor            %xmm2, %xmm8                    # plane 7: 2t + R(a)
-	pshufd          $78, %xmm6, %xmm6               # R^2(t5)
-	pshufd          $78, %xmm2, %xmm2               # R^2(t6)
-	pxor            96(%rbx,%rdi,1), %xmm14         # + round key
-	pxor            112(%rbx,%rdi,1), %xmm8         # + round key
-	pxor            %xmm6, %xmm13                   # + R^2(t): MixColumns done
-	pxor            %xmm2, %xmm14                   # + R^2(t): MixColumns done
-	movdqa          %xmm9, %xmm2
-	pxor            %xmm15, %xmm2                   # 2t, plane 1 = t0 + t7
-	pxor            %xmm10, %xmm2                   # plane 1: 2t + R(a)
-	movdqa          %xmm11, %xmm6
-	pxor            %xmm15, %xmm6                   # 2t, plane 3 = t2 + t7
-	pxor            %xmm4, %xmm6                    # plane 3: 2t + R(a)
-	movdqa          %xmm5, %xmm4
-	pxor            %xmm15, %xmm4                   # 2t, plane 4 = t3 + t7
-	pxor            %xmm12, %xmm4                   # plane 4: 2t + R(a)
-	pshufd          $78, %xmm9, %xmm9               # R^2(t0)
-	pxor            16(%rbx,%rdi,1), %xmm2          # + round key
-	pshufd          $78, %xmm11, %xmm11             # R^2(t2)
-	pshufd          $78, %xmm5, %xmm5               # R^2(t3)
-	pxor            48(%rbx,%rdi,1), %xmm6          # + round key
-	pxor            64(%rbx,%rdi,1), %xmm4          # + round key
-	pshufd          $78, %xmm15, %xmm15             # R^2(t7)
-	pxor            %xmm9, %xmm0                    # + R^2(t): MixColumns done
+	pshufd          $78, %xmm7, %xmm7               # R^2(t4)
+	pxor            80(%rbx,%rdi,1), %xmm12         # + round key
+	pshufd          $57, %xmm10, %xmm15             # a6 = S1; R(a6)
+	pxor            %xmm15, %xmm10                  # t6 = a6 + R(a6)
+	pxor            %xmm9, %xmm15                   # plane 6: 2t + R(a)
+	pxor            %xmm10, %xmm6                   # plane 7: 2t + R(a)
+	pshufd          $78, %xmm9, %xmm9               # R^2(t5)
+	pshufd          $78, %xmm10, %xmm10             # R^2(t6)
+	pxor            96(%rbx,%rdi,1), %xmm15         # + round key
+	pxor            112(%rbx,%rdi,1), %xmm6         # + round key
+	pxor            %xmm9, %xmm12                   # + R^2(t): MixColumns done
+	pxor            %xmm10, %xmm15                  # + R^2(t): MixColumns done
+	movdqa          %xmm4, %xmm9
+	pxor            %xmm14, %xmm9                   # 2t, plane 1 = t0 + t7
+	pxor            %xmm8, %xmm9                    # plane 1: 2t + R(a)
+	movdqa          %xmm13, %xmm8
+	pxor            %xmm14, %xmm8                   # 2t, plane 3 = t2 + t7
+	pxor            %xmm2, %xmm8                    # plane 3: 2t + R(a)
+	movdqa          %xmm3, %xmm2
+	pxor            %xmm14, %xmm2                   # 2t, plane 4 = t3 + t7
+	pxor            %xmm11, %xmm2                   # plane 4: 2t + R(a)
+	pshufd          $78, %xmm4, %xmm4               # R^2(t0)
+	pxor            16(%rbx,%rdi,1), %xmm9          # + round key
+	pshufd          $78, %xmm13, %xmm13             # R^2(t2)
+	pshufd          $78, %xmm3, %xmm3               # R^2(t3)
+	pxor            48(%rbx,%rdi,1), %xmm8          # + round key
+	pxor            64(%rbx,%rdi,1), %xmm2          # + round key
+	pshufd          $78, %xmm14, %xmm14             # R^2(t7)
+	pxor            %xmm4, %xmm0                    # + R^2(t): MixColumns done
+	pxor            %xmm5, %xmm9                    # + R^2(t): MixColumns done
+	pxor            %xmm13, %xmm1                   # + R^2(t): MixColumns done
+	pxor            %xmm3, %xmm8                    # + R^2(t): MixColumns done
 	pxor            %xmm7, %xmm2                    # + R^2(t): MixColumns done
-	pxor            %xmm11, %xmm1                   # + R^2(t): MixColumns done
-	pxor            %xmm5, %xmm6                    # + R^2(t): MixColumns done
-	pxor            %xmm3, %xmm4                    # + R^2(t): MixColumns done
-	pxor            %xmm15, %xmm8                   # + R^2(t): MixColumns done
-	movdqa          %xmm6, %xmm3
-	movdqa          %xmm13, %xmm5
-	movdqa          %xmm14, %xmm6
-	movdqa          %xmm8, %xmm7
-	movdqa          %xmm2, %xmm9
+	pxor            %xmm14, %xmm6                   # + R^2(t): MixColumns done
+	movdqa          %xmm8, %xmm3
+	movdqa          %xmm2, %xmm4
+	movdqa          %xmm12, %xmm5
+	movdqa          %xmm6, %xmm7
 	movdqa          %xmm1, %xmm2
+	movdqa          %xmm15, %xmm6
 	movdqa          %xmm9, %xmm1
 	add             $128, %edi
 	cmp             $2224, %edi
@@ -2502,8 +2490,8 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pxor            %xmm10, %xmm13                  # M36 = M24 ^ M25
 	pxor            %xmm8, %xmm15                   # M39 = M23 ^ M30
 	pxor            %xmm13, %xmm14                  # M40 = M35 ^ M36
-	pand            %xmm14, %xmm2                   # M47 = M40 & T8
 	pand            %xmm15, %xmm0                   # M48 = M39 & U7
+	pand            %xmm14, %xmm2                   # M47 = M40 & T8
 	movdqa          %xmm14, %xmm13
 	pand            416(%rbx), %xmm13               # M56 = M40 & T23
 	pand            %xmm15, %xmm6                   # M57 = M39 & T19
@@ -2521,77 +2509,63 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pand            %xmm4, %xmm12                   # M51 = M37 & T17
 	pand            %xmm9, %xmm1                    # M59 = M38 & T22
 	pand            %xmm4, %xmm11                   # M60 = M37 & T20
-	pxor            %xmm12, %xmm1                   # L8 = M51 ^ M59
-	pxor            %xmm0, %xmm12                   # L12 = M48 ^ M51
-	movdqa          %xmm9, %xmm6
-	pxor            %xmm14, %xmm6                   # M41 = M38 ^ M40
-	pxor            %xmm4, %xmm9                    # M43 = M37 ^ M38
-	pxor            %xmm15, %xmm4                   # M42 = M37 ^ M39
-	pxor            %xmm14, %xmm15                  # M44 = M39 ^ M40
-	movdqa          %xmm15, %xmm8
+	movdqa          %xmm15, %xmm6
+	pxor            %xmm14, %xmm6                   # M44 = M39 ^ M40
+	pxor            %xmm9, %xmm14                   # M41 = M38 ^ M40
+	pxor            %xmm4, %xmm15                   # M42 = M37 ^ M39
+	pxor            %xmm9, %xmm4                    # M43 = M37 ^ M38
+	movdqa          %xmm6, %xmm8
 	pand            384(%rbx), %xmm8                # M46 = M44 & T6
-	pand            %xmm9, %xmm3                    # M49 = M43 & T16
-	pand            %xmm6, %xmm5                    # M54 = M41 & T10
-	pand            352(%rbx), %xmm15               # M55 = M44 & T13
-	pand            400(%rbx), %xmm9                # M58 = M43 & T3
-	movdqa          %xmm4, %xmm10
-	pand            432(%rbx), %xmm10               # M61 = M42 & T1
-	movdqa          %xmm4, %xmm14
-	pand            320(%rbx), %xmm14               # M52 = M42 & T15
-	pxor            %xmm6, %xmm4                    # M45 = M42 ^ M41
-	movdqa          %xmm13, 320(%rbx)
-	movdqa          %xmm4, %xmm13
-	pand            304(%rbx), %xmm13               # M53 = M45 & T27
-	pand            336(%rbx), %xmm4                # M62 = M45 & T4
-	pxor            %xmm8, %xmm0                    # L2 = M46 ^ M48
-	pxor            %xmm15, %xmm2                   # L3 = M47 ^ M55
-	pxor            %xmm9, %xmm5                    # L4 = M54 ^ M58
-	pxor            %xmm10, %xmm3                   # L5 = M49 ^ M61
-	pand            368(%rbx), %xmm6                # M63 = M41 & T2
-	pxor            %xmm4, %xmm3                    # L6 = M62 ^ L5
-	pxor            %xmm10, %xmm4                   # L0 = M61 ^ M62
-	pxor            %xmm2, %xmm8                    # L7 = M46 ^ L3
-	pxor            %xmm0, %xmm11                   # L11 = M60 ^ L2
-	pxor            %xmm14, %xmm10                  # L14 = M52 ^ M61
-	pxor            %xmm13, %xmm14                  # L9 = M52 ^ M53
-	pxor            %xmm5, %xmm13                   # L10 = M53 ^ L4
-	pxor            %xmm1, %xmm9                    # L18 = M58 ^ L8
-	pxor            %xmm5, %xmm6                    # L19 = M63 ^ L4
-	pxor            %xmm12, %xmm2                   # L22 = L3 ^ L12
-	pxor            %xmm0, %xmm9                    # L23 = L18 ^ L2
-	pxor            %xmm13, %xmm1                   # L27 = L8 ^ L10
-	pxor            %xmm3, %xmm13                   # L25 = L6 ^ L10
-	pxor            %xmm11, %xmm10                  # L28 = L11 ^ L14
-	pxor            %xmm10, %xmm6                   # S2 = L19 ^ L28
-	movdqa          %xmm7, %xmm0
-	pxor            320(%rbx), %xmm0                # L1 = M50 ^ M56
-	pxor            %xmm0, %xmm15                   # L15 = M55 ^ L1
-	movdqa          %xmm0, %xmm5
-	pxor            416(%rbx), %xmm5                # L17 = M57 ^ L1
-	pxor            %xmm4, %xmm7                    # L13 = M50 ^ L0
-	movdqa          %xmm4, %xmm10
-	pxor            320(%rbx), %xmm10               # L16 = M56 ^ L0
-	pxor            %xmm0, %xmm4                    # L20 = L0 ^ L1
-	pxor            %xmm8, %xmm0                    # L21 = L1 ^ L7
-	pxor            %xmm14, %xmm15                  # L24 = L15 ^ L9
-	pxor            %xmm14, %xmm8                   # L26 = L7 ^ L9
-	pxor            %xmm5, %xmm11                   # L29 = L11 ^ L17
-	pxor            %xmm3, %xmm15                   # S0 = L6 ^ L24
-	pxor            %xmm8, %xmm10                   # S1 = L16 ^ L26
-	pxor            %xmm3, %xmm0                    # S3 = L6 ^ L21
-	pxor            %xmm2, %xmm4                    # S4 = L20 ^ L22
-	pxor            %xmm11, %xmm13                  # S5 = L25 ^ L29
-	pxor            %xmm1, %xmm7                    # S6 = L13 ^ L27
-	pxor            %xmm9, %xmm3                    # S7 = L6 ^ L23
-	movdqa          %xmm7, %xmm1
+	pand            %xmm4, %xmm3                    # M49 = M43 & T16
+	pand            400(%rbx), %xmm4                # M58 = M43 & T3
+	pxor            %xmm8, %xmm0                    # L4 = M46 ^ M48
+	pand            %xmm14, %xmm5                   # M54 = M41 & T10
+	movdqa          %xmm15, %xmm9
+	pand            432(%rbx), %xmm9                # M61 = M42 & T1
+	pxor            %xmm3, %xmm7                    # L6 = M49 ^ M50
+	movdqa          %xmm15, %xmm10
+	pand            320(%rbx), %xmm10               # M52 = M42 & T15
+	pxor            %xmm14, %xmm15                  # M45 = M42 ^ M41
+	movdqa          %xmm14, 320(%rbx)
+	movdqa          %xmm15, %xmm14
+	pand            304(%rbx), %xmm14               # M53 = M45 & T27
+	pand            336(%rbx), %xmm15               # M62 = M45 & T4
+	pxor            %xmm9, %xmm15                   # L1 = M61 ^ M62
+	pxor            %xmm7, %xmm14                   # L8 = M53 ^ L6
+	pand            352(%rbx), %xmm6                # M55 = M44 & T13
+	pxor            %xmm15, %xmm13                  # L2 = M56 ^ L1
+	pxor            %xmm8, %xmm2                    # L5 = M47 ^ M46
+	pxor            %xmm12, %xmm3                   # L12 = M49 ^ M51
+	pxor            %xmm14, %xmm10                  # L16 = M52 ^ L8
+	pxor            %xmm13, %xmm6                   # L3 = M55 ^ L2
+	pxor            %xmm2, %xmm7                    # L11 = L6 ^ L5
+	pxor            %xmm15, %xmm1                   # L13 = M59 ^ L1
+	pxor            %xmm0, %xmm3                    # L14 = L4 ^ L12
+	pxor            %xmm4, %xmm0                    # L7 = M58 ^ L4
+	pxor            %xmm0, %xmm5                    # L9 = M54 ^ L7
+	pxor            %xmm5, %xmm14                   # L10 = L8 ^ L9
+	pxor            %xmm14, %xmm11                  # L17 = M60 ^ L10
+	pxor            %xmm10, %xmm9                   # L20 = M61 ^ L16
+	movdqa          320(%rbx), %xmm0
+	pand            368(%rbx), %xmm0                # M63 = M41 & T2
+	pxor            %xmm6, %xmm7                    # S3 = L3 ^ L11
+	pxor            %xmm3, %xmm1                    # L18 = L13 ^ L14
+	pxor            416(%rbx), %xmm13               # L21 = L2 ^ M57
+	pxor            %xmm11, %xmm9                   # L26 = L17 ^ L20
+	pxor            %xmm1, %xmm4                    # S7 = M58 ^ L18
+	pxor            %xmm10, %xmm6                   # S0 = L3 ^ L16
+	pxor            %xmm1, %xmm14                   # S6 = L10 ^ L18
+	pxor            %xmm7, %xmm3                    # S4 = L14 ^ S3
+	pxor            %xmm7, %xmm10                   # S1 = S3 ^ L16
+	pxor            %xmm0, %xmm9                    # S2 = L26 ^ M63
+	pxor            %xmm11, %xmm13                  # S5 = L21 ^ L17
+	movdqa          %xmm4, %xmm0
+	movdqa          %xmm14, %xmm1
 	movdqa          %xmm13, %xmm2
-	movdqa          %xmm6, %xmm5
+	movdqa          %xmm7, %xmm4
+	movdqa          %xmm9, %xmm5
+	movdqa          %xmm6, %xmm7
 	movdqa          %xmm10, %xmm6
-	movdqa          %xmm15, %xmm7
-	movdqa          %xmm3, %xmm8
-	movdqa          %xmm4, %xmm3
-	movdqa          %xmm0, %xmm4
-	movdqa          %xmm8, %xmm0
 # planes back to blocks (the network is its own inverse), + the last round key
 	movdqa          %xmm0, %xmm8
 	psrlq           $1, %xmm8
@@ -5250,502 +5224,474 @@ aesgen_xts_decrypt_vperm_ssse3:
 .Lxts_dec_bulk_middle_rounds:
 # a middle round (Nr - 1 of them): InvShiftRows, the inverse S-box circuit, InvMixColumns, + key
 	pshufb          .Lbs_inv_shift_rows(%rip), %xmm4 # InvShiftRows: plane 4 = Y4
-	pshufb          .Lbs_inv_shift_rows(%rip), %xmm1 # InvShiftRows: plane 1 = Y1
-	pshufb          .Lbs_inv_shift_rows(%rip), %xmm0 # InvShiftRows: plane 0 = Y0
 	pshufb          .Lbs_inv_shift_rows(%rip), %xmm6 # InvShiftRows: plane 6 = Y6
-	movdqa          %xmm0, %xmm8
-	pxor            %xmm6, %xmm8                    # A1 = Y0 ^ Y6
-	movdqa          %xmm1, %xmm9
-	pxor            %xmm8, %xmm9                    # A2 = Y1 ^ A1
-	movdqa          %xmm4, %xmm10
-	pxor            %xmm9, %xmm10                   # T19 = Y4 ^ A2
+	movdqa          %xmm4, %xmm8
+	pxor            %xmm6, %xmm8                    # T22 = Y4 ^ Y6
+	pshufb          .Lbs_inv_shift_rows(%rip), %xmm0 # InvShiftRows: plane 0 = Y0
+	pshufb          .Lbs_inv_shift_rows(%rip), %xmm1 # InvShiftRows: plane 1 = Y1
+	movdqa          %xmm0, %xmm9
+	pxor            %xmm1, %xmm9                    # A1 = Y0 ^ Y1
+	movdqa          %xmm8, %xmm10
+	pxor            %xmm9, %xmm10                   # T19 = T22 ^ A1
 	pshufb          .Lbs_inv_shift_rows(%rip), %xmm5 # InvShiftRows: plane 5 = Y5
 	pshufb          .Lbs_inv_shift_rows(%rip), %xmm2 # InvShiftRows: plane 2 = Y2
 	pshufb          .Lbs_inv_shift_rows(%rip), %xmm7 # InvShiftRows: plane 7 = Y7
-	movdqa          %xmm2, %xmm11
-	pxor            %xmm7, %xmm11                   # A4 = Y2 ^ Y7
-	movdqa          %xmm5, %xmm12
-	pxor            %xmm11, %xmm12                  # U7 = Y5 ^ A4
-	movdqa          %xmm10, %xmm13
-	pand            %xmm12, %xmm13                  # M4 = T19 & U7
-	movdqa          %xmm7, %xmm14
-	pxor            %xmm9, %xmm14                   # T13 = Y7 ^ A2
-	movdqa          %xmm4, %xmm15
-	pxor            %xmm5, %xmm15                   # A5 = Y4 ^ Y5
-	movdqa          %xmm12, 304(%rbx)
-	movdqa          %xmm2, %xmm12
-	pxor            %xmm6, %xmm12                   # A14 = Y2 ^ Y6
-	pxor            %xmm15, %xmm12                  # T6 = A5 ^ A14
-	movdqa          %xmm5, 320(%rbx)
-	movdqa          %xmm14, %xmm5
-	pand            %xmm12, %xmm5                   # M1 = T13 & T6
-	pxor            %xmm5, %xmm13                   # M5 = M4 ^ M1
+	pxor            %xmm7, %xmm2                    # A2 = Y2 ^ Y7
+	movdqa          %xmm5, %xmm11
+	pxor            %xmm2, %xmm11                   # U7 = Y5 ^ A2
+	movdqa          %xmm10, %xmm12
+	pand            %xmm11, %xmm12                  # M4 = T19 & U7
+	pxor            %xmm7, %xmm6                    # T2 = Y6 ^ Y7
+	pxor            %xmm6, %xmm9                    # T13 = A1 ^ T2
+	pxor            %xmm10, %xmm2                   # T15 = T19 ^ A2
 	pshufb          .Lbs_inv_shift_rows(%rip), %xmm3 # InvShiftRows: plane 3 = Y3
-	movdqa          %xmm14, 336(%rbx)
-	movdqa          %xmm3, %xmm14
-	pxor            %xmm9, %xmm14                   # T20 = Y3 ^ A2
-	movdqa          %xmm12, 352(%rbx)
-	movdqa          %xmm11, %xmm12
-	pxor            %xmm14, %xmm12                  # T14 = A4 ^ T20
-	pxor            %xmm5, %xmm12                   # M3 = T14 ^ M1
-	movdqa          %xmm4, %xmm5
-	pxor            %xmm7, %xmm5                    # T23 = Y4 ^ Y7
-	movdqa          %xmm13, 368(%rbx)
-	movdqa          %xmm6, %xmm13
-	pxor            %xmm7, %xmm13                   # T2 = Y6 ^ Y7
-	movdqa          %xmm6, 384(%rbx)
-	movdqa          %xmm4, %xmm6
-	pxor            %xmm13, %xmm6                   # T8 = Y4 ^ T2
-	movdqa          %xmm0, 400(%rbx)
-	movdqa          %xmm5, %xmm0
-	pand            %xmm6, %xmm0                    # M2 = T23 & T8
-	pxor            %xmm0, %xmm12                   # M16 = M3 ^ M2
-	movdqa          %xmm3, %xmm0
-	pxor            %xmm4, %xmm0                    # T1 = Y3 ^ Y4
-	pxor            %xmm10, %xmm11                  # T15 = A4 ^ T19
-	movdqa          %xmm10, 416(%rbx)
-	movdqa          %xmm0, %xmm10
-	pand            %xmm11, %xmm10                  # M11 = T1 & T15
-	movdqa          %xmm11, 432(%rbx)
-	movdqa          %xmm0, %xmm11
-	pxor            %xmm13, %xmm11                  # T4 = T1 ^ T2
-	pxor            %xmm1, %xmm2                    # A11 = Y1 ^ Y2
-	pxor            %xmm0, %xmm2                    # T27 = T1 ^ A11
-	movdqa          %xmm5, 448(%rbx)
-	movdqa          %xmm11, %xmm5
-	pand            %xmm2, %xmm5                    # M12 = T4 & T27
-	pxor            %xmm10, %xmm5                   # M13 = M12 ^ M11
-	pxor            %xmm3, %xmm7                    # A15 = Y3 ^ Y7
-	pxor            %xmm8, %xmm7                    # T10 = A1 ^ A15
-	movdqa          %xmm2, 464(%rbx)
-	movdqa          %xmm13, %xmm2
-	pand            %xmm7, %xmm2                    # M14 = T2 & T10
-	pxor            %xmm10, %xmm2                   # M15 = M14 ^ M11
-	pxor            %xmm15, %xmm9                   # T17 = A2 ^ A5
-	movdqa          %xmm14, %xmm10
-	pand            %xmm9, %xmm10                   # M9 = T20 & T17
-	movdqa          %xmm13, 480(%rbx)
 	movdqa          %xmm0, %xmm13
-	pxor            400(%rbx), %xmm13               # T9 = Y0 ^ T1
-	movdqa          %xmm11, 496(%rbx)
-	movdqa          %xmm1, %xmm11
-	pxor            %xmm13, %xmm11                  # T3 = Y1 ^ T9
-	pxor            %xmm3, %xmm1                    # A12 = Y1 ^ Y3
-	movdqa          %xmm7, 512(%rbx)
-	movdqa          320(%rbx), %xmm7
-	pxor            384(%rbx), %xmm7                # A19 = Y5 ^ Y6
-	pxor            %xmm7, %xmm1                    # T16 = A12 ^ A19
-	movdqa          %xmm11, %xmm7
-	pand            %xmm1, %xmm7                    # M6 = T3 & T16
-	pxor            %xmm7, %xmm10                   # M10 = M9 ^ M6
-	pxor            %xmm15, %xmm8                   # T26 = A1 ^ A5
-	pxor            %xmm7, %xmm8                    # M8 = T26 ^ M6
-	pxor            384(%rbx), %xmm4                # T22 = Y4 ^ Y6
-	movdqa          %xmm4, %xmm7
-	pand            %xmm13, %xmm7                   # M7 = T22 & T9
-	pxor            %xmm7, %xmm8                    # M18 = M8 ^ M7
-	pxor            400(%rbx), %xmm3                # T24 = Y0 ^ Y3
-	movdqa          %xmm0, %xmm7
-	pxor            320(%rbx), %xmm7                # T25 = Y5 ^ T1
-	pxor            368(%rbx), %xmm3                # M17 = M5 ^ T24
-	pxor            %xmm5, %xmm12                   # M20 = M16 ^ M13
-	pxor            %xmm5, %xmm8                    # M22 = M18 ^ M13
-	pxor            %xmm2, %xmm10                   # M19 = M10 ^ M15
-	pxor            %xmm2, %xmm3                    # M21 = M17 ^ M15
-	pxor            %xmm7, %xmm10                   # M23 = M19 ^ T25
-	movdqa          %xmm8, %xmm2
-	pand            %xmm12, %xmm2                   # M25 = M22 & M20
-	movdqa          %xmm8, %xmm5
-	pxor            %xmm10, %xmm5                   # M24 = M22 ^ M23
-	pand            %xmm3, %xmm8                    # M34 = M21 & M22
-	pand            %xmm5, %xmm8                    # M35 = M24 & M34
-	movdqa          %xmm3, %xmm7
-	pxor            %xmm2, %xmm7                    # M26 = M21 ^ M25
-	pand            %xmm5, %xmm7                    # M30 = M26 & M24
-	pxor            %xmm10, %xmm7                   # M39 = M23 ^ M30
-	pxor            %xmm2, %xmm5                    # M36 = M24 ^ M25
-	pxor            %xmm5, %xmm8                    # M40 = M35 ^ M36
-	pand            %xmm8, %xmm6                    # M47 = M40 & T8
+	pxor            %xmm3, %xmm13                   # T24 = Y0 ^ Y3
+	movdqa          %xmm6, %xmm14
+	pxor            %xmm13, %xmm14                  # T10 = T2 ^ T24
+	movdqa          %xmm2, %xmm15
+	pxor            %xmm14, %xmm15                  # T27 = T15 ^ T10
+	movdqa          %xmm11, 304(%rbx)
+	movdqa          %xmm5, %xmm11
+	pxor            %xmm10, %xmm11                  # T17 = Y5 ^ T19
+	movdqa          %xmm10, 320(%rbx)
+	movdqa          %xmm3, %xmm10
+	pxor            %xmm4, %xmm10                   # T1 = Y3 ^ Y4
+	pxor            %xmm10, %xmm0                   # T9 = Y0 ^ T1
+	movdqa          %xmm13, 336(%rbx)
+	movdqa          %xmm11, %xmm13
+	pxor            %xmm0, %xmm13                   # T16 = T17 ^ T9
+	movdqa          %xmm5, 352(%rbx)
+	movdqa          %xmm15, %xmm5
+	pxor            %xmm13, %xmm5                   # T6 = T27 ^ T16
+	movdqa          %xmm8, 368(%rbx)
+	movdqa          %xmm9, %xmm8
+	pand            %xmm5, %xmm8                    # M1 = T13 & T6
+	pxor            %xmm8, %xmm12                   # M5 = M4 ^ M1
+	movdqa          %xmm9, 384(%rbx)
+	movdqa          %xmm10, %xmm9
+	pxor            %xmm2, %xmm9                    # T14 = T1 ^ T15
+	pxor            %xmm8, %xmm9                    # M3 = T14 ^ M1
+	pxor            %xmm7, %xmm4                    # T23 = Y4 ^ Y7
+	movdqa          %xmm10, %xmm7
+	pxor            %xmm6, %xmm7                    # T4 = T1 ^ T2
+	pxor            %xmm7, %xmm3                    # T8 = Y3 ^ T4
+	movdqa          %xmm4, %xmm8
+	pand            %xmm3, %xmm8                    # M2 = T23 & T8
+	pxor            %xmm8, %xmm9                    # M16 = M3 ^ M2
+	movdqa          %xmm10, %xmm8
+	pand            %xmm2, %xmm8                    # M11 = T1 & T15
+	movdqa          %xmm5, 400(%rbx)
 	movdqa          %xmm7, %xmm5
-	pand            304(%rbx), %xmm5                # M48 = M39 & U7
-	movdqa          %xmm8, %xmm15
-	pand            448(%rbx), %xmm15               # M56 = M40 & T23
-	pxor            %xmm5, %xmm15                   # B7 = M48 ^ M56
-	movdqa          %xmm5, 448(%rbx)
-	movdqa          %xmm7, %xmm5
-	pand            416(%rbx), %xmm5                # M57 = M39 & T19
-	movdqa          %xmm5, 416(%rbx)
-	movdqa          %xmm12, %xmm5
-	pxor            %xmm3, %xmm5                    # M27 = M20 ^ M21
-	pand            %xmm10, %xmm12                  # M31 = M20 & M23
-	pxor            %xmm2, %xmm10                   # M28 = M23 ^ M25
-	pand            %xmm5, %xmm10                   # M29 = M28 & M27
-	pand            %xmm5, %xmm12                   # M32 = M27 & M31
-	pxor            %xmm2, %xmm5                    # M33 = M27 ^ M25
-	pxor            %xmm10, %xmm3                   # M37 = M21 ^ M29
-	pxor            %xmm5, %xmm12                   # M38 = M32 ^ M33
-	pand            %xmm12, %xmm13                  # M50 = M38 & T9
-	pand            %xmm12, %xmm4                   # M59 = M38 & T22
-	pand            %xmm3, %xmm14                   # M60 = M37 & T20
-	pxor            %xmm13, %xmm6                   # B6 = M47 ^ M50
-	pand            %xmm3, %xmm9                    # M51 = M37 & T17
-	movdqa          %xmm3, %xmm2
-	pxor            %xmm7, %xmm2                    # M42 = M37 ^ M39
-	pxor            %xmm12, %xmm3                   # M43 = M37 ^ M38
-	movdqa          %xmm2, %xmm5
-	pand            432(%rbx), %xmm5                # M52 = M42 & T15
-	pand            %xmm2, %xmm0                    # M61 = M42 & T1
-	pxor            %xmm8, %xmm12                   # M41 = M38 ^ M40
-	pand            %xmm3, %xmm11                   # M58 = M43 & T3
-	pxor            %xmm0, %xmm5                    # B1 = M52 ^ M61
-	pxor            %xmm8, %xmm7                    # M44 = M39 ^ M40
-	pxor            %xmm12, %xmm2                   # M45 = M42 ^ M41
-	pand            %xmm1, %xmm3                    # M49 = M43 & T16
-	pxor            %xmm5, %xmm11                   # B2 = M58 ^ B1
-	movdqa          %xmm7, %xmm1
-	pand            352(%rbx), %xmm1                # M46 = M44 & T6
-	movdqa          %xmm12, %xmm8
-	pand            512(%rbx), %xmm8                # M54 = M41 & T10
-	pand            336(%rbx), %xmm7                # M55 = M44 & T13
-	movdqa          %xmm2, %xmm10
-	pand            496(%rbx), %xmm10               # M62 = M45 & T4
-	pand            480(%rbx), %xmm12               # M63 = M41 & T2
-	pxor            %xmm3, %xmm14                   # B8 = M49 ^ M60
-	pand            464(%rbx), %xmm2                # M53 = M45 & T27
-	pxor            %xmm12, %xmm7                   # B12 = M55 ^ M63
-	pxor            %xmm6, %xmm14                   # B14 = B6 ^ B8
-	pxor            %xmm15, %xmm5                   # B20 = B1 ^ B7
-	pxor            %xmm2, %xmm13                   # B10 = M50 ^ M53
-	pxor            416(%rbx), %xmm15               # B13 = M57 ^ B7
-	pxor            %xmm9, %xmm12                   # B16 = M51 ^ M63
-	pxor            416(%rbx), %xmm0                # B18 = M57 ^ M61
-	pxor            %xmm7, %xmm0                    # W0 = B12 ^ B18
-	pxor            %xmm14, %xmm7                   # B28 = B12 ^ B14
-	pxor            %xmm15, %xmm14                  # B30 = B13 ^ B14
-	pxor            %xmm12, %xmm15                  # B31 = B13 ^ B16
-	movdqa          %xmm4, %xmm2
-	pxor            %xmm11, %xmm2                   # B3 = M59 ^ B2
-	pxor            %xmm2, %xmm1                    # B5 = M46 ^ B3
-	pxor            %xmm2, %xmm3                    # B9 = M49 ^ B3
-	pxor            %xmm8, %xmm4                    # B17 = M54 ^ M59
-	pxor            %xmm10, %xmm8                   # B4 = M54 ^ M62
-	pxor            %xmm8, %xmm9                    # B11 = M51 ^ B4
-	pxor            %xmm3, %xmm10                   # B19 = M62 ^ B9
-	pxor            %xmm1, %xmm6                    # B22 = B5 ^ B6
-	pxor            %xmm5, %xmm4                    # B32 = B17 ^ B20
-	pxor            %xmm8, %xmm11                   # B21 = B2 ^ B4
-	movdqa          %xmm1, %xmm2
-	pxor            %xmm13, %xmm2                   # B23 = B5 ^ B10
-	pxor            %xmm9, %xmm3                    # W7 = B9 ^ B11
-	pxor            %xmm10, %xmm13                  # W1 = B10 ^ B19
-	pxor            %xmm6, %xmm9                    # W2 = B11 ^ B22
-	pxor            %xmm4, %xmm7                    # W6 = B28 ^ B32
-	pxor            448(%rbx), %xmm8                # B15 = M48 ^ B4
-	pxor            %xmm14, %xmm11                  # W5 = B21 ^ B30
-	pxor            %xmm15, %xmm2                   # W3 = B23 ^ B31
-	pshufd          $78, %xmm0, %xmm4               # w0 = W0; R^2(w0)
-	pshufd          $78, %xmm13, %xmm5              # w1 = W1; R^2(w1)
-	pshufd          $78, %xmm9, %xmm6               # w2 = W2; R^2(w2)
-	pshufd          $78, %xmm7, %xmm10              # w6 = W6; R^2(w6)
-	pshufd          $78, %xmm3, %xmm12              # w7 = W7; R^2(w7)
-	pxor            %xmm8, %xmm1                    # W4 = B5 ^ B15
-	pxor            %xmm0, %xmm4                    # u0 = w0 + R^2(w0)
-	pxor            %xmm13, %xmm5                   # u1 = w1 + R^2(w1)
-	pxor            %xmm9, %xmm6                    # u2 = w2 + R^2(w2)
-	pshufd          $78, %xmm2, %xmm8               # w3 = W3; R^2(w3)
-	pshufd          $78, %xmm11, %xmm14             # w5 = W5; R^2(w5)
-	pxor            %xmm7, %xmm10                   # u6 = w6 + R^2(w6)
-	pxor            %xmm3, %xmm12                   # u7 = w7 + R^2(w7)
-	pxor            %xmm2, %xmm8                    # u3 = w3 + R^2(w3)
-	pxor            %xmm11, %xmm14                  # u5 = w5 + R^2(w5)
-	pxor            %xmm12, %xmm4                   # 2u, plane 1 = u0 + u7
-	pxor            %xmm12, %xmm6                   # 2u, plane 3 = u2 + u7
-	pxor            %xmm10, %xmm5                   # 2(2u), plane 3 = (2u)2 + (2u)7
-	pxor            %xmm12, %xmm8                   # 2u, plane 4 = u3 + u7
-	pxor            %xmm10, %xmm12                  # 2(2u), plane 1 = (2u)0 + (2u)7
-	pxor            %xmm10, %xmm6                   # 2(2u), plane 4 = (2u)3 + (2u)7
-	pxor            %xmm10, %xmm0                   # p0 = w0 + 4u0
-	pshufd          $78, %xmm1, %xmm10              # w4 = W4; R^2(w4)
-	pxor            %xmm1, %xmm10                   # u4 = w4 + R^2(w4)
-	pxor            %xmm4, %xmm9                    # p2 = w2 + 4u2
-	pxor            %xmm5, %xmm2                    # p3 = w3 + 4u3
-	pxor            %xmm14, %xmm3                   # p7 = w7 + 4u7
-	pxor            %xmm12, %xmm13                  # p1 = w1 + 4u1
-	pxor            %xmm6, %xmm1                    # p4 = w4 + 4u4
-	pxor            %xmm8, %xmm11                   # p5 = w5 + 4u5
-	pxor            %xmm10, %xmm7                   # p6 = w6 + 4u6
-	pshufd          $57, %xmm0, %xmm4               # a0 = p0; R(a0)
-	pshufd          $57, %xmm9, %xmm5               # a2 = p2; R(a2)
-	pshufd          $57, %xmm2, %xmm6               # a3 = p3; R(a3)
-	pshufd          $57, %xmm3, %xmm8               # a7 = p7; R(a7)
-	pshufd          $57, %xmm13, %xmm10             # a1 = p1; R(a1)
-	pshufd          $57, %xmm1, %xmm12              # a4 = p4; R(a4)
-	pshufd          $57, %xmm11, %xmm14             # a5 = p5; R(a5)
-	pxor            %xmm4, %xmm0                    # t0 = a0 + R(a0)
-	pxor            %xmm5, %xmm9                    # t2 = a2 + R(a2)
-	pxor            %xmm6, %xmm2                    # t3 = a3 + R(a3)
-	pxor            %xmm8, %xmm3                    # t7 = a7 + R(a7)
-	pxor            %xmm10, %xmm13                  # t1 = a1 + R(a1)
-	pxor            %xmm12, %xmm1                   # t4 = a4 + R(a4)
-	pxor            %xmm14, %xmm11                  # t5 = a5 + R(a5)
-	pxor            %xmm3, %xmm4                    # plane 0: 2t + R(a)
-	pxor            %xmm13, %xmm5                   # plane 2: 2t + R(a)
-	pxor            %xmm1, %xmm14                   # plane 5: 2t + R(a)
-	pxor            (%rbx,%rdi,1), %xmm4            # + round key
-	pshufd          $78, %xmm13, %xmm13             # R^2(t1)
-	pxor            32(%rbx,%rdi,1), %xmm5          # + round key
-	pshufd          $78, %xmm1, %xmm1               # R^2(t4)
-	pxor            80(%rbx,%rdi,1), %xmm14         # + round key
-	pshufd          $57, %xmm7, %xmm15              # a6 = p6; R(a6)
-	pxor            %xmm15, %xmm7                   # t6 = a6 + R(a6)
-	pxor            %xmm11, %xmm15                  # plane 6: 2t + R(a)
-	pxor            %xmm7, %xmm8                    # plane 7: 2t + R(a)
-	pshufd          $78, %xmm11, %xmm11             # R^2(t5)
-	pshufd          $78, %xmm7, %xmm7               # R^2(t6)
-	pxor            96(%rbx,%rdi,1), %xmm15         # + round key
-	pxor            112(%rbx,%rdi,1), %xmm8         # + round key
-	pxor            %xmm11, %xmm14                  # + R^2(t): MixColumns done
-	pxor            %xmm7, %xmm15                   # + R^2(t): MixColumns done
+	pand            %xmm15, %xmm5                   # M12 = T4 & T27
+	pxor            %xmm8, %xmm5                    # M13 = M12 ^ M11
+	movdqa          %xmm15, 416(%rbx)
+	movdqa          %xmm6, %xmm15
+	pand            %xmm14, %xmm15                  # M14 = T2 & T10
+	pxor            %xmm8, %xmm15                   # M15 = M14 ^ M11
+	movdqa          %xmm1, %xmm8
+	pxor            %xmm0, %xmm8                    # T3 = Y1 ^ T9
+	movdqa          %xmm6, 432(%rbx)
+	movdqa          %xmm8, %xmm6
+	pand            %xmm13, %xmm6                   # M6 = T3 & T16
+	pxor            %xmm11, %xmm1                   # T26 = Y1 ^ T17
+	pxor            %xmm6, %xmm1                    # M8 = T26 ^ M6
+	movdqa          %xmm7, 448(%rbx)
 	movdqa          %xmm0, %xmm7
-	pxor            %xmm3, %xmm7                    # 2t, plane 1 = t0 + t7
-	pxor            %xmm10, %xmm7                   # plane 1: 2t + R(a)
-	movdqa          %xmm9, %xmm10
-	pxor            %xmm3, %xmm10                   # 2t, plane 3 = t2 + t7
-	pxor            %xmm6, %xmm10                   # plane 3: 2t + R(a)
-	movdqa          %xmm2, %xmm6
-	pxor            %xmm3, %xmm6                    # 2t, plane 4 = t3 + t7
-	pxor            %xmm12, %xmm6                   # plane 4: 2t + R(a)
-	pshufd          $78, %xmm0, %xmm0               # R^2(t0)
-	pxor            16(%rbx,%rdi,1), %xmm7          # + round key
-	pshufd          $78, %xmm9, %xmm9               # R^2(t2)
-	pshufd          $78, %xmm2, %xmm2               # R^2(t3)
-	pxor            48(%rbx,%rdi,1), %xmm10         # + round key
-	pxor            64(%rbx,%rdi,1), %xmm6          # + round key
-	pshufd          $78, %xmm3, %xmm3               # R^2(t7)
-	pxor            %xmm0, %xmm4                    # + R^2(t): MixColumns done
-	pxor            %xmm13, %xmm7                   # + R^2(t): MixColumns done
-	pxor            %xmm9, %xmm5                    # + R^2(t): MixColumns done
-	pxor            %xmm2, %xmm10                   # + R^2(t): MixColumns done
-	pxor            %xmm1, %xmm6                    # + R^2(t): MixColumns done
-	pxor            %xmm3, %xmm8                    # + R^2(t): MixColumns done
-	movdqa          %xmm4, %xmm0
-	movdqa          %xmm7, %xmm1
-	movdqa          %xmm5, %xmm2
-	movdqa          %xmm10, %xmm3
-	movdqa          %xmm6, %xmm4
-	movdqa          %xmm14, %xmm5
-	movdqa          %xmm15, %xmm6
+	pand            368(%rbx), %xmm7                # M7 = T22 & T9
+	pxor            %xmm7, %xmm1                    # M18 = M8 ^ M7
 	movdqa          %xmm8, %xmm7
+	pxor            368(%rbx), %xmm7                # T20 = T22 ^ T3
+	movdqa          %xmm14, 464(%rbx)
+	movdqa          %xmm7, %xmm14
+	pand            %xmm11, %xmm14                  # M9 = T20 & T17
+	pxor            %xmm6, %xmm14                   # M10 = M9 ^ M6
+	movdqa          %xmm10, %xmm6
+	pxor            352(%rbx), %xmm6                # T25 = Y5 ^ T1
+	pxor            336(%rbx), %xmm12               # M17 = M5 ^ T24
+	pxor            %xmm5, %xmm9                    # M20 = M16 ^ M13
+	pxor            %xmm5, %xmm1                    # M22 = M18 ^ M13
+	pxor            %xmm15, %xmm14                  # M19 = M10 ^ M15
+	pxor            %xmm15, %xmm12                  # M21 = M17 ^ M15
+	pxor            %xmm6, %xmm14                   # M23 = M19 ^ T25
+	movdqa          %xmm1, %xmm5
+	pand            %xmm9, %xmm5                    # M25 = M22 & M20
+	movdqa          %xmm1, %xmm6
+	pxor            %xmm14, %xmm6                   # M24 = M22 ^ M23
+	pand            %xmm12, %xmm1                   # M34 = M21 & M22
+	pand            %xmm6, %xmm1                    # M35 = M24 & M34
+	movdqa          %xmm12, %xmm15
+	pxor            %xmm5, %xmm15                   # M26 = M21 ^ M25
+	pand            %xmm6, %xmm15                   # M30 = M26 & M24
+	pxor            %xmm14, %xmm15                  # M39 = M23 ^ M30
+	pxor            %xmm5, %xmm6                    # M36 = M24 ^ M25
+	pxor            %xmm6, %xmm1                    # M40 = M35 ^ M36
+	pand            %xmm1, %xmm3                    # M47 = M40 & T8
+	movdqa          %xmm15, %xmm6
+	pand            304(%rbx), %xmm6                # M48 = M39 & U7
+	pand            %xmm1, %xmm4                    # M56 = M40 & T23
+	pxor            %xmm6, %xmm4                    # B7 = M48 ^ M56
+	movdqa          %xmm6, 304(%rbx)
+	movdqa          %xmm15, %xmm6
+	pand            320(%rbx), %xmm6                # M57 = M39 & T19
+	movdqa          %xmm6, 320(%rbx)
+	movdqa          %xmm9, %xmm6
+	pxor            %xmm12, %xmm6                   # M27 = M20 ^ M21
+	pand            %xmm14, %xmm9                   # M31 = M20 & M23
+	pxor            %xmm5, %xmm14                   # M28 = M23 ^ M25
+	pand            %xmm6, %xmm14                   # M29 = M28 & M27
+	pand            %xmm6, %xmm9                    # M32 = M27 & M31
+	pxor            %xmm5, %xmm6                    # M33 = M27 ^ M25
+	pxor            %xmm14, %xmm12                  # M37 = M21 ^ M29
+	pxor            %xmm6, %xmm9                    # M38 = M32 ^ M33
+	pand            %xmm9, %xmm0                    # M50 = M38 & T9
+	movdqa          %xmm9, %xmm5
+	pand            368(%rbx), %xmm5                # M59 = M38 & T22
+	pand            %xmm12, %xmm7                   # M60 = M37 & T20
+	pxor            %xmm0, %xmm3                    # B6 = M47 ^ M50
+	pand            %xmm12, %xmm11                  # M51 = M37 & T17
+	movdqa          %xmm12, %xmm6
+	pxor            %xmm15, %xmm6                   # M42 = M37 ^ M39
+	pxor            %xmm9, %xmm12                   # M43 = M37 ^ M38
+	pand            %xmm6, %xmm2                    # M52 = M42 & T15
+	pand            %xmm6, %xmm10                   # M61 = M42 & T1
+	pxor            %xmm1, %xmm9                    # M41 = M38 ^ M40
+	pand            %xmm12, %xmm8                   # M58 = M43 & T3
+	pxor            %xmm10, %xmm2                   # B1 = M52 ^ M61
+	pxor            %xmm1, %xmm15                   # M44 = M39 ^ M40
+	pxor            %xmm9, %xmm6                    # M45 = M42 ^ M41
+	pand            %xmm13, %xmm12                  # M49 = M43 & T16
+	pxor            %xmm2, %xmm8                    # B2 = M58 ^ B1
+	movdqa          %xmm15, %xmm1
+	pand            400(%rbx), %xmm1                # M46 = M44 & T6
+	movdqa          %xmm9, %xmm13
+	pand            464(%rbx), %xmm13               # M54 = M41 & T10
+	pand            384(%rbx), %xmm15               # M55 = M44 & T13
+	movdqa          %xmm6, %xmm14
+	pand            448(%rbx), %xmm14               # M62 = M45 & T4
+	pand            432(%rbx), %xmm9                # M63 = M41 & T2
+	pxor            %xmm12, %xmm7                   # B8 = M49 ^ M60
+	pand            416(%rbx), %xmm6                # M53 = M45 & T27
+	pxor            %xmm9, %xmm15                   # B12 = M55 ^ M63
+	pxor            %xmm3, %xmm7                    # B14 = B6 ^ B8
+	pxor            %xmm4, %xmm2                    # B20 = B1 ^ B7
+	pxor            %xmm6, %xmm0                    # B10 = M50 ^ M53
+	pxor            320(%rbx), %xmm4                # B13 = M57 ^ B7
+	pxor            %xmm11, %xmm9                   # B16 = M51 ^ M63
+	pxor            320(%rbx), %xmm10               # B18 = M57 ^ M61
+	pxor            %xmm15, %xmm10                  # W0 = B12 ^ B18
+	pxor            %xmm7, %xmm15                   # B28 = B12 ^ B14
+	pxor            %xmm4, %xmm7                    # B30 = B13 ^ B14
+	pxor            %xmm9, %xmm4                    # B31 = B13 ^ B16
+	movdqa          %xmm5, %xmm6
+	pxor            %xmm8, %xmm6                    # B3 = M59 ^ B2
+	pxor            %xmm6, %xmm1                    # B5 = M46 ^ B3
+	pxor            %xmm6, %xmm12                   # B9 = M49 ^ B3
+	pxor            %xmm13, %xmm5                   # B17 = M54 ^ M59
+	pxor            %xmm14, %xmm13                  # B4 = M54 ^ M62
+	pxor            %xmm13, %xmm11                  # B11 = M51 ^ B4
+	pxor            %xmm12, %xmm14                  # B19 = M62 ^ B9
+	pxor            %xmm1, %xmm3                    # B22 = B5 ^ B6
+	pxor            %xmm2, %xmm5                    # B32 = B17 ^ B20
+	pxor            %xmm13, %xmm8                   # B21 = B2 ^ B4
+	movdqa          %xmm1, %xmm2
+	pxor            %xmm0, %xmm2                    # B23 = B5 ^ B10
+	pxor            %xmm11, %xmm12                  # W7 = B9 ^ B11
+	pxor            %xmm14, %xmm0                   # W1 = B10 ^ B19
+	pxor            %xmm3, %xmm11                   # W2 = B11 ^ B22
+	pxor            %xmm5, %xmm15                   # W6 = B28 ^ B32
+	pxor            304(%rbx), %xmm13               # B15 = M48 ^ B4
+	pxor            %xmm7, %xmm8                    # W5 = B21 ^ B30
+	pxor            %xmm4, %xmm2                    # W3 = B23 ^ B31
+	pshufd          $78, %xmm10, %xmm3              # w0 = W0; R^2(w0)
+	pshufd          $78, %xmm0, %xmm4               # w1 = W1; R^2(w1)
+	pshufd          $78, %xmm11, %xmm5              # w2 = W2; R^2(w2)
+	pshufd          $78, %xmm15, %xmm6              # w6 = W6; R^2(w6)
+	pshufd          $78, %xmm12, %xmm7              # w7 = W7; R^2(w7)
+	pxor            %xmm13, %xmm1                   # W4 = B5 ^ B15
+	pxor            %xmm10, %xmm3                   # u0 = w0 + R^2(w0)
+	pxor            %xmm0, %xmm4                    # u1 = w1 + R^2(w1)
+	pxor            %xmm11, %xmm5                   # u2 = w2 + R^2(w2)
+	pshufd          $78, %xmm2, %xmm9               # w3 = W3; R^2(w3)
+	pshufd          $78, %xmm8, %xmm13              # w5 = W5; R^2(w5)
+	pxor            %xmm15, %xmm6                   # u6 = w6 + R^2(w6)
+	pxor            %xmm12, %xmm7                   # u7 = w7 + R^2(w7)
+	pxor            %xmm2, %xmm9                    # u3 = w3 + R^2(w3)
+	pxor            %xmm8, %xmm13                   # u5 = w5 + R^2(w5)
+	pxor            %xmm7, %xmm3                    # 2u, plane 1 = u0 + u7
+	pxor            %xmm7, %xmm5                    # 2u, plane 3 = u2 + u7
+	pxor            %xmm6, %xmm4                    # 2(2u), plane 3 = (2u)2 + (2u)7
+	pxor            %xmm7, %xmm9                    # 2u, plane 4 = u3 + u7
+	pxor            %xmm6, %xmm7                    # 2(2u), plane 1 = (2u)0 + (2u)7
+	pxor            %xmm6, %xmm5                    # 2(2u), plane 4 = (2u)3 + (2u)7
+	pxor            %xmm6, %xmm10                   # p0 = w0 + 4u0
+	pshufd          $78, %xmm1, %xmm6               # w4 = W4; R^2(w4)
+	pxor            %xmm1, %xmm6                    # u4 = w4 + R^2(w4)
+	pxor            %xmm3, %xmm11                   # p2 = w2 + 4u2
+	pxor            %xmm4, %xmm2                    # p3 = w3 + 4u3
+	pxor            %xmm13, %xmm12                  # p7 = w7 + 4u7
+	pxor            %xmm7, %xmm0                    # p1 = w1 + 4u1
+	pxor            %xmm5, %xmm1                    # p4 = w4 + 4u4
+	pxor            %xmm9, %xmm8                    # p5 = w5 + 4u5
+	pxor            %xmm6, %xmm15                   # p6 = w6 + 4u6
+	pshufd          $57, %xmm10, %xmm3              # a0 = p0; R(a0)
+	pshufd          $57, %xmm11, %xmm4              # a2 = p2; R(a2)
+	pshufd          $57, %xmm2, %xmm5               # a3 = p3; R(a3)
+	pshufd          $57, %xmm12, %xmm6              # a7 = p7; R(a7)
+	pshufd          $57, %xmm0, %xmm7               # a1 = p1; R(a1)
+	pshufd          $57, %xmm1, %xmm9               # a4 = p4; R(a4)
+	pshufd          $57, %xmm8, %xmm13              # a5 = p5; R(a5)
+	pxor            %xmm3, %xmm10                   # t0 = a0 + R(a0)
+	pxor            %xmm4, %xmm11                   # t2 = a2 + R(a2)
+	pxor            %xmm5, %xmm2                    # t3 = a3 + R(a3)
+	pxor            %xmm6, %xmm12                   # t7 = a7 + R(a7)
+	pxor            %xmm7, %xmm0                    # t1 = a1 + R(a1)
+	pxor            %xmm9, %xmm1                    # t4 = a4 + R(a4)
+	pxor            %xmm13, %xmm8                   # t5 = a5 + R(a5)
+	pxor            %xmm12, %xmm3                   # plane 0: 2t + R(a)
+	pxor            %xmm0, %xmm4                    # plane 2: 2t + R(a)
+	pxor            %xmm1, %xmm13                   # plane 5: 2t + R(a)
+	pxor            (%rbx,%rdi,1), %xmm3            # + round key
+	pshufd          $78, %xmm0, %xmm0               # R^2(t1)
+	pxor            32(%rbx,%rdi,1), %xmm4          # + round key
+	pshufd          $78, %xmm1, %xmm1               # R^2(t4)
+	pxor            80(%rbx,%rdi,1), %xmm13         # + round key
+	pshufd          $57, %xmm15, %xmm14             # a6 = p6; R(a6)
+	pxor            %xmm14, %xmm15                  # t6 = a6 + R(a6)
+	pxor            %xmm8, %xmm14                   # plane 6: 2t + R(a)
+	pxor            %xmm15, %xmm6                   # plane 7: 2t + R(a)
+	pshufd          $78, %xmm8, %xmm8               # R^2(t5)
+	pshufd          $78, %xmm15, %xmm15             # R^2(t6)
+	pxor            96(%rbx,%rdi,1), %xmm14         # + round key
+	pxor            112(%rbx,%rdi,1), %xmm6         # + round key
+	pxor            %xmm8, %xmm13                   # + R^2(t): MixColumns done
+	pxor            %xmm15, %xmm14                  # + R^2(t): MixColumns done
+	movdqa          %xmm10, %xmm8
+	pxor            %xmm12, %xmm8                   # 2t, plane 1 = t0 + t7
+	pxor            %xmm7, %xmm8                    # plane 1: 2t + R(a)
+	movdqa          %xmm11, %xmm7
+	pxor            %xmm12, %xmm7                   # 2t, plane 3 = t2 + t7
+	pxor            %xmm5, %xmm7                    # plane 3: 2t + R(a)
+	movdqa          %xmm2, %xmm5
+	pxor            %xmm12, %xmm5                   # 2t, plane 4 = t3 + t7
+	pxor            %xmm9, %xmm5                    # plane 4: 2t + R(a)
+	pshufd          $78, %xmm10, %xmm10             # R^2(t0)
+	pxor            16(%rbx,%rdi,1), %xmm8          # + round key
+	pshufd          $78, %xmm11, %xmm11             # R^2(t2)
+	pshufd          $78, %xmm2, %xmm2               # R^2(t3)
+	pxor            48(%rbx,%rdi,1), %xmm7          # + round key
+	pxor            64(%rbx,%rdi,1), %xmm5          # + round key
+	pshufd          $78, %xmm12, %xmm12             # R^2(t7)
+	pxor            %xmm10, %xmm3                   # + R^2(t): MixColumns done
+	pxor            %xmm0, %xmm8                    # + R^2(t): MixColumns done
+	pxor            %xmm11, %xmm4                   # + R^2(t): MixColumns done
+	pxor            %xmm2, %xmm7                    # + R^2(t): MixColumns done
+	pxor            %xmm1, %xmm5                    # + R^2(t): MixColumns done
+	pxor            %xmm12, %xmm6                   # + R^2(t): MixColumns done
+	movdqa          %xmm3, %xmm0
+	movdqa          %xmm8, %xmm1
+	movdqa          %xmm4, %xmm2
+	movdqa          %xmm7, %xmm3
+	movdqa          %xmm5, %xmm4
+	movdqa          %xmm13, %xmm5
+	movdqa          %xmm6, %xmm7
+	movdqa          %xmm14, %xmm6
 	add             $128, %edi
 	cmp             $2224, %edi
 	jb              .Lxts_dec_bulk_middle_rounds
 # the last round: InvShiftRows (and back to column order), the inverse S-box circuit
 	pshufb          .Lbs_inv_shift_rows_to_columns(%rip), %xmm4 # InvShiftRows, back to column order: plane 4 = Y4
-	pshufb          .Lbs_inv_shift_rows_to_columns(%rip), %xmm1 # InvShiftRows, back to column order: plane 1 = Y1
-	pshufb          .Lbs_inv_shift_rows_to_columns(%rip), %xmm0 # InvShiftRows, back to column order: plane 0 = Y0
 	pshufb          .Lbs_inv_shift_rows_to_columns(%rip), %xmm6 # InvShiftRows, back to column order: plane 6 = Y6
-	movdqa          %xmm0, %xmm8
-	pxor            %xmm6, %xmm8                    # A1 = Y0 ^ Y6
-	movdqa          %xmm1, %xmm9
-	pxor            %xmm8, %xmm9                    # A2 = Y1 ^ A1
-	movdqa          %xmm4, %xmm10
-	pxor            %xmm9, %xmm10                   # T19 = Y4 ^ A2
+	movdqa          %xmm4, %xmm8
+	pxor            %xmm6, %xmm8                    # T22 = Y4 ^ Y6
+	pshufb          .Lbs_inv_shift_rows_to_columns(%rip), %xmm0 # InvShiftRows, back to column order: plane 0 = Y0
+	pshufb          .Lbs_inv_shift_rows_to_columns(%rip), %xmm1 # InvShiftRows, back to column order: plane 1 = Y1
+	movdqa          %xmm0, %xmm9
+	pxor            %xmm1, %xmm9                    # A1 = Y0 ^ Y1
+	movdqa          %xmm8, %xmm10
+	pxor            %xmm9, %xmm10                   # T19 = T22 ^ A1
 	pshufb          .Lbs_inv_shift_rows_to_columns(%rip), %xmm5 # InvShiftRows, back to column order: plane 5 = Y5
 	pshufb          .Lbs_inv_shift_rows_to_columns(%rip), %xmm2 # InvShiftRows, back to column order: plane 2 = Y2
 	pshufb          .Lbs_inv_shift_rows_to_columns(%rip), %xmm7 # InvShiftRows, back to column order: plane 7 = Y7
-	movdqa          %xmm2, %xmm11
-	pxor            %xmm7, %xmm11                   # A4 = Y2 ^ Y7
-	movdqa          %xmm5, %xmm12
-	pxor            %xmm11, %xmm12                  # U7 = Y5 ^ A4
-	movdqa          %xmm10, %xmm13
-	pand            %xmm12, %xmm13                  # M4 = T19 & U7
-	movdqa          %xmm7, %xmm14
-	pxor            %xmm9, %xmm14                   # T13 = Y7 ^ A2
-	movdqa          %xmm4, %xmm15
-	pxor            %xmm5, %xmm15                   # A5 = Y4 ^ Y5
-	movdqa          %xmm12, 304(%rbx)
-	movdqa          %xmm2, %xmm12
-	pxor            %xmm6, %xmm12                   # A14 = Y2 ^ Y6
-	pxor            %xmm15, %xmm12                  # T6 = A5 ^ A14
-	movdqa          %xmm5, 320(%rbx)
-	movdqa          %xmm14, %xmm5
-	pand            %xmm12, %xmm5                   # M1 = T13 & T6
-	pxor            %xmm5, %xmm13                   # M5 = M4 ^ M1
+	pxor            %xmm7, %xmm2                    # A2 = Y2 ^ Y7
+	movdqa          %xmm5, %xmm11
+	pxor            %xmm2, %xmm11                   # U7 = Y5 ^ A2
+	movdqa          %xmm10, %xmm12
+	pand            %xmm11, %xmm12                  # M4 = T19 & U7
+	pxor            %xmm7, %xmm6                    # T2 = Y6 ^ Y7
+	pxor            %xmm6, %xmm9                    # T13 = A1 ^ T2
+	pxor            %xmm10, %xmm2                   # T15 = T19 ^ A2
 	pshufb          .Lbs_inv_shift_rows_to_columns(%rip), %xmm3 # InvShiftRows, back to column order: plane 3 = Y3
-	movdqa          %xmm14, 336(%rbx)
-	movdqa          %xmm3, %xmm14
-	pxor            %xmm9, %xmm14                   # T20 = Y3 ^ A2
-	movdqa          %xmm12, 352(%rbx)
-	movdqa          %xmm11, %xmm12
-	pxor            %xmm14, %xmm12                  # T14 = A4 ^ T20
-	pxor            %xmm5, %xmm12                   # M3 = T14 ^ M1
-	movdqa          %xmm4, %xmm5
-	pxor            %xmm7, %xmm5                    # T23 = Y4 ^ Y7
-	movdqa          %xmm13, 368(%rbx)
-	movdqa          %xmm6, %xmm13
-	pxor            %xmm7, %xmm13                   # T2 = Y6 ^ Y7
-	movdqa          %xmm6, 384(%rbx)
-	movdqa          %xmm4, %xmm6
-	pxor            %xmm13, %xmm6                   # T8 = Y4 ^ T2
-	movdqa          %xmm0, 400(%rbx)
-	movdqa          %xmm5, %xmm0
-	pand            %xmm6, %xmm0                    # M2 = T23 & T8
-	pxor            %xmm0, %xmm12                   # M16 = M3 ^ M2
-	movdqa          %xmm3, %xmm0
-	pxor            %xmm4, %xmm0                    # T1 = Y3 ^ Y4
-	pxor            %xmm10, %xmm11                  # T15 = A4 ^ T19
-	movdqa          %xmm10, 416(%rbx)
-	movdqa          %xmm0, %xmm10
-	pand            %xmm11, %xmm10                  # M11 = T1 & T15
-	movdqa          %xmm11, 432(%rbx)
-	movdqa          %xmm0, %xmm11
-	pxor            %xmm13, %xmm11                  # T4 = T1 ^ T2
-	pxor            %xmm1, %xmm2                    # A11 = Y1 ^ Y2
-	pxor            %xmm0, %xmm2                    # T27 = T1 ^ A11
-	movdqa          %xmm5, 448(%rbx)
-	movdqa          %xmm11, %xmm5
-	pand            %xmm2, %xmm5                    # M12 = T4 & T27
-	pxor            %xmm10, %xmm5                   # M13 = M12 ^ M11
-	pxor            %xmm3, %xmm7                    # A15 = Y3 ^ Y7
-	pxor            %xmm8, %xmm7                    # T10 = A1 ^ A15
-	movdqa          %xmm11, 464(%rbx)
-	movdqa          %xmm13, %xmm11
-	pand            %xmm7, %xmm11                   # M14 = T2 & T10
-	pxor            %xmm10, %xmm11                  # M15 = M14 ^ M11
-	pxor            %xmm15, %xmm9                   # T17 = A2 ^ A5
-	movdqa          %xmm14, %xmm10
-	pand            %xmm9, %xmm10                   # M9 = T20 & T17
-	movdqa          %xmm13, 480(%rbx)
 	movdqa          %xmm0, %xmm13
-	pxor            400(%rbx), %xmm13               # T9 = Y0 ^ T1
-	movdqa          %xmm7, 496(%rbx)
-	movdqa          %xmm1, %xmm7
-	pxor            %xmm13, %xmm7                   # T3 = Y1 ^ T9
-	pxor            %xmm3, %xmm1                    # A12 = Y1 ^ Y3
-	movdqa          %xmm2, 512(%rbx)
-	movdqa          320(%rbx), %xmm2
-	pxor            384(%rbx), %xmm2                # A19 = Y5 ^ Y6
-	pxor            %xmm2, %xmm1                    # T16 = A12 ^ A19
-	movdqa          %xmm7, %xmm2
-	pand            %xmm1, %xmm2                    # M6 = T3 & T16
-	pxor            %xmm2, %xmm10                   # M10 = M9 ^ M6
-	pxor            %xmm15, %xmm8                   # T26 = A1 ^ A5
-	pxor            %xmm2, %xmm8                    # M8 = T26 ^ M6
-	pxor            384(%rbx), %xmm4                # T22 = Y4 ^ Y6
-	movdqa          %xmm4, %xmm2
-	pand            %xmm13, %xmm2                   # M7 = T22 & T9
-	pxor            %xmm2, %xmm8                    # M18 = M8 ^ M7
-	pxor            400(%rbx), %xmm3                # T24 = Y0 ^ Y3
-	movdqa          %xmm0, %xmm2
-	pxor            320(%rbx), %xmm2                # T25 = Y5 ^ T1
-	pxor            368(%rbx), %xmm3                # M17 = M5 ^ T24
-	pxor            %xmm5, %xmm12                   # M20 = M16 ^ M13
-	pxor            %xmm5, %xmm8                    # M22 = M18 ^ M13
-	pxor            %xmm11, %xmm10                  # M19 = M10 ^ M15
-	pxor            %xmm11, %xmm3                   # M21 = M17 ^ M15
-	pxor            %xmm2, %xmm10                   # M23 = M19 ^ T25
-	movdqa          %xmm8, %xmm2
-	pand            %xmm12, %xmm2                   # M25 = M22 & M20
-	movdqa          %xmm8, %xmm5
-	pxor            %xmm10, %xmm5                   # M24 = M22 ^ M23
-	pand            %xmm3, %xmm8                    # M34 = M21 & M22
-	pand            %xmm5, %xmm8                    # M35 = M24 & M34
-	movdqa          %xmm3, %xmm11
-	pxor            %xmm2, %xmm11                   # M26 = M21 ^ M25
-	pand            %xmm5, %xmm11                   # M30 = M26 & M24
-	pxor            %xmm10, %xmm11                  # M39 = M23 ^ M30
-	pxor            %xmm2, %xmm5                    # M36 = M24 ^ M25
-	pxor            %xmm5, %xmm8                    # M40 = M35 ^ M36
-	pand            %xmm8, %xmm6                    # M47 = M40 & T8
-	movdqa          %xmm11, %xmm5
-	pand            304(%rbx), %xmm5                # M48 = M39 & U7
-	movdqa          %xmm8, %xmm15
-	pand            448(%rbx), %xmm15               # M56 = M40 & T23
-	movdqa          %xmm1, 448(%rbx)
-	movdqa          %xmm11, %xmm1
-	pand            416(%rbx), %xmm1                # M57 = M39 & T19
-	pxor            %xmm5, %xmm15                   # B7 = M48 ^ M56
-	movdqa          %xmm5, 416(%rbx)
-	movdqa          %xmm12, %xmm5
-	pxor            %xmm3, %xmm5                    # M27 = M20 ^ M21
-	pand            %xmm10, %xmm12                  # M31 = M20 & M23
-	pxor            %xmm2, %xmm10                   # M28 = M23 ^ M25
-	pand            %xmm5, %xmm10                   # M29 = M28 & M27
-	pand            %xmm5, %xmm12                   # M32 = M27 & M31
-	pxor            %xmm2, %xmm5                    # M33 = M27 ^ M25
-	pxor            %xmm10, %xmm3                   # M37 = M21 ^ M29
-	pxor            %xmm5, %xmm12                   # M38 = M32 ^ M33
-	pand            %xmm12, %xmm13                  # M50 = M38 & T9
-	pand            %xmm12, %xmm4                   # M59 = M38 & T22
-	pand            %xmm3, %xmm14                   # M60 = M37 & T20
-	pand            %xmm3, %xmm9                    # M51 = M37 & T17
-	pxor            %xmm13, %xmm6                   # B6 = M47 ^ M50
-	movdqa          %xmm3, %xmm2
-	pxor            %xmm11, %xmm2                   # M42 = M37 ^ M39
-	pxor            %xmm12, %xmm3                   # M43 = M37 ^ M38
-	movdqa          %xmm2, %xmm5
-	pand            432(%rbx), %xmm5                # M52 = M42 & T15
-	pand            %xmm2, %xmm0                    # M61 = M42 & T1
-	pxor            %xmm8, %xmm12                   # M41 = M38 ^ M40
-	pand            %xmm3, %xmm7                    # M58 = M43 & T3
-	pxor            %xmm0, %xmm5                    # B1 = M52 ^ M61
-	pxor            %xmm8, %xmm11                   # M44 = M39 ^ M40
-	pxor            %xmm12, %xmm2                   # M45 = M42 ^ M41
-	pand            448(%rbx), %xmm3                # M49 = M43 & T16
-	pxor            %xmm5, %xmm7                    # B2 = M58 ^ B1
-	movdqa          %xmm11, %xmm8
-	pand            352(%rbx), %xmm8                # M46 = M44 & T6
-	movdqa          %xmm2, %xmm10
-	pand            512(%rbx), %xmm10               # M53 = M45 & T27
-	movdqa          %xmm8, 512(%rbx)
-	movdqa          %xmm12, %xmm8
-	pand            496(%rbx), %xmm8                # M54 = M41 & T10
-	pand            336(%rbx), %xmm11               # M55 = M44 & T13
-	pand            464(%rbx), %xmm2                # M62 = M45 & T4
-	pand            480(%rbx), %xmm12               # M63 = M41 & T2
-	pxor            %xmm3, %xmm14                   # B8 = M49 ^ M60
-	pxor            %xmm10, %xmm13                  # B10 = M50 ^ M53
-	pxor            %xmm12, %xmm11                  # B12 = M55 ^ M63
-	pxor            %xmm6, %xmm14                   # B14 = B6 ^ B8
-	pxor            %xmm9, %xmm12                   # B16 = M51 ^ M63
-	pxor            %xmm15, %xmm5                   # B20 = B1 ^ B7
-	pxor            %xmm1, %xmm15                   # B13 = M57 ^ B7
-	pxor            %xmm0, %xmm1                    # B18 = M57 ^ M61
-	pxor            %xmm15, %xmm12                  # B31 = B13 ^ B16
-	pxor            %xmm14, %xmm15                  # B30 = B13 ^ B14
-	pxor            %xmm11, %xmm14                  # B28 = B12 ^ B14
-	pxor            %xmm1, %xmm11                   # W0 = B12 ^ B18
-	movdqa          %xmm4, %xmm0
-	pxor            %xmm7, %xmm0                    # B3 = M59 ^ B2
-	movdqa          %xmm0, %xmm1
-	pxor            512(%rbx), %xmm1                # B5 = M46 ^ B3
-	pxor            %xmm0, %xmm3                    # B9 = M49 ^ B3
-	pxor            %xmm8, %xmm4                    # B17 = M54 ^ M59
-	pxor            %xmm2, %xmm8                    # B4 = M54 ^ M62
-	pxor            %xmm8, %xmm9                    # B11 = M51 ^ B4
-	movdqa          %xmm8, %xmm0
-	pxor            416(%rbx), %xmm0                # B15 = M48 ^ B4
-	pxor            %xmm3, %xmm2                    # B19 = M62 ^ B9
-	pxor            %xmm8, %xmm7                    # B21 = B2 ^ B4
-	pxor            %xmm1, %xmm6                    # B22 = B5 ^ B6
-	movdqa          %xmm1, %xmm8
-	pxor            %xmm13, %xmm8                   # B23 = B5 ^ B10
-	pxor            %xmm5, %xmm4                    # B32 = B17 ^ B20
-	pxor            %xmm0, %xmm1                    # W4 = B5 ^ B15
-	pxor            %xmm9, %xmm3                    # W7 = B9 ^ B11
-	pxor            %xmm2, %xmm13                   # W1 = B10 ^ B19
-	pxor            %xmm6, %xmm9                    # W2 = B11 ^ B22
-	pxor            %xmm15, %xmm7                   # W5 = B21 ^ B30
-	pxor            %xmm12, %xmm8                   # W3 = B23 ^ B31
-	pxor            %xmm4, %xmm14                   # W6 = B28 ^ B32
-	movdqa          %xmm11, %xmm0
-	movdqa          %xmm9, %xmm2
-	movdqa          %xmm1, %xmm4
+	pxor            %xmm3, %xmm13                   # T24 = Y0 ^ Y3
+	movdqa          %xmm6, %xmm14
+	pxor            %xmm13, %xmm14                  # T10 = T2 ^ T24
+	movdqa          %xmm2, %xmm15
+	pxor            %xmm14, %xmm15                  # T27 = T15 ^ T10
+	movdqa          %xmm11, 304(%rbx)
+	movdqa          %xmm5, %xmm11
+	pxor            %xmm10, %xmm11                  # T17 = Y5 ^ T19
+	movdqa          %xmm10, 320(%rbx)
+	movdqa          %xmm3, %xmm10
+	pxor            %xmm4, %xmm10                   # T1 = Y3 ^ Y4
+	pxor            %xmm10, %xmm0                   # T9 = Y0 ^ T1
+	movdqa          %xmm13, 336(%rbx)
+	movdqa          %xmm11, %xmm13
+	pxor            %xmm0, %xmm13                   # T16 = T17 ^ T9
+	movdqa          %xmm5, 352(%rbx)
+	movdqa          %xmm15, %xmm5
+	pxor            %xmm13, %xmm5                   # T6 = T27 ^ T16
+	movdqa          %xmm8, 368(%rbx)
+	movdqa          %xmm9, %xmm8
+	pand            %xmm5, %xmm8                    # M1 = T13 & T6
+	pxor            %xmm8, %xmm12                   # M5 = M4 ^ M1
+	movdqa          %xmm9, 384(%rbx)
+	movdqa          %xmm10, %xmm9
+	pxor            %xmm2, %xmm9                    # T14 = T1 ^ T15
+	pxor            %xmm8, %xmm9                    # M3 = T14 ^ M1
+	pxor            %xmm7, %xmm4                    # T23 = Y4 ^ Y7
+	movdqa          %xmm10, %xmm7
+	pxor            %xmm6, %xmm7                    # T4 = T1 ^ T2
+	pxor            %xmm7, %xmm3                    # T8 = Y3 ^ T4
+	movdqa          %xmm4, %xmm8
+	pand            %xmm3, %xmm8                    # M2 = T23 & T8
+	pxor            %xmm8, %xmm9                    # M16 = M3 ^ M2
+	movdqa          %xmm10, %xmm8
+	pand            %xmm2, %xmm8                    # M11 = T1 & T15
+	movdqa          %xmm5, 400(%rbx)
 	movdqa          %xmm7, %xmm5
-	movdqa          %xmm14, %xmm6
-	movdqa          %xmm3, %xmm7
+	pand            %xmm15, %xmm5                   # M12 = T4 & T27
+	pxor            %xmm8, %xmm5                    # M13 = M12 ^ M11
+	movdqa          %xmm7, 416(%rbx)
+	movdqa          %xmm6, %xmm7
+	pand            %xmm14, %xmm7                   # M14 = T2 & T10
+	pxor            %xmm8, %xmm7                    # M15 = M14 ^ M11
+	movdqa          %xmm1, %xmm8
+	pxor            %xmm0, %xmm8                    # T3 = Y1 ^ T9
+	movdqa          %xmm6, 432(%rbx)
+	movdqa          %xmm8, %xmm6
+	pand            %xmm13, %xmm6                   # M6 = T3 & T16
+	pxor            %xmm11, %xmm1                   # T26 = Y1 ^ T17
+	pxor            %xmm6, %xmm1                    # M8 = T26 ^ M6
+	movdqa          %xmm14, 448(%rbx)
+	movdqa          %xmm0, %xmm14
+	pand            368(%rbx), %xmm14               # M7 = T22 & T9
+	pxor            %xmm14, %xmm1                   # M18 = M8 ^ M7
+	movdqa          %xmm8, %xmm14
+	pxor            368(%rbx), %xmm14               # T20 = T22 ^ T3
+	movdqa          %xmm15, 464(%rbx)
+	movdqa          %xmm14, %xmm15
+	pand            %xmm11, %xmm15                  # M9 = T20 & T17
+	pxor            %xmm6, %xmm15                   # M10 = M9 ^ M6
+	movdqa          %xmm10, %xmm6
+	pxor            352(%rbx), %xmm6                # T25 = Y5 ^ T1
+	pxor            336(%rbx), %xmm12               # M17 = M5 ^ T24
+	pxor            %xmm5, %xmm9                    # M20 = M16 ^ M13
+	pxor            %xmm5, %xmm1                    # M22 = M18 ^ M13
+	pxor            %xmm7, %xmm15                   # M19 = M10 ^ M15
+	pxor            %xmm7, %xmm12                   # M21 = M17 ^ M15
+	pxor            %xmm6, %xmm15                   # M23 = M19 ^ T25
+	movdqa          %xmm1, %xmm5
+	pand            %xmm9, %xmm5                    # M25 = M22 & M20
+	movdqa          %xmm1, %xmm6
+	pxor            %xmm15, %xmm6                   # M24 = M22 ^ M23
+	pand            %xmm12, %xmm1                   # M34 = M21 & M22
+	pand            %xmm6, %xmm1                    # M35 = M24 & M34
+	movdqa          %xmm12, %xmm7
+	pxor            %xmm5, %xmm7                    # M26 = M21 ^ M25
+	pand            %xmm6, %xmm7                    # M30 = M26 & M24
+	pxor            %xmm15, %xmm7                   # M39 = M23 ^ M30
+	pxor            %xmm5, %xmm6                    # M36 = M24 ^ M25
+	pxor            %xmm6, %xmm1                    # M40 = M35 ^ M36
+	pand            %xmm1, %xmm3                    # M47 = M40 & T8
+	movdqa          %xmm7, %xmm6
+	pand            304(%rbx), %xmm6                # M48 = M39 & U7
+	pand            %xmm1, %xmm4                    # M56 = M40 & T23
+	movdqa          %xmm13, 304(%rbx)
+	movdqa          %xmm7, %xmm13
+	pand            320(%rbx), %xmm13               # M57 = M39 & T19
+	pxor            %xmm6, %xmm4                    # B7 = M48 ^ M56
+	movdqa          %xmm6, 320(%rbx)
+	movdqa          %xmm9, %xmm6
+	pxor            %xmm12, %xmm6                   # M27 = M20 ^ M21
+	pand            %xmm15, %xmm9                   # M31 = M20 & M23
+	pxor            %xmm5, %xmm15                   # M28 = M23 ^ M25
+	pand            %xmm6, %xmm15                   # M29 = M28 & M27
+	pand            %xmm6, %xmm9                    # M32 = M27 & M31
+	pxor            %xmm5, %xmm6                    # M33 = M27 ^ M25
+	pxor            %xmm15, %xmm12                  # M37 = M21 ^ M29
+	pxor            %xmm6, %xmm9                    # M38 = M32 ^ M33
+	pand            %xmm9, %xmm0                    # M50 = M38 & T9
+	movdqa          %xmm9, %xmm5
+	pand            368(%rbx), %xmm5                # M59 = M38 & T22
+	pand            %xmm12, %xmm14                  # M60 = M37 & T20
+	pand            %xmm12, %xmm11                  # M51 = M37 & T17
+	pxor            %xmm0, %xmm3                    # B6 = M47 ^ M50
+	movdqa          %xmm12, %xmm6
+	pxor            %xmm7, %xmm6                    # M42 = M37 ^ M39
+	pxor            %xmm9, %xmm12                   # M43 = M37 ^ M38
+	pand            %xmm6, %xmm2                    # M52 = M42 & T15
+	pand            %xmm6, %xmm10                   # M61 = M42 & T1
+	pxor            %xmm1, %xmm9                    # M41 = M38 ^ M40
+	pand            %xmm12, %xmm8                   # M58 = M43 & T3
+	pxor            %xmm10, %xmm2                   # B1 = M52 ^ M61
+	pxor            %xmm1, %xmm7                    # M44 = M39 ^ M40
+	pxor            %xmm9, %xmm6                    # M45 = M42 ^ M41
+	pand            304(%rbx), %xmm12               # M49 = M43 & T16
+	pxor            %xmm2, %xmm8                    # B2 = M58 ^ B1
+	movdqa          %xmm7, %xmm1
+	pand            400(%rbx), %xmm1                # M46 = M44 & T6
+	movdqa          %xmm6, %xmm15
+	pand            464(%rbx), %xmm15               # M53 = M45 & T27
+	movdqa          %xmm1, 464(%rbx)
+	movdqa          %xmm9, %xmm1
+	pand            448(%rbx), %xmm1                # M54 = M41 & T10
+	pand            384(%rbx), %xmm7                # M55 = M44 & T13
+	pand            416(%rbx), %xmm6                # M62 = M45 & T4
+	pand            432(%rbx), %xmm9                # M63 = M41 & T2
+	pxor            %xmm12, %xmm14                  # B8 = M49 ^ M60
+	pxor            %xmm15, %xmm0                   # B10 = M50 ^ M53
+	pxor            %xmm9, %xmm7                    # B12 = M55 ^ M63
+	pxor            %xmm3, %xmm14                   # B14 = B6 ^ B8
+	pxor            %xmm11, %xmm9                   # B16 = M51 ^ M63
+	pxor            %xmm4, %xmm2                    # B20 = B1 ^ B7
+	pxor            %xmm13, %xmm4                   # B13 = M57 ^ B7
+	pxor            %xmm10, %xmm13                  # B18 = M57 ^ M61
+	pxor            %xmm4, %xmm9                    # B31 = B13 ^ B16
+	pxor            %xmm14, %xmm4                   # B30 = B13 ^ B14
+	pxor            %xmm7, %xmm14                   # B28 = B12 ^ B14
+	pxor            %xmm13, %xmm7                   # W0 = B12 ^ B18
+	movdqa          %xmm5, %xmm10
+	pxor            %xmm8, %xmm10                   # B3 = M59 ^ B2
+	movdqa          %xmm10, %xmm13
+	pxor            464(%rbx), %xmm13               # B5 = M46 ^ B3
+	pxor            %xmm10, %xmm12                  # B9 = M49 ^ B3
+	pxor            %xmm1, %xmm5                    # B17 = M54 ^ M59
+	pxor            %xmm6, %xmm1                    # B4 = M54 ^ M62
+	pxor            %xmm1, %xmm11                   # B11 = M51 ^ B4
+	movdqa          %xmm1, %xmm10
+	pxor            320(%rbx), %xmm10               # B15 = M48 ^ B4
+	pxor            %xmm12, %xmm6                   # B19 = M62 ^ B9
+	pxor            %xmm1, %xmm8                    # B21 = B2 ^ B4
+	pxor            %xmm13, %xmm3                   # B22 = B5 ^ B6
 	movdqa          %xmm13, %xmm1
-	movdqa          %xmm8, %xmm3
+	pxor            %xmm0, %xmm1                    # B23 = B5 ^ B10
+	pxor            %xmm2, %xmm5                    # B32 = B17 ^ B20
+	pxor            %xmm10, %xmm13                  # W4 = B5 ^ B15
+	pxor            %xmm11, %xmm12                  # W7 = B9 ^ B11
+	pxor            %xmm6, %xmm0                    # W1 = B10 ^ B19
+	pxor            %xmm3, %xmm11                   # W2 = B11 ^ B22
+	pxor            %xmm4, %xmm8                    # W5 = B21 ^ B30
+	pxor            %xmm9, %xmm1                    # W3 = B23 ^ B31
+	pxor            %xmm5, %xmm14                   # W6 = B28 ^ B32
+	movdqa          %xmm11, %xmm2
+	movdqa          %xmm1, %xmm3
+	movdqa          %xmm13, %xmm4
+	movdqa          %xmm8, %xmm5
+	movdqa          %xmm14, %xmm6
+	movdqa          %xmm0, %xmm1
+	movdqa          %xmm7, %xmm0
+	movdqa          %xmm12, %xmm7
 # planes back to blocks (the network is its own inverse), + the last round key
 	movdqa          %xmm0, %xmm8
 	psrlq           $1, %xmm8

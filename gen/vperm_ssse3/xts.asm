@@ -2202,21 +2202,21 @@ L.xts_enc_bulk_middle_rounds:
 	movdqa          oword [rbx + 400], xmm7
 	movdqa          xmm7, xmm0
 	pxor            xmm7, xmm6                      ; T9 = U7 ^ T7
-	movdqa          oword [rbx + 416], xmm2
-	movdqa          xmm2, xmm1
-	pand            xmm2, xmm7                      ; M7 = T22 & T9
-	pxor            xmm14, xmm2                     ; M18 = M8 ^ M7
+	movdqa          oword [rbx + 416], xmm11
+	movdqa          xmm11, xmm1
+	pand            xmm11, xmm7                     ; M7 = T22 & T9
+	pxor            xmm14, xmm11                    ; M18 = M8 ^ M7
 	pxor            xmm4, xmm0                      ; T18 = U3 ^ U7
 	pxor            xmm6, xmm4                      ; T19 = T7 ^ T18
-	movdqa          xmm2, xmm6
-	pand            xmm2, xmm0                      ; M4 = T19 & U7
-	pxor            xmm2, xmm12                     ; M5 = M4 ^ M1
-	movdqa          xmm4, xmm8
-	pxor            xmm4, xmm6                      ; T20 = T1 ^ T19
+	movdqa          xmm4, xmm6
+	pand            xmm4, xmm0                      ; M4 = T19 & U7
+	pxor            xmm4, xmm12                     ; M5 = M4 ^ M1
+	movdqa          xmm11, xmm8
+	pxor            xmm11, xmm6                     ; T20 = T1 ^ T19
 	movdqa          xmm12, xmm7
 	pxor            xmm12, xmm3                     ; T17 = T9 ^ T16
 	movdqa          oword [rbx + 432], xmm8
-	movdqa          xmm8, xmm4
+	movdqa          xmm8, xmm11
 	pand            xmm8, xmm12                     ; M9 = T20 & T17
 	pxor            xmm8, xmm13                     ; M10 = M9 ^ M6
 	pxor            xmm9, xmm15                     ; M20 = M16 ^ M13
@@ -2224,164 +2224,152 @@ L.xts_enc_bulk_middle_rounds:
 	pxor            xmm8, xmm10                     ; M19 = M10 ^ M15
 	movdqa          xmm13, xmm5
 	pxor            xmm13, oword [rbx + 368]        ; T24 = T2 ^ T10
-	pxor            xmm2, xmm13                     ; M17 = M5 ^ T24
-	pxor            xmm2, xmm10                     ; M21 = M17 ^ M15
-	movdqa          xmm10, xmm4
+	pxor            xmm4, xmm13                     ; M17 = M5 ^ T24
+	pxor            xmm4, xmm10                     ; M21 = M17 ^ M15
+	movdqa          xmm10, xmm11
 	pxor            xmm10, xmm12                    ; T25 = T20 ^ T17
 	pxor            xmm8, xmm10                     ; M23 = M19 ^ T25
 	movdqa          xmm10, xmm14
 	pand            xmm10, xmm9                     ; M25 = M22 & M20
 	movdqa          xmm13, xmm14
 	pxor            xmm13, xmm8                     ; M24 = M22 ^ M23
-	pand            xmm14, xmm2                     ; M34 = M21 & M22
+	pand            xmm14, xmm4                     ; M34 = M21 & M22
 	pand            xmm14, xmm13                    ; M35 = M24 & M34
-	movdqa          xmm15, xmm2
+	movdqa          xmm15, xmm4
 	pxor            xmm15, xmm10                    ; M26 = M21 ^ M25
 	pand            xmm15, xmm13                    ; M30 = M26 & M24
 	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
 	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
 	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
 	pand            xmm0, xmm15                     ; M48 = M39 & U7
-	pand            xmm11, xmm14                    ; M56 = M40 & T23
+	pand            xmm2, xmm14                     ; M47 = M40 & T8
 	movdqa          xmm13, xmm14
-	pand            xmm13, oword [rbx + 416]        ; M47 = M40 & T8
+	pand            xmm13, oword [rbx + 416]        ; M56 = M40 & T23
 	pand            xmm6, xmm15                     ; M57 = M39 & T19
 	movdqa          oword [rbx + 416], xmm6
 	movdqa          xmm6, xmm9
-	pxor            xmm6, xmm2                      ; M27 = M20 ^ M21
+	pxor            xmm6, xmm4                      ; M27 = M20 ^ M21
 	pand            xmm9, xmm8                      ; M31 = M20 & M23
 	pxor            xmm8, xmm10                     ; M28 = M23 ^ M25
 	pand            xmm8, xmm6                      ; M29 = M28 & M27
 	pand            xmm9, xmm6                      ; M32 = M27 & M31
 	pxor            xmm6, xmm10                     ; M33 = M27 ^ M25
-	pxor            xmm2, xmm8                      ; M37 = M21 ^ M29
+	pxor            xmm4, xmm8                      ; M37 = M21 ^ M29
 	pxor            xmm9, xmm6                      ; M38 = M32 ^ M33
 	pand            xmm7, xmm9                      ; M50 = M38 & T9
-	pand            xmm12, xmm2                     ; M51 = M37 & T17
+	pand            xmm12, xmm4                     ; M51 = M37 & T17
 	pand            xmm1, xmm9                      ; M59 = M38 & T22
-	pand            xmm4, xmm2                      ; M60 = M37 & T20
-	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
-	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
+	pand            xmm11, xmm4                     ; M60 = M37 & T20
 	movdqa          xmm6, xmm9
 	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
-	pxor            xmm9, xmm2                      ; M43 = M37 ^ M38
-	pxor            xmm2, xmm15                     ; M42 = M37 ^ M39
-	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
-	movdqa          xmm8, xmm15
+	pxor            xmm14, xmm15                    ; M44 = M39 ^ M40
+	pxor            xmm15, xmm4                     ; M42 = M37 ^ M39
+	pxor            xmm4, xmm9                      ; M43 = M37 ^ M38
+	movdqa          xmm8, xmm14
 	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
-	pand            xmm3, xmm9                      ; M49 = M43 & T16
+	pand            xmm3, xmm4                      ; M49 = M43 & T16
+	pand            xmm4, oword [rbx + 400]         ; M58 = M43 & T3
+	movdqa          xmm9, xmm15
+	pand            xmm9, oword [rbx + 432]         ; M61 = M42 & T1
+	pxor            xmm0, xmm8                      ; L4 = M46 ^ M48
 	pand            xmm5, xmm6                      ; M54 = M41 & T10
-	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
-	movdqa          xmm10, xmm2
-	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
-	movdqa          xmm14, xmm2
-	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
-	pxor            xmm2, xmm6                      ; M45 = M42 ^ M41
-	movdqa          oword [rbx + 320], xmm11
-	movdqa          xmm11, xmm2
-	pand            xmm11, oword [rbx + 304]        ; M53 = M45 & T27
-	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
-	pand            xmm2, oword [rbx + 336]         ; M62 = M45 & T4
-	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
-	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
-	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
-	pxor            xmm13, xmm15                    ; L3 = M47 ^ M55
-	pxor            xmm3, xmm2                      ; L6 = M62 ^ L5
-	pxor            xmm2, xmm10                     ; L0 = M61 ^ M62
-	pxor            xmm4, xmm0                      ; L11 = M60 ^ L2
-	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
-	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
-	pxor            xmm8, xmm13                     ; L7 = M46 ^ L3
-	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
-	pxor            xmm14, xmm11                    ; L9 = M52 ^ M53
-	pxor            xmm11, xmm5                     ; L10 = M53 ^ L4
-	pxor            xmm13, xmm12                    ; L22 = L3 ^ L12
-	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
-	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
-	pxor            xmm1, xmm11                     ; L27 = L8 ^ L10
-	pxor            xmm11, xmm3                     ; L25 = L6 ^ L10
-	pxor            xmm10, xmm4                     ; L28 = L11 ^ L14
-	pxor            xmm9, xmm3                      ; S7 = L6 ^ L23
-	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
-	movdqa          xmm0, xmm7
-	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
-	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
-	movdqa          xmm5, xmm0
-	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
-	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
-	pxor            xmm4, xmm5                      ; L29 = L11 ^ L17
-	movdqa          xmm5, xmm2
-	pxor            xmm5, xmm0                      ; L20 = L0 ^ L1
-	pxor            xmm7, xmm2                      ; L13 = M50 ^ L0
-	pxor            xmm2, oword [rbx + 320]         ; L16 = M56 ^ L0
-	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
-	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
-	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
-	pxor            xmm5, xmm13                     ; S4 = L20 ^ L22
-	pxor            xmm11, xmm4                     ; S5 = L25 ^ L29
-	pxor            xmm2, xmm8                      ; S1 = L16 ^ L26
-	pxor            xmm3, xmm0                      ; S3 = L6 ^ L21
-	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
-	pshufd          xmm0, xmm9, 57                  ; a0 = S7; R(a0)
-	pshufd          xmm1, xmm11, 57                 ; a2 = S5; R(a2)
-	pshufd          xmm4, xmm5, 57                  ; a3 = S4; R(a3)
-	pshufd          xmm8, xmm15, 57                 ; a7 = S0; R(a7)
-	pshufd          xmm10, xmm7, 57                 ; a1 = S6; R(a1)
-	pshufd          xmm12, xmm3, 57                 ; a4 = S3; R(a4)
-	pshufd          xmm13, xmm6, 57                 ; a5 = S2; R(a5)
-	pxor            xmm9, xmm0                      ; t0 = a0 + R(a0)
-	pxor            xmm11, xmm1                     ; t2 = a2 + R(a2)
-	pxor            xmm5, xmm4                      ; t3 = a3 + R(a3)
-	pxor            xmm15, xmm8                     ; t7 = a7 + R(a7)
-	pxor            xmm7, xmm10                     ; t1 = a1 + R(a1)
-	pxor            xmm3, xmm12                     ; t4 = a4 + R(a4)
-	pxor            xmm6, xmm13                     ; t5 = a5 + R(a5)
-	pxor            xmm0, xmm15                     ; plane 0: 2t + R(a)
-	pxor            xmm1, xmm7                      ; plane 2: 2t + R(a)
-	pxor            xmm13, xmm3                     ; plane 5: 2t + R(a)
+	pxor            xmm7, xmm3                      ; L6 = M49 ^ M50
+	movdqa          xmm10, xmm15
+	pand            xmm10, oword [rbx + 320]        ; M52 = M42 & T15
+	pxor            xmm15, xmm6                     ; M45 = M42 ^ M41
+	movdqa          oword [rbx + 320], xmm6
+	movdqa          xmm6, xmm15
+	pand            xmm6, oword [rbx + 336]         ; M62 = M45 & T4
+	pand            xmm15, oword [rbx + 304]        ; M53 = M45 & T27
+	pxor            xmm6, xmm9                      ; L1 = M61 ^ M62
+	pand            xmm14, oword [rbx + 352]        ; M55 = M44 & T13
+	pxor            xmm13, xmm6                     ; L2 = M56 ^ L1
+	pxor            xmm2, xmm8                      ; L5 = M47 ^ M46
+	pxor            xmm15, xmm7                     ; L8 = M53 ^ L6
+	pxor            xmm3, xmm12                     ; L12 = M49 ^ M51
+	pxor            xmm14, xmm13                    ; L3 = M55 ^ L2
+	pxor            xmm7, xmm2                      ; L11 = L6 ^ L5
+	pxor            xmm1, xmm6                      ; L13 = M59 ^ L1
+	pxor            xmm3, xmm0                      ; L14 = L4 ^ L12
+	pxor            xmm0, xmm4                      ; L7 = M58 ^ L4
+	pxor            xmm5, xmm0                      ; L9 = M54 ^ L7
+	pxor            xmm5, xmm15                     ; L10 = L8 ^ L9
+	pxor            xmm10, xmm15                    ; L16 = M52 ^ L8
+	pxor            xmm7, xmm14                     ; S3 = L3 ^ L11
+	pxor            xmm11, xmm5                     ; L17 = M60 ^ L10
+	pxor            xmm1, xmm3                      ; L18 = L13 ^ L14
+	pxor            xmm9, xmm10                     ; L20 = M61 ^ L16
+	pxor            xmm13, oword [rbx + 416]        ; L21 = L2 ^ M57
+	movdqa          xmm0, oword [rbx + 320]
+	pand            xmm0, oword [rbx + 368]         ; M63 = M41 & T2
+	pxor            xmm4, xmm1                      ; S7 = M58 ^ L18
+	pxor            xmm14, xmm10                    ; S0 = L3 ^ L16
+	pxor            xmm3, xmm7                      ; S4 = L14 ^ S3
+	pxor            xmm9, xmm11                     ; L26 = L17 ^ L20
+	pxor            xmm13, xmm11                    ; S5 = L21 ^ L17
+	pxor            xmm5, xmm1                      ; S6 = L10 ^ L18
+	pxor            xmm10, xmm7                     ; S1 = S3 ^ L16
+	pxor            xmm9, xmm0                      ; S2 = L26 ^ M63
+	pshufd          xmm0, xmm4, 57                  ; a0 = S7; R(a0)
+	pshufd          xmm1, xmm13, 57                 ; a2 = S5; R(a2)
+	pshufd          xmm2, xmm3, 57                  ; a3 = S4; R(a3)
+	pshufd          xmm6, xmm14, 57                 ; a7 = S0; R(a7)
+	pshufd          xmm8, xmm5, 57                  ; a1 = S6; R(a1)
+	pshufd          xmm11, xmm7, 57                 ; a4 = S3; R(a4)
+	pshufd          xmm12, xmm9, 57                 ; a5 = S2; R(a5)
+	pxor            xmm4, xmm0                      ; t0 = a0 + R(a0)
+	pxor            xmm13, xmm1                     ; t2 = a2 + R(a2)
+	pxor            xmm3, xmm2                      ; t3 = a3 + R(a3)
+	pxor            xmm14, xmm6                     ; t7 = a7 + R(a7)
+	pxor            xmm5, xmm8                      ; t1 = a1 + R(a1)
+	pxor            xmm7, xmm11                     ; t4 = a4 + R(a4)
+	pxor            xmm9, xmm12                     ; t5 = a5 + R(a5)
+	pxor            xmm0, xmm14                     ; plane 0: 2t + R(a)
+	pxor            xmm1, xmm5                      ; plane 2: 2t + R(a)
+	pxor            xmm12, xmm7                     ; plane 5: 2t + R(a)
 	pxor            xmm0, oword [rbx + rdi*1]       ; + round key
-	pshufd          xmm7, xmm7, 78                  ; R^2(t1)
+	pshufd          xmm5, xmm5, 78                  ; R^2(t1)
 	pxor            xmm1, oword [rbx + rdi*1 + 32]  ; + round key
-	pshufd          xmm3, xmm3, 78                  ; R^2(t4)
-	pxor            xmm13, oword [rbx + rdi*1 + 80] ; + round key
-	pshufd          xmm14, xmm2, 57                 ; a6 = S1; R(a6)
-	pxor            xmm2, xmm14                     ; t6 = a6 + R(a6)
-	pxor            xmm14, xmm6                     ; plane 6: 2t + R(a)
-	pxor            xmm8, xmm2                      ; plane 7: 2t + R(a)
-	pshufd          xmm6, xmm6, 78                  ; R^2(t5)
-	pshufd          xmm2, xmm2, 78                  ; R^2(t6)
-	pxor            xmm14, oword [rbx + rdi*1 + 96] ; + round key
-	pxor            xmm8, oword [rbx + rdi*1 + 112] ; + round key
-	pxor            xmm13, xmm6                     ; + R^2(t): MixColumns done
-	pxor            xmm14, xmm2                     ; + R^2(t): MixColumns done
-	movdqa          xmm2, xmm9
-	pxor            xmm2, xmm15                     ; 2t, plane 1 = t0 + t7
-	pxor            xmm2, xmm10                     ; plane 1: 2t + R(a)
-	movdqa          xmm6, xmm11
-	pxor            xmm6, xmm15                     ; 2t, plane 3 = t2 + t7
-	pxor            xmm6, xmm4                      ; plane 3: 2t + R(a)
-	movdqa          xmm4, xmm5
-	pxor            xmm4, xmm15                     ; 2t, plane 4 = t3 + t7
-	pxor            xmm4, xmm12                     ; plane 4: 2t + R(a)
-	pshufd          xmm9, xmm9, 78                  ; R^2(t0)
-	pxor            xmm2, oword [rbx + rdi*1 + 16]  ; + round key
-	pshufd          xmm11, xmm11, 78                ; R^2(t2)
-	pshufd          xmm5, xmm5, 78                  ; R^2(t3)
-	pxor            xmm6, oword [rbx + rdi*1 + 48]  ; + round key
-	pxor            xmm4, oword [rbx + rdi*1 + 64]  ; + round key
-	pshufd          xmm15, xmm15, 78                ; R^2(t7)
-	pxor            xmm0, xmm9                      ; + R^2(t): MixColumns done
+	pshufd          xmm7, xmm7, 78                  ; R^2(t4)
+	pxor            xmm12, oword [rbx + rdi*1 + 80] ; + round key
+	pshufd          xmm15, xmm10, 57                ; a6 = S1; R(a6)
+	pxor            xmm10, xmm15                    ; t6 = a6 + R(a6)
+	pxor            xmm15, xmm9                     ; plane 6: 2t + R(a)
+	pxor            xmm6, xmm10                     ; plane 7: 2t + R(a)
+	pshufd          xmm9, xmm9, 78                  ; R^2(t5)
+	pshufd          xmm10, xmm10, 78                ; R^2(t6)
+	pxor            xmm15, oword [rbx + rdi*1 + 96] ; + round key
+	pxor            xmm6, oword [rbx + rdi*1 + 112] ; + round key
+	pxor            xmm12, xmm9                     ; + R^2(t): MixColumns done
+	pxor            xmm15, xmm10                    ; + R^2(t): MixColumns done
+	movdqa          xmm9, xmm4
+	pxor            xmm9, xmm14                     ; 2t, plane 1 = t0 + t7
+	pxor            xmm9, xmm8                      ; plane 1: 2t + R(a)
+	movdqa          xmm8, xmm13
+	pxor            xmm8, xmm14                     ; 2t, plane 3 = t2 + t7
+	pxor            xmm8, xmm2                      ; plane 3: 2t + R(a)
+	movdqa          xmm2, xmm3
+	pxor            xmm2, xmm14                     ; 2t, plane 4 = t3 + t7
+	pxor            xmm2, xmm11                     ; plane 4: 2t + R(a)
+	pshufd          xmm4, xmm4, 78                  ; R^2(t0)
+	pxor            xmm9, oword [rbx + rdi*1 + 16]  ; + round key
+	pshufd          xmm13, xmm13, 78                ; R^2(t2)
+	pshufd          xmm3, xmm3, 78                  ; R^2(t3)
+	pxor            xmm8, oword [rbx + rdi*1 + 48]  ; + round key
+	pxor            xmm2, oword [rbx + rdi*1 + 64]  ; + round key
+	pshufd          xmm14, xmm14, 78                ; R^2(t7)
+	pxor            xmm0, xmm4                      ; + R^2(t): MixColumns done
+	pxor            xmm9, xmm5                      ; + R^2(t): MixColumns done
+	pxor            xmm1, xmm13                     ; + R^2(t): MixColumns done
+	pxor            xmm8, xmm3                      ; + R^2(t): MixColumns done
 	pxor            xmm2, xmm7                      ; + R^2(t): MixColumns done
-	pxor            xmm1, xmm11                     ; + R^2(t): MixColumns done
-	pxor            xmm6, xmm5                      ; + R^2(t): MixColumns done
-	pxor            xmm4, xmm3                      ; + R^2(t): MixColumns done
-	pxor            xmm8, xmm15                     ; + R^2(t): MixColumns done
-	movdqa          xmm3, xmm6
-	movdqa          xmm5, xmm13
-	movdqa          xmm6, xmm14
-	movdqa          xmm7, xmm8
-	movdqa          xmm9, xmm2
+	pxor            xmm6, xmm14                     ; + R^2(t): MixColumns done
+	movdqa          xmm3, xmm8
+	movdqa          xmm4, xmm2
+	movdqa          xmm5, xmm12
+	movdqa          xmm7, xmm6
 	movdqa          xmm2, xmm1
+	movdqa          xmm6, xmm15
 	movdqa          xmm1, xmm9
 	add             edi, 128
 	cmp             edi, 2224
@@ -2492,8 +2480,8 @@ L.xts_enc_bulk_middle_rounds:
 	pxor            xmm13, xmm10                    ; M36 = M24 ^ M25
 	pxor            xmm15, xmm8                     ; M39 = M23 ^ M30
 	pxor            xmm14, xmm13                    ; M40 = M35 ^ M36
-	pand            xmm2, xmm14                     ; M47 = M40 & T8
 	pand            xmm0, xmm15                     ; M48 = M39 & U7
+	pand            xmm2, xmm14                     ; M47 = M40 & T8
 	movdqa          xmm13, xmm14
 	pand            xmm13, oword [rbx + 416]        ; M56 = M40 & T23
 	pand            xmm6, xmm15                     ; M57 = M39 & T19
@@ -2511,77 +2499,63 @@ L.xts_enc_bulk_middle_rounds:
 	pand            xmm12, xmm4                     ; M51 = M37 & T17
 	pand            xmm1, xmm9                      ; M59 = M38 & T22
 	pand            xmm11, xmm4                     ; M60 = M37 & T20
-	pxor            xmm1, xmm12                     ; L8 = M51 ^ M59
-	pxor            xmm12, xmm0                     ; L12 = M48 ^ M51
-	movdqa          xmm6, xmm9
-	pxor            xmm6, xmm14                     ; M41 = M38 ^ M40
-	pxor            xmm9, xmm4                      ; M43 = M37 ^ M38
-	pxor            xmm4, xmm15                     ; M42 = M37 ^ M39
-	pxor            xmm15, xmm14                    ; M44 = M39 ^ M40
-	movdqa          xmm8, xmm15
+	movdqa          xmm6, xmm15
+	pxor            xmm6, xmm14                     ; M44 = M39 ^ M40
+	pxor            xmm14, xmm9                     ; M41 = M38 ^ M40
+	pxor            xmm15, xmm4                     ; M42 = M37 ^ M39
+	pxor            xmm4, xmm9                      ; M43 = M37 ^ M38
+	movdqa          xmm8, xmm6
 	pand            xmm8, oword [rbx + 384]         ; M46 = M44 & T6
-	pand            xmm3, xmm9                      ; M49 = M43 & T16
-	pand            xmm5, xmm6                      ; M54 = M41 & T10
-	pand            xmm15, oword [rbx + 352]        ; M55 = M44 & T13
-	pand            xmm9, oword [rbx + 400]         ; M58 = M43 & T3
-	movdqa          xmm10, xmm4
-	pand            xmm10, oword [rbx + 432]        ; M61 = M42 & T1
-	movdqa          xmm14, xmm4
-	pand            xmm14, oword [rbx + 320]        ; M52 = M42 & T15
-	pxor            xmm4, xmm6                      ; M45 = M42 ^ M41
-	movdqa          oword [rbx + 320], xmm13
-	movdqa          xmm13, xmm4
-	pand            xmm13, oword [rbx + 304]        ; M53 = M45 & T27
-	pand            xmm4, oword [rbx + 336]         ; M62 = M45 & T4
-	pxor            xmm0, xmm8                      ; L2 = M46 ^ M48
-	pxor            xmm2, xmm15                     ; L3 = M47 ^ M55
-	pxor            xmm5, xmm9                      ; L4 = M54 ^ M58
-	pxor            xmm3, xmm10                     ; L5 = M49 ^ M61
-	pand            xmm6, oword [rbx + 368]         ; M63 = M41 & T2
-	pxor            xmm3, xmm4                      ; L6 = M62 ^ L5
-	pxor            xmm4, xmm10                     ; L0 = M61 ^ M62
-	pxor            xmm8, xmm2                      ; L7 = M46 ^ L3
-	pxor            xmm11, xmm0                     ; L11 = M60 ^ L2
-	pxor            xmm10, xmm14                    ; L14 = M52 ^ M61
-	pxor            xmm14, xmm13                    ; L9 = M52 ^ M53
-	pxor            xmm13, xmm5                     ; L10 = M53 ^ L4
-	pxor            xmm9, xmm1                      ; L18 = M58 ^ L8
-	pxor            xmm6, xmm5                      ; L19 = M63 ^ L4
-	pxor            xmm2, xmm12                     ; L22 = L3 ^ L12
-	pxor            xmm9, xmm0                      ; L23 = L18 ^ L2
-	pxor            xmm1, xmm13                     ; L27 = L8 ^ L10
-	pxor            xmm13, xmm3                     ; L25 = L6 ^ L10
-	pxor            xmm10, xmm11                    ; L28 = L11 ^ L14
-	pxor            xmm6, xmm10                     ; S2 = L19 ^ L28
-	movdqa          xmm0, xmm7
-	pxor            xmm0, oword [rbx + 320]         ; L1 = M50 ^ M56
-	pxor            xmm15, xmm0                     ; L15 = M55 ^ L1
-	movdqa          xmm5, xmm0
-	pxor            xmm5, oword [rbx + 416]         ; L17 = M57 ^ L1
-	pxor            xmm7, xmm4                      ; L13 = M50 ^ L0
-	movdqa          xmm10, xmm4
-	pxor            xmm10, oword [rbx + 320]        ; L16 = M56 ^ L0
-	pxor            xmm4, xmm0                      ; L20 = L0 ^ L1
-	pxor            xmm0, xmm8                      ; L21 = L1 ^ L7
-	pxor            xmm15, xmm14                    ; L24 = L15 ^ L9
-	pxor            xmm8, xmm14                     ; L26 = L7 ^ L9
-	pxor            xmm11, xmm5                     ; L29 = L11 ^ L17
-	pxor            xmm15, xmm3                     ; S0 = L6 ^ L24
-	pxor            xmm10, xmm8                     ; S1 = L16 ^ L26
-	pxor            xmm0, xmm3                      ; S3 = L6 ^ L21
-	pxor            xmm4, xmm2                      ; S4 = L20 ^ L22
-	pxor            xmm13, xmm11                    ; S5 = L25 ^ L29
-	pxor            xmm7, xmm1                      ; S6 = L13 ^ L27
-	pxor            xmm3, xmm9                      ; S7 = L6 ^ L23
-	movdqa          xmm1, xmm7
+	pand            xmm3, xmm4                      ; M49 = M43 & T16
+	pand            xmm4, oword [rbx + 400]         ; M58 = M43 & T3
+	pxor            xmm0, xmm8                      ; L4 = M46 ^ M48
+	pand            xmm5, xmm14                     ; M54 = M41 & T10
+	movdqa          xmm9, xmm15
+	pand            xmm9, oword [rbx + 432]         ; M61 = M42 & T1
+	pxor            xmm7, xmm3                      ; L6 = M49 ^ M50
+	movdqa          xmm10, xmm15
+	pand            xmm10, oword [rbx + 320]        ; M52 = M42 & T15
+	pxor            xmm15, xmm14                    ; M45 = M42 ^ M41
+	movdqa          oword [rbx + 320], xmm14
+	movdqa          xmm14, xmm15
+	pand            xmm14, oword [rbx + 304]        ; M53 = M45 & T27
+	pand            xmm15, oword [rbx + 336]        ; M62 = M45 & T4
+	pxor            xmm15, xmm9                     ; L1 = M61 ^ M62
+	pxor            xmm14, xmm7                     ; L8 = M53 ^ L6
+	pand            xmm6, oword [rbx + 352]         ; M55 = M44 & T13
+	pxor            xmm13, xmm15                    ; L2 = M56 ^ L1
+	pxor            xmm2, xmm8                      ; L5 = M47 ^ M46
+	pxor            xmm3, xmm12                     ; L12 = M49 ^ M51
+	pxor            xmm10, xmm14                    ; L16 = M52 ^ L8
+	pxor            xmm6, xmm13                     ; L3 = M55 ^ L2
+	pxor            xmm7, xmm2                      ; L11 = L6 ^ L5
+	pxor            xmm1, xmm15                     ; L13 = M59 ^ L1
+	pxor            xmm3, xmm0                      ; L14 = L4 ^ L12
+	pxor            xmm0, xmm4                      ; L7 = M58 ^ L4
+	pxor            xmm5, xmm0                      ; L9 = M54 ^ L7
+	pxor            xmm14, xmm5                     ; L10 = L8 ^ L9
+	pxor            xmm11, xmm14                    ; L17 = M60 ^ L10
+	pxor            xmm9, xmm10                     ; L20 = M61 ^ L16
+	movdqa          xmm0, oword [rbx + 320]
+	pand            xmm0, oword [rbx + 368]         ; M63 = M41 & T2
+	pxor            xmm7, xmm6                      ; S3 = L3 ^ L11
+	pxor            xmm1, xmm3                      ; L18 = L13 ^ L14
+	pxor            xmm13, oword [rbx + 416]        ; L21 = L2 ^ M57
+	pxor            xmm9, xmm11                     ; L26 = L17 ^ L20
+	pxor            xmm4, xmm1                      ; S7 = M58 ^ L18
+	pxor            xmm6, xmm10                     ; S0 = L3 ^ L16
+	pxor            xmm14, xmm1                     ; S6 = L10 ^ L18
+	pxor            xmm3, xmm7                      ; S4 = L14 ^ S3
+	pxor            xmm10, xmm7                     ; S1 = S3 ^ L16
+	pxor            xmm9, xmm0                      ; S2 = L26 ^ M63
+	pxor            xmm13, xmm11                    ; S5 = L21 ^ L17
+	movdqa          xmm0, xmm4
+	movdqa          xmm1, xmm14
 	movdqa          xmm2, xmm13
-	movdqa          xmm5, xmm6
+	movdqa          xmm4, xmm7
+	movdqa          xmm5, xmm9
+	movdqa          xmm7, xmm6
 	movdqa          xmm6, xmm10
-	movdqa          xmm7, xmm15
-	movdqa          xmm8, xmm3
-	movdqa          xmm3, xmm4
-	movdqa          xmm4, xmm0
-	movdqa          xmm0, xmm8
 ; planes back to blocks (the network is its own inverse), + the last round key
 	movdqa          xmm8, xmm0
 	psrlq           xmm8, 1
@@ -5225,502 +5199,474 @@ L.xts_dec_main_loop:
 L.xts_dec_bulk_middle_rounds:
 ; a middle round (Nr - 1 of them): InvShiftRows, the inverse S-box circuit, InvMixColumns, + key
 	pshufb          xmm4, oword [rel L.bs_inv_shift_rows] ; InvShiftRows: plane 4 = Y4
-	pshufb          xmm1, oword [rel L.bs_inv_shift_rows] ; InvShiftRows: plane 1 = Y1
-	pshufb          xmm0, oword [rel L.bs_inv_shift_rows] ; InvShiftRows: plane 0 = Y0
 	pshufb          xmm6, oword [rel L.bs_inv_shift_rows] ; InvShiftRows: plane 6 = Y6
-	movdqa          xmm8, xmm0
-	pxor            xmm8, xmm6                      ; A1 = Y0 ^ Y6
-	movdqa          xmm9, xmm1
-	pxor            xmm9, xmm8                      ; A2 = Y1 ^ A1
-	movdqa          xmm10, xmm4
-	pxor            xmm10, xmm9                     ; T19 = Y4 ^ A2
+	movdqa          xmm8, xmm4
+	pxor            xmm8, xmm6                      ; T22 = Y4 ^ Y6
+	pshufb          xmm0, oword [rel L.bs_inv_shift_rows] ; InvShiftRows: plane 0 = Y0
+	pshufb          xmm1, oword [rel L.bs_inv_shift_rows] ; InvShiftRows: plane 1 = Y1
+	movdqa          xmm9, xmm0
+	pxor            xmm9, xmm1                      ; A1 = Y0 ^ Y1
+	movdqa          xmm10, xmm8
+	pxor            xmm10, xmm9                     ; T19 = T22 ^ A1
 	pshufb          xmm5, oword [rel L.bs_inv_shift_rows] ; InvShiftRows: plane 5 = Y5
 	pshufb          xmm2, oword [rel L.bs_inv_shift_rows] ; InvShiftRows: plane 2 = Y2
 	pshufb          xmm7, oword [rel L.bs_inv_shift_rows] ; InvShiftRows: plane 7 = Y7
-	movdqa          xmm11, xmm2
-	pxor            xmm11, xmm7                     ; A4 = Y2 ^ Y7
-	movdqa          xmm12, xmm5
-	pxor            xmm12, xmm11                    ; U7 = Y5 ^ A4
-	movdqa          xmm13, xmm10
-	pand            xmm13, xmm12                    ; M4 = T19 & U7
-	movdqa          xmm14, xmm7
-	pxor            xmm14, xmm9                     ; T13 = Y7 ^ A2
-	movdqa          xmm15, xmm4
-	pxor            xmm15, xmm5                     ; A5 = Y4 ^ Y5
-	movdqa          oword [rbx + 304], xmm12
-	movdqa          xmm12, xmm2
-	pxor            xmm12, xmm6                     ; A14 = Y2 ^ Y6
-	pxor            xmm12, xmm15                    ; T6 = A5 ^ A14
-	movdqa          oword [rbx + 320], xmm5
-	movdqa          xmm5, xmm14
-	pand            xmm5, xmm12                     ; M1 = T13 & T6
-	pxor            xmm13, xmm5                     ; M5 = M4 ^ M1
+	pxor            xmm2, xmm7                      ; A2 = Y2 ^ Y7
+	movdqa          xmm11, xmm5
+	pxor            xmm11, xmm2                     ; U7 = Y5 ^ A2
+	movdqa          xmm12, xmm10
+	pand            xmm12, xmm11                    ; M4 = T19 & U7
+	pxor            xmm6, xmm7                      ; T2 = Y6 ^ Y7
+	pxor            xmm9, xmm6                      ; T13 = A1 ^ T2
+	pxor            xmm2, xmm10                     ; T15 = T19 ^ A2
 	pshufb          xmm3, oword [rel L.bs_inv_shift_rows] ; InvShiftRows: plane 3 = Y3
-	movdqa          oword [rbx + 336], xmm14
-	movdqa          xmm14, xmm3
-	pxor            xmm14, xmm9                     ; T20 = Y3 ^ A2
-	movdqa          oword [rbx + 352], xmm12
-	movdqa          xmm12, xmm11
-	pxor            xmm12, xmm14                    ; T14 = A4 ^ T20
-	pxor            xmm12, xmm5                     ; M3 = T14 ^ M1
-	movdqa          xmm5, xmm4
-	pxor            xmm5, xmm7                      ; T23 = Y4 ^ Y7
-	movdqa          oword [rbx + 368], xmm13
-	movdqa          xmm13, xmm6
-	pxor            xmm13, xmm7                     ; T2 = Y6 ^ Y7
-	movdqa          oword [rbx + 384], xmm6
-	movdqa          xmm6, xmm4
-	pxor            xmm6, xmm13                     ; T8 = Y4 ^ T2
-	movdqa          oword [rbx + 400], xmm0
-	movdqa          xmm0, xmm5
-	pand            xmm0, xmm6                      ; M2 = T23 & T8
-	pxor            xmm12, xmm0                     ; M16 = M3 ^ M2
-	movdqa          xmm0, xmm3
-	pxor            xmm0, xmm4                      ; T1 = Y3 ^ Y4
-	pxor            xmm11, xmm10                    ; T15 = A4 ^ T19
-	movdqa          oword [rbx + 416], xmm10
-	movdqa          xmm10, xmm0
-	pand            xmm10, xmm11                    ; M11 = T1 & T15
-	movdqa          oword [rbx + 432], xmm11
-	movdqa          xmm11, xmm0
-	pxor            xmm11, xmm13                    ; T4 = T1 ^ T2
-	pxor            xmm2, xmm1                      ; A11 = Y1 ^ Y2
-	pxor            xmm2, xmm0                      ; T27 = T1 ^ A11
-	movdqa          oword [rbx + 448], xmm5
-	movdqa          xmm5, xmm11
-	pand            xmm5, xmm2                      ; M12 = T4 & T27
-	pxor            xmm5, xmm10                     ; M13 = M12 ^ M11
-	pxor            xmm7, xmm3                      ; A15 = Y3 ^ Y7
-	pxor            xmm7, xmm8                      ; T10 = A1 ^ A15
-	movdqa          oword [rbx + 464], xmm2
-	movdqa          xmm2, xmm13
-	pand            xmm2, xmm7                      ; M14 = T2 & T10
-	pxor            xmm2, xmm10                     ; M15 = M14 ^ M11
-	pxor            xmm9, xmm15                     ; T17 = A2 ^ A5
-	movdqa          xmm10, xmm14
-	pand            xmm10, xmm9                     ; M9 = T20 & T17
-	movdqa          oword [rbx + 480], xmm13
 	movdqa          xmm13, xmm0
-	pxor            xmm13, oword [rbx + 400]        ; T9 = Y0 ^ T1
-	movdqa          oword [rbx + 496], xmm11
-	movdqa          xmm11, xmm1
-	pxor            xmm11, xmm13                    ; T3 = Y1 ^ T9
-	pxor            xmm1, xmm3                      ; A12 = Y1 ^ Y3
-	movdqa          oword [rbx + 512], xmm7
-	movdqa          xmm7, oword [rbx + 320]
-	pxor            xmm7, oword [rbx + 384]         ; A19 = Y5 ^ Y6
-	pxor            xmm1, xmm7                      ; T16 = A12 ^ A19
-	movdqa          xmm7, xmm11
-	pand            xmm7, xmm1                      ; M6 = T3 & T16
-	pxor            xmm10, xmm7                     ; M10 = M9 ^ M6
-	pxor            xmm8, xmm15                     ; T26 = A1 ^ A5
-	pxor            xmm8, xmm7                      ; M8 = T26 ^ M6
-	pxor            xmm4, oword [rbx + 384]         ; T22 = Y4 ^ Y6
-	movdqa          xmm7, xmm4
-	pand            xmm7, xmm13                     ; M7 = T22 & T9
-	pxor            xmm8, xmm7                      ; M18 = M8 ^ M7
-	pxor            xmm3, oword [rbx + 400]         ; T24 = Y0 ^ Y3
-	movdqa          xmm7, xmm0
-	pxor            xmm7, oword [rbx + 320]         ; T25 = Y5 ^ T1
-	pxor            xmm3, oword [rbx + 368]         ; M17 = M5 ^ T24
-	pxor            xmm12, xmm5                     ; M20 = M16 ^ M13
-	pxor            xmm8, xmm5                      ; M22 = M18 ^ M13
-	pxor            xmm10, xmm2                     ; M19 = M10 ^ M15
-	pxor            xmm3, xmm2                      ; M21 = M17 ^ M15
-	pxor            xmm10, xmm7                     ; M23 = M19 ^ T25
-	movdqa          xmm2, xmm8
-	pand            xmm2, xmm12                     ; M25 = M22 & M20
-	movdqa          xmm5, xmm8
-	pxor            xmm5, xmm10                     ; M24 = M22 ^ M23
-	pand            xmm8, xmm3                      ; M34 = M21 & M22
-	pand            xmm8, xmm5                      ; M35 = M24 & M34
-	movdqa          xmm7, xmm3
-	pxor            xmm7, xmm2                      ; M26 = M21 ^ M25
-	pand            xmm7, xmm5                      ; M30 = M26 & M24
-	pxor            xmm7, xmm10                     ; M39 = M23 ^ M30
-	pxor            xmm5, xmm2                      ; M36 = M24 ^ M25
-	pxor            xmm8, xmm5                      ; M40 = M35 ^ M36
-	pand            xmm6, xmm8                      ; M47 = M40 & T8
+	pxor            xmm13, xmm3                     ; T24 = Y0 ^ Y3
+	movdqa          xmm14, xmm6
+	pxor            xmm14, xmm13                    ; T10 = T2 ^ T24
+	movdqa          xmm15, xmm2
+	pxor            xmm15, xmm14                    ; T27 = T15 ^ T10
+	movdqa          oword [rbx + 304], xmm11
+	movdqa          xmm11, xmm5
+	pxor            xmm11, xmm10                    ; T17 = Y5 ^ T19
+	movdqa          oword [rbx + 320], xmm10
+	movdqa          xmm10, xmm3
+	pxor            xmm10, xmm4                     ; T1 = Y3 ^ Y4
+	pxor            xmm0, xmm10                     ; T9 = Y0 ^ T1
+	movdqa          oword [rbx + 336], xmm13
+	movdqa          xmm13, xmm11
+	pxor            xmm13, xmm0                     ; T16 = T17 ^ T9
+	movdqa          oword [rbx + 352], xmm5
+	movdqa          xmm5, xmm15
+	pxor            xmm5, xmm13                     ; T6 = T27 ^ T16
+	movdqa          oword [rbx + 368], xmm8
+	movdqa          xmm8, xmm9
+	pand            xmm8, xmm5                      ; M1 = T13 & T6
+	pxor            xmm12, xmm8                     ; M5 = M4 ^ M1
+	movdqa          oword [rbx + 384], xmm9
+	movdqa          xmm9, xmm10
+	pxor            xmm9, xmm2                      ; T14 = T1 ^ T15
+	pxor            xmm9, xmm8                      ; M3 = T14 ^ M1
+	pxor            xmm4, xmm7                      ; T23 = Y4 ^ Y7
+	movdqa          xmm7, xmm10
+	pxor            xmm7, xmm6                      ; T4 = T1 ^ T2
+	pxor            xmm3, xmm7                      ; T8 = Y3 ^ T4
+	movdqa          xmm8, xmm4
+	pand            xmm8, xmm3                      ; M2 = T23 & T8
+	pxor            xmm9, xmm8                      ; M16 = M3 ^ M2
+	movdqa          xmm8, xmm10
+	pand            xmm8, xmm2                      ; M11 = T1 & T15
+	movdqa          oword [rbx + 400], xmm5
 	movdqa          xmm5, xmm7
-	pand            xmm5, oword [rbx + 304]         ; M48 = M39 & U7
-	movdqa          xmm15, xmm8
-	pand            xmm15, oword [rbx + 448]        ; M56 = M40 & T23
-	pxor            xmm15, xmm5                     ; B7 = M48 ^ M56
-	movdqa          oword [rbx + 448], xmm5
-	movdqa          xmm5, xmm7
-	pand            xmm5, oword [rbx + 416]         ; M57 = M39 & T19
-	movdqa          oword [rbx + 416], xmm5
-	movdqa          xmm5, xmm12
-	pxor            xmm5, xmm3                      ; M27 = M20 ^ M21
-	pand            xmm12, xmm10                    ; M31 = M20 & M23
-	pxor            xmm10, xmm2                     ; M28 = M23 ^ M25
-	pand            xmm10, xmm5                     ; M29 = M28 & M27
-	pand            xmm12, xmm5                     ; M32 = M27 & M31
-	pxor            xmm5, xmm2                      ; M33 = M27 ^ M25
-	pxor            xmm3, xmm10                     ; M37 = M21 ^ M29
-	pxor            xmm12, xmm5                     ; M38 = M32 ^ M33
-	pand            xmm13, xmm12                    ; M50 = M38 & T9
-	pand            xmm4, xmm12                     ; M59 = M38 & T22
-	pand            xmm14, xmm3                     ; M60 = M37 & T20
-	pxor            xmm6, xmm13                     ; B6 = M47 ^ M50
-	pand            xmm9, xmm3                      ; M51 = M37 & T17
-	movdqa          xmm2, xmm3
-	pxor            xmm2, xmm7                      ; M42 = M37 ^ M39
-	pxor            xmm3, xmm12                     ; M43 = M37 ^ M38
-	movdqa          xmm5, xmm2
-	pand            xmm5, oword [rbx + 432]         ; M52 = M42 & T15
-	pand            xmm0, xmm2                      ; M61 = M42 & T1
-	pxor            xmm12, xmm8                     ; M41 = M38 ^ M40
-	pand            xmm11, xmm3                     ; M58 = M43 & T3
-	pxor            xmm5, xmm0                      ; B1 = M52 ^ M61
-	pxor            xmm7, xmm8                      ; M44 = M39 ^ M40
-	pxor            xmm2, xmm12                     ; M45 = M42 ^ M41
-	pand            xmm3, xmm1                      ; M49 = M43 & T16
-	pxor            xmm11, xmm5                     ; B2 = M58 ^ B1
-	movdqa          xmm1, xmm7
-	pand            xmm1, oword [rbx + 352]         ; M46 = M44 & T6
-	movdqa          xmm8, xmm12
-	pand            xmm8, oword [rbx + 512]         ; M54 = M41 & T10
-	pand            xmm7, oword [rbx + 336]         ; M55 = M44 & T13
-	movdqa          xmm10, xmm2
-	pand            xmm10, oword [rbx + 496]        ; M62 = M45 & T4
-	pand            xmm12, oword [rbx + 480]        ; M63 = M41 & T2
-	pxor            xmm14, xmm3                     ; B8 = M49 ^ M60
-	pand            xmm2, oword [rbx + 464]         ; M53 = M45 & T27
-	pxor            xmm7, xmm12                     ; B12 = M55 ^ M63
-	pxor            xmm14, xmm6                     ; B14 = B6 ^ B8
-	pxor            xmm5, xmm15                     ; B20 = B1 ^ B7
-	pxor            xmm13, xmm2                     ; B10 = M50 ^ M53
-	pxor            xmm15, oword [rbx + 416]        ; B13 = M57 ^ B7
-	pxor            xmm12, xmm9                     ; B16 = M51 ^ M63
-	pxor            xmm0, oword [rbx + 416]         ; B18 = M57 ^ M61
-	pxor            xmm0, xmm7                      ; W0 = B12 ^ B18
-	pxor            xmm7, xmm14                     ; B28 = B12 ^ B14
-	pxor            xmm14, xmm15                    ; B30 = B13 ^ B14
-	pxor            xmm15, xmm12                    ; B31 = B13 ^ B16
-	movdqa          xmm2, xmm4
-	pxor            xmm2, xmm11                     ; B3 = M59 ^ B2
-	pxor            xmm1, xmm2                      ; B5 = M46 ^ B3
-	pxor            xmm3, xmm2                      ; B9 = M49 ^ B3
-	pxor            xmm4, xmm8                      ; B17 = M54 ^ M59
-	pxor            xmm8, xmm10                     ; B4 = M54 ^ M62
-	pxor            xmm9, xmm8                      ; B11 = M51 ^ B4
-	pxor            xmm10, xmm3                     ; B19 = M62 ^ B9
-	pxor            xmm6, xmm1                      ; B22 = B5 ^ B6
-	pxor            xmm4, xmm5                      ; B32 = B17 ^ B20
-	pxor            xmm11, xmm8                     ; B21 = B2 ^ B4
-	movdqa          xmm2, xmm1
-	pxor            xmm2, xmm13                     ; B23 = B5 ^ B10
-	pxor            xmm3, xmm9                      ; W7 = B9 ^ B11
-	pxor            xmm13, xmm10                    ; W1 = B10 ^ B19
-	pxor            xmm9, xmm6                      ; W2 = B11 ^ B22
-	pxor            xmm7, xmm4                      ; W6 = B28 ^ B32
-	pxor            xmm8, oword [rbx + 448]         ; B15 = M48 ^ B4
-	pxor            xmm11, xmm14                    ; W5 = B21 ^ B30
-	pxor            xmm2, xmm15                     ; W3 = B23 ^ B31
-	pshufd          xmm4, xmm0, 78                  ; w0 = W0; R^2(w0)
-	pshufd          xmm5, xmm13, 78                 ; w1 = W1; R^2(w1)
-	pshufd          xmm6, xmm9, 78                  ; w2 = W2; R^2(w2)
-	pshufd          xmm10, xmm7, 78                 ; w6 = W6; R^2(w6)
-	pshufd          xmm12, xmm3, 78                 ; w7 = W7; R^2(w7)
-	pxor            xmm1, xmm8                      ; W4 = B5 ^ B15
-	pxor            xmm4, xmm0                      ; u0 = w0 + R^2(w0)
-	pxor            xmm5, xmm13                     ; u1 = w1 + R^2(w1)
-	pxor            xmm6, xmm9                      ; u2 = w2 + R^2(w2)
-	pshufd          xmm8, xmm2, 78                  ; w3 = W3; R^2(w3)
-	pshufd          xmm14, xmm11, 78                ; w5 = W5; R^2(w5)
-	pxor            xmm10, xmm7                     ; u6 = w6 + R^2(w6)
-	pxor            xmm12, xmm3                     ; u7 = w7 + R^2(w7)
-	pxor            xmm8, xmm2                      ; u3 = w3 + R^2(w3)
-	pxor            xmm14, xmm11                    ; u5 = w5 + R^2(w5)
-	pxor            xmm4, xmm12                     ; 2u, plane 1 = u0 + u7
-	pxor            xmm6, xmm12                     ; 2u, plane 3 = u2 + u7
-	pxor            xmm5, xmm10                     ; 2(2u), plane 3 = (2u)2 + (2u)7
-	pxor            xmm8, xmm12                     ; 2u, plane 4 = u3 + u7
-	pxor            xmm12, xmm10                    ; 2(2u), plane 1 = (2u)0 + (2u)7
-	pxor            xmm6, xmm10                     ; 2(2u), plane 4 = (2u)3 + (2u)7
-	pxor            xmm0, xmm10                     ; p0 = w0 + 4u0
-	pshufd          xmm10, xmm1, 78                 ; w4 = W4; R^2(w4)
-	pxor            xmm10, xmm1                     ; u4 = w4 + R^2(w4)
-	pxor            xmm9, xmm4                      ; p2 = w2 + 4u2
-	pxor            xmm2, xmm5                      ; p3 = w3 + 4u3
-	pxor            xmm3, xmm14                     ; p7 = w7 + 4u7
-	pxor            xmm13, xmm12                    ; p1 = w1 + 4u1
-	pxor            xmm1, xmm6                      ; p4 = w4 + 4u4
-	pxor            xmm11, xmm8                     ; p5 = w5 + 4u5
-	pxor            xmm7, xmm10                     ; p6 = w6 + 4u6
-	pshufd          xmm4, xmm0, 57                  ; a0 = p0; R(a0)
-	pshufd          xmm5, xmm9, 57                  ; a2 = p2; R(a2)
-	pshufd          xmm6, xmm2, 57                  ; a3 = p3; R(a3)
-	pshufd          xmm8, xmm3, 57                  ; a7 = p7; R(a7)
-	pshufd          xmm10, xmm13, 57                ; a1 = p1; R(a1)
-	pshufd          xmm12, xmm1, 57                 ; a4 = p4; R(a4)
-	pshufd          xmm14, xmm11, 57                ; a5 = p5; R(a5)
-	pxor            xmm0, xmm4                      ; t0 = a0 + R(a0)
-	pxor            xmm9, xmm5                      ; t2 = a2 + R(a2)
-	pxor            xmm2, xmm6                      ; t3 = a3 + R(a3)
-	pxor            xmm3, xmm8                      ; t7 = a7 + R(a7)
-	pxor            xmm13, xmm10                    ; t1 = a1 + R(a1)
-	pxor            xmm1, xmm12                     ; t4 = a4 + R(a4)
-	pxor            xmm11, xmm14                    ; t5 = a5 + R(a5)
-	pxor            xmm4, xmm3                      ; plane 0: 2t + R(a)
-	pxor            xmm5, xmm13                     ; plane 2: 2t + R(a)
-	pxor            xmm14, xmm1                     ; plane 5: 2t + R(a)
-	pxor            xmm4, oword [rbx + rdi*1]       ; + round key
-	pshufd          xmm13, xmm13, 78                ; R^2(t1)
-	pxor            xmm5, oword [rbx + rdi*1 + 32]  ; + round key
-	pshufd          xmm1, xmm1, 78                  ; R^2(t4)
-	pxor            xmm14, oword [rbx + rdi*1 + 80] ; + round key
-	pshufd          xmm15, xmm7, 57                 ; a6 = p6; R(a6)
-	pxor            xmm7, xmm15                     ; t6 = a6 + R(a6)
-	pxor            xmm15, xmm11                    ; plane 6: 2t + R(a)
-	pxor            xmm8, xmm7                      ; plane 7: 2t + R(a)
-	pshufd          xmm11, xmm11, 78                ; R^2(t5)
-	pshufd          xmm7, xmm7, 78                  ; R^2(t6)
-	pxor            xmm15, oword [rbx + rdi*1 + 96] ; + round key
-	pxor            xmm8, oword [rbx + rdi*1 + 112] ; + round key
-	pxor            xmm14, xmm11                    ; + R^2(t): MixColumns done
-	pxor            xmm15, xmm7                     ; + R^2(t): MixColumns done
+	pand            xmm5, xmm15                     ; M12 = T4 & T27
+	pxor            xmm5, xmm8                      ; M13 = M12 ^ M11
+	movdqa          oword [rbx + 416], xmm15
+	movdqa          xmm15, xmm6
+	pand            xmm15, xmm14                    ; M14 = T2 & T10
+	pxor            xmm15, xmm8                     ; M15 = M14 ^ M11
+	movdqa          xmm8, xmm1
+	pxor            xmm8, xmm0                      ; T3 = Y1 ^ T9
+	movdqa          oword [rbx + 432], xmm6
+	movdqa          xmm6, xmm8
+	pand            xmm6, xmm13                     ; M6 = T3 & T16
+	pxor            xmm1, xmm11                     ; T26 = Y1 ^ T17
+	pxor            xmm1, xmm6                      ; M8 = T26 ^ M6
+	movdqa          oword [rbx + 448], xmm7
 	movdqa          xmm7, xmm0
-	pxor            xmm7, xmm3                      ; 2t, plane 1 = t0 + t7
-	pxor            xmm7, xmm10                     ; plane 1: 2t + R(a)
-	movdqa          xmm10, xmm9
-	pxor            xmm10, xmm3                     ; 2t, plane 3 = t2 + t7
-	pxor            xmm10, xmm6                     ; plane 3: 2t + R(a)
-	movdqa          xmm6, xmm2
-	pxor            xmm6, xmm3                      ; 2t, plane 4 = t3 + t7
-	pxor            xmm6, xmm12                     ; plane 4: 2t + R(a)
-	pshufd          xmm0, xmm0, 78                  ; R^2(t0)
-	pxor            xmm7, oword [rbx + rdi*1 + 16]  ; + round key
-	pshufd          xmm9, xmm9, 78                  ; R^2(t2)
-	pshufd          xmm2, xmm2, 78                  ; R^2(t3)
-	pxor            xmm10, oword [rbx + rdi*1 + 48] ; + round key
-	pxor            xmm6, oword [rbx + rdi*1 + 64]  ; + round key
-	pshufd          xmm3, xmm3, 78                  ; R^2(t7)
-	pxor            xmm4, xmm0                      ; + R^2(t): MixColumns done
-	pxor            xmm7, xmm13                     ; + R^2(t): MixColumns done
-	pxor            xmm5, xmm9                      ; + R^2(t): MixColumns done
-	pxor            xmm10, xmm2                     ; + R^2(t): MixColumns done
-	pxor            xmm6, xmm1                      ; + R^2(t): MixColumns done
-	pxor            xmm8, xmm3                      ; + R^2(t): MixColumns done
-	movdqa          xmm0, xmm4
-	movdqa          xmm1, xmm7
-	movdqa          xmm2, xmm5
-	movdqa          xmm3, xmm10
-	movdqa          xmm4, xmm6
-	movdqa          xmm5, xmm14
-	movdqa          xmm6, xmm15
+	pand            xmm7, oword [rbx + 368]         ; M7 = T22 & T9
+	pxor            xmm1, xmm7                      ; M18 = M8 ^ M7
 	movdqa          xmm7, xmm8
+	pxor            xmm7, oword [rbx + 368]         ; T20 = T22 ^ T3
+	movdqa          oword [rbx + 464], xmm14
+	movdqa          xmm14, xmm7
+	pand            xmm14, xmm11                    ; M9 = T20 & T17
+	pxor            xmm14, xmm6                     ; M10 = M9 ^ M6
+	movdqa          xmm6, xmm10
+	pxor            xmm6, oword [rbx + 352]         ; T25 = Y5 ^ T1
+	pxor            xmm12, oword [rbx + 336]        ; M17 = M5 ^ T24
+	pxor            xmm9, xmm5                      ; M20 = M16 ^ M13
+	pxor            xmm1, xmm5                      ; M22 = M18 ^ M13
+	pxor            xmm14, xmm15                    ; M19 = M10 ^ M15
+	pxor            xmm12, xmm15                    ; M21 = M17 ^ M15
+	pxor            xmm14, xmm6                     ; M23 = M19 ^ T25
+	movdqa          xmm5, xmm1
+	pand            xmm5, xmm9                      ; M25 = M22 & M20
+	movdqa          xmm6, xmm1
+	pxor            xmm6, xmm14                     ; M24 = M22 ^ M23
+	pand            xmm1, xmm12                     ; M34 = M21 & M22
+	pand            xmm1, xmm6                      ; M35 = M24 & M34
+	movdqa          xmm15, xmm12
+	pxor            xmm15, xmm5                     ; M26 = M21 ^ M25
+	pand            xmm15, xmm6                     ; M30 = M26 & M24
+	pxor            xmm15, xmm14                    ; M39 = M23 ^ M30
+	pxor            xmm6, xmm5                      ; M36 = M24 ^ M25
+	pxor            xmm1, xmm6                      ; M40 = M35 ^ M36
+	pand            xmm3, xmm1                      ; M47 = M40 & T8
+	movdqa          xmm6, xmm15
+	pand            xmm6, oword [rbx + 304]         ; M48 = M39 & U7
+	pand            xmm4, xmm1                      ; M56 = M40 & T23
+	pxor            xmm4, xmm6                      ; B7 = M48 ^ M56
+	movdqa          oword [rbx + 304], xmm6
+	movdqa          xmm6, xmm15
+	pand            xmm6, oword [rbx + 320]         ; M57 = M39 & T19
+	movdqa          oword [rbx + 320], xmm6
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm12                     ; M27 = M20 ^ M21
+	pand            xmm9, xmm14                     ; M31 = M20 & M23
+	pxor            xmm14, xmm5                     ; M28 = M23 ^ M25
+	pand            xmm14, xmm6                     ; M29 = M28 & M27
+	pand            xmm9, xmm6                      ; M32 = M27 & M31
+	pxor            xmm6, xmm5                      ; M33 = M27 ^ M25
+	pxor            xmm12, xmm14                    ; M37 = M21 ^ M29
+	pxor            xmm9, xmm6                      ; M38 = M32 ^ M33
+	pand            xmm0, xmm9                      ; M50 = M38 & T9
+	movdqa          xmm5, xmm9
+	pand            xmm5, oword [rbx + 368]         ; M59 = M38 & T22
+	pand            xmm7, xmm12                     ; M60 = M37 & T20
+	pxor            xmm3, xmm0                      ; B6 = M47 ^ M50
+	pand            xmm11, xmm12                    ; M51 = M37 & T17
+	movdqa          xmm6, xmm12
+	pxor            xmm6, xmm15                     ; M42 = M37 ^ M39
+	pxor            xmm12, xmm9                     ; M43 = M37 ^ M38
+	pand            xmm2, xmm6                      ; M52 = M42 & T15
+	pand            xmm10, xmm6                     ; M61 = M42 & T1
+	pxor            xmm9, xmm1                      ; M41 = M38 ^ M40
+	pand            xmm8, xmm12                     ; M58 = M43 & T3
+	pxor            xmm2, xmm10                     ; B1 = M52 ^ M61
+	pxor            xmm15, xmm1                     ; M44 = M39 ^ M40
+	pxor            xmm6, xmm9                      ; M45 = M42 ^ M41
+	pand            xmm12, xmm13                    ; M49 = M43 & T16
+	pxor            xmm8, xmm2                      ; B2 = M58 ^ B1
+	movdqa          xmm1, xmm15
+	pand            xmm1, oword [rbx + 400]         ; M46 = M44 & T6
+	movdqa          xmm13, xmm9
+	pand            xmm13, oword [rbx + 464]        ; M54 = M41 & T10
+	pand            xmm15, oword [rbx + 384]        ; M55 = M44 & T13
+	movdqa          xmm14, xmm6
+	pand            xmm14, oword [rbx + 448]        ; M62 = M45 & T4
+	pand            xmm9, oword [rbx + 432]         ; M63 = M41 & T2
+	pxor            xmm7, xmm12                     ; B8 = M49 ^ M60
+	pand            xmm6, oword [rbx + 416]         ; M53 = M45 & T27
+	pxor            xmm15, xmm9                     ; B12 = M55 ^ M63
+	pxor            xmm7, xmm3                      ; B14 = B6 ^ B8
+	pxor            xmm2, xmm4                      ; B20 = B1 ^ B7
+	pxor            xmm0, xmm6                      ; B10 = M50 ^ M53
+	pxor            xmm4, oword [rbx + 320]         ; B13 = M57 ^ B7
+	pxor            xmm9, xmm11                     ; B16 = M51 ^ M63
+	pxor            xmm10, oword [rbx + 320]        ; B18 = M57 ^ M61
+	pxor            xmm10, xmm15                    ; W0 = B12 ^ B18
+	pxor            xmm15, xmm7                     ; B28 = B12 ^ B14
+	pxor            xmm7, xmm4                      ; B30 = B13 ^ B14
+	pxor            xmm4, xmm9                      ; B31 = B13 ^ B16
+	movdqa          xmm6, xmm5
+	pxor            xmm6, xmm8                      ; B3 = M59 ^ B2
+	pxor            xmm1, xmm6                      ; B5 = M46 ^ B3
+	pxor            xmm12, xmm6                     ; B9 = M49 ^ B3
+	pxor            xmm5, xmm13                     ; B17 = M54 ^ M59
+	pxor            xmm13, xmm14                    ; B4 = M54 ^ M62
+	pxor            xmm11, xmm13                    ; B11 = M51 ^ B4
+	pxor            xmm14, xmm12                    ; B19 = M62 ^ B9
+	pxor            xmm3, xmm1                      ; B22 = B5 ^ B6
+	pxor            xmm5, xmm2                      ; B32 = B17 ^ B20
+	pxor            xmm8, xmm13                     ; B21 = B2 ^ B4
+	movdqa          xmm2, xmm1
+	pxor            xmm2, xmm0                      ; B23 = B5 ^ B10
+	pxor            xmm12, xmm11                    ; W7 = B9 ^ B11
+	pxor            xmm0, xmm14                     ; W1 = B10 ^ B19
+	pxor            xmm11, xmm3                     ; W2 = B11 ^ B22
+	pxor            xmm15, xmm5                     ; W6 = B28 ^ B32
+	pxor            xmm13, oword [rbx + 304]        ; B15 = M48 ^ B4
+	pxor            xmm8, xmm7                      ; W5 = B21 ^ B30
+	pxor            xmm2, xmm4                      ; W3 = B23 ^ B31
+	pshufd          xmm3, xmm10, 78                 ; w0 = W0; R^2(w0)
+	pshufd          xmm4, xmm0, 78                  ; w1 = W1; R^2(w1)
+	pshufd          xmm5, xmm11, 78                 ; w2 = W2; R^2(w2)
+	pshufd          xmm6, xmm15, 78                 ; w6 = W6; R^2(w6)
+	pshufd          xmm7, xmm12, 78                 ; w7 = W7; R^2(w7)
+	pxor            xmm1, xmm13                     ; W4 = B5 ^ B15
+	pxor            xmm3, xmm10                     ; u0 = w0 + R^2(w0)
+	pxor            xmm4, xmm0                      ; u1 = w1 + R^2(w1)
+	pxor            xmm5, xmm11                     ; u2 = w2 + R^2(w2)
+	pshufd          xmm9, xmm2, 78                  ; w3 = W3; R^2(w3)
+	pshufd          xmm13, xmm8, 78                 ; w5 = W5; R^2(w5)
+	pxor            xmm6, xmm15                     ; u6 = w6 + R^2(w6)
+	pxor            xmm7, xmm12                     ; u7 = w7 + R^2(w7)
+	pxor            xmm9, xmm2                      ; u3 = w3 + R^2(w3)
+	pxor            xmm13, xmm8                     ; u5 = w5 + R^2(w5)
+	pxor            xmm3, xmm7                      ; 2u, plane 1 = u0 + u7
+	pxor            xmm5, xmm7                      ; 2u, plane 3 = u2 + u7
+	pxor            xmm4, xmm6                      ; 2(2u), plane 3 = (2u)2 + (2u)7
+	pxor            xmm9, xmm7                      ; 2u, plane 4 = u3 + u7
+	pxor            xmm7, xmm6                      ; 2(2u), plane 1 = (2u)0 + (2u)7
+	pxor            xmm5, xmm6                      ; 2(2u), plane 4 = (2u)3 + (2u)7
+	pxor            xmm10, xmm6                     ; p0 = w0 + 4u0
+	pshufd          xmm6, xmm1, 78                  ; w4 = W4; R^2(w4)
+	pxor            xmm6, xmm1                      ; u4 = w4 + R^2(w4)
+	pxor            xmm11, xmm3                     ; p2 = w2 + 4u2
+	pxor            xmm2, xmm4                      ; p3 = w3 + 4u3
+	pxor            xmm12, xmm13                    ; p7 = w7 + 4u7
+	pxor            xmm0, xmm7                      ; p1 = w1 + 4u1
+	pxor            xmm1, xmm5                      ; p4 = w4 + 4u4
+	pxor            xmm8, xmm9                      ; p5 = w5 + 4u5
+	pxor            xmm15, xmm6                     ; p6 = w6 + 4u6
+	pshufd          xmm3, xmm10, 57                 ; a0 = p0; R(a0)
+	pshufd          xmm4, xmm11, 57                 ; a2 = p2; R(a2)
+	pshufd          xmm5, xmm2, 57                  ; a3 = p3; R(a3)
+	pshufd          xmm6, xmm12, 57                 ; a7 = p7; R(a7)
+	pshufd          xmm7, xmm0, 57                  ; a1 = p1; R(a1)
+	pshufd          xmm9, xmm1, 57                  ; a4 = p4; R(a4)
+	pshufd          xmm13, xmm8, 57                 ; a5 = p5; R(a5)
+	pxor            xmm10, xmm3                     ; t0 = a0 + R(a0)
+	pxor            xmm11, xmm4                     ; t2 = a2 + R(a2)
+	pxor            xmm2, xmm5                      ; t3 = a3 + R(a3)
+	pxor            xmm12, xmm6                     ; t7 = a7 + R(a7)
+	pxor            xmm0, xmm7                      ; t1 = a1 + R(a1)
+	pxor            xmm1, xmm9                      ; t4 = a4 + R(a4)
+	pxor            xmm8, xmm13                     ; t5 = a5 + R(a5)
+	pxor            xmm3, xmm12                     ; plane 0: 2t + R(a)
+	pxor            xmm4, xmm0                      ; plane 2: 2t + R(a)
+	pxor            xmm13, xmm1                     ; plane 5: 2t + R(a)
+	pxor            xmm3, oword [rbx + rdi*1]       ; + round key
+	pshufd          xmm0, xmm0, 78                  ; R^2(t1)
+	pxor            xmm4, oword [rbx + rdi*1 + 32]  ; + round key
+	pshufd          xmm1, xmm1, 78                  ; R^2(t4)
+	pxor            xmm13, oword [rbx + rdi*1 + 80] ; + round key
+	pshufd          xmm14, xmm15, 57                ; a6 = p6; R(a6)
+	pxor            xmm15, xmm14                    ; t6 = a6 + R(a6)
+	pxor            xmm14, xmm8                     ; plane 6: 2t + R(a)
+	pxor            xmm6, xmm15                     ; plane 7: 2t + R(a)
+	pshufd          xmm8, xmm8, 78                  ; R^2(t5)
+	pshufd          xmm15, xmm15, 78                ; R^2(t6)
+	pxor            xmm14, oword [rbx + rdi*1 + 96] ; + round key
+	pxor            xmm6, oword [rbx + rdi*1 + 112] ; + round key
+	pxor            xmm13, xmm8                     ; + R^2(t): MixColumns done
+	pxor            xmm14, xmm15                    ; + R^2(t): MixColumns done
+	movdqa          xmm8, xmm10
+	pxor            xmm8, xmm12                     ; 2t, plane 1 = t0 + t7
+	pxor            xmm8, xmm7                      ; plane 1: 2t + R(a)
+	movdqa          xmm7, xmm11
+	pxor            xmm7, xmm12                     ; 2t, plane 3 = t2 + t7
+	pxor            xmm7, xmm5                      ; plane 3: 2t + R(a)
+	movdqa          xmm5, xmm2
+	pxor            xmm5, xmm12                     ; 2t, plane 4 = t3 + t7
+	pxor            xmm5, xmm9                      ; plane 4: 2t + R(a)
+	pshufd          xmm10, xmm10, 78                ; R^2(t0)
+	pxor            xmm8, oword [rbx + rdi*1 + 16]  ; + round key
+	pshufd          xmm11, xmm11, 78                ; R^2(t2)
+	pshufd          xmm2, xmm2, 78                  ; R^2(t3)
+	pxor            xmm7, oword [rbx + rdi*1 + 48]  ; + round key
+	pxor            xmm5, oword [rbx + rdi*1 + 64]  ; + round key
+	pshufd          xmm12, xmm12, 78                ; R^2(t7)
+	pxor            xmm3, xmm10                     ; + R^2(t): MixColumns done
+	pxor            xmm8, xmm0                      ; + R^2(t): MixColumns done
+	pxor            xmm4, xmm11                     ; + R^2(t): MixColumns done
+	pxor            xmm7, xmm2                      ; + R^2(t): MixColumns done
+	pxor            xmm5, xmm1                      ; + R^2(t): MixColumns done
+	pxor            xmm6, xmm12                     ; + R^2(t): MixColumns done
+	movdqa          xmm0, xmm3
+	movdqa          xmm1, xmm8
+	movdqa          xmm2, xmm4
+	movdqa          xmm3, xmm7
+	movdqa          xmm4, xmm5
+	movdqa          xmm5, xmm13
+	movdqa          xmm7, xmm6
+	movdqa          xmm6, xmm14
 	add             edi, 128
 	cmp             edi, 2224
 	jb              L.xts_dec_bulk_middle_rounds
 ; the last round: InvShiftRows (and back to column order), the inverse S-box circuit
 	pshufb          xmm4, oword [rel L.bs_inv_shift_rows_to_columns] ; InvShiftRows, back to column order: plane 4 = Y4
-	pshufb          xmm1, oword [rel L.bs_inv_shift_rows_to_columns] ; InvShiftRows, back to column order: plane 1 = Y1
-	pshufb          xmm0, oword [rel L.bs_inv_shift_rows_to_columns] ; InvShiftRows, back to column order: plane 0 = Y0
 	pshufb          xmm6, oword [rel L.bs_inv_shift_rows_to_columns] ; InvShiftRows, back to column order: plane 6 = Y6
-	movdqa          xmm8, xmm0
-	pxor            xmm8, xmm6                      ; A1 = Y0 ^ Y6
-	movdqa          xmm9, xmm1
-	pxor            xmm9, xmm8                      ; A2 = Y1 ^ A1
-	movdqa          xmm10, xmm4
-	pxor            xmm10, xmm9                     ; T19 = Y4 ^ A2
+	movdqa          xmm8, xmm4
+	pxor            xmm8, xmm6                      ; T22 = Y4 ^ Y6
+	pshufb          xmm0, oword [rel L.bs_inv_shift_rows_to_columns] ; InvShiftRows, back to column order: plane 0 = Y0
+	pshufb          xmm1, oword [rel L.bs_inv_shift_rows_to_columns] ; InvShiftRows, back to column order: plane 1 = Y1
+	movdqa          xmm9, xmm0
+	pxor            xmm9, xmm1                      ; A1 = Y0 ^ Y1
+	movdqa          xmm10, xmm8
+	pxor            xmm10, xmm9                     ; T19 = T22 ^ A1
 	pshufb          xmm5, oword [rel L.bs_inv_shift_rows_to_columns] ; InvShiftRows, back to column order: plane 5 = Y5
 	pshufb          xmm2, oword [rel L.bs_inv_shift_rows_to_columns] ; InvShiftRows, back to column order: plane 2 = Y2
 	pshufb          xmm7, oword [rel L.bs_inv_shift_rows_to_columns] ; InvShiftRows, back to column order: plane 7 = Y7
-	movdqa          xmm11, xmm2
-	pxor            xmm11, xmm7                     ; A4 = Y2 ^ Y7
-	movdqa          xmm12, xmm5
-	pxor            xmm12, xmm11                    ; U7 = Y5 ^ A4
-	movdqa          xmm13, xmm10
-	pand            xmm13, xmm12                    ; M4 = T19 & U7
-	movdqa          xmm14, xmm7
-	pxor            xmm14, xmm9                     ; T13 = Y7 ^ A2
-	movdqa          xmm15, xmm4
-	pxor            xmm15, xmm5                     ; A5 = Y4 ^ Y5
-	movdqa          oword [rbx + 304], xmm12
-	movdqa          xmm12, xmm2
-	pxor            xmm12, xmm6                     ; A14 = Y2 ^ Y6
-	pxor            xmm12, xmm15                    ; T6 = A5 ^ A14
-	movdqa          oword [rbx + 320], xmm5
-	movdqa          xmm5, xmm14
-	pand            xmm5, xmm12                     ; M1 = T13 & T6
-	pxor            xmm13, xmm5                     ; M5 = M4 ^ M1
+	pxor            xmm2, xmm7                      ; A2 = Y2 ^ Y7
+	movdqa          xmm11, xmm5
+	pxor            xmm11, xmm2                     ; U7 = Y5 ^ A2
+	movdqa          xmm12, xmm10
+	pand            xmm12, xmm11                    ; M4 = T19 & U7
+	pxor            xmm6, xmm7                      ; T2 = Y6 ^ Y7
+	pxor            xmm9, xmm6                      ; T13 = A1 ^ T2
+	pxor            xmm2, xmm10                     ; T15 = T19 ^ A2
 	pshufb          xmm3, oword [rel L.bs_inv_shift_rows_to_columns] ; InvShiftRows, back to column order: plane 3 = Y3
-	movdqa          oword [rbx + 336], xmm14
-	movdqa          xmm14, xmm3
-	pxor            xmm14, xmm9                     ; T20 = Y3 ^ A2
-	movdqa          oword [rbx + 352], xmm12
-	movdqa          xmm12, xmm11
-	pxor            xmm12, xmm14                    ; T14 = A4 ^ T20
-	pxor            xmm12, xmm5                     ; M3 = T14 ^ M1
-	movdqa          xmm5, xmm4
-	pxor            xmm5, xmm7                      ; T23 = Y4 ^ Y7
-	movdqa          oword [rbx + 368], xmm13
-	movdqa          xmm13, xmm6
-	pxor            xmm13, xmm7                     ; T2 = Y6 ^ Y7
-	movdqa          oword [rbx + 384], xmm6
-	movdqa          xmm6, xmm4
-	pxor            xmm6, xmm13                     ; T8 = Y4 ^ T2
-	movdqa          oword [rbx + 400], xmm0
-	movdqa          xmm0, xmm5
-	pand            xmm0, xmm6                      ; M2 = T23 & T8
-	pxor            xmm12, xmm0                     ; M16 = M3 ^ M2
-	movdqa          xmm0, xmm3
-	pxor            xmm0, xmm4                      ; T1 = Y3 ^ Y4
-	pxor            xmm11, xmm10                    ; T15 = A4 ^ T19
-	movdqa          oword [rbx + 416], xmm10
-	movdqa          xmm10, xmm0
-	pand            xmm10, xmm11                    ; M11 = T1 & T15
-	movdqa          oword [rbx + 432], xmm11
-	movdqa          xmm11, xmm0
-	pxor            xmm11, xmm13                    ; T4 = T1 ^ T2
-	pxor            xmm2, xmm1                      ; A11 = Y1 ^ Y2
-	pxor            xmm2, xmm0                      ; T27 = T1 ^ A11
-	movdqa          oword [rbx + 448], xmm5
-	movdqa          xmm5, xmm11
-	pand            xmm5, xmm2                      ; M12 = T4 & T27
-	pxor            xmm5, xmm10                     ; M13 = M12 ^ M11
-	pxor            xmm7, xmm3                      ; A15 = Y3 ^ Y7
-	pxor            xmm7, xmm8                      ; T10 = A1 ^ A15
-	movdqa          oword [rbx + 464], xmm11
-	movdqa          xmm11, xmm13
-	pand            xmm11, xmm7                     ; M14 = T2 & T10
-	pxor            xmm11, xmm10                    ; M15 = M14 ^ M11
-	pxor            xmm9, xmm15                     ; T17 = A2 ^ A5
-	movdqa          xmm10, xmm14
-	pand            xmm10, xmm9                     ; M9 = T20 & T17
-	movdqa          oword [rbx + 480], xmm13
 	movdqa          xmm13, xmm0
-	pxor            xmm13, oword [rbx + 400]        ; T9 = Y0 ^ T1
-	movdqa          oword [rbx + 496], xmm7
-	movdqa          xmm7, xmm1
-	pxor            xmm7, xmm13                     ; T3 = Y1 ^ T9
-	pxor            xmm1, xmm3                      ; A12 = Y1 ^ Y3
-	movdqa          oword [rbx + 512], xmm2
-	movdqa          xmm2, oword [rbx + 320]
-	pxor            xmm2, oword [rbx + 384]         ; A19 = Y5 ^ Y6
-	pxor            xmm1, xmm2                      ; T16 = A12 ^ A19
-	movdqa          xmm2, xmm7
-	pand            xmm2, xmm1                      ; M6 = T3 & T16
-	pxor            xmm10, xmm2                     ; M10 = M9 ^ M6
-	pxor            xmm8, xmm15                     ; T26 = A1 ^ A5
-	pxor            xmm8, xmm2                      ; M8 = T26 ^ M6
-	pxor            xmm4, oword [rbx + 384]         ; T22 = Y4 ^ Y6
-	movdqa          xmm2, xmm4
-	pand            xmm2, xmm13                     ; M7 = T22 & T9
-	pxor            xmm8, xmm2                      ; M18 = M8 ^ M7
-	pxor            xmm3, oword [rbx + 400]         ; T24 = Y0 ^ Y3
-	movdqa          xmm2, xmm0
-	pxor            xmm2, oword [rbx + 320]         ; T25 = Y5 ^ T1
-	pxor            xmm3, oword [rbx + 368]         ; M17 = M5 ^ T24
-	pxor            xmm12, xmm5                     ; M20 = M16 ^ M13
-	pxor            xmm8, xmm5                      ; M22 = M18 ^ M13
-	pxor            xmm10, xmm11                    ; M19 = M10 ^ M15
-	pxor            xmm3, xmm11                     ; M21 = M17 ^ M15
-	pxor            xmm10, xmm2                     ; M23 = M19 ^ T25
-	movdqa          xmm2, xmm8
-	pand            xmm2, xmm12                     ; M25 = M22 & M20
-	movdqa          xmm5, xmm8
-	pxor            xmm5, xmm10                     ; M24 = M22 ^ M23
-	pand            xmm8, xmm3                      ; M34 = M21 & M22
-	pand            xmm8, xmm5                      ; M35 = M24 & M34
-	movdqa          xmm11, xmm3
-	pxor            xmm11, xmm2                     ; M26 = M21 ^ M25
-	pand            xmm11, xmm5                     ; M30 = M26 & M24
-	pxor            xmm11, xmm10                    ; M39 = M23 ^ M30
-	pxor            xmm5, xmm2                      ; M36 = M24 ^ M25
-	pxor            xmm8, xmm5                      ; M40 = M35 ^ M36
-	pand            xmm6, xmm8                      ; M47 = M40 & T8
-	movdqa          xmm5, xmm11
-	pand            xmm5, oword [rbx + 304]         ; M48 = M39 & U7
-	movdqa          xmm15, xmm8
-	pand            xmm15, oword [rbx + 448]        ; M56 = M40 & T23
-	movdqa          oword [rbx + 448], xmm1
-	movdqa          xmm1, xmm11
-	pand            xmm1, oword [rbx + 416]         ; M57 = M39 & T19
-	pxor            xmm15, xmm5                     ; B7 = M48 ^ M56
-	movdqa          oword [rbx + 416], xmm5
-	movdqa          xmm5, xmm12
-	pxor            xmm5, xmm3                      ; M27 = M20 ^ M21
-	pand            xmm12, xmm10                    ; M31 = M20 & M23
-	pxor            xmm10, xmm2                     ; M28 = M23 ^ M25
-	pand            xmm10, xmm5                     ; M29 = M28 & M27
-	pand            xmm12, xmm5                     ; M32 = M27 & M31
-	pxor            xmm5, xmm2                      ; M33 = M27 ^ M25
-	pxor            xmm3, xmm10                     ; M37 = M21 ^ M29
-	pxor            xmm12, xmm5                     ; M38 = M32 ^ M33
-	pand            xmm13, xmm12                    ; M50 = M38 & T9
-	pand            xmm4, xmm12                     ; M59 = M38 & T22
-	pand            xmm14, xmm3                     ; M60 = M37 & T20
-	pand            xmm9, xmm3                      ; M51 = M37 & T17
-	pxor            xmm6, xmm13                     ; B6 = M47 ^ M50
-	movdqa          xmm2, xmm3
-	pxor            xmm2, xmm11                     ; M42 = M37 ^ M39
-	pxor            xmm3, xmm12                     ; M43 = M37 ^ M38
-	movdqa          xmm5, xmm2
-	pand            xmm5, oword [rbx + 432]         ; M52 = M42 & T15
-	pand            xmm0, xmm2                      ; M61 = M42 & T1
-	pxor            xmm12, xmm8                     ; M41 = M38 ^ M40
-	pand            xmm7, xmm3                      ; M58 = M43 & T3
-	pxor            xmm5, xmm0                      ; B1 = M52 ^ M61
-	pxor            xmm11, xmm8                     ; M44 = M39 ^ M40
-	pxor            xmm2, xmm12                     ; M45 = M42 ^ M41
-	pand            xmm3, oword [rbx + 448]         ; M49 = M43 & T16
-	pxor            xmm7, xmm5                      ; B2 = M58 ^ B1
-	movdqa          xmm8, xmm11
-	pand            xmm8, oword [rbx + 352]         ; M46 = M44 & T6
-	movdqa          xmm10, xmm2
-	pand            xmm10, oword [rbx + 512]        ; M53 = M45 & T27
-	movdqa          oword [rbx + 512], xmm8
-	movdqa          xmm8, xmm12
-	pand            xmm8, oword [rbx + 496]         ; M54 = M41 & T10
-	pand            xmm11, oword [rbx + 336]        ; M55 = M44 & T13
-	pand            xmm2, oword [rbx + 464]         ; M62 = M45 & T4
-	pand            xmm12, oword [rbx + 480]        ; M63 = M41 & T2
-	pxor            xmm14, xmm3                     ; B8 = M49 ^ M60
-	pxor            xmm13, xmm10                    ; B10 = M50 ^ M53
-	pxor            xmm11, xmm12                    ; B12 = M55 ^ M63
-	pxor            xmm14, xmm6                     ; B14 = B6 ^ B8
-	pxor            xmm12, xmm9                     ; B16 = M51 ^ M63
-	pxor            xmm5, xmm15                     ; B20 = B1 ^ B7
-	pxor            xmm15, xmm1                     ; B13 = M57 ^ B7
-	pxor            xmm1, xmm0                      ; B18 = M57 ^ M61
-	pxor            xmm12, xmm15                    ; B31 = B13 ^ B16
-	pxor            xmm15, xmm14                    ; B30 = B13 ^ B14
-	pxor            xmm14, xmm11                    ; B28 = B12 ^ B14
-	pxor            xmm11, xmm1                     ; W0 = B12 ^ B18
-	movdqa          xmm0, xmm4
-	pxor            xmm0, xmm7                      ; B3 = M59 ^ B2
-	movdqa          xmm1, xmm0
-	pxor            xmm1, oword [rbx + 512]         ; B5 = M46 ^ B3
-	pxor            xmm3, xmm0                      ; B9 = M49 ^ B3
-	pxor            xmm4, xmm8                      ; B17 = M54 ^ M59
-	pxor            xmm8, xmm2                      ; B4 = M54 ^ M62
-	pxor            xmm9, xmm8                      ; B11 = M51 ^ B4
-	movdqa          xmm0, xmm8
-	pxor            xmm0, oword [rbx + 416]         ; B15 = M48 ^ B4
-	pxor            xmm2, xmm3                      ; B19 = M62 ^ B9
-	pxor            xmm7, xmm8                      ; B21 = B2 ^ B4
-	pxor            xmm6, xmm1                      ; B22 = B5 ^ B6
-	movdqa          xmm8, xmm1
-	pxor            xmm8, xmm13                     ; B23 = B5 ^ B10
-	pxor            xmm4, xmm5                      ; B32 = B17 ^ B20
-	pxor            xmm1, xmm0                      ; W4 = B5 ^ B15
-	pxor            xmm3, xmm9                      ; W7 = B9 ^ B11
-	pxor            xmm13, xmm2                     ; W1 = B10 ^ B19
-	pxor            xmm9, xmm6                      ; W2 = B11 ^ B22
-	pxor            xmm7, xmm15                     ; W5 = B21 ^ B30
-	pxor            xmm8, xmm12                     ; W3 = B23 ^ B31
-	pxor            xmm14, xmm4                     ; W6 = B28 ^ B32
-	movdqa          xmm0, xmm11
-	movdqa          xmm2, xmm9
-	movdqa          xmm4, xmm1
+	pxor            xmm13, xmm3                     ; T24 = Y0 ^ Y3
+	movdqa          xmm14, xmm6
+	pxor            xmm14, xmm13                    ; T10 = T2 ^ T24
+	movdqa          xmm15, xmm2
+	pxor            xmm15, xmm14                    ; T27 = T15 ^ T10
+	movdqa          oword [rbx + 304], xmm11
+	movdqa          xmm11, xmm5
+	pxor            xmm11, xmm10                    ; T17 = Y5 ^ T19
+	movdqa          oword [rbx + 320], xmm10
+	movdqa          xmm10, xmm3
+	pxor            xmm10, xmm4                     ; T1 = Y3 ^ Y4
+	pxor            xmm0, xmm10                     ; T9 = Y0 ^ T1
+	movdqa          oword [rbx + 336], xmm13
+	movdqa          xmm13, xmm11
+	pxor            xmm13, xmm0                     ; T16 = T17 ^ T9
+	movdqa          oword [rbx + 352], xmm5
+	movdqa          xmm5, xmm15
+	pxor            xmm5, xmm13                     ; T6 = T27 ^ T16
+	movdqa          oword [rbx + 368], xmm8
+	movdqa          xmm8, xmm9
+	pand            xmm8, xmm5                      ; M1 = T13 & T6
+	pxor            xmm12, xmm8                     ; M5 = M4 ^ M1
+	movdqa          oword [rbx + 384], xmm9
+	movdqa          xmm9, xmm10
+	pxor            xmm9, xmm2                      ; T14 = T1 ^ T15
+	pxor            xmm9, xmm8                      ; M3 = T14 ^ M1
+	pxor            xmm4, xmm7                      ; T23 = Y4 ^ Y7
+	movdqa          xmm7, xmm10
+	pxor            xmm7, xmm6                      ; T4 = T1 ^ T2
+	pxor            xmm3, xmm7                      ; T8 = Y3 ^ T4
+	movdqa          xmm8, xmm4
+	pand            xmm8, xmm3                      ; M2 = T23 & T8
+	pxor            xmm9, xmm8                      ; M16 = M3 ^ M2
+	movdqa          xmm8, xmm10
+	pand            xmm8, xmm2                      ; M11 = T1 & T15
+	movdqa          oword [rbx + 400], xmm5
 	movdqa          xmm5, xmm7
-	movdqa          xmm6, xmm14
-	movdqa          xmm7, xmm3
+	pand            xmm5, xmm15                     ; M12 = T4 & T27
+	pxor            xmm5, xmm8                      ; M13 = M12 ^ M11
+	movdqa          oword [rbx + 416], xmm7
+	movdqa          xmm7, xmm6
+	pand            xmm7, xmm14                     ; M14 = T2 & T10
+	pxor            xmm7, xmm8                      ; M15 = M14 ^ M11
+	movdqa          xmm8, xmm1
+	pxor            xmm8, xmm0                      ; T3 = Y1 ^ T9
+	movdqa          oword [rbx + 432], xmm6
+	movdqa          xmm6, xmm8
+	pand            xmm6, xmm13                     ; M6 = T3 & T16
+	pxor            xmm1, xmm11                     ; T26 = Y1 ^ T17
+	pxor            xmm1, xmm6                      ; M8 = T26 ^ M6
+	movdqa          oword [rbx + 448], xmm14
+	movdqa          xmm14, xmm0
+	pand            xmm14, oword [rbx + 368]        ; M7 = T22 & T9
+	pxor            xmm1, xmm14                     ; M18 = M8 ^ M7
+	movdqa          xmm14, xmm8
+	pxor            xmm14, oword [rbx + 368]        ; T20 = T22 ^ T3
+	movdqa          oword [rbx + 464], xmm15
+	movdqa          xmm15, xmm14
+	pand            xmm15, xmm11                    ; M9 = T20 & T17
+	pxor            xmm15, xmm6                     ; M10 = M9 ^ M6
+	movdqa          xmm6, xmm10
+	pxor            xmm6, oword [rbx + 352]         ; T25 = Y5 ^ T1
+	pxor            xmm12, oword [rbx + 336]        ; M17 = M5 ^ T24
+	pxor            xmm9, xmm5                      ; M20 = M16 ^ M13
+	pxor            xmm1, xmm5                      ; M22 = M18 ^ M13
+	pxor            xmm15, xmm7                     ; M19 = M10 ^ M15
+	pxor            xmm12, xmm7                     ; M21 = M17 ^ M15
+	pxor            xmm15, xmm6                     ; M23 = M19 ^ T25
+	movdqa          xmm5, xmm1
+	pand            xmm5, xmm9                      ; M25 = M22 & M20
+	movdqa          xmm6, xmm1
+	pxor            xmm6, xmm15                     ; M24 = M22 ^ M23
+	pand            xmm1, xmm12                     ; M34 = M21 & M22
+	pand            xmm1, xmm6                      ; M35 = M24 & M34
+	movdqa          xmm7, xmm12
+	pxor            xmm7, xmm5                      ; M26 = M21 ^ M25
+	pand            xmm7, xmm6                      ; M30 = M26 & M24
+	pxor            xmm7, xmm15                     ; M39 = M23 ^ M30
+	pxor            xmm6, xmm5                      ; M36 = M24 ^ M25
+	pxor            xmm1, xmm6                      ; M40 = M35 ^ M36
+	pand            xmm3, xmm1                      ; M47 = M40 & T8
+	movdqa          xmm6, xmm7
+	pand            xmm6, oword [rbx + 304]         ; M48 = M39 & U7
+	pand            xmm4, xmm1                      ; M56 = M40 & T23
+	movdqa          oword [rbx + 304], xmm13
+	movdqa          xmm13, xmm7
+	pand            xmm13, oword [rbx + 320]        ; M57 = M39 & T19
+	pxor            xmm4, xmm6                      ; B7 = M48 ^ M56
+	movdqa          oword [rbx + 320], xmm6
+	movdqa          xmm6, xmm9
+	pxor            xmm6, xmm12                     ; M27 = M20 ^ M21
+	pand            xmm9, xmm15                     ; M31 = M20 & M23
+	pxor            xmm15, xmm5                     ; M28 = M23 ^ M25
+	pand            xmm15, xmm6                     ; M29 = M28 & M27
+	pand            xmm9, xmm6                      ; M32 = M27 & M31
+	pxor            xmm6, xmm5                      ; M33 = M27 ^ M25
+	pxor            xmm12, xmm15                    ; M37 = M21 ^ M29
+	pxor            xmm9, xmm6                      ; M38 = M32 ^ M33
+	pand            xmm0, xmm9                      ; M50 = M38 & T9
+	movdqa          xmm5, xmm9
+	pand            xmm5, oword [rbx + 368]         ; M59 = M38 & T22
+	pand            xmm14, xmm12                    ; M60 = M37 & T20
+	pand            xmm11, xmm12                    ; M51 = M37 & T17
+	pxor            xmm3, xmm0                      ; B6 = M47 ^ M50
+	movdqa          xmm6, xmm12
+	pxor            xmm6, xmm7                      ; M42 = M37 ^ M39
+	pxor            xmm12, xmm9                     ; M43 = M37 ^ M38
+	pand            xmm2, xmm6                      ; M52 = M42 & T15
+	pand            xmm10, xmm6                     ; M61 = M42 & T1
+	pxor            xmm9, xmm1                      ; M41 = M38 ^ M40
+	pand            xmm8, xmm12                     ; M58 = M43 & T3
+	pxor            xmm2, xmm10                     ; B1 = M52 ^ M61
+	pxor            xmm7, xmm1                      ; M44 = M39 ^ M40
+	pxor            xmm6, xmm9                      ; M45 = M42 ^ M41
+	pand            xmm12, oword [rbx + 304]        ; M49 = M43 & T16
+	pxor            xmm8, xmm2                      ; B2 = M58 ^ B1
+	movdqa          xmm1, xmm7
+	pand            xmm1, oword [rbx + 400]         ; M46 = M44 & T6
+	movdqa          xmm15, xmm6
+	pand            xmm15, oword [rbx + 464]        ; M53 = M45 & T27
+	movdqa          oword [rbx + 464], xmm1
+	movdqa          xmm1, xmm9
+	pand            xmm1, oword [rbx + 448]         ; M54 = M41 & T10
+	pand            xmm7, oword [rbx + 384]         ; M55 = M44 & T13
+	pand            xmm6, oword [rbx + 416]         ; M62 = M45 & T4
+	pand            xmm9, oword [rbx + 432]         ; M63 = M41 & T2
+	pxor            xmm14, xmm12                    ; B8 = M49 ^ M60
+	pxor            xmm0, xmm15                     ; B10 = M50 ^ M53
+	pxor            xmm7, xmm9                      ; B12 = M55 ^ M63
+	pxor            xmm14, xmm3                     ; B14 = B6 ^ B8
+	pxor            xmm9, xmm11                     ; B16 = M51 ^ M63
+	pxor            xmm2, xmm4                      ; B20 = B1 ^ B7
+	pxor            xmm4, xmm13                     ; B13 = M57 ^ B7
+	pxor            xmm13, xmm10                    ; B18 = M57 ^ M61
+	pxor            xmm9, xmm4                      ; B31 = B13 ^ B16
+	pxor            xmm4, xmm14                     ; B30 = B13 ^ B14
+	pxor            xmm14, xmm7                     ; B28 = B12 ^ B14
+	pxor            xmm7, xmm13                     ; W0 = B12 ^ B18
+	movdqa          xmm10, xmm5
+	pxor            xmm10, xmm8                     ; B3 = M59 ^ B2
+	movdqa          xmm13, xmm10
+	pxor            xmm13, oword [rbx + 464]        ; B5 = M46 ^ B3
+	pxor            xmm12, xmm10                    ; B9 = M49 ^ B3
+	pxor            xmm5, xmm1                      ; B17 = M54 ^ M59
+	pxor            xmm1, xmm6                      ; B4 = M54 ^ M62
+	pxor            xmm11, xmm1                     ; B11 = M51 ^ B4
+	movdqa          xmm10, xmm1
+	pxor            xmm10, oword [rbx + 320]        ; B15 = M48 ^ B4
+	pxor            xmm6, xmm12                     ; B19 = M62 ^ B9
+	pxor            xmm8, xmm1                      ; B21 = B2 ^ B4
+	pxor            xmm3, xmm13                     ; B22 = B5 ^ B6
 	movdqa          xmm1, xmm13
-	movdqa          xmm3, xmm8
+	pxor            xmm1, xmm0                      ; B23 = B5 ^ B10
+	pxor            xmm5, xmm2                      ; B32 = B17 ^ B20
+	pxor            xmm13, xmm10                    ; W4 = B5 ^ B15
+	pxor            xmm12, xmm11                    ; W7 = B9 ^ B11
+	pxor            xmm0, xmm6                      ; W1 = B10 ^ B19
+	pxor            xmm11, xmm3                     ; W2 = B11 ^ B22
+	pxor            xmm8, xmm4                      ; W5 = B21 ^ B30
+	pxor            xmm1, xmm9                      ; W3 = B23 ^ B31
+	pxor            xmm14, xmm5                     ; W6 = B28 ^ B32
+	movdqa          xmm2, xmm11
+	movdqa          xmm3, xmm1
+	movdqa          xmm4, xmm13
+	movdqa          xmm5, xmm8
+	movdqa          xmm6, xmm14
+	movdqa          xmm1, xmm0
+	movdqa          xmm0, xmm7
+	movdqa          xmm7, xmm12
 ; planes back to blocks (the network is its own inverse), + the last round key
 	movdqa          xmm8, xmm0
 	psrlq           xmm8, 1

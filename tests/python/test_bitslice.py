@@ -171,7 +171,7 @@ class Circuit(unittest.TestCase):
 
     def test_gate_counts(self):
         ands = sum(op == "and" for _, op, _, _ in sc.SBOX_CIRCUIT)
-        self.assertEqual((len(sc.SBOX_CIRCUIT), ands), (128, 34))
+        self.assertEqual((len(sc.SBOX_CIRCUIT), ands), (118, 34))
 
     def test_inverse_sbox_all_bytes(self):
         self.assertEqual([sc.inv_sbox_by_circuit(x) for x in range(256)], INV_SBOX)
@@ -182,7 +182,29 @@ class Circuit(unittest.TestCase):
         self.assertEqual(sc.INV_MIDDLE, tuple(g for g in sc.SBOX_CIRCUIT if g[0][0] == "M"))
         for layer in (sc.INV_TOP, sc.INV_BOTTOM):
             self.assertTrue(all(op == "xor" for _, op, _, _ in layer))
-        self.assertEqual((len(sc.INV_TOP), len(sc.INV_BOTTOM)), (31, 35))
+        self.assertEqual((len(sc.INV_TOP), len(sc.INV_BOTTOM)), (24, 35))
+
+    def test_bottom_reads_the_products_only(self):
+        # the 113-gate circuit's bottom takes the depth-16 middle's last 18 products
+        made = {g[0] for g in sc.SBOX_CIRCUIT if g[0][0] in "LS"}
+        read = {v for g in sc.SBOX_CIRCUIT if g[0][0] in "LS" for v in g[2:] if v not in made}
+        self.assertEqual(read, {f"M{k}" for k in range(46, 64)})
+
+    def test_slp_network(self):
+        # the fewest gates, worked out by hand: a+b+c, a+b+d and a+c+d share no pair
+        # all three have, so a+b, two targets from it, and two XORs for the third: 5
+        # (6 alone); a+b+c then a+b+c+d from it: 3 (5 alone)
+        for rows, fewest in (([("x", 0b0111), ("y", 0b1011), ("z", 0b1101)], 5),
+                             ([("x", 0b0111), ("y", 0b1111)], 3)):
+            gates, out = sc.slp_network(rows, ["a", "b", "c", "d"], "G")
+            value = {"a": 1, "b": 2, "c": 4, "d": 8}
+            for dest, op, a, b in gates:
+                self.assertEqual(op, "xor")
+                value[dest] = value[a] ^ value[b]
+            self.assertEqual([value[out[t]] for t, _ in rows], [m for _, m in rows])
+            self.assertEqual(len(gates), fewest)
+        with self.assertRaises(ValueError):
+            sc.slp_network([("x", 3)], [f"i{k}" for k in range(sc.SLP_MAX_INPUTS + 1)], "G")
 
     def test_xor_network(self):
         # a + b + c and a + b + d share a + b: three gates, not four
