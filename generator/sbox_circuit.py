@@ -33,7 +33,9 @@ synthesised as a XOR network: the top (8 inputs) by Boyar and Peralta's
 distance heuristic (slp_network; 24 gates, where Paar's greedy sharing takes 31), the
 bottom (18 inputs, too many for slp_network's exact distances) by Paar's greedy
 common-subexpression elimination (xor_network; 35).  24 + 63 + 35 = 122 gates, 34 AND
-and 88 XOR.  Here too the caller folds the 0x63 into the keys.
+and 88 XOR.  Here too the caller folds the 0x63 into the keys.  (slp_network run once
+over the bottom's 18 inputs, about 11 s a seed, made it in 31 gates, but 11 levels deep
+against Paar's 6, and XTS-256 decryption ran 1.8% slower with it on Zen 4.)
 
 tests/python/test_bitslice.py checks both on all 256 bytes against FIPS-197's tables.
 """
