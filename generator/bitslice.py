@@ -49,8 +49,9 @@ round 2's S-box has four varying inputs, whose outputs y_0..y_3 MixColumns sprea
 every byte as y, 2y, 3y; for each counter tag with enough batches left, the S-box
 circuit makes the y of the batches the tag and the message have (one run of sixteen
 inputs, about 300 instructions, per four batches) and the tag's later batches start at
-round 3 from ROUND2_BASE ^ V2(y), about 60 instructions.  The tables and the saved planes are secret, on the
-stack, wiped with the rest; an entry's index is the counter, which is public.
+round 3 from ROUND2_BASE ^ V2(y), about 60 instructions.  The tables and the saved
+planes are secret, on the stack, wiped with the rest; an entry's index is the counter,
+which is public.
 
 Registers.  A round is a straight-line SSA program (generator/regalloc.py's Program) of
 about 200 operations with up to ~25 values alive; regalloc's schedule() and Allocator

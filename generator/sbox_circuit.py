@@ -34,11 +34,14 @@ distance heuristic (slp_network; 24 gates, where Paar's greedy sharing takes 31)
 bottom (18 inputs, too many for slp_network's exact distances) by Paar's greedy
 common-subexpression elimination (xor_network; 35).  24 + 63 + 35 = 122 gates, 34 AND
 and 88 XOR.  Here too the caller folds the 0x63 into the keys.  (slp_network run once
-over the bottom's 18 inputs, about 11 s a seed, made it in 31 gates, but 11 levels deep
-against Paar's 6, and XTS-256 decryption ran 1.8% slower with it on Zen 4.)
+over the bottom's 18 inputs, SLP_MAX_INPUTS raised, about 11 s a seed, made it in 31
+gates, but 11 levels deep against Paar's 6, and XTS-256 decryption ran 1.8% slower
+with it on Zen 4.)
 
 tests/python/test_bitslice.py checks both on all 256 bytes against FIPS-197's tables.
 """
+
+import random
 
 from .vperm import affine_linear_inverse  # L^-1, L the S-box affine's linear part
 
@@ -177,7 +180,6 @@ def slp_network(rows, inputs, prefix, seed=SLP_SEED):
     (it brings some target close), then a random choice seeded by `seed`.  Distances
     are exact, a breadth-first walk over all 2^n sums, so only for n up to
     SLP_MAX_INPUTS.  Returns (gates, outputs) as xor_network does."""
-    import random
     n = len(inputs)
     if n > SLP_MAX_INPUTS:
         raise ValueError(f"slp_network: {n} inputs, at most {SLP_MAX_INPUTS}")
@@ -235,8 +237,8 @@ def _inverse_sbox_circuit(circuit):
     L(inv(z)), XOR-only); on input y' = y + 0x63 the middle must see the top's values
     at z = L^-1(y'), and inv(z) = L^-1(bottom).  Both new linear layers are computed
     as GF(2) matrices over a basis and synthesised, the top by slp_network and the
-    bottom by xor_network.  Inputs Y<b> = bit b
-    of y' (plane b), outputs W<b> = bit b of InvSbox(y)."""
+    bottom by xor_network.  Inputs Y<b> = bit b of y' (plane b), outputs W<b> = bit b
+    of InvSbox(y)."""
     top, middle, bottom = _layers(circuit)
     made = {d for d, _, _, _ in middle}
     middle_inputs = sorted({v for _, _, a, b in middle for v in (a, b) if v not in made},
