@@ -166,11 +166,15 @@ enum {
 #define AESGEN_GEN_UARCH_VARIANTS_avx10_256(X) \
     X(avx10_256, gcm, SAPPHIRERAPIDS, _ghashschool)
 #define AESGEN_GEN_UARCH_VARIANTS_avx10_512(X) \
+    X(avx10_512, ctr, ZNVER5, _keysmem_tail8_unroll16) \
+    X(avx10_512, xctr, ZNVER5, _keysmem_onepassgroups_tail8_unroll16) \
     X(avx10_512, gcm, ZNVER4, _ghashschool) \
     X(avx10_512, gcm, SAPPHIRERAPIDS, _ghashschool)
 /* X(isa, mode, _variant, name of the first uarch taking it): each variant once */
 #define AESGEN_GEN_VARIANT_SETS(X) \
     X(avx10_256, gcm, _ghashschool, sapphirerapids) \
+    X(avx10_512, ctr, _keysmem_tail8_unroll16, znver5) \
+    X(avx10_512, xctr, _keysmem_onepassgroups_tail8_unroll16, znver5) \
     X(avx10_512, gcm, _ghashschool, znver4)
 /* Length plans: X(mode, NAME of the uarch, isa, ISA, CLASSES, STREAM_CLASSES): where
  * "auto" takes isa on that uarch, a call of at most max_len bytes takes another
@@ -244,33 +248,33 @@ _Static_assert(AESGEN_GCM_H_POWERS == AESGEN_LAYOUT_GCM_H_POWERS &&
  * C tests check every variant listed here. */
 #define AESGEN_GEN_VARIANT __attribute__((weak))
 
-/* gen/vperm_ssse3/ctr.S: KEYS=mem TAIL=1 UNROLL=8; main loop 128 bytes per iteration */
+/* gen/vperm_ssse3/ctr.S: KEYS=mem ONEPASS=loop TAIL=1 UNROLL=8; main loop 128 bytes per iteration */
 int aesgen_ctr_crypt_vperm_ssse3(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 #define AESGEN_GEN_UNROLL_vperm_ssse3_ctr 8
 #define AESGEN_GEN_STRIDE_vperm_ssse3_ctr 128
 
-/* gen/vperm_ssse3/xctr.S: KEYS=mem TAIL=1 UNROLL=8; main loop 128 bytes per iteration */
+/* gen/vperm_ssse3/xctr.S: KEYS=mem ONEPASS=loop TAIL=1 UNROLL=8; main loop 128 bytes per iteration */
 int aesgen_xctr_crypt_vperm_ssse3(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 #define AESGEN_GEN_UNROLL_vperm_ssse3_xctr 8
 #define AESGEN_GEN_STRIDE_vperm_ssse3_xctr 128
 
-/* gen/vperm_ssse3/xts.S: KEYS=mem TAIL=1 UNROLL=8; main loop 128 bytes per iteration */
+/* gen/vperm_ssse3/xts.S: KEYS=mem ONEPASS=loop TAIL=1 UNROLL=8; main loop 128 bytes per iteration */
 int aesgen_xts_encrypt_vperm_ssse3(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 int aesgen_xts_decrypt_vperm_ssse3(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #define AESGEN_GEN_UNROLL_vperm_ssse3_xts 8
 #define AESGEN_GEN_STRIDE_vperm_ssse3_xts 128
 
-/* gen/aesni_avx/ctr.S: KEYS=mem TAIL=4 UNROLL=8; main loop 128 bytes per iteration */
+/* gen/aesni_avx/ctr.S: KEYS=mem ONEPASS=loop TAIL=4 UNROLL=8; main loop 128 bytes per iteration */
 int aesgen_ctr_crypt_aesni_avx(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 #define AESGEN_GEN_UNROLL_aesni_avx_ctr 8
 #define AESGEN_GEN_STRIDE_aesni_avx_ctr 128
 
-/* gen/aesni_avx/xctr.S: KEYS=mem TAIL=4 UNROLL=8; main loop 128 bytes per iteration */
+/* gen/aesni_avx/xctr.S: KEYS=mem ONEPASS=loop TAIL=4 UNROLL=8; main loop 128 bytes per iteration */
 int aesgen_xctr_crypt_aesni_avx(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 #define AESGEN_GEN_UNROLL_aesni_avx_xctr 8
 #define AESGEN_GEN_STRIDE_aesni_avx_xctr 128
 
-/* gen/aesni_avx/xts.S: KEYS=mem TAIL=4 UNROLL=4; main loop 64 bytes per iteration */
+/* gen/aesni_avx/xts.S: KEYS=mem ONEPASS=loop TAIL=4 UNROLL=4; main loop 64 bytes per iteration */
 int aesgen_xts_encrypt_aesni_avx(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 int aesgen_xts_decrypt_aesni_avx(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #define AESGEN_GEN_UNROLL_aesni_avx_xts 4
@@ -285,17 +289,17 @@ int aesgen_gcm_dec_record_aesni_avx(const aesgen_gcm_key *key, uint8_t *dst, con
 #define AESGEN_GEN_UNROLL_aesni_avx_gcm 4
 #define AESGEN_GEN_STRIDE_aesni_avx_gcm 64
 
-/* gen/vaes_avx2/ctr.S: KEYS=mem TAIL=4 UNROLL=8; main loop 256 bytes per iteration */
+/* gen/vaes_avx2/ctr.S: KEYS=mem ONEPASS=loop TAIL=4 UNROLL=8; main loop 256 bytes per iteration */
 int aesgen_ctr_crypt_vaes_avx2(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 #define AESGEN_GEN_UNROLL_vaes_avx2_ctr 8
 #define AESGEN_GEN_STRIDE_vaes_avx2_ctr 256
 
-/* gen/vaes_avx2/xctr.S: KEYS=mem TAIL=4 UNROLL=8; main loop 256 bytes per iteration */
+/* gen/vaes_avx2/xctr.S: KEYS=mem ONEPASS=loop TAIL=4 UNROLL=8; main loop 256 bytes per iteration */
 int aesgen_xctr_crypt_vaes_avx2(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 #define AESGEN_GEN_UNROLL_vaes_avx2_xctr 8
 #define AESGEN_GEN_STRIDE_vaes_avx2_xctr 256
 
-/* gen/vaes_avx2/xts.S: KEYS=mem TAIL=4 UNROLL=4; main loop 128 bytes per iteration */
+/* gen/vaes_avx2/xts.S: KEYS=mem ONEPASS=loop TAIL=4 UNROLL=4; main loop 128 bytes per iteration */
 int aesgen_xts_encrypt_vaes_avx2(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 int aesgen_xts_decrypt_vaes_avx2(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #define AESGEN_GEN_UNROLL_vaes_avx2_xts 4
@@ -310,17 +314,17 @@ int aesgen_gcm_dec_record_vaes_avx2(const aesgen_gcm_key *key, uint8_t *dst, con
 #define AESGEN_GEN_UNROLL_vaes_avx2_gcm 4
 #define AESGEN_GEN_STRIDE_vaes_avx2_gcm 128
 
-/* gen/avx10_256/ctr.S: KEYS=reg TAIL=4 UNROLL=8; main loop 256 bytes per iteration */
+/* gen/avx10_256/ctr.S: KEYS=reg ONEPASS=loop TAIL=4 UNROLL=8; main loop 256 bytes per iteration */
 int aesgen_ctr_crypt_avx10_256(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 #define AESGEN_GEN_UNROLL_avx10_256_ctr 8
 #define AESGEN_GEN_STRIDE_avx10_256_ctr 256
 
-/* gen/avx10_256/xctr.S: KEYS=reg TAIL=4 UNROLL=8; main loop 256 bytes per iteration */
+/* gen/avx10_256/xctr.S: KEYS=reg ONEPASS=loop TAIL=4 UNROLL=8; main loop 256 bytes per iteration */
 int aesgen_xctr_crypt_avx10_256(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 #define AESGEN_GEN_UNROLL_avx10_256_xctr 8
 #define AESGEN_GEN_STRIDE_avx10_256_xctr 256
 
-/* gen/avx10_256/xts.S: KEYS=reg TAIL=4 UNROLL=4; main loop 128 bytes per iteration */
+/* gen/avx10_256/xts.S: KEYS=reg ONEPASS=loop TAIL=4 UNROLL=4; main loop 128 bytes per iteration */
 int aesgen_xts_encrypt_avx10_256(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 int aesgen_xts_decrypt_avx10_256(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #define AESGEN_GEN_UNROLL_avx10_256_xts 4
@@ -340,17 +344,19 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_256_ghashschool(const aesgen_
 #define AESGEN_GEN_UNROLL_avx10_256_gcm 4
 #define AESGEN_GEN_STRIDE_avx10_256_gcm 128
 
-/* gen/avx10_512/ctr.S: KEYS=reg TAIL=4 UNROLL=8; main loop 512 bytes per iteration */
+/* gen/avx10_512/ctr.S: KEYS=reg ONEPASS=loop TAIL=4 UNROLL=8; main loop 512 bytes per iteration */
 int aesgen_ctr_crypt_avx10_512(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
+AESGEN_GEN_VARIANT int aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 #define AESGEN_GEN_UNROLL_avx10_512_ctr 8
 #define AESGEN_GEN_STRIDE_avx10_512_ctr 512
 
-/* gen/avx10_512/xctr.S: KEYS=reg TAIL=4 UNROLL=8; main loop 512 bytes per iteration */
+/* gen/avx10_512/xctr.S: KEYS=reg ONEPASS=loop TAIL=4 UNROLL=8; main loop 512 bytes per iteration */
 int aesgen_xctr_crypt_avx10_512(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
+AESGEN_GEN_VARIANT int aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 #define AESGEN_GEN_UNROLL_avx10_512_xctr 8
 #define AESGEN_GEN_STRIDE_avx10_512_xctr 512
 
-/* gen/avx10_512/xts.S: KEYS=reg TAIL=4 UNROLL=4; main loop 256 bytes per iteration */
+/* gen/avx10_512/xts.S: KEYS=reg ONEPASS=loop TAIL=4 UNROLL=4; main loop 256 bytes per iteration */
 int aesgen_xts_encrypt_avx10_512(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 int aesgen_xts_decrypt_avx10_512(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #define AESGEN_GEN_UNROLL_avx10_512_xts 4
@@ -416,7 +422,9 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_ghashschool(const aesgen_
     X(avx10_256, gcm, aesgen_gcm_enc_record_avx10_256_ghashschool) \
     X(avx10_256, gcm, aesgen_gcm_dec_record_avx10_256_ghashschool) \
     X(avx10_512, ctr, aesgen_ctr_crypt_avx10_512) \
+    X(avx10_512, ctr, aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16) \
     X(avx10_512, xctr, aesgen_xctr_crypt_avx10_512) \
+    X(avx10_512, xctr, aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16) \
     X(avx10_512, xts, aesgen_xts_encrypt_avx10_512) \
     X(avx10_512, xts, aesgen_xts_decrypt_avx10_512) \
     X(avx10_512, gcm, aesgen_gcm_ghash_avx10_512) \
@@ -505,8 +513,12 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_record_avx
                "aesgen_gcm_dec_record_avx10_256_ghashschool: the aesgen_gcm_record_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_ctr_crypt_avx10_512), aesgen_ctr_fn),
                "aesgen_ctr_crypt_avx10_512: the aesgen_ctr_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16), aesgen_ctr_fn),
+               "aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16: the aesgen_ctr_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xctr_crypt_avx10_512), aesgen_xctr_fn),
                "aesgen_xctr_crypt_avx10_512: the aesgen_xctr_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16), aesgen_xctr_fn),
+               "aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16: the aesgen_xctr_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_encrypt_avx10_512), aesgen_xts_fn),
                "aesgen_xts_encrypt_avx10_512: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_avx10_512), aesgen_xts_fn),

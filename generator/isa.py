@@ -81,7 +81,9 @@ ISAS = {isa.name: isa for isa in (
         # UNROLL 1..3: blocks of five registers interleaved, vector-permute (3 fit beside
         # the nibble mask, 2 beside XTS's tweaks); 8: a bitsliced main loop
         # (generator/bitslice.py), vector-permute for the rest (generator/plan.py)
-        knob_values=(("UNROLL", (1, 2, 3, 8)),)),
+        knob_values=(("UNROLL", (1, 2, 3, 8)),
+                     # its groups after the bitsliced loop are vector-permute: no second path
+                     ("ONEPASS", ("loop",)))),
     Isa("aesni_avx", 16, 16, False, _VEX, "AES-NI on xmm, VEX-encoded AVX, 16 registers"),
     Isa("vaes_avx2", 32, 16, False, _VAES, "VAES on ymm, VEX-encoded AVX2, 16 registers"),
     Isa("avx10_256", 32, 32, True, _AVX10, "VAES on ymm, EVEX, 32 registers and opmasks"),

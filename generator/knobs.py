@@ -50,6 +50,10 @@ KNOBS = {knob.name: knob for knob in (
          "competes with VAES for the same pipes, e.g. Zen 4)"),
     Knob("TAIL", (1, 2, 4, 8), _int,
          "vectors processed side by side after the main loop (blocks left over)"),
+    Knob("ONEPASS", ("loop", "groups"), str,
+         "a message of exactly one main-loop iteration: loop = one pass of the main loop; "
+         "groups = the groups of TAIL vectors and the final group (the main loop only "
+         "from more than one iteration)"),
 )}
 
 

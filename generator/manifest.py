@@ -48,7 +48,13 @@ def file_entry(mode, isa, knobs, abi, output) -> dict:
             functions.append({"symbol": f.symbol, "base": f.base, "contract": f.contract.typedef,
                               "prototype": f.prototype, "variant": f.variant})
         elif isinstance(s, Directive) and s.name == "mca_begin":
-            regions.append({"name": s.args[0], "bytes_per_iteration": int(s.args[1], 0)})
+            # a uarch variant's loops carry _<its name> (GCM's templates name it inside,
+            # the others get it at the end, render._apart); "" is the file's own knobs
+            owner = next((v.name for v in output.variants
+                          if s.args[0].endswith("_" + v.name)
+                          or f"_{v.name}_" in s.args[0]), "")
+            regions.append({"name": s.args[0], "bytes_per_iteration": int(s.args[1], 0),
+                            "variant": owner})
     return {
         "mode": mode.name, "isa": isa.name, "abi": abi.name,
         "knobs": dict(sorted(knobs.items())),
@@ -65,8 +71,9 @@ def file_entry(mode, isa, knobs, abi, output) -> dict:
 
 
 def stride(entry: dict) -> int:
-    """Bytes per main-loop iteration of a file (its regions agree; the C tests' stride)."""
-    values = {r["bytes_per_iteration"] for r in entry["mca_regions"]}
+    """Bytes per main-loop iteration of a file's own functions (their regions agree; the C
+    tests' stride); a uarch variant's loops may have another (its UNROLL)."""
+    values = {r["bytes_per_iteration"] for r in entry["mca_regions"] if not r.get("variant")}
     if len(values) != 1:
         raise TemplateError(f"{entry['isa']}/{entry['mode']}: main loops of different "
                             f"strides {sorted(values)}")

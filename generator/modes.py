@@ -18,11 +18,14 @@ class Mode:
 
 
 MODES = {mode.name: mode for mode in (
-    Mode("ctr", "ctr.j2", ("UNROLL", "KEYS", "TAIL"), {"UNROLL": 8, "TAIL": 4},
+    Mode("ctr", "ctr.j2", ("UNROLL", "KEYS", "TAIL", "ONEPASS"),
+         {"UNROLL": 8, "TAIL": 4, "ONEPASS": "loop"},
          "CTR with a 128-bit big-endian counter (SP 800-38A)"),
-    Mode("xctr", "xctr.j2", ("UNROLL", "KEYS", "TAIL"), {"UNROLL": 8, "TAIL": 4},
+    Mode("xctr", "xctr.j2", ("UNROLL", "KEYS", "TAIL", "ONEPASS"),
+         {"UNROLL": 8, "TAIL": 4, "ONEPASS": "loop"},
          "XCTR (HCTR2): block i is AES(iv xor LE128(i))"),
-    Mode("xts", "xts.j2", ("UNROLL", "KEYS", "TAIL"), {"UNROLL": 4, "TAIL": 4},
+    Mode("xts", "xts.j2", ("UNROLL", "KEYS", "TAIL", "ONEPASS"),
+         {"UNROLL": 4, "TAIL": 4, "ONEPASS": "loop"},
          "XTS with ciphertext stealing (IEEE 1619, SP 800-38E), encrypt and decrypt"),
     Mode("gcm", "gcm.j2", ("UNROLL", "KEYS", "TAIL", "GHASH"),
          {"UNROLL": 4, "TAIL": 4},

@@ -197,7 +197,8 @@ class XctrPlan(Plan):
     def allocate(self):
         v, U = self.vregs, self.knobs["UNROLL"]
         self.take("KS", v.many("KS", U))
-        for role in ("CTR", "INC", "IVK", "TMP", "KLAST"):
+        # no INC: each vector of counters adds its own step constant (xctr.j2)
+        for role in ("CTR", "IVK", "TMP", "KLAST"):
             self.take(role, v.one(role))
         self.R["K0"] = None              # round key 0 is folded into IVK
         self.round_keys(self.knobs["KEYS"] == "reg")
