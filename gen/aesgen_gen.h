@@ -185,13 +185,24 @@ enum {
 #define AESGEN_GEN_LENGTH_CLASSES_gcm_znver4_STREAM(C) \
     C(32, aesni_avx, AESNI_AVX) \
     C(96, avx10_256, AVX10_256)
+#define AESGEN_GEN_LENGTH_CLASSES_gcm_znver5(C)
+#define AESGEN_GEN_LENGTH_CLASSES_gcm_znver5_STREAM(C) \
+    C(48, aesni_avx, AESNI_AVX) \
+    C(97, avx10_256, AVX10_256)
 #define AESGEN_GEN_LENGTH_CLASSES_xts_znver4(C) \
     C(31, aesni_avx, AESNI_AVX) \
     C(128, avx10_256, AVX10_256)
 #define AESGEN_GEN_LENGTH_CLASSES_xts_znver4_STREAM(C)
+#define AESGEN_GEN_LENGTH_CLASSES_xts_znver5(C) \
+    C(31, aesni_avx, AESNI_AVX) \
+    C(32, avx10_256, AVX10_256) \
+    C(47, aesni_avx, AESNI_AVX)
+#define AESGEN_GEN_LENGTH_CLASSES_xts_znver5_STREAM(C)
 #define AESGEN_GEN_LENGTH_PLANS(X) \
     X(gcm, ZNVER4, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_gcm_znver4, AESGEN_GEN_LENGTH_CLASSES_gcm_znver4_STREAM) \
-    X(xts, ZNVER4, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_xts_znver4, AESGEN_GEN_LENGTH_CLASSES_xts_znver4_STREAM)
+    X(gcm, ZNVER5, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_gcm_znver5, AESGEN_GEN_LENGTH_CLASSES_gcm_znver5_STREAM) \
+    X(xts, ZNVER4, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_xts_znver4, AESGEN_GEN_LENGTH_CLASSES_xts_znver4_STREAM) \
+    X(xts, ZNVER5, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_xts_znver5, AESGEN_GEN_LENGTH_CLASSES_xts_znver5_STREAM)
 
 /* ---- Layouts the assembly reads (generator/layout.py) ---- */
 
