@@ -169,34 +169,38 @@ enum {
     X(avx10_512, ctr, ZNVER5, _keysmem_tail8_unroll16) \
     X(avx10_512, xctr, ZNVER5, _keysmem_onepassgroups_tail8_unroll16) \
     X(avx10_512, gcm, ZNVER4, _ghashschool) \
-    X(avx10_512, gcm, SAPPHIRERAPIDS, _ghashschool)
+    X(avx10_512, gcm, SAPPHIRERAPIDS, _ghashschool) \
+    X(avx10_512, gcm, ZNVER5, _tail2_unroll8)
 /* X(isa, mode, _variant, name of the first uarch taking it): each variant once */
 #define AESGEN_GEN_VARIANT_SETS(X) \
     X(avx10_256, gcm, _ghashschool, sapphirerapids) \
     X(avx10_512, ctr, _keysmem_tail8_unroll16, znver5) \
     X(avx10_512, xctr, _keysmem_onepassgroups_tail8_unroll16, znver5) \
-    X(avx10_512, gcm, _ghashschool, znver4)
+    X(avx10_512, gcm, _ghashschool, znver4) \
+    X(avx10_512, gcm, _tail2_unroll8, znver5)
 /* Length plans: X(mode, NAME of the uarch, isa, ISA, CLASSES, STREAM_CLASSES): where
  * "auto" takes isa on that uarch, a call of at most max_len bytes takes another
- * ISA: CLASSES(C) is C(max_len, its isa, ITS_NAME), ascending max_len (gcm: the
- * records; STREAM_CLASSES: gcm's streaming calls) */
+ * ISA: CLASSES(C) is C(max_len, its isa, ITS_NAME, FNS), ascending max_len (gcm: the
+ * records; STREAM_CLASSES: gcm's streaming calls); FNS: TUNED (that ISA's functions
+ * for the uarch, its variant where it has one) or OWN (the file's own functions) */
 #define AESGEN_GEN_LENGTH_CLASSES_gcm_znver4(C) \
-    C(32, avx10_256, AVX10_256)
+    C(32, avx10_256, AVX10_256, TUNED)
 #define AESGEN_GEN_LENGTH_CLASSES_gcm_znver4_STREAM(C) \
-    C(32, aesni_avx, AESNI_AVX) \
-    C(96, avx10_256, AVX10_256)
+    C(32, aesni_avx, AESNI_AVX, TUNED) \
+    C(96, avx10_256, AVX10_256, TUNED)
 #define AESGEN_GEN_LENGTH_CLASSES_gcm_znver5(C)
 #define AESGEN_GEN_LENGTH_CLASSES_gcm_znver5_STREAM(C) \
-    C(48, aesni_avx, AESNI_AVX) \
-    C(97, avx10_256, AVX10_256)
+    C(48, aesni_avx, AESNI_AVX, TUNED) \
+    C(97, avx10_256, AVX10_256, TUNED) \
+    C(511, avx10_512, AVX10_512, OWN)
 #define AESGEN_GEN_LENGTH_CLASSES_xts_znver4(C) \
-    C(31, aesni_avx, AESNI_AVX) \
-    C(128, avx10_256, AVX10_256)
+    C(31, aesni_avx, AESNI_AVX, TUNED) \
+    C(128, avx10_256, AVX10_256, TUNED)
 #define AESGEN_GEN_LENGTH_CLASSES_xts_znver4_STREAM(C)
 #define AESGEN_GEN_LENGTH_CLASSES_xts_znver5(C) \
-    C(31, aesni_avx, AESNI_AVX) \
-    C(32, avx10_256, AVX10_256) \
-    C(47, aesni_avx, AESNI_AVX)
+    C(31, aesni_avx, AESNI_AVX, TUNED) \
+    C(32, avx10_256, AVX10_256, TUNED) \
+    C(47, aesni_avx, AESNI_AVX, TUNED)
 #define AESGEN_GEN_LENGTH_CLASSES_xts_znver5_STREAM(C)
 #define AESGEN_GEN_LENGTH_PLANS(X) \
     X(gcm, ZNVER4, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_gcm_znver4, AESGEN_GEN_LENGTH_CLASSES_gcm_znver4_STREAM) \
@@ -211,6 +215,7 @@ enum {
 #define AESGEN_LAYOUT_GCM_KEY_AES 0
 #define AESGEN_LAYOUT_GCM_KEY_H_POWERS 256
 #define AESGEN_LAYOUT_GCM_KEY_H_PAD 768
+#define AESGEN_LAYOUT_GCM_KEY_H_HALVES 816
 #define AESGEN_LAYOUT_GCM_RECORD_J0 0
 #define AESGEN_LAYOUT_GCM_RECORD_LENGTHS 16
 #define AESGEN_LAYOUT_GCM_RECORD_AAD 32
@@ -231,6 +236,8 @@ _Static_assert(offsetof(aesgen_gcm_key, h_powers) == AESGEN_LAYOUT_GCM_KEY_H_POW
                "aesgen_gcm_key.h_powers: generator/layout.py");
 _Static_assert(offsetof(aesgen_gcm_key, h_pad) == AESGEN_LAYOUT_GCM_KEY_H_PAD && sizeof(((aesgen_gcm_key *)0)->h_pad) == 48,
                "aesgen_gcm_key.h_pad: generator/layout.py");
+_Static_assert(offsetof(aesgen_gcm_key, h_halves) == AESGEN_LAYOUT_GCM_KEY_H_HALVES && sizeof(((aesgen_gcm_key *)0)->h_halves) == 512,
+               "aesgen_gcm_key.h_halves: generator/layout.py");
 _Static_assert(offsetof(aesgen_gcm_record, j0) == AESGEN_LAYOUT_GCM_RECORD_J0 && sizeof(((aesgen_gcm_record *)0)->j0) == 16,
                "aesgen_gcm_record.j0: generator/layout.py");
 _Static_assert(offsetof(aesgen_gcm_record, lengths) == AESGEN_LAYOUT_GCM_RECORD_LENGTHS && sizeof(((aesgen_gcm_record *)0)->lengths) == 16,
@@ -384,6 +391,11 @@ AESGEN_GEN_VARIANT int aesgen_gcm_enc_update_avx10_512_ghashschool(const aesgen_
 AESGEN_GEN_VARIANT int aesgen_gcm_dec_update_avx10_512_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 AESGEN_GEN_VARIANT int aesgen_gcm_enc_record_avx10_512_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+AESGEN_GEN_VARIANT int aesgen_gcm_ghash_avx10_512_tail2_unroll8(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+AESGEN_GEN_VARIANT int aesgen_gcm_enc_update_avx10_512_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+AESGEN_GEN_VARIANT int aesgen_gcm_dec_update_avx10_512_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+AESGEN_GEN_VARIANT int aesgen_gcm_enc_record_avx10_512_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 #define AESGEN_GEN_UNROLL_avx10_512_gcm 4
 #define AESGEN_GEN_STRIDE_avx10_512_gcm 256
 
@@ -447,7 +459,12 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_ghashschool(const aesgen_
     X(avx10_512, gcm, aesgen_gcm_enc_update_avx10_512_ghashschool) \
     X(avx10_512, gcm, aesgen_gcm_dec_update_avx10_512_ghashschool) \
     X(avx10_512, gcm, aesgen_gcm_enc_record_avx10_512_ghashschool) \
-    X(avx10_512, gcm, aesgen_gcm_dec_record_avx10_512_ghashschool)
+    X(avx10_512, gcm, aesgen_gcm_dec_record_avx10_512_ghashschool) \
+    X(avx10_512, gcm, aesgen_gcm_ghash_avx10_512_tail2_unroll8) \
+    X(avx10_512, gcm, aesgen_gcm_enc_update_avx10_512_tail2_unroll8) \
+    X(avx10_512, gcm, aesgen_gcm_dec_update_avx10_512_tail2_unroll8) \
+    X(avx10_512, gcm, aesgen_gcm_enc_record_avx10_512_tail2_unroll8) \
+    X(avx10_512, gcm, aesgen_gcm_dec_record_avx10_512_tail2_unroll8)
 
 /* Every declaration above has its contract's type (runtime/src/asm_abi.h). */
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_ctr_crypt_vperm_ssse3), aesgen_ctr_fn),
@@ -554,5 +571,15 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_record_avx
                "aesgen_gcm_enc_record_avx10_512_ghashschool: the aesgen_gcm_record_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_record_avx10_512_ghashschool), aesgen_gcm_record_fn),
                "aesgen_gcm_dec_record_avx10_512_ghashschool: the aesgen_gcm_record_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_ghash_avx10_512_tail2_unroll8), aesgen_gcm_ghash_fn),
+               "aesgen_gcm_ghash_avx10_512_tail2_unroll8: the aesgen_gcm_ghash_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_update_avx10_512_tail2_unroll8), aesgen_gcm_update_fn),
+               "aesgen_gcm_enc_update_avx10_512_tail2_unroll8: the aesgen_gcm_update_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_update_avx10_512_tail2_unroll8), aesgen_gcm_update_fn),
+               "aesgen_gcm_dec_update_avx10_512_tail2_unroll8: the aesgen_gcm_update_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_record_avx10_512_tail2_unroll8), aesgen_gcm_record_fn),
+               "aesgen_gcm_enc_record_avx10_512_tail2_unroll8: the aesgen_gcm_record_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_record_avx10_512_tail2_unroll8), aesgen_gcm_record_fn),
+               "aesgen_gcm_dec_record_avx10_512_tail2_unroll8: the aesgen_gcm_record_fn contract");
 
 #endif /* AESGEN_GEN_H */

@@ -53,6 +53,9 @@ GCM_KEY = Struct("aesgen_gcm_key", "GCM_KEY", (
     Field("aes", 0, 256, "the AES key (AES_KEY, padded to 16)"),
     Field("h_powers", 256, 16 * GCM_H_POWERS, "H^32 .. H^1, reflected, times x^-1"),
     Field("h_pad", 256 + 16 * GCM_H_POWERS, 48, "zeros after H^1"),
+    Field("h_halves", 256 + 16 * GCM_H_POWERS + 48, 16 * GCM_H_POWERS,
+          "per power, in h_powers' order: its two 64-bit halves XORed, in both halves "
+          "(Karatsuba's middle products)"),
 ))
 
 # The record functions' argument block (asm_abi.h: struct aesgen_gcm_record).
@@ -68,6 +71,11 @@ GCM_RECORD = Struct("aesgen_gcm_record", "GCM_RECORD", (
 ))
 
 STRUCTS = (AES_KEY, GCM_KEY, GCM_RECORD)
+
+
+def h_half(k: int) -> int:
+    """Offset in the GCM key of H^k's half sum (1 <= k <= 32), h_power's order."""
+    return h_power(k) - GCM_KEY.offset("h_powers") + GCM_KEY.offset("h_halves")
 
 
 def h_power(k: int) -> int:

@@ -97,10 +97,11 @@ def document(entries: List[dict], header_text: str) -> dict:
                      "models": [list(r) for r in u.models], "summary": u.summary}
                     for u in UARCHES.values()],
         "length_plans": {mode: {uarch: {"isa": isa,
-                                        "classes": [{"max_len": n, "isa": i}
-                                                    for n, i in classes],
-                                        "stream_classes": [{"max_len": n, "isa": i}
-                                                           for n, i in streams]}
+                                        "classes": [{"max_len": n, "isa": i, "variant": v}
+                                                    for n, i, v in classes],
+                                        "stream_classes": [{"max_len": n, "isa": i,
+                                                            "variant": v}
+                                                           for n, i, v in streams]}
                                 for uarch, (isa, classes, streams) in plans.items()}
                          for mode, plans in tuning.length_plans().items()},
         "layout": layout.as_json(),
@@ -172,8 +173,9 @@ def _uarch_lines(entries: List[dict], isas) -> List[str]:
                    for e in entries for v in e["variants"]])
     out += ["/* Length plans: X(mode, NAME of the uarch, isa, ISA, CLASSES, STREAM_CLASSES): where",
             " * \"auto\" takes isa on that uarch, a call of at most max_len bytes takes another",
-            " * ISA: CLASSES(C) is C(max_len, its isa, ITS_NAME), ascending max_len (gcm: the",
-            " * records; STREAM_CLASSES: gcm's streaming calls) */"]
+            " * ISA: CLASSES(C) is C(max_len, its isa, ITS_NAME, FNS), ascending max_len (gcm: the",
+            " * records; STREAM_CLASSES: gcm's streaming calls); FNS: TUNED (that ISA's functions",
+            " * for the uarch, its variant where it has one) or OWN (the file's own functions) */"]
     plans = tuning.length_plans()
     rows = []
     for mode in sorted(plans):
@@ -182,12 +184,14 @@ def _uarch_lines(entries: List[dict], isas) -> List[str]:
         for uarch, (isa, classes, streams) in sorted(plans[mode].items()):
             if isa not in held:
                 continue
-            classes = [(n, i) for n, i in classes if i in held]
-            streams = [(n, i) for n, i in streams if i in held]
+            classes = [c for c in classes if c[1] in held]
+            streams = [c for c in streams if c[1] in held]
             name = f"AESGEN_GEN_LENGTH_CLASSES_{mode}_{uarch}"
-            out += _macro(f"{name}(C)", [f"C({n}, {i}, {i.upper()})" for n, i in classes])
-            out += _macro(f"{name}_STREAM(C)",
-                          [f"C({n}, {i}, {i.upper()})" for n, i in streams])
+            which = {"uarch": "TUNED", "default": "OWN"}
+            out += _macro(f"{name}(C)", [f"C({n}, {i}, {i.upper()}, {which[v]})"
+                                         for n, i, v in classes])
+            out += _macro(f"{name}_STREAM(C)", [f"C({n}, {i}, {i.upper()}, {which[v]})"
+                                                for n, i, v in streams])
             rows.append(f"X({mode}, {uarch.upper()}, {isa}, {isa.upper()}, {name}, "
                         f"{name}_STREAM)")
     out += _macro("AESGEN_GEN_LENGTH_PLANS(X)", rows)

@@ -83,8 +83,15 @@ def uarch_knobs(mode: str, isa: str, path=None) -> dict:
     return out
 
 
+CLASS_VARIANTS = ("uarch", "default")
+
+
 def _classes(where: str, entry: dict, key: str) -> tuple:
-    """((max_len, isa), ...) of entry[key], checked: ascending, other ISAs than entry's."""
+    """((max_len, isa, variant), ...) of entry[key], checked: ascending, other ISAs than
+    entry's.  variant: "uarch" (absent: the ISA's functions for the plan's uarch, its
+    variant where it has one) or "default" (the file's own functions, which may then be
+    the plan's ISA itself: e.g. short calls keep the built-in knobs a uarch variant
+    trades for long ones)."""
     from .isa import ISAS
     classes, last = [], 0
     for c in entry.get(key, []):
@@ -96,15 +103,20 @@ def _classes(where: str, entry: dict, key: str) -> tuple:
         if not isinstance(max_len, int) or max_len <= last:
             raise UsageError(f"{where}: max_len {max_len!r}: expected integers in "
                              "ascending order, each above 0")
-        if c["isa"] == entry["isa"]:
-            raise UsageError(f"{where}: a class of {entry['isa']} itself")
-        classes.append((max_len, c["isa"]))
+        variant = c.get("variant", "uarch")
+        if variant not in CLASS_VARIANTS:
+            raise UsageError(f"{where}: {key}: bad variant {variant!r}; valid: "
+                             f"{', '.join(CLASS_VARIANTS)}")
+        if c["isa"] == entry["isa"] and variant == "uarch":
+            raise UsageError(f"{where}: a class of {entry['isa']} itself (its own "
+                             "functions: \"variant\": \"default\")")
+        classes.append((max_len, c["isa"], variant))
         last = max_len
     return tuple(classes)
 
 
 def length_plans(path=None) -> dict:
-    """{mode: {uarch: (isa, ((max_len, isa), ...), stream classes)}} of the lengths table,
+    """{mode: {uarch: (isa, ((max_len, isa, variant), ...), stream classes)}} of the lengths table,
     checked (the stream classes, gcm only, may be empty)."""
     from .isa import ISAS
     from .modes import MODES

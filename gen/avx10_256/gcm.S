@@ -3825,7 +3825,8 @@ aesgen_gcm_dec_record_avx10_256:
 	.long	0, 0, 0, 0
 	.long	1, 0, 0, 0
 # Big-endian increments of the bulk loop's counters: vector j adds 2*j to the last
-# byte of every block (j = 1..4; the carry path handles a carry).
+# byte of every block (j = 1..16, as many vectors as any UNROLL of this ISA has: a
+# uarch variant's loop reads the file's table; the carry path handles a carry).
 	.p2align 6
 .Lgcm_be_inc_32:
 	.long	0, 0, 0, 33554432
@@ -3836,6 +3837,30 @@ aesgen_gcm_dec_record_avx10_256:
 	.long	0, 0, 0, 100663296
 	.long	0, 0, 0, 134217728
 	.long	0, 0, 0, 134217728
+	.long	0, 0, 0, 167772160
+	.long	0, 0, 0, 167772160
+	.long	0, 0, 0, 201326592
+	.long	0, 0, 0, 201326592
+	.long	0, 0, 0, 234881024
+	.long	0, 0, 0, 234881024
+	.long	0, 0, 0, 268435456
+	.long	0, 0, 0, 268435456
+	.long	0, 0, 0, 301989888
+	.long	0, 0, 0, 301989888
+	.long	0, 0, 0, 335544320
+	.long	0, 0, 0, 335544320
+	.long	0, 0, 0, 369098752
+	.long	0, 0, 0, 369098752
+	.long	0, 0, 0, 402653184
+	.long	0, 0, 0, 402653184
+	.long	0, 0, 0, 436207616
+	.long	0, 0, 0, 436207616
+	.long	0, 0, 0, 469762048
+	.long	0, 0, 0, 469762048
+	.long	0, 0, 0, 503316480
+	.long	0, 0, 0, 503316480
+	.long	0, 0, 0, 536870912
+	.long	0, 0, 0, 536870912
 # The record functions' first counters: J0 + 1, J0 + 2, ... per lane.
 	.p2align 6
 .Lgcm_record_offsets_32:

@@ -3783,7 +3783,8 @@ L.gcm_lane_offsets_32:
 	dd	0, 0, 0, 0
 	dd	1, 0, 0, 0
 ; Big-endian increments of the bulk loop's counters: vector j adds 2*j to the last
-; byte of every block (j = 1..4; the carry path handles a carry).
+; byte of every block (j = 1..16, as many vectors as any UNROLL of this ISA has: a
+; uarch variant's loop reads the file's table; the carry path handles a carry).
 	align 64, db 0
 L.gcm_be_inc_32:
 	dd	0, 0, 0, 33554432
@@ -3794,6 +3795,30 @@ L.gcm_be_inc_32:
 	dd	0, 0, 0, 100663296
 	dd	0, 0, 0, 134217728
 	dd	0, 0, 0, 134217728
+	dd	0, 0, 0, 167772160
+	dd	0, 0, 0, 167772160
+	dd	0, 0, 0, 201326592
+	dd	0, 0, 0, 201326592
+	dd	0, 0, 0, 234881024
+	dd	0, 0, 0, 234881024
+	dd	0, 0, 0, 268435456
+	dd	0, 0, 0, 268435456
+	dd	0, 0, 0, 301989888
+	dd	0, 0, 0, 301989888
+	dd	0, 0, 0, 335544320
+	dd	0, 0, 0, 335544320
+	dd	0, 0, 0, 369098752
+	dd	0, 0, 0, 369098752
+	dd	0, 0, 0, 402653184
+	dd	0, 0, 0, 402653184
+	dd	0, 0, 0, 436207616
+	dd	0, 0, 0, 436207616
+	dd	0, 0, 0, 469762048
+	dd	0, 0, 0, 469762048
+	dd	0, 0, 0, 503316480
+	dd	0, 0, 0, 503316480
+	dd	0, 0, 0, 536870912
+	dd	0, 0, 0, 536870912
 ; The record functions' first counters: J0 + 1, J0 + 2, ... per lane.
 	align 64, db 0
 L.gcm_record_offsets_32:

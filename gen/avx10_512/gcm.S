@@ -4,6 +4,7 @@
 # isa:  avx10_512 (VAES on zmm, EVEX, 32 registers and opmasks); abi: sysv
 # knobs: GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4
 # variant _ghashschool: GHASH=school (for znver4, sapphirerapids; generator/tuning.json), named <symbol>_ghashschool
+# variant _tail2_unroll8: TAIL=2 UNROLL=8 (for znver5; generator/tuning.json), named <symbol>_tail2_unroll8
 # regenerate: python3 -m generator gen --isa avx10_512 --mode gcm GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4
 #   (or: make gen ISA=avx10_512 MODE=gcm GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -3875,7 +3876,8 @@ aesgen_gcm_dec_record_avx10_512:
 	.long	2, 0, 0, 0
 	.long	3, 0, 0, 0
 # Big-endian increments of the bulk loop's counters: vector j adds 4*j to the last
-# byte of every block (j = 1..4; the carry path handles a carry).
+# byte of every block (j = 1..8, as many vectors as any UNROLL of this ISA has: a
+# uarch variant's loop reads the file's table; the carry path handles a carry).
 	.p2align 6
 .Lgcm_be_inc_64:
 	.long	0, 0, 0, 67108864
@@ -3894,6 +3896,22 @@ aesgen_gcm_dec_record_avx10_512:
 	.long	0, 0, 0, 268435456
 	.long	0, 0, 0, 268435456
 	.long	0, 0, 0, 268435456
+	.long	0, 0, 0, 335544320
+	.long	0, 0, 0, 335544320
+	.long	0, 0, 0, 335544320
+	.long	0, 0, 0, 335544320
+	.long	0, 0, 0, 402653184
+	.long	0, 0, 0, 402653184
+	.long	0, 0, 0, 402653184
+	.long	0, 0, 0, 402653184
+	.long	0, 0, 0, 469762048
+	.long	0, 0, 0, 469762048
+	.long	0, 0, 0, 469762048
+	.long	0, 0, 0, 469762048
+	.long	0, 0, 0, 536870912
+	.long	0, 0, 0, 536870912
+	.long	0, 0, 0, 536870912
+	.long	0, 0, 0, 536870912
 # The record functions' first counters: J0 + 1, J0 + 2, ... per lane.
 	.p2align 6
 .Lgcm_record_offsets_64:
@@ -7508,3 +7526,6336 @@ aesgen_gcm_dec_record_avx10_512_ghashschool:
 	ret
 	.cfi_endproc
 	.size	aesgen_gcm_dec_record_avx10_512_ghashschool, . - aesgen_gcm_dec_record_avx10_512_ghashschool
+
+# GCM for avx10_512, the functions with GHASH=karatsuba (suffix _tail2_unroll8).
+
+# int aesgen_gcm_ghash_avx10_512_tail2_unroll8(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+#   len a multiple of 16
+#
+# acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 32 blocks per iteration are
+# multiplied by H^32..H^1 and summed before one reduction.
+#
+# Registers (general): KEY=rdi, ACCP=rsi, SRC=rdx, LEN=rcx, TMPG=rax, HPTR=r10
+# Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, X4=zmm4, X5=zmm5
+#                     X6=zmm6, X7=zmm7, D=zmm8, LO=zmm9, MI=zmm10, HI=zmm11
+#                     T0=zmm12, T1=zmm13, ACC=zmm14, BSWAP=zmm28, GFPOLY=zmm29, HPOW0=zmm30
+#                     HPOW1=zmm31
+# Memory operands: HPOW2..HPOW7 are read from the key.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_ghash_avx10_512_tail2_unroll8
+	.hidden	aesgen_gcm_ghash_avx10_512_tail2_unroll8
+	.type	aesgen_gcm_ghash_avx10_512_tail2_unroll8, @function
+aesgen_gcm_ghash_avx10_512_tail2_unroll8:
+	.cfi_startproc
+	endbr64
+	vmovdqu8        (%rsi), %xmm14
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_ghash_tail2_unroll8_store
+# the byte-reflection mask and the reduction constant, one copy per lane
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm28
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm29
+	sub             $512, %rcx
+	{disp32} jb     .Lgcm_ghash_tail2_unroll8_tail
+# the powers of a full iteration (H^32..H^1) into HPOW
+	vmovdqu8        256(%rdi), %zmm30
+	vmovdqu8        320(%rdi), %zmm31
+.Lgcm_ghash_tail2_unroll8_loop:
+	vmovdqu8        (%rdx), %zmm0
+	vmovdqu8        64(%rdx), %zmm1
+	vmovdqu8        128(%rdx), %zmm2
+	vmovdqu8        192(%rdx), %zmm3
+	vmovdqu8        256(%rdx), %zmm4
+	vmovdqu8        320(%rdx), %zmm5
+	vmovdqu8        384(%rdx), %zmm6
+	vmovdqu8        448(%rdx), %zmm7
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm0, %zmm0
+	vpshufb         %zmm28, %zmm1, %zmm1
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm28, %zmm2, %zmm2
+	vpshufb         %zmm28, %zmm3, %zmm3
+# GHASH step 2: byte-reflect vectors 4 and 5
+	vpshufb         %zmm28, %zmm4, %zmm4
+	vpshufb         %zmm28, %zmm5, %zmm5
+# GHASH step 3: byte-reflect vectors 6 and 7
+	vpshufb         %zmm28, %zmm6, %zmm6
+	vpshufb         %zmm28, %zmm7, %zmm7
+# GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm0, %zmm0
+# GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm0, %zmm12
+	vpshufd         $78, %zmm1, %zmm13
+	vpxord          %zmm0, %zmm12, %zmm12           # a_L ^ a_H
+	vpxord          %zmm1, %zmm13, %zmm13           # b_L ^ b_H
+# GHASH step 6: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 816(%rdi), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 880(%rdi), %zmm13, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
+	vpxord          %zmm13, %zmm12, %zmm10
+# GHASH step 7: LO = the low products of vectors 0 and 1
+	vpclmulqdq      $0, %zmm30, %zmm0, %zmm12       # a_L*ha_L
+	vpclmulqdq      $0, %zmm31, %zmm1, %zmm13       # b_L*hb_L
+	vpxord          %zmm13, %zmm12, %zmm9
+# GHASH step 8: HI = the high products of vectors 0 and 1
+	vpclmulqdq      $17, %zmm30, %zmm0, %zmm0       # a_H*ha_H
+	vpclmulqdq      $17, %zmm31, %zmm1, %zmm1       # b_H*hb_H
+	vpxord          %zmm1, %zmm0, %zmm11
+# GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm2, %zmm12
+	vpshufd         $78, %zmm3, %zmm13
+	vpxord          %zmm2, %zmm12, %zmm12           # a_L ^ a_H
+	vpxord          %zmm3, %zmm13, %zmm13           # b_L ^ b_H
+# GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 944(%rdi), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1008(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 11: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 384(%rdi), %zmm2, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 448(%rdi), %zmm3, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 12: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 384(%rdi), %zmm2, %zmm2    # a_H*ha_H
+	vpclmulqdq      $17, 448(%rdi), %zmm3, %zmm3    # b_H*hb_H
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm4, %zmm12
+	vpshufd         $78, %zmm5, %zmm13
+	vpxord          %zmm4, %zmm12, %zmm12           # a_L ^ a_H
+	vpxord          %zmm5, %zmm13, %zmm13           # b_L ^ b_H
+# GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      $0, 1072(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1136(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 15: LO += the low products of vectors 4 and 5
+	vpclmulqdq      $0, 512(%rdi), %zmm4, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 576(%rdi), %zmm5, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 16: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 512(%rdi), %zmm4, %zmm4    # a_H*ha_H
+	vpclmulqdq      $17, 576(%rdi), %zmm5, %zmm5    # b_H*hb_H
+	vpternlogd      $150, %zmm5, %zmm4, %zmm11
+# GHASH step 17: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm6, %zmm12
+	vpshufd         $78, %zmm7, %zmm13
+	vpxord          %zmm6, %zmm12, %zmm12           # a_L ^ a_H
+	vpxord          %zmm7, %zmm13, %zmm13           # b_L ^ b_H
+# GHASH step 18: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      $0, 1200(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1264(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 19: LO += the low products of vectors 6 and 7
+	vpclmulqdq      $0, 640(%rdi), %zmm6, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 704(%rdi), %zmm7, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 20: HI += the high products of vectors 6 and 7
+	vpclmulqdq      $17, 640(%rdi), %zmm6, %zmm6    # a_H*ha_H
+	vpclmulqdq      $17, 704(%rdi), %zmm7, %zmm7    # b_H*hb_H
+	vpternlogd      $150, %zmm7, %zmm6, %zmm11
+# GHASH step 21: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 22: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+# GHASH step 23: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+# GHASH step 24: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+	add             $512, %rdx
+	sub             $512, %rcx
+	jae             .Lgcm_ghash_tail2_unroll8_loop
+.Lgcm_ghash_tail2_unroll8_tail:
+	add             $512, %rcx
+	{disp32} jz     .Lgcm_ghash_tail2_unroll8_store
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
+	lea             768(%rdi), %r10
+	sub             %rcx, %r10
+	vpxord          %zmm9, %zmm9, %zmm9
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpxord          %zmm11, %zmm11, %zmm11
+.Lgcm_ghash_tail2_unroll8_tail_vector:
+	cmp             $64, %rcx
+	{disp32} jb     .Lgcm_ghash_tail2_unroll8_tail_load_part
+	vmovdqu8        (%rdx), %zmm8
+	{disp32} jmp    .Lgcm_ghash_tail2_unroll8_tail_loaded
+.Lgcm_ghash_tail2_unroll8_tail_load_part:
+	mov             $-1, %rax
+	bzhi            %rcx, %rax, %rax                # k1: the bytes that remain
+	kmovq           %rax, %k1
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+.Lgcm_ghash_tail2_unroll8_tail_loaded:
+	vpshufb         %zmm28, %zmm8, %zmm8
+	vpxord          %zmm14, %zmm8, %zmm8            # the running hash joins block 0
+	vpxord          %zmm14, %zmm14, %zmm14
+	vpclmulqdq      $0, (%r10), %zmm8, %zmm12       # d_L*h_L
+	vpclmulqdq      $16, (%r10), %zmm8, %zmm13      # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, (%r10), %zmm8, %zmm12       # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, (%r10), %zmm8, %zmm12      # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+	add             $64, %rdx
+	add             $64, %r10
+	sub             $64, %rcx
+	ja              .Lgcm_ghash_tail2_unroll8_tail_vector
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+.Lgcm_ghash_tail2_unroll8_store:
+	vmovdqu8        %xmm14, (%rsi)
+	xor             %eax, %eax
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_ghash_avx10_512_tail2_unroll8, . - aesgen_gcm_ghash_avx10_512_tail2_unroll8
+
+# int aesgen_gcm_enc_update_avx10_512_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+#   len % 16 == 0
+#
+# Encrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
+# ciphertext into acc.  Per iteration 8 vectors (32 blocks): the AES rounds of the
+# counters and the GHASH of the ciphertext just produced, whose 32 products with
+# H^32..H^1 are summed and reduced once.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, CTRSECRET=rbx
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
+# Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, X4=zmm4, X5=zmm5
+#                     X6=zmm6, X7=zmm7, D=zmm8, LO=zmm9, MI=zmm10, HI=zmm11
+#                     T0=zmm12, T1=zmm13, ACC=zmm14, CTR=zmm15, INC=zmm16, K0=zmm17
+#                     KLAST=zmm18, KT=zmm19, GD0=zmm20, GD1=zmm21, GD2=zmm22, GD3=zmm23
+#                     GD4=zmm24, GD5=zmm25, GD6=zmm26, GD7=zmm27, BSWAP=zmm28, GFPOLY=zmm29
+#                     HPOW0=zmm30, HPOW1=zmm31
+# Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
+# T0 doubles as TMP.
+# Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
+# Memory operands: HPOW2..HPOW7 are read from the key.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_enc_update_avx10_512_tail2_unroll8
+	.hidden	aesgen_gcm_enc_update_avx10_512_tail2_unroll8
+	.type	aesgen_gcm_enc_update_avx10_512_tail2_unroll8, @function
+aesgen_gcm_enc_update_avx10_512_tail2_unroll8:
+	.cfi_startproc
+	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	sub             $16, %rsp
+	.cfi_adjust_cfa_offset 16
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_enc_tail2_unroll8_return
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# the first and last round keys into registers; the middle ones are read each round
+	vbroadcasti32x4 (%rdi), %zmm17
+	vbroadcasti32x4 (%r10), %zmm18
+# the byte-reflection mask and the reduction constant, one copy per lane
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm28
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm29
+# ACC = acc; CTR = the counter block reflected, lane i counting from block i
+	vmovdqu8        (%r9), %xmm14
+	vbroadcasti32x4 (%r8), %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm15
+	vpaddd          .Lgcm_lane_offsets_64(%rip), %zmm15, %zmm15
+	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm16
+# bulk: whole iterations of 32 blocks, CTR and GHASH stitched
+	sub             $512, %rcx
+	{disp32} jb     .Lgcm_enc_tail2_unroll8_tail
+# the powers of a full iteration (H^32..H^1) into HPOW
+	vmovdqu8        256(%rdi), %zmm30
+	vmovdqu8        320(%rdi), %zmm31
+	vmovd           %xmm15, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
+	vpshufb         %zmm28, %zmm15, %zmm15
+# CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+# the first iteration only encrypts; each later one hashes its predecessor's output
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 220, one of them would carry
+	cmp             $221, %r11d
+	{disp32} jae    .Lgcm_enc_tail2_unroll8_first_ctr_carry # a last byte would carry: out of line
+	vpxord          %zmm17, %zmm15, %zmm0
+	vpaddd          .Lgcm_be_inc_64(%rip), %zmm15, %zmm1
+	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm15, %zmm2
+	vpaddd          .Lgcm_be_inc_64+128(%rip), %zmm15, %zmm3
+	vpaddd          .Lgcm_be_inc_64+192(%rip), %zmm15, %zmm4
+	vpaddd          .Lgcm_be_inc_64+256(%rip), %zmm15, %zmm5
+	vpaddd          .Lgcm_be_inc_64+320(%rip), %zmm15, %zmm6
+	vpaddd          .Lgcm_be_inc_64+384(%rip), %zmm15, %zmm7
+	vpaddd          .Lgcm_be_inc_64+448(%rip), %zmm15, %zmm15
+	vpxord          %zmm17, %zmm1, %zmm1
+	vpxord          %zmm17, %zmm2, %zmm2
+	vpxord          %zmm17, %zmm3, %zmm3
+	vpxord          %zmm17, %zmm4, %zmm4
+	vpxord          %zmm17, %zmm5, %zmm5
+	vpxord          %zmm17, %zmm6, %zmm6
+	vpxord          %zmm17, %zmm7, %zmm7
+.Lgcm_enc_tail2_unroll8_first_ctr_done:
+	add             $32, %r11b
+# the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_tail2_unroll8_first_aes128
+	{disp32} je     .Lgcm_enc_tail2_unroll8_first_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+.Lgcm_enc_tail2_unroll8_first_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+.Lgcm_enc_tail2_unroll8_first_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# last round with the source folded into the key: out = AES(counter) ^ src
+	vpxord          (%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm20
+	vmovdqu8        %zmm20, (%rsi)
+	vpxord          64(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm21
+	vmovdqu8        %zmm21, 64(%rsi)
+	vpxord          128(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm2, %zmm22
+	vmovdqu8        %zmm22, 128(%rsi)
+	vpxord          192(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm3, %zmm23
+	vmovdqu8        %zmm23, 192(%rsi)
+	vpxord          256(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm4, %zmm24
+	vmovdqu8        %zmm24, 256(%rsi)
+	vpxord          320(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm5, %zmm25
+	vmovdqu8        %zmm25, 320(%rsi)
+	vpxord          384(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm6, %zmm26
+	vmovdqu8        %zmm26, 384(%rsi)
+	vpxord          448(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm7, %zmm27
+	vmovdqu8        %zmm27, 448(%rsi)
+	add             $512, %rdx
+	add             $512, %rsi
+	sub             $512, %rcx
+	{disp32} jb     .Lgcm_enc_tail2_unroll8_hash_last
+.Lgcm_enc_tail2_unroll8_loop:
+# LLVM-MCA-BEGIN gcm_enc_tail2_unroll8_avx10_512_main_loop
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 220, one of them would carry
+	cmp             $221, %r11d
+	{disp32} jae    .Lgcm_enc_tail2_unroll8_main_ctr_carry # a last byte would carry: out of line
+	vpxord          %zmm17, %zmm15, %zmm0
+	vpaddd          .Lgcm_be_inc_64(%rip), %zmm15, %zmm1
+	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm15, %zmm2
+	vpaddd          .Lgcm_be_inc_64+128(%rip), %zmm15, %zmm3
+	vpaddd          .Lgcm_be_inc_64+192(%rip), %zmm15, %zmm4
+	vpaddd          .Lgcm_be_inc_64+256(%rip), %zmm15, %zmm5
+	vpaddd          .Lgcm_be_inc_64+320(%rip), %zmm15, %zmm6
+	vpaddd          .Lgcm_be_inc_64+384(%rip), %zmm15, %zmm7
+	vpaddd          .Lgcm_be_inc_64+448(%rip), %zmm15, %zmm15
+	vpxord          %zmm17, %zmm1, %zmm1
+	vpxord          %zmm17, %zmm2, %zmm2
+	vpxord          %zmm17, %zmm3, %zmm3
+	vpxord          %zmm17, %zmm4, %zmm4
+	vpxord          %zmm17, %zmm5, %zmm5
+	vpxord          %zmm17, %zmm6, %zmm6
+	vpxord          %zmm17, %zmm7, %zmm7
+.Lgcm_enc_tail2_unroll8_main_ctr_done:
+	add             $32, %r11b
+# the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_tail2_unroll8_main_aes128
+	{disp32} je     .Lgcm_enc_tail2_unroll8_main_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+.Lgcm_enc_tail2_unroll8_main_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+.Lgcm_enc_tail2_unroll8_main_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm20, %zmm20
+	vpshufb         %zmm28, %zmm21, %zmm21
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm28, %zmm22, %zmm22
+	vpshufb         %zmm28, %zmm23, %zmm23
+# GHASH step 2: byte-reflect vectors 4 and 5
+	vpshufb         %zmm28, %zmm24, %zmm24
+	vpshufb         %zmm28, %zmm25, %zmm25
+# GHASH step 3: byte-reflect vectors 6 and 7
+	vpshufb         %zmm28, %zmm26, %zmm26
+	vpshufb         %zmm28, %zmm27, %zmm27
+
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm20, %zmm20
+# GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm20, %zmm12
+	vpshufd         $78, %zmm21, %zmm13
+	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 6: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 816(%rdi), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 880(%rdi), %zmm13, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
+	vpxord          %zmm13, %zmm12, %zmm10
+# GHASH step 7: LO = the low products of vectors 0 and 1
+	vpclmulqdq      $0, %zmm30, %zmm20, %zmm12      # a_L*ha_L
+	vpclmulqdq      $0, %zmm31, %zmm21, %zmm13      # b_L*hb_L
+	vpxord          %zmm13, %zmm12, %zmm9
+
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 8: HI = the high products of vectors 0 and 1
+	vpclmulqdq      $17, %zmm30, %zmm20, %zmm20     # a_H*ha_H
+	vpclmulqdq      $17, %zmm31, %zmm21, %zmm21     # b_H*hb_H
+	vpxord          %zmm21, %zmm20, %zmm11
+# GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm22, %zmm12
+	vpshufd         $78, %zmm23, %zmm13
+	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 944(%rdi), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1008(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 11: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 384(%rdi), %zmm22, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 448(%rdi), %zmm23, %zmm13   # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 12: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 384(%rdi), %zmm22, %zmm22  # a_H*ha_H
+	vpclmulqdq      $17, 448(%rdi), %zmm23, %zmm23  # b_H*hb_H
+	vpternlogd      $150, %zmm23, %zmm22, %zmm11
+# GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm24, %zmm12
+	vpshufd         $78, %zmm25, %zmm13
+	vpxord          %zmm24, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm25, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      $0, 1072(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1136(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 15: LO += the low products of vectors 4 and 5
+	vpclmulqdq      $0, 512(%rdi), %zmm24, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 576(%rdi), %zmm25, %zmm13   # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 16: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 512(%rdi), %zmm24, %zmm24  # a_H*ha_H
+	vpclmulqdq      $17, 576(%rdi), %zmm25, %zmm25  # b_H*hb_H
+	vpternlogd      $150, %zmm25, %zmm24, %zmm11
+# GHASH step 17: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm26, %zmm12
+	vpshufd         $78, %zmm27, %zmm13
+	vpxord          %zmm26, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm27, %zmm13, %zmm13          # b_L ^ b_H
+
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 18: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      $0, 1200(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1264(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 19: LO += the low products of vectors 6 and 7
+	vpclmulqdq      $0, 640(%rdi), %zmm26, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 704(%rdi), %zmm27, %zmm13   # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 20: HI += the high products of vectors 6 and 7
+	vpclmulqdq      $17, 640(%rdi), %zmm26, %zmm26  # a_H*ha_H
+	vpclmulqdq      $17, 704(%rdi), %zmm27, %zmm27  # b_H*hb_H
+	vpternlogd      $150, %zmm27, %zmm26, %zmm11
+
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 21: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 22: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 23: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 24: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+
+# last round with the source folded into the key: out = AES(counter) ^ src
+	vpxord          (%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm20
+	vmovdqu8        %zmm20, (%rsi)
+	vpxord          64(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm21
+	vmovdqu8        %zmm21, 64(%rsi)
+	vpxord          128(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm2, %zmm22
+	vmovdqu8        %zmm22, 128(%rsi)
+	vpxord          192(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm3, %zmm23
+	vmovdqu8        %zmm23, 192(%rsi)
+	vpxord          256(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm4, %zmm24
+	vmovdqu8        %zmm24, 256(%rsi)
+	vpxord          320(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm5, %zmm25
+	vmovdqu8        %zmm25, 320(%rsi)
+	vpxord          384(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm6, %zmm26
+	vmovdqu8        %zmm26, 384(%rsi)
+	vpxord          448(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm7, %zmm27
+	vmovdqu8        %zmm27, 448(%rsi)
+	add             $512, %rdx
+	add             $512, %rsi
+	sub             $512, %rcx
+	jae             .Lgcm_enc_tail2_unroll8_loop
+# LLVM-MCA-END
+.Lgcm_enc_tail2_unroll8_hash_last:
+# the GHASH of the last iteration's ciphertext, still in GD
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm20, %zmm20
+	vpshufb         %zmm28, %zmm21, %zmm21
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm28, %zmm22, %zmm22
+	vpshufb         %zmm28, %zmm23, %zmm23
+# GHASH step 2: byte-reflect vectors 4 and 5
+	vpshufb         %zmm28, %zmm24, %zmm24
+	vpshufb         %zmm28, %zmm25, %zmm25
+# GHASH step 3: byte-reflect vectors 6 and 7
+	vpshufb         %zmm28, %zmm26, %zmm26
+	vpshufb         %zmm28, %zmm27, %zmm27
+# GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm20, %zmm20
+# GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm20, %zmm12
+	vpshufd         $78, %zmm21, %zmm13
+	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 6: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 816(%rdi), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 880(%rdi), %zmm13, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
+	vpxord          %zmm13, %zmm12, %zmm10
+# GHASH step 7: LO = the low products of vectors 0 and 1
+	vpclmulqdq      $0, %zmm30, %zmm20, %zmm12      # a_L*ha_L
+	vpclmulqdq      $0, %zmm31, %zmm21, %zmm13      # b_L*hb_L
+	vpxord          %zmm13, %zmm12, %zmm9
+# GHASH step 8: HI = the high products of vectors 0 and 1
+	vpclmulqdq      $17, %zmm30, %zmm20, %zmm20     # a_H*ha_H
+	vpclmulqdq      $17, %zmm31, %zmm21, %zmm21     # b_H*hb_H
+	vpxord          %zmm21, %zmm20, %zmm11
+# GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm22, %zmm12
+	vpshufd         $78, %zmm23, %zmm13
+	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 944(%rdi), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1008(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 11: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 384(%rdi), %zmm22, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 448(%rdi), %zmm23, %zmm13   # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 12: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 384(%rdi), %zmm22, %zmm22  # a_H*ha_H
+	vpclmulqdq      $17, 448(%rdi), %zmm23, %zmm23  # b_H*hb_H
+	vpternlogd      $150, %zmm23, %zmm22, %zmm11
+# GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm24, %zmm12
+	vpshufd         $78, %zmm25, %zmm13
+	vpxord          %zmm24, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm25, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      $0, 1072(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1136(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 15: LO += the low products of vectors 4 and 5
+	vpclmulqdq      $0, 512(%rdi), %zmm24, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 576(%rdi), %zmm25, %zmm13   # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 16: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 512(%rdi), %zmm24, %zmm24  # a_H*ha_H
+	vpclmulqdq      $17, 576(%rdi), %zmm25, %zmm25  # b_H*hb_H
+	vpternlogd      $150, %zmm25, %zmm24, %zmm11
+# GHASH step 17: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm26, %zmm12
+	vpshufd         $78, %zmm27, %zmm13
+	vpxord          %zmm26, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm27, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 18: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      $0, 1200(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1264(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 19: LO += the low products of vectors 6 and 7
+	vpclmulqdq      $0, 640(%rdi), %zmm26, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 704(%rdi), %zmm27, %zmm13   # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 20: HI += the high products of vectors 6 and 7
+	vpclmulqdq      $17, 640(%rdi), %zmm26, %zmm26  # a_H*ha_H
+	vpclmulqdq      $17, 704(%rdi), %zmm27, %zmm27  # b_H*hb_H
+	vpternlogd      $150, %zmm27, %zmm26, %zmm11
+# GHASH step 21: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 22: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+# GHASH step 23: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+# GHASH step 24: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+	{disp32} jmp    .Lgcm_enc_tail2_unroll8_bulk_done
+.Lgcm_enc_tail2_unroll8_first_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
+	vpshufb         %zmm28, %zmm15, %zmm15
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm1
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm2
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm3
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm4
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm5
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm6
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm7
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+	vpxord          %zmm17, %zmm1, %zmm1
+	vpxord          %zmm17, %zmm2, %zmm2
+	vpxord          %zmm17, %zmm3, %zmm3
+	vpxord          %zmm17, %zmm4, %zmm4
+	vpxord          %zmm17, %zmm5, %zmm5
+	vpxord          %zmm17, %zmm6, %zmm6
+	vpxord          %zmm17, %zmm7, %zmm7
+	vpshufb         %zmm28, %zmm15, %zmm15
+	jmp             .Lgcm_enc_tail2_unroll8_first_ctr_done
+.Lgcm_enc_tail2_unroll8_main_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
+	vpshufb         %zmm28, %zmm15, %zmm15
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm1
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm2
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm3
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm4
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm5
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm6
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm7
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+	vpxord          %zmm17, %zmm1, %zmm1
+	vpxord          %zmm17, %zmm2, %zmm2
+	vpxord          %zmm17, %zmm3, %zmm3
+	vpxord          %zmm17, %zmm4, %zmm4
+	vpxord          %zmm17, %zmm5, %zmm5
+	vpxord          %zmm17, %zmm6, %zmm6
+	vpxord          %zmm17, %zmm7, %zmm7
+	vpshufb         %zmm28, %zmm15, %zmm15
+	jmp             .Lgcm_enc_tail2_unroll8_main_ctr_done
+.Lgcm_enc_tail2_unroll8_bulk_done:
+	vpshufb         %zmm28, %zmm15, %zmm15
+.Lgcm_enc_tail2_unroll8_tail:
+# what the bulk loop left: LEN + 512 = 0..496 bytes of whole blocks
+	add             $512, %rcx
+	{disp32} jz     .Lgcm_enc_tail2_unroll8_store
+# CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
+# LEN, so their start waits in the stack slots for the GHASH pass
+	mov             %rsi, (%rsp)
+	mov             %rcx, 8(%rsp)
+
+# Groups of 2 vectors while at least 128 bytes remain.
+.Lgcm_enc_tail2_unroll8_group_loop:
+	cmp             $128, %rcx
+	{disp32} jb     .Lgcm_enc_tail2_unroll8_final
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm1
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+	vpxord          %zmm17, %zmm1, %zmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_tail2_unroll8_group_aes128
+	{disp32} je     .Lgcm_enc_tail2_unroll8_group_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+.Lgcm_enc_tail2_unroll8_group_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+.Lgcm_enc_tail2_unroll8_group_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
+	vpxord          (%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	add             $128, %rdx
+	add             $128, %rsi
+	sub             $128, %rcx
+	jnz             .Lgcm_enc_tail2_unroll8_group_loop
+	{disp32} jmp    .Lgcm_enc_tail2_unroll8_tail_crypted
+
+.Lgcm_enc_tail2_unroll8_final:
+# 1..128 bytes remain: pick the final group by the number of vectors they need,
+# so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             $64, %rcx
+	{disp32} jbe    .Lgcm_enc_tail2_unroll8_final1
+.Lgcm_enc_tail2_unroll8_final2:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm1
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+	vpxord          %zmm17, %zmm1, %zmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_tail2_unroll8_final2_aes128
+	{disp32} je     .Lgcm_enc_tail2_unroll8_final2_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+.Lgcm_enc_tail2_unroll8_final2_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+.Lgcm_enc_tail2_unroll8_final2_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
+	vpxord          (%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	add             $64, %rdx
+	add             $64, %rsi
+	sub             $64, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %zmm12{%k1}{z}
+	vpxord          %zmm18, %zmm12, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm1
+	vmovdqu8        %zmm1, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_enc_tail2_unroll8_tail_crypted
+.Lgcm_enc_tail2_unroll8_final1:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_tail2_unroll8_final1_aes128
+	{disp32} je     .Lgcm_enc_tail2_unroll8_final1_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+.Lgcm_enc_tail2_unroll8_final1_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+.Lgcm_enc_tail2_unroll8_final1_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %zmm12{%k1}{z}
+	vpxord          %zmm18, %zmm12, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_enc_tail2_unroll8_tail_crypted
+.Lgcm_enc_tail2_unroll8_tail_crypted:
+	mov             (%rsp), %rdx                    # hash the ciphertext just written
+	mov             8(%rsp), %rcx
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
+	lea             768(%rdi), %r8
+	sub             %rcx, %r8
+	vpxord          %zmm9, %zmm9, %zmm9
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpxord          %zmm11, %zmm11, %zmm11
+.Lgcm_enc_tail2_unroll8_ghash_vector:
+	cmp             $64, %rcx
+	{disp32} jb     .Lgcm_enc_tail2_unroll8_ghash_load_part
+	vmovdqu8        (%rdx), %zmm8
+	{disp32} jmp    .Lgcm_enc_tail2_unroll8_ghash_loaded
+.Lgcm_enc_tail2_unroll8_ghash_load_part:
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the bytes that remain
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+.Lgcm_enc_tail2_unroll8_ghash_loaded:
+	vpshufb         %zmm28, %zmm8, %zmm8
+	vpxord          %zmm14, %zmm8, %zmm8            # the running hash joins block 0
+	vpxord          %zmm14, %zmm14, %zmm14
+	vpclmulqdq      $0, (%r8), %zmm8, %zmm12        # d_L*h_L
+	vpclmulqdq      $16, (%r8), %zmm8, %zmm13       # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, (%r8), %zmm8, %zmm12        # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, (%r8), %zmm8, %zmm12       # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+	add             $64, %rdx
+	add             $64, %r8
+	sub             $64, %rcx
+	ja              .Lgcm_enc_tail2_unroll8_ghash_vector
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+.Lgcm_enc_tail2_unroll8_store:
+	vmovdqu8        %xmm14, (%r9)
+.Lgcm_enc_tail2_unroll8_return:
+	xor             %eax, %eax
+	vzeroupper
+	add             $16, %rsp
+	.cfi_adjust_cfa_offset -16
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_enc_update_avx10_512_tail2_unroll8, . - aesgen_gcm_enc_update_avx10_512_tail2_unroll8
+
+# int aesgen_gcm_dec_update_avx10_512_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+#   len % 16 == 0
+#
+# Decrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
+# ciphertext into acc.  Per iteration 8 vectors (32 blocks): the AES rounds of the
+# counters and the GHASH of the source blocks, whose 32 products with
+# H^32..H^1 are summed and reduced once.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, CTRSECRET=rbx
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
+# Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, X4=zmm4, X5=zmm5
+#                     X6=zmm6, X7=zmm7, D=zmm8, LO=zmm9, MI=zmm10, HI=zmm11
+#                     T0=zmm12, T1=zmm13, ACC=zmm14, CTR=zmm15, INC=zmm16, K0=zmm17
+#                     KLAST=zmm18, KT=zmm19, GD0=zmm20, GD1=zmm21, GD2=zmm22, GD3=zmm23
+#                     GD4=zmm24, GD5=zmm25, GD6=zmm26, GD7=zmm27, BSWAP=zmm28, GFPOLY=zmm29
+#                     HPOW0=zmm30, HPOW1=zmm31
+# Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
+# T0 doubles as TMP.
+# Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
+# Memory operands: HPOW2..HPOW7 are read from the key.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_dec_update_avx10_512_tail2_unroll8
+	.hidden	aesgen_gcm_dec_update_avx10_512_tail2_unroll8
+	.type	aesgen_gcm_dec_update_avx10_512_tail2_unroll8, @function
+aesgen_gcm_dec_update_avx10_512_tail2_unroll8:
+	.cfi_startproc
+	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	sub             $16, %rsp
+	.cfi_adjust_cfa_offset 16
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_dec_tail2_unroll8_return
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# the first and last round keys into registers; the middle ones are read each round
+	vbroadcasti32x4 (%rdi), %zmm17
+	vbroadcasti32x4 (%r10), %zmm18
+# the byte-reflection mask and the reduction constant, one copy per lane
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm28
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm29
+# ACC = acc; CTR = the counter block reflected, lane i counting from block i
+	vmovdqu8        (%r9), %xmm14
+	vbroadcasti32x4 (%r8), %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm15
+	vpaddd          .Lgcm_lane_offsets_64(%rip), %zmm15, %zmm15
+	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm16
+# bulk: whole iterations of 32 blocks, CTR and GHASH stitched
+	sub             $512, %rcx
+	{disp32} jb     .Lgcm_dec_tail2_unroll8_tail
+# the powers of a full iteration (H^32..H^1) into HPOW
+	vmovdqu8        256(%rdi), %zmm30
+	vmovdqu8        320(%rdi), %zmm31
+	vmovd           %xmm15, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
+	vpshufb         %zmm28, %zmm15, %zmm15
+# CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+.Lgcm_dec_tail2_unroll8_loop:
+# LLVM-MCA-BEGIN gcm_dec_tail2_unroll8_avx10_512_main_loop
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 220, one of them would carry
+	cmp             $221, %r11d
+	{disp32} jae    .Lgcm_dec_tail2_unroll8_main_ctr_carry # a last byte would carry: out of line
+	vpxord          %zmm17, %zmm15, %zmm0
+	vpaddd          .Lgcm_be_inc_64(%rip), %zmm15, %zmm1
+	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm15, %zmm2
+	vpaddd          .Lgcm_be_inc_64+128(%rip), %zmm15, %zmm3
+	vpaddd          .Lgcm_be_inc_64+192(%rip), %zmm15, %zmm4
+	vpaddd          .Lgcm_be_inc_64+256(%rip), %zmm15, %zmm5
+	vpaddd          .Lgcm_be_inc_64+320(%rip), %zmm15, %zmm6
+	vpaddd          .Lgcm_be_inc_64+384(%rip), %zmm15, %zmm7
+	vpaddd          .Lgcm_be_inc_64+448(%rip), %zmm15, %zmm15
+	vpxord          %zmm17, %zmm1, %zmm1
+	vpxord          %zmm17, %zmm2, %zmm2
+	vpxord          %zmm17, %zmm3, %zmm3
+	vpxord          %zmm17, %zmm4, %zmm4
+	vpxord          %zmm17, %zmm5, %zmm5
+	vpxord          %zmm17, %zmm6, %zmm6
+	vpxord          %zmm17, %zmm7, %zmm7
+.Lgcm_dec_tail2_unroll8_main_ctr_done:
+	add             $32, %r11b
+# the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_tail2_unroll8_main_aes128
+	{disp32} je     .Lgcm_dec_tail2_unroll8_main_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+.Lgcm_dec_tail2_unroll8_main_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+.Lgcm_dec_tail2_unroll8_main_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 0: load the 8 source vectors
+	vmovdqu8        (%rdx), %zmm20
+	vmovdqu8        64(%rdx), %zmm21
+	vmovdqu8        128(%rdx), %zmm22
+	vmovdqu8        192(%rdx), %zmm23
+	vmovdqu8        256(%rdx), %zmm24
+	vmovdqu8        320(%rdx), %zmm25
+	vmovdqu8        384(%rdx), %zmm26
+	vmovdqu8        448(%rdx), %zmm27
+# GHASH step 1: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm20, %zmm20
+	vpshufb         %zmm28, %zmm21, %zmm21
+# GHASH step 2: byte-reflect vectors 2 and 3
+	vpshufb         %zmm28, %zmm22, %zmm22
+	vpshufb         %zmm28, %zmm23, %zmm23
+# GHASH step 3: byte-reflect vectors 4 and 5
+	vpshufb         %zmm28, %zmm24, %zmm24
+	vpshufb         %zmm28, %zmm25, %zmm25
+
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 4: byte-reflect vectors 6 and 7
+	vpshufb         %zmm28, %zmm26, %zmm26
+	vpshufb         %zmm28, %zmm27, %zmm27
+# GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm20, %zmm20
+# GHASH step 6: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm20, %zmm12
+	vpshufd         $78, %zmm21, %zmm13
+	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 7: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 816(%rdi), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 880(%rdi), %zmm13, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
+	vpxord          %zmm13, %zmm12, %zmm10
+
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 8: LO = the low products of vectors 0 and 1
+	vpclmulqdq      $0, %zmm30, %zmm20, %zmm12      # a_L*ha_L
+	vpclmulqdq      $0, %zmm31, %zmm21, %zmm13      # b_L*hb_L
+	vpxord          %zmm13, %zmm12, %zmm9
+# GHASH step 9: HI = the high products of vectors 0 and 1
+	vpclmulqdq      $17, %zmm30, %zmm20, %zmm20     # a_H*ha_H
+	vpclmulqdq      $17, %zmm31, %zmm21, %zmm21     # b_H*hb_H
+	vpxord          %zmm21, %zmm20, %zmm11
+# GHASH step 10: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm22, %zmm12
+	vpshufd         $78, %zmm23, %zmm13
+	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 11: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 944(%rdi), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1008(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 12: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 384(%rdi), %zmm22, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 448(%rdi), %zmm23, %zmm13   # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 13: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 384(%rdi), %zmm22, %zmm22  # a_H*ha_H
+	vpclmulqdq      $17, 448(%rdi), %zmm23, %zmm23  # b_H*hb_H
+	vpternlogd      $150, %zmm23, %zmm22, %zmm11
+# GHASH step 14: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm24, %zmm12
+	vpshufd         $78, %zmm25, %zmm13
+	vpxord          %zmm24, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm25, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 15: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      $0, 1072(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1136(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 16: LO += the low products of vectors 4 and 5
+	vpclmulqdq      $0, 512(%rdi), %zmm24, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 576(%rdi), %zmm25, %zmm13   # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 17: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 512(%rdi), %zmm24, %zmm24  # a_H*ha_H
+	vpclmulqdq      $17, 576(%rdi), %zmm25, %zmm25  # b_H*hb_H
+	vpternlogd      $150, %zmm25, %zmm24, %zmm11
+# GHASH step 18: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm26, %zmm12
+	vpshufd         $78, %zmm27, %zmm13
+	vpxord          %zmm26, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm27, %zmm13, %zmm13          # b_L ^ b_H
+
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 19: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      $0, 1200(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1264(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 20: LO += the low products of vectors 6 and 7
+	vpclmulqdq      $0, 640(%rdi), %zmm26, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 704(%rdi), %zmm27, %zmm13   # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 21: HI += the high products of vectors 6 and 7
+	vpclmulqdq      $17, 640(%rdi), %zmm26, %zmm26  # a_H*ha_H
+	vpclmulqdq      $17, 704(%rdi), %zmm27, %zmm27  # b_H*hb_H
+	vpternlogd      $150, %zmm27, %zmm26, %zmm11
+
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 22: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 23: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 24: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 25: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+
+# last round with the source folded into the key: out = AES(counter) ^ src
+	vpxord          (%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	vpxord          192(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm3, %zmm3
+	vmovdqu8        %zmm3, 192(%rsi)
+	vpxord          256(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm4, %zmm4
+	vmovdqu8        %zmm4, 256(%rsi)
+	vpxord          320(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 320(%rsi)
+	vpxord          384(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm6, %zmm6
+	vmovdqu8        %zmm6, 384(%rsi)
+	vpxord          448(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm7, %zmm7
+	vmovdqu8        %zmm7, 448(%rsi)
+	add             $512, %rdx
+	add             $512, %rsi
+	sub             $512, %rcx
+	jae             .Lgcm_dec_tail2_unroll8_loop
+# LLVM-MCA-END
+	{disp32} jmp    .Lgcm_dec_tail2_unroll8_bulk_done
+.Lgcm_dec_tail2_unroll8_main_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
+	vpshufb         %zmm28, %zmm15, %zmm15
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm1
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm2
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm3
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm4
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm5
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm6
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm7
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+	vpxord          %zmm17, %zmm1, %zmm1
+	vpxord          %zmm17, %zmm2, %zmm2
+	vpxord          %zmm17, %zmm3, %zmm3
+	vpxord          %zmm17, %zmm4, %zmm4
+	vpxord          %zmm17, %zmm5, %zmm5
+	vpxord          %zmm17, %zmm6, %zmm6
+	vpxord          %zmm17, %zmm7, %zmm7
+	vpshufb         %zmm28, %zmm15, %zmm15
+	jmp             .Lgcm_dec_tail2_unroll8_main_ctr_done
+.Lgcm_dec_tail2_unroll8_bulk_done:
+	vpshufb         %zmm28, %zmm15, %zmm15
+.Lgcm_dec_tail2_unroll8_tail:
+# what the bulk loop left: LEN + 512 = 0..496 bytes of whole blocks
+	add             $512, %rcx
+	{disp32} jz     .Lgcm_dec_tail2_unroll8_store
+# GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
+# GHASH pass advances SRC and LEN, so their start waits in the stack slots
+	mov             %rdx, (%rsp)
+	mov             %rcx, 8(%rsp)
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
+	lea             768(%rdi), %r8
+	sub             %rcx, %r8
+	vpxord          %zmm9, %zmm9, %zmm9
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpxord          %zmm11, %zmm11, %zmm11
+.Lgcm_dec_tail2_unroll8_ghash_vector:
+	cmp             $64, %rcx
+	{disp32} jb     .Lgcm_dec_tail2_unroll8_ghash_load_part
+	vmovdqu8        (%rdx), %zmm8
+	{disp32} jmp    .Lgcm_dec_tail2_unroll8_ghash_loaded
+.Lgcm_dec_tail2_unroll8_ghash_load_part:
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the bytes that remain
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+.Lgcm_dec_tail2_unroll8_ghash_loaded:
+	vpshufb         %zmm28, %zmm8, %zmm8
+	vpxord          %zmm14, %zmm8, %zmm8            # the running hash joins block 0
+	vpxord          %zmm14, %zmm14, %zmm14
+	vpclmulqdq      $0, (%r8), %zmm8, %zmm12        # d_L*h_L
+	vpclmulqdq      $16, (%r8), %zmm8, %zmm13       # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, (%r8), %zmm8, %zmm12        # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, (%r8), %zmm8, %zmm12       # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+	add             $64, %rdx
+	add             $64, %r8
+	sub             $64, %rcx
+	ja              .Lgcm_dec_tail2_unroll8_ghash_vector
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+	mov             8(%rsp), %rcx
+	mov             (%rsp), %rdx
+
+# Groups of 2 vectors while at least 128 bytes remain.
+.Lgcm_dec_tail2_unroll8_group_loop:
+	cmp             $128, %rcx
+	{disp32} jb     .Lgcm_dec_tail2_unroll8_final
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm1
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+	vpxord          %zmm17, %zmm1, %zmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_tail2_unroll8_group_aes128
+	{disp32} je     .Lgcm_dec_tail2_unroll8_group_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+.Lgcm_dec_tail2_unroll8_group_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+.Lgcm_dec_tail2_unroll8_group_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
+	vpxord          (%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	add             $128, %rdx
+	add             $128, %rsi
+	sub             $128, %rcx
+	jnz             .Lgcm_dec_tail2_unroll8_group_loop
+	{disp32} jmp    .Lgcm_dec_tail2_unroll8_store
+
+.Lgcm_dec_tail2_unroll8_final:
+# 1..128 bytes remain: pick the final group by the number of vectors they need,
+# so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             $64, %rcx
+	{disp32} jbe    .Lgcm_dec_tail2_unroll8_final1
+.Lgcm_dec_tail2_unroll8_final2:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm1
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+	vpxord          %zmm17, %zmm1, %zmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_tail2_unroll8_final2_aes128
+	{disp32} je     .Lgcm_dec_tail2_unroll8_final2_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+.Lgcm_dec_tail2_unroll8_final2_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+.Lgcm_dec_tail2_unroll8_final2_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
+	vpxord          (%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	add             $64, %rdx
+	add             $64, %rsi
+	sub             $64, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %zmm12{%k1}{z}
+	vpxord          %zmm18, %zmm12, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm1
+	vmovdqu8        %zmm1, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_tail2_unroll8_store
+.Lgcm_dec_tail2_unroll8_final1:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_tail2_unroll8_final1_aes128
+	{disp32} je     .Lgcm_dec_tail2_unroll8_final1_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+.Lgcm_dec_tail2_unroll8_final1_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+.Lgcm_dec_tail2_unroll8_final1_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %zmm12{%k1}{z}
+	vpxord          %zmm18, %zmm12, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_tail2_unroll8_store
+.Lgcm_dec_tail2_unroll8_store:
+	vmovdqu8        %xmm14, (%r9)
+.Lgcm_dec_tail2_unroll8_return:
+	xor             %eax, %eax
+	vzeroupper
+	add             $16, %rsp
+	.cfi_adjust_cfa_offset -16
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_dec_update_avx10_512_tail2_unroll8, . - aesgen_gcm_dec_update_avx10_512_tail2_unroll8
+
+# int aesgen_gcm_enc_record_avx10_512_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+#   any len
+#
+# One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
+# loop as aesgen_gcm_enc_update_avx10_512_tail2_unroll8, then the last 1..32 blocks and the lengths block
+# in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
+#                      KEYEND=r10, TMPG=r11, HPTR=r9, CTRSECRET=rbx
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+# Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, X4=zmm4, X5=zmm5
+#                     X6=zmm6, X7=zmm7, D=zmm8, LO=zmm9, MI=zmm10, HI=zmm11
+#                     T0=zmm12, T1=zmm13, ACC=zmm14, CTR=zmm15, INC=zmm16, K0=zmm17
+#                     KLAST=zmm18, KT=zmm19, GD0=zmm20, GD1=zmm21, GD2=zmm22, GD3=zmm23
+#                     GD4=zmm24, GD5=zmm25, GD6=zmm26, GD7=zmm27, BSWAP=zmm28, GFPOLY=zmm29
+#                     HPOW0=zmm30, HPOW1=zmm31
+# T0 doubles as TMP.
+# Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
+# Memory operands: HPOW2..HPOW7 are read from the key.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_enc_record_avx10_512_tail2_unroll8
+	.hidden	aesgen_gcm_enc_record_avx10_512_tail2_unroll8
+	.type	aesgen_gcm_enc_record_avx10_512_tail2_unroll8, @function
+aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
+	.cfi_startproc
+	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
+# the byte-reflection mask and the reduction constant, one copy per lane
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm28
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm29
+	vpxord          %xmm14, %xmm14, %xmm14
+	vpxord          %zmm9, %zmm9, %zmm9
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpxord          %zmm11, %zmm11, %zmm11
+# GHASH of the AAD (AAD, AADLEN from the record)
+	mov             40(%r8), %r10
+	test            %r10, %r10
+	{disp32} jz     .Lgcm_enc_tail2_unroll8_rec_aad_done
+	mov             32(%r8), %rax
+# A record without a bulk loop whose AAD, text and lengths blocks number at most
+# 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
+# for the tail's, with the powers H^(all blocks) down.
+	lea             15(%r10), %r11
+	and             $-16, %r11                      # 16 x the AAD's blocks
+	cmp             $512, %rcx
+	{disp32} ja     .Lgcm_enc_tail2_unroll8_rec_aad_alone
+	lea             15(%rcx), %r9
+	and             $-16, %r9                       # 16 x the text's blocks
+	lea             16(%r11,%r9,1), %r9             # 16 x all blocks
+	cmp             $512, %r9
+	{disp32} ja     .Lgcm_enc_tail2_unroll8_rec_aad_alone
+	mov             %r9, %r11
+	lea             768(%rdi), %r9
+	sub             %r11, %r9
+# GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
+.Lgcm_enc_tail2_unroll8_rec_aad_sum_vector:
+	cmp             $64, %r10
+	{disp32} jb     .Lgcm_enc_tail2_unroll8_rec_aad_sum_load_part
+	vmovdqu8        (%rax), %zmm8
+	{disp32} jmp    .Lgcm_enc_tail2_unroll8_rec_aad_sum_loaded
+.Lgcm_enc_tail2_unroll8_rec_aad_sum_load_part:
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # k1: the bytes that remain
+	kmovq           %r11, %k1
+	vmovdqu8        (%rax), %zmm8{%k1}{z}
+.Lgcm_enc_tail2_unroll8_rec_aad_sum_loaded:
+	vpshufb         %zmm28, %zmm8, %zmm8
+	vpxord          %zmm14, %zmm8, %zmm8            # the running hash joins block 0
+	vpxord          %zmm14, %zmm14, %zmm14
+	vpclmulqdq      $0, (%r9), %zmm8, %zmm12        # d_L*h_L
+	vpclmulqdq      $16, (%r9), %zmm8, %zmm13       # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, (%r9), %zmm8, %zmm12        # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, (%r9), %zmm8, %zmm12       # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+	add             $64, %rax
+	add             $64, %r9
+	sub             $64, %r10
+	ja              .Lgcm_enc_tail2_unroll8_rec_aad_sum_vector
+	{disp32} jmp    .Lgcm_enc_tail2_unroll8_rec_aad_done
+.Lgcm_enc_tail2_unroll8_rec_aad_alone:
+	lea             768(%rdi), %r9
+	sub             %r11, %r9
+# GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
+.Lgcm_enc_tail2_unroll8_rec_aad_vector:
+	cmp             $64, %r10
+	{disp32} jb     .Lgcm_enc_tail2_unroll8_rec_aad_load_part
+	vmovdqu8        (%rax), %zmm8
+	{disp32} jmp    .Lgcm_enc_tail2_unroll8_rec_aad_loaded
+.Lgcm_enc_tail2_unroll8_rec_aad_load_part:
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # k1: the bytes that remain
+	kmovq           %r11, %k1
+	vmovdqu8        (%rax), %zmm8{%k1}{z}
+.Lgcm_enc_tail2_unroll8_rec_aad_loaded:
+	vpshufb         %zmm28, %zmm8, %zmm8
+	vpxord          %zmm14, %zmm8, %zmm8            # the running hash joins block 0
+	vpxord          %zmm14, %zmm14, %zmm14
+	vpclmulqdq      $0, (%r9), %zmm8, %zmm12        # d_L*h_L
+	vpclmulqdq      $16, (%r9), %zmm8, %zmm13       # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, (%r9), %zmm8, %zmm12        # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, (%r9), %zmm8, %zmm12       # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+	add             $64, %rax
+	add             $64, %r9
+	sub             $64, %r10
+	ja              .Lgcm_enc_tail2_unroll8_rec_aad_vector
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+	vpxord          %zmm9, %zmm9, %zmm9
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpxord          %zmm11, %zmm11, %zmm11
+.Lgcm_enc_tail2_unroll8_rec_aad_done:
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# the first and last round keys into registers; the middle ones are read each round
+	vbroadcasti32x4 (%rdi), %zmm17
+	vbroadcasti32x4 (%r10), %zmm18
+# E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu8        (%r8), %xmm8
+	vpxord          %xmm17, %xmm8, %xmm8
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_tail2_unroll8_rec_j0_aes128
+	{disp32} je     .Lgcm_enc_tail2_unroll8_rec_j0_aes192
+	vaesenc         -208(%r10), %xmm8, %xmm8
+	vaesenc         -192(%r10), %xmm8, %xmm8
+.Lgcm_enc_tail2_unroll8_rec_j0_aes192:
+	vaesenc         -176(%r10), %xmm8, %xmm8
+	vaesenc         -160(%r10), %xmm8, %xmm8
+.Lgcm_enc_tail2_unroll8_rec_j0_aes128:
+	vaesenc         -144(%r10), %xmm8, %xmm8
+	vaesenc         -128(%r10), %xmm8, %xmm8
+	vaesenc         -112(%r10), %xmm8, %xmm8
+	vaesenc         -96(%r10), %xmm8, %xmm8
+	vaesenc         -80(%r10), %xmm8, %xmm8
+	vaesenc         -64(%r10), %xmm8, %xmm8
+	vaesenc         -48(%r10), %xmm8, %xmm8
+	vaesenc         -32(%r10), %xmm8, %xmm8
+	vaesenc         -16(%r10), %xmm8, %xmm8
+	vaesenclast     %xmm18, %xmm8, %xmm8
+	vmovdqu8        %xmm8, 48(%r8)
+	vbroadcasti32x4 (%r8), %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm15
+	vpaddd          .Lgcm_record_offsets_64(%rip), %zmm15, %zmm15 # CTR: J0 + 1, + 2, ... per lane
+	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm16
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_enc_tail2_unroll8_rec_no_data
+# bulk: whole iterations of 32 blocks, CTR and GHASH stitched
+	sub             $512, %rcx
+	{disp32} jb     .Lgcm_enc_tail2_unroll8_rec_tail
+# the powers of a full iteration (H^32..H^1) into HPOW
+	vmovdqu8        256(%rdi), %zmm30
+	vmovdqu8        320(%rdi), %zmm31
+	vmovd           %xmm15, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
+	vpshufb         %zmm28, %zmm15, %zmm15
+# CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+# the first iteration only encrypts; each later one hashes its predecessor's output
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 220, one of them would carry
+	cmp             $221, %r11d
+	{disp32} jae    .Lgcm_enc_tail2_unroll8_rec_first_ctr_carry # a last byte would carry: out of line
+	vpxord          %zmm17, %zmm15, %zmm0
+	vpaddd          .Lgcm_be_inc_64(%rip), %zmm15, %zmm1
+	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm15, %zmm2
+	vpaddd          .Lgcm_be_inc_64+128(%rip), %zmm15, %zmm3
+	vpaddd          .Lgcm_be_inc_64+192(%rip), %zmm15, %zmm4
+	vpaddd          .Lgcm_be_inc_64+256(%rip), %zmm15, %zmm5
+	vpaddd          .Lgcm_be_inc_64+320(%rip), %zmm15, %zmm6
+	vpaddd          .Lgcm_be_inc_64+384(%rip), %zmm15, %zmm7
+	vpaddd          .Lgcm_be_inc_64+448(%rip), %zmm15, %zmm15
+	vpxord          %zmm17, %zmm1, %zmm1
+	vpxord          %zmm17, %zmm2, %zmm2
+	vpxord          %zmm17, %zmm3, %zmm3
+	vpxord          %zmm17, %zmm4, %zmm4
+	vpxord          %zmm17, %zmm5, %zmm5
+	vpxord          %zmm17, %zmm6, %zmm6
+	vpxord          %zmm17, %zmm7, %zmm7
+.Lgcm_enc_tail2_unroll8_rec_first_ctr_done:
+	add             $32, %r11b
+# the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_tail2_unroll8_rec_first_aes128
+	{disp32} je     .Lgcm_enc_tail2_unroll8_rec_first_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+.Lgcm_enc_tail2_unroll8_rec_first_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+.Lgcm_enc_tail2_unroll8_rec_first_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# last round with the source folded into the key: out = AES(counter) ^ src
+	vpxord          (%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm20
+	vmovdqu8        %zmm20, (%rsi)
+	vpxord          64(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm21
+	vmovdqu8        %zmm21, 64(%rsi)
+	vpxord          128(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm2, %zmm22
+	vmovdqu8        %zmm22, 128(%rsi)
+	vpxord          192(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm3, %zmm23
+	vmovdqu8        %zmm23, 192(%rsi)
+	vpxord          256(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm4, %zmm24
+	vmovdqu8        %zmm24, 256(%rsi)
+	vpxord          320(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm5, %zmm25
+	vmovdqu8        %zmm25, 320(%rsi)
+	vpxord          384(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm6, %zmm26
+	vmovdqu8        %zmm26, 384(%rsi)
+	vpxord          448(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm7, %zmm27
+	vmovdqu8        %zmm27, 448(%rsi)
+	add             $512, %rdx
+	add             $512, %rsi
+	sub             $512, %rcx
+	{disp32} jb     .Lgcm_enc_tail2_unroll8_rec_hash_last
+.Lgcm_enc_tail2_unroll8_rec_loop:
+# LLVM-MCA-BEGIN gcm_enc_tail2_unroll8_rec_avx10_512_main_loop
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 220, one of them would carry
+	cmp             $221, %r11d
+	{disp32} jae    .Lgcm_enc_tail2_unroll8_rec_main_ctr_carry # a last byte would carry: out of line
+	vpxord          %zmm17, %zmm15, %zmm0
+	vpaddd          .Lgcm_be_inc_64(%rip), %zmm15, %zmm1
+	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm15, %zmm2
+	vpaddd          .Lgcm_be_inc_64+128(%rip), %zmm15, %zmm3
+	vpaddd          .Lgcm_be_inc_64+192(%rip), %zmm15, %zmm4
+	vpaddd          .Lgcm_be_inc_64+256(%rip), %zmm15, %zmm5
+	vpaddd          .Lgcm_be_inc_64+320(%rip), %zmm15, %zmm6
+	vpaddd          .Lgcm_be_inc_64+384(%rip), %zmm15, %zmm7
+	vpaddd          .Lgcm_be_inc_64+448(%rip), %zmm15, %zmm15
+	vpxord          %zmm17, %zmm1, %zmm1
+	vpxord          %zmm17, %zmm2, %zmm2
+	vpxord          %zmm17, %zmm3, %zmm3
+	vpxord          %zmm17, %zmm4, %zmm4
+	vpxord          %zmm17, %zmm5, %zmm5
+	vpxord          %zmm17, %zmm6, %zmm6
+	vpxord          %zmm17, %zmm7, %zmm7
+.Lgcm_enc_tail2_unroll8_rec_main_ctr_done:
+	add             $32, %r11b
+# the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_tail2_unroll8_rec_main_aes128
+	{disp32} je     .Lgcm_enc_tail2_unroll8_rec_main_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+.Lgcm_enc_tail2_unroll8_rec_main_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+.Lgcm_enc_tail2_unroll8_rec_main_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm20, %zmm20
+	vpshufb         %zmm28, %zmm21, %zmm21
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm28, %zmm22, %zmm22
+	vpshufb         %zmm28, %zmm23, %zmm23
+# GHASH step 2: byte-reflect vectors 4 and 5
+	vpshufb         %zmm28, %zmm24, %zmm24
+	vpshufb         %zmm28, %zmm25, %zmm25
+# GHASH step 3: byte-reflect vectors 6 and 7
+	vpshufb         %zmm28, %zmm26, %zmm26
+	vpshufb         %zmm28, %zmm27, %zmm27
+
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm20, %zmm20
+# GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm20, %zmm12
+	vpshufd         $78, %zmm21, %zmm13
+	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 6: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 816(%rdi), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 880(%rdi), %zmm13, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
+	vpxord          %zmm13, %zmm12, %zmm10
+# GHASH step 7: LO = the low products of vectors 0 and 1
+	vpclmulqdq      $0, %zmm30, %zmm20, %zmm12      # a_L*ha_L
+	vpclmulqdq      $0, %zmm31, %zmm21, %zmm13      # b_L*hb_L
+	vpxord          %zmm13, %zmm12, %zmm9
+
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 8: HI = the high products of vectors 0 and 1
+	vpclmulqdq      $17, %zmm30, %zmm20, %zmm20     # a_H*ha_H
+	vpclmulqdq      $17, %zmm31, %zmm21, %zmm21     # b_H*hb_H
+	vpxord          %zmm21, %zmm20, %zmm11
+# GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm22, %zmm12
+	vpshufd         $78, %zmm23, %zmm13
+	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 944(%rdi), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1008(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 11: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 384(%rdi), %zmm22, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 448(%rdi), %zmm23, %zmm13   # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 12: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 384(%rdi), %zmm22, %zmm22  # a_H*ha_H
+	vpclmulqdq      $17, 448(%rdi), %zmm23, %zmm23  # b_H*hb_H
+	vpternlogd      $150, %zmm23, %zmm22, %zmm11
+# GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm24, %zmm12
+	vpshufd         $78, %zmm25, %zmm13
+	vpxord          %zmm24, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm25, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      $0, 1072(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1136(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 15: LO += the low products of vectors 4 and 5
+	vpclmulqdq      $0, 512(%rdi), %zmm24, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 576(%rdi), %zmm25, %zmm13   # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 16: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 512(%rdi), %zmm24, %zmm24  # a_H*ha_H
+	vpclmulqdq      $17, 576(%rdi), %zmm25, %zmm25  # b_H*hb_H
+	vpternlogd      $150, %zmm25, %zmm24, %zmm11
+# GHASH step 17: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm26, %zmm12
+	vpshufd         $78, %zmm27, %zmm13
+	vpxord          %zmm26, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm27, %zmm13, %zmm13          # b_L ^ b_H
+
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 18: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      $0, 1200(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1264(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 19: LO += the low products of vectors 6 and 7
+	vpclmulqdq      $0, 640(%rdi), %zmm26, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 704(%rdi), %zmm27, %zmm13   # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 20: HI += the high products of vectors 6 and 7
+	vpclmulqdq      $17, 640(%rdi), %zmm26, %zmm26  # a_H*ha_H
+	vpclmulqdq      $17, 704(%rdi), %zmm27, %zmm27  # b_H*hb_H
+	vpternlogd      $150, %zmm27, %zmm26, %zmm11
+
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 21: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 22: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 23: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 24: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+
+# last round with the source folded into the key: out = AES(counter) ^ src
+	vpxord          (%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm20
+	vmovdqu8        %zmm20, (%rsi)
+	vpxord          64(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm21
+	vmovdqu8        %zmm21, 64(%rsi)
+	vpxord          128(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm2, %zmm22
+	vmovdqu8        %zmm22, 128(%rsi)
+	vpxord          192(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm3, %zmm23
+	vmovdqu8        %zmm23, 192(%rsi)
+	vpxord          256(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm4, %zmm24
+	vmovdqu8        %zmm24, 256(%rsi)
+	vpxord          320(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm5, %zmm25
+	vmovdqu8        %zmm25, 320(%rsi)
+	vpxord          384(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm6, %zmm26
+	vmovdqu8        %zmm26, 384(%rsi)
+	vpxord          448(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm7, %zmm27
+	vmovdqu8        %zmm27, 448(%rsi)
+	add             $512, %rdx
+	add             $512, %rsi
+	sub             $512, %rcx
+	jae             .Lgcm_enc_tail2_unroll8_rec_loop
+# LLVM-MCA-END
+.Lgcm_enc_tail2_unroll8_rec_hash_last:
+# the GHASH of the last iteration's ciphertext, still in GD
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm20, %zmm20
+	vpshufb         %zmm28, %zmm21, %zmm21
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm28, %zmm22, %zmm22
+	vpshufb         %zmm28, %zmm23, %zmm23
+# GHASH step 2: byte-reflect vectors 4 and 5
+	vpshufb         %zmm28, %zmm24, %zmm24
+	vpshufb         %zmm28, %zmm25, %zmm25
+# GHASH step 3: byte-reflect vectors 6 and 7
+	vpshufb         %zmm28, %zmm26, %zmm26
+	vpshufb         %zmm28, %zmm27, %zmm27
+# GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm20, %zmm20
+# GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm20, %zmm12
+	vpshufd         $78, %zmm21, %zmm13
+	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 6: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 816(%rdi), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 880(%rdi), %zmm13, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
+	vpxord          %zmm13, %zmm12, %zmm10
+# GHASH step 7: LO = the low products of vectors 0 and 1
+	vpclmulqdq      $0, %zmm30, %zmm20, %zmm12      # a_L*ha_L
+	vpclmulqdq      $0, %zmm31, %zmm21, %zmm13      # b_L*hb_L
+	vpxord          %zmm13, %zmm12, %zmm9
+# GHASH step 8: HI = the high products of vectors 0 and 1
+	vpclmulqdq      $17, %zmm30, %zmm20, %zmm20     # a_H*ha_H
+	vpclmulqdq      $17, %zmm31, %zmm21, %zmm21     # b_H*hb_H
+	vpxord          %zmm21, %zmm20, %zmm11
+# GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm22, %zmm12
+	vpshufd         $78, %zmm23, %zmm13
+	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 944(%rdi), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1008(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 11: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 384(%rdi), %zmm22, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 448(%rdi), %zmm23, %zmm13   # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 12: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 384(%rdi), %zmm22, %zmm22  # a_H*ha_H
+	vpclmulqdq      $17, 448(%rdi), %zmm23, %zmm23  # b_H*hb_H
+	vpternlogd      $150, %zmm23, %zmm22, %zmm11
+# GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm24, %zmm12
+	vpshufd         $78, %zmm25, %zmm13
+	vpxord          %zmm24, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm25, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      $0, 1072(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1136(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 15: LO += the low products of vectors 4 and 5
+	vpclmulqdq      $0, 512(%rdi), %zmm24, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 576(%rdi), %zmm25, %zmm13   # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 16: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 512(%rdi), %zmm24, %zmm24  # a_H*ha_H
+	vpclmulqdq      $17, 576(%rdi), %zmm25, %zmm25  # b_H*hb_H
+	vpternlogd      $150, %zmm25, %zmm24, %zmm11
+# GHASH step 17: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm26, %zmm12
+	vpshufd         $78, %zmm27, %zmm13
+	vpxord          %zmm26, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm27, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 18: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      $0, 1200(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1264(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 19: LO += the low products of vectors 6 and 7
+	vpclmulqdq      $0, 640(%rdi), %zmm26, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 704(%rdi), %zmm27, %zmm13   # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 20: HI += the high products of vectors 6 and 7
+	vpclmulqdq      $17, 640(%rdi), %zmm26, %zmm26  # a_H*ha_H
+	vpclmulqdq      $17, 704(%rdi), %zmm27, %zmm27  # b_H*hb_H
+	vpternlogd      $150, %zmm27, %zmm26, %zmm11
+# GHASH step 21: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 22: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+# GHASH step 23: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+# GHASH step 24: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+	{disp32} jmp    .Lgcm_enc_tail2_unroll8_rec_bulk_done
+.Lgcm_enc_tail2_unroll8_rec_first_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
+	vpshufb         %zmm28, %zmm15, %zmm15
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm1
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm2
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm3
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm4
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm5
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm6
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm7
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+	vpxord          %zmm17, %zmm1, %zmm1
+	vpxord          %zmm17, %zmm2, %zmm2
+	vpxord          %zmm17, %zmm3, %zmm3
+	vpxord          %zmm17, %zmm4, %zmm4
+	vpxord          %zmm17, %zmm5, %zmm5
+	vpxord          %zmm17, %zmm6, %zmm6
+	vpxord          %zmm17, %zmm7, %zmm7
+	vpshufb         %zmm28, %zmm15, %zmm15
+	jmp             .Lgcm_enc_tail2_unroll8_rec_first_ctr_done
+.Lgcm_enc_tail2_unroll8_rec_main_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
+	vpshufb         %zmm28, %zmm15, %zmm15
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm1
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm2
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm3
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm4
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm5
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm6
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm7
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+	vpxord          %zmm17, %zmm1, %zmm1
+	vpxord          %zmm17, %zmm2, %zmm2
+	vpxord          %zmm17, %zmm3, %zmm3
+	vpxord          %zmm17, %zmm4, %zmm4
+	vpxord          %zmm17, %zmm5, %zmm5
+	vpxord          %zmm17, %zmm6, %zmm6
+	vpxord          %zmm17, %zmm7, %zmm7
+	vpshufb         %zmm28, %zmm15, %zmm15
+	jmp             .Lgcm_enc_tail2_unroll8_rec_main_ctr_done
+.Lgcm_enc_tail2_unroll8_rec_bulk_done:
+	vpshufb         %zmm28, %zmm15, %zmm15
+	vpxord          %zmm9, %zmm9, %zmm9
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpxord          %zmm11, %zmm11, %zmm11
+# LO/MI/HI from here on: the AAD's products, or zeros
+.Lgcm_enc_tail2_unroll8_rec_tail:
+	add             $512, %rcx
+	{disp32} jz     .Lgcm_enc_tail2_unroll8_rec_no_data
+# 1..512 bytes remain: pick the final group by the number of vectors they need,
+# so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             $64, %rcx
+	{disp32} jbe    .Lgcm_enc_tail2_unroll8_rec_final1
+	cmp             $128, %rcx
+	{disp32} jbe    .Lgcm_enc_tail2_unroll8_rec_final2
+	cmp             $192, %rcx
+	{disp32} jbe    .Lgcm_enc_tail2_unroll8_rec_final3
+	cmp             $256, %rcx
+	{disp32} jbe    .Lgcm_enc_tail2_unroll8_rec_final4
+	cmp             $320, %rcx
+	{disp32} jbe    .Lgcm_enc_tail2_unroll8_rec_final5
+	cmp             $384, %rcx
+	{disp32} jbe    .Lgcm_enc_tail2_unroll8_rec_final6
+	cmp             $448, %rcx
+	{disp32} jbe    .Lgcm_enc_tail2_unroll8_rec_final7
+.Lgcm_enc_tail2_unroll8_rec_final8:
+# the last 8 vectors (1..512 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $448, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# 32 blocks would need H^33, which the key does not hold: then the blocks
+# take H^32..H^1, the lengths block the identity (the stored form of 1 is the
+# GFPOLY constant), and the reduced sum is multiplied by H once more.  TMPG: the
+# lengths block's power.
+	lea             240(%rdi), %r11
+	cmp             %r11, %r9
+	lea             752(%rdi), %r11                 # H^1
+	{disp32} jne    .Lgcm_enc_tail2_unroll8_rec_final8_powers_set
+	add             $16, %r9
+	lea             .Lgcm_gfpoly_64(%rip), %r11
+.Lgcm_enc_tail2_unroll8_rec_final8_powers_set:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm1
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm2
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm3
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm4
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm5
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm6
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm7
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+	vpxord          %zmm17, %zmm1, %zmm1
+	vpxord          %zmm17, %zmm2, %zmm2
+	vpxord          %zmm17, %zmm3, %zmm3
+	vpxord          %zmm17, %zmm4, %zmm4
+	vpxord          %zmm17, %zmm5, %zmm5
+	vpxord          %zmm17, %zmm6, %zmm6
+	vpxord          %zmm17, %zmm7, %zmm7
+# the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_tail2_unroll8_rec_final8_aes128
+	{disp32} je     .Lgcm_enc_tail2_unroll8_rec_final8_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+.Lgcm_enc_tail2_unroll8_rec_final8_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+.Lgcm_enc_tail2_unroll8_rec_final8_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vpxord          (%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	vpxord          192(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm3, %zmm3
+	vmovdqu8        %zmm3, 192(%rsi)
+	vpxord          256(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm4, %zmm4
+	vmovdqu8        %zmm4, 256(%rsi)
+	vpxord          320(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 320(%rsi)
+	vpxord          384(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm6, %zmm6
+	vmovdqu8        %zmm6, 384(%rsi)
+	vmovdqu8        448(%rdx), %zmm12{%k1}{z}
+	vpxord          %zmm18, %zmm12, %zmm12
+	vaesenclast     %zmm12, %zmm7, %zmm7
+	vmovdqu8        %zmm7, 448(%rsi){%k1}
+	vmovdqu8        %zmm7, %zmm7{%k1}{z}            # GHASH sees the padding as zeros
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm0, %zmm0
+	vpshufb         %zmm28, %zmm1, %zmm1
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm28, %zmm2, %zmm2
+	vpshufb         %zmm28, %zmm3, %zmm3
+# GHASH step 2: byte-reflect vectors 4 and 5
+	vpshufb         %zmm28, %zmm4, %zmm4
+	vpshufb         %zmm28, %zmm5, %zmm5
+# GHASH step 3: byte-reflect vectors 6 and 7
+	vpshufb         %zmm28, %zmm6, %zmm6
+	vpshufb         %zmm28, %zmm7, %zmm7
+# GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm0, %zmm0
+# GHASH step 5: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm12        # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm13      # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm12       # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm13     # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 7: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm12        # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
+	vpternlogd      $150, %zmm0, %zmm12, %zmm10
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm12      # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
+	vpternlogd      $150, %zmm1, %zmm12, %zmm10
+# GHASH step 8: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm12     # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm13     # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 9: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm12    # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm13    # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 10: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm12     # a_H*ha_L
+	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm2     # a_L*ha_H
+	vpternlogd      $150, %zmm2, %zmm12, %zmm10
+	vpclmulqdq      $1, 192(%r9), %zmm3, %zmm12     # b_H*hb_L
+	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3     # b_L*hb_H
+	vpternlogd      $150, %zmm3, %zmm12, %zmm10
+# GHASH step 11: LO += the low products of vectors 4 and 5
+	vpclmulqdq      $0, 256(%r9), %zmm4, %zmm12     # a_L*ha_L
+	vpclmulqdq      $0, 320(%r9), %zmm5, %zmm13     # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 12: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 256(%r9), %zmm4, %zmm12    # a_H*ha_H
+	vpclmulqdq      $17, 320(%r9), %zmm5, %zmm13    # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 13: MI += the middle products of vectors 4 and 5
+	vpclmulqdq      $1, 256(%r9), %zmm4, %zmm12     # a_H*ha_L
+	vpclmulqdq      $16, 256(%r9), %zmm4, %zmm4     # a_L*ha_H
+	vpternlogd      $150, %zmm4, %zmm12, %zmm10
+	vpclmulqdq      $1, 320(%r9), %zmm5, %zmm12     # b_H*hb_L
+	vpclmulqdq      $16, 320(%r9), %zmm5, %zmm5     # b_L*hb_H
+	vpternlogd      $150, %zmm5, %zmm12, %zmm10
+# GHASH step 14: LO += the low products of vectors 6 and 7
+	vpclmulqdq      $0, 384(%r9), %zmm6, %zmm12     # a_L*ha_L
+	vpclmulqdq      $0, 448(%r9), %zmm7, %zmm13     # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 15: HI += the high products of vectors 6 and 7
+	vpclmulqdq      $17, 384(%r9), %zmm6, %zmm12    # a_H*ha_H
+	vpclmulqdq      $17, 448(%r9), %zmm7, %zmm13    # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 16: MI += the middle products of vectors 6 and 7
+	vpclmulqdq      $1, 384(%r9), %zmm6, %zmm12     # a_H*ha_L
+	vpclmulqdq      $16, 384(%r9), %zmm6, %zmm6     # a_L*ha_H
+	vpternlogd      $150, %zmm6, %zmm12, %zmm10
+	vpclmulqdq      $1, 448(%r9), %zmm7, %zmm12     # b_H*hb_L
+	vpclmulqdq      $16, 448(%r9), %zmm7, %zmm7     # b_L*hb_H
+	vpternlogd      $150, %zmm7, %zmm12, %zmm10
+# GHASH step 17: the lengths block
+	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, (%r11), %zmm8, %zmm12       # d_L*h_L
+	vpclmulqdq      $16, (%r11), %zmm8, %zmm13      # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, (%r11), %zmm8, %zmm12       # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, (%r11), %zmm8, %zmm12      # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+# GHASH step 18: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+# GHASH step 19: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+# GHASH step 20: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+	lea             752(%rdi), %r9
+	cmp             %r9, %r11
+	{disp32} je     .Lgcm_enc_tail2_unroll8_rec_final8_hashed # the lengths block took H^1
+	vmovdqa64       %xmm14, %xmm8                   # the sum, times H
+	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm9     # LO = d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm10   # MI = d_L*h_H
+	vpclmulqdq      $1, 752(%rdi), %zmm8, %zmm12    # + d_H*h_L
+	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm11   # HI = d_H*h_H
+	vpxord          %zmm12, %zmm10, %zmm10
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+.Lgcm_enc_tail2_unroll8_rec_final8_hashed:
+	{disp32} jmp    .Lgcm_enc_tail2_unroll8_rec_tag
+.Lgcm_enc_tail2_unroll8_rec_final7:
+# the last 7 vectors (1..448 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $384, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm1
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm2
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm3
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm4
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm5
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm6
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+	vpxord          %zmm17, %zmm1, %zmm1
+	vpxord          %zmm17, %zmm2, %zmm2
+	vpxord          %zmm17, %zmm3, %zmm3
+	vpxord          %zmm17, %zmm4, %zmm4
+	vpxord          %zmm17, %zmm5, %zmm5
+	vpxord          %zmm17, %zmm6, %zmm6
+# the middle rounds on 7 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_tail2_unroll8_rec_final7_aes128
+	{disp32} je     .Lgcm_enc_tail2_unroll8_rec_final7_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+.Lgcm_enc_tail2_unroll8_rec_final7_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+.Lgcm_enc_tail2_unroll8_rec_final7_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vpxord          (%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	vpxord          192(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm3, %zmm3
+	vmovdqu8        %zmm3, 192(%rsi)
+	vpxord          256(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm4, %zmm4
+	vmovdqu8        %zmm4, 256(%rsi)
+	vpxord          320(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 320(%rsi)
+	vmovdqu8        384(%rdx), %zmm12{%k1}{z}
+	vpxord          %zmm18, %zmm12, %zmm12
+	vaesenclast     %zmm12, %zmm6, %zmm6
+	vmovdqu8        %zmm6, 384(%rsi){%k1}
+	vmovdqu8        %zmm6, %zmm6{%k1}{z}            # GHASH sees the padding as zeros
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm0, %zmm0
+	vpshufb         %zmm28, %zmm1, %zmm1
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm28, %zmm2, %zmm2
+	vpshufb         %zmm28, %zmm3, %zmm3
+# GHASH step 2: byte-reflect vectors 4 and 5
+	vpshufb         %zmm28, %zmm4, %zmm4
+	vpshufb         %zmm28, %zmm5, %zmm5
+# GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm0, %zmm0
+# GHASH step 4: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm12        # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm13      # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 5: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm12       # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm13     # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 6: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm12        # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
+	vpternlogd      $150, %zmm0, %zmm12, %zmm10
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm12      # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
+	vpternlogd      $150, %zmm1, %zmm12, %zmm10
+# GHASH step 7: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm12     # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm13     # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 8: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm12    # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm13    # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 9: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm12     # a_H*ha_L
+	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm2     # a_L*ha_H
+	vpternlogd      $150, %zmm2, %zmm12, %zmm10
+	vpclmulqdq      $1, 192(%r9), %zmm3, %zmm12     # b_H*hb_L
+	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3     # b_L*hb_H
+	vpternlogd      $150, %zmm3, %zmm12, %zmm10
+# GHASH step 10: LO += the low products of vectors 4 and 5
+	vpclmulqdq      $0, 256(%r9), %zmm4, %zmm12     # a_L*ha_L
+	vpclmulqdq      $0, 320(%r9), %zmm5, %zmm13     # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 11: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 256(%r9), %zmm4, %zmm12    # a_H*ha_H
+	vpclmulqdq      $17, 320(%r9), %zmm5, %zmm13    # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 12: MI += the middle products of vectors 4 and 5
+	vpclmulqdq      $1, 256(%r9), %zmm4, %zmm12     # a_H*ha_L
+	vpclmulqdq      $16, 256(%r9), %zmm4, %zmm4     # a_L*ha_H
+	vpternlogd      $150, %zmm4, %zmm12, %zmm10
+	vpclmulqdq      $1, 320(%r9), %zmm5, %zmm12     # b_H*hb_L
+	vpclmulqdq      $16, 320(%r9), %zmm5, %zmm5     # b_L*hb_H
+	vpternlogd      $150, %zmm5, %zmm12, %zmm10
+# GHASH step 13: the products of vector 6
+	vpshufb         %zmm28, %zmm6, %zmm6
+	vpclmulqdq      $0, 384(%r9), %zmm6, %zmm12     # d_L*h_L
+	vpclmulqdq      $16, 384(%r9), %zmm6, %zmm13    # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, 384(%r9), %zmm6, %zmm12     # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, 384(%r9), %zmm6, %zmm12    # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+# GHASH step 14: the lengths block
+	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, 752(%rdi), %zmm8, %zmm12    # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+# GHASH step 15: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+# GHASH step 16: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+# GHASH step 17: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+	{disp32} jmp    .Lgcm_enc_tail2_unroll8_rec_tag
+.Lgcm_enc_tail2_unroll8_rec_final6:
+# the last 6 vectors (1..384 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $320, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm1
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm2
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm3
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm4
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm5
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+	vpxord          %zmm17, %zmm1, %zmm1
+	vpxord          %zmm17, %zmm2, %zmm2
+	vpxord          %zmm17, %zmm3, %zmm3
+	vpxord          %zmm17, %zmm4, %zmm4
+	vpxord          %zmm17, %zmm5, %zmm5
+# the middle rounds on 6 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_tail2_unroll8_rec_final6_aes128
+	{disp32} je     .Lgcm_enc_tail2_unroll8_rec_final6_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+.Lgcm_enc_tail2_unroll8_rec_final6_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+.Lgcm_enc_tail2_unroll8_rec_final6_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vpxord          (%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	vpxord          192(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm3, %zmm3
+	vmovdqu8        %zmm3, 192(%rsi)
+	vpxord          256(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm4, %zmm4
+	vmovdqu8        %zmm4, 256(%rsi)
+	vmovdqu8        320(%rdx), %zmm12{%k1}{z}
+	vpxord          %zmm18, %zmm12, %zmm12
+	vaesenclast     %zmm12, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 320(%rsi){%k1}
+	vmovdqu8        %zmm5, %zmm5{%k1}{z}            # GHASH sees the padding as zeros
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm0, %zmm0
+	vpshufb         %zmm28, %zmm1, %zmm1
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm28, %zmm2, %zmm2
+	vpshufb         %zmm28, %zmm3, %zmm3
+# GHASH step 2: byte-reflect vectors 4 and 5
+	vpshufb         %zmm28, %zmm4, %zmm4
+	vpshufb         %zmm28, %zmm5, %zmm5
+# GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm0, %zmm0
+# GHASH step 4: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm12        # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm13      # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 5: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm12       # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm13     # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 6: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm12        # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
+	vpternlogd      $150, %zmm0, %zmm12, %zmm10
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm12      # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
+	vpternlogd      $150, %zmm1, %zmm12, %zmm10
+# GHASH step 7: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm12     # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm13     # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 8: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm12    # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm13    # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 9: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm12     # a_H*ha_L
+	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm2     # a_L*ha_H
+	vpternlogd      $150, %zmm2, %zmm12, %zmm10
+	vpclmulqdq      $1, 192(%r9), %zmm3, %zmm12     # b_H*hb_L
+	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3     # b_L*hb_H
+	vpternlogd      $150, %zmm3, %zmm12, %zmm10
+# GHASH step 10: LO += the low products of vectors 4 and 5
+	vpclmulqdq      $0, 256(%r9), %zmm4, %zmm12     # a_L*ha_L
+	vpclmulqdq      $0, 320(%r9), %zmm5, %zmm13     # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 11: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 256(%r9), %zmm4, %zmm12    # a_H*ha_H
+	vpclmulqdq      $17, 320(%r9), %zmm5, %zmm13    # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 12: MI += the middle products of vectors 4 and 5
+	vpclmulqdq      $1, 256(%r9), %zmm4, %zmm12     # a_H*ha_L
+	vpclmulqdq      $16, 256(%r9), %zmm4, %zmm4     # a_L*ha_H
+	vpternlogd      $150, %zmm4, %zmm12, %zmm10
+	vpclmulqdq      $1, 320(%r9), %zmm5, %zmm12     # b_H*hb_L
+	vpclmulqdq      $16, 320(%r9), %zmm5, %zmm5     # b_L*hb_H
+	vpternlogd      $150, %zmm5, %zmm12, %zmm10
+# GHASH step 13: the lengths block
+	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, 752(%rdi), %zmm8, %zmm12    # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+# GHASH step 14: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+# GHASH step 15: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+# GHASH step 16: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+	{disp32} jmp    .Lgcm_enc_tail2_unroll8_rec_tag
+.Lgcm_enc_tail2_unroll8_rec_final5:
+# the last 5 vectors (1..320 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $256, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm1
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm2
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm3
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm4
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+	vpxord          %zmm17, %zmm1, %zmm1
+	vpxord          %zmm17, %zmm2, %zmm2
+	vpxord          %zmm17, %zmm3, %zmm3
+	vpxord          %zmm17, %zmm4, %zmm4
+# the middle rounds on 5 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_tail2_unroll8_rec_final5_aes128
+	{disp32} je     .Lgcm_enc_tail2_unroll8_rec_final5_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+.Lgcm_enc_tail2_unroll8_rec_final5_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+.Lgcm_enc_tail2_unroll8_rec_final5_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vpxord          (%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	vpxord          192(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm3, %zmm3
+	vmovdqu8        %zmm3, 192(%rsi)
+	vmovdqu8        256(%rdx), %zmm12{%k1}{z}
+	vpxord          %zmm18, %zmm12, %zmm12
+	vaesenclast     %zmm12, %zmm4, %zmm4
+	vmovdqu8        %zmm4, 256(%rsi){%k1}
+	vmovdqu8        %zmm4, %zmm4{%k1}{z}            # GHASH sees the padding as zeros
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm0, %zmm0
+	vpshufb         %zmm28, %zmm1, %zmm1
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm28, %zmm2, %zmm2
+	vpshufb         %zmm28, %zmm3, %zmm3
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm0, %zmm0
+# GHASH step 3: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm12        # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm13      # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 4: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm12       # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm13     # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 5: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm12        # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
+	vpternlogd      $150, %zmm0, %zmm12, %zmm10
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm12      # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
+	vpternlogd      $150, %zmm1, %zmm12, %zmm10
+# GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm12     # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm13     # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 7: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm12    # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm13    # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm12     # a_H*ha_L
+	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm2     # a_L*ha_H
+	vpternlogd      $150, %zmm2, %zmm12, %zmm10
+	vpclmulqdq      $1, 192(%r9), %zmm3, %zmm12     # b_H*hb_L
+	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3     # b_L*hb_H
+	vpternlogd      $150, %zmm3, %zmm12, %zmm10
+# GHASH step 9: the products of vector 4
+	vpshufb         %zmm28, %zmm4, %zmm4
+	vpclmulqdq      $0, 256(%r9), %zmm4, %zmm12     # d_L*h_L
+	vpclmulqdq      $16, 256(%r9), %zmm4, %zmm13    # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, 256(%r9), %zmm4, %zmm12     # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, 256(%r9), %zmm4, %zmm12    # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+# GHASH step 10: the lengths block
+	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, 752(%rdi), %zmm8, %zmm12    # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+# GHASH step 11: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+# GHASH step 12: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+# GHASH step 13: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+	{disp32} jmp    .Lgcm_enc_tail2_unroll8_rec_tag
+.Lgcm_enc_tail2_unroll8_rec_final4:
+# the last 4 vectors (1..256 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $192, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm1
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm2
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm3
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+	vpxord          %zmm17, %zmm1, %zmm1
+	vpxord          %zmm17, %zmm2, %zmm2
+	vpxord          %zmm17, %zmm3, %zmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_tail2_unroll8_rec_final4_aes128
+	{disp32} je     .Lgcm_enc_tail2_unroll8_rec_final4_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+.Lgcm_enc_tail2_unroll8_rec_final4_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+.Lgcm_enc_tail2_unroll8_rec_final4_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vpxord          (%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	vmovdqu8        192(%rdx), %zmm12{%k1}{z}
+	vpxord          %zmm18, %zmm12, %zmm12
+	vaesenclast     %zmm12, %zmm3, %zmm3
+	vmovdqu8        %zmm3, 192(%rsi){%k1}
+	vmovdqu8        %zmm3, %zmm3{%k1}{z}            # GHASH sees the padding as zeros
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm0, %zmm0
+	vpshufb         %zmm28, %zmm1, %zmm1
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm28, %zmm2, %zmm2
+	vpshufb         %zmm28, %zmm3, %zmm3
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm0, %zmm0
+# GHASH step 3: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm12        # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm13      # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 4: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm12       # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm13     # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 5: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm12        # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
+	vpternlogd      $150, %zmm0, %zmm12, %zmm10
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm12      # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
+	vpternlogd      $150, %zmm1, %zmm12, %zmm10
+# GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm12     # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm13     # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 7: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm12    # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm13    # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm12     # a_H*ha_L
+	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm2     # a_L*ha_H
+	vpternlogd      $150, %zmm2, %zmm12, %zmm10
+	vpclmulqdq      $1, 192(%r9), %zmm3, %zmm12     # b_H*hb_L
+	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3     # b_L*hb_H
+	vpternlogd      $150, %zmm3, %zmm12, %zmm10
+# GHASH step 9: the lengths block
+	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, 752(%rdi), %zmm8, %zmm12    # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+# GHASH step 10: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+# GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+# GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+	{disp32} jmp    .Lgcm_enc_tail2_unroll8_rec_tag
+.Lgcm_enc_tail2_unroll8_rec_final3:
+# the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $128, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm1
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm2
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+	vpxord          %zmm17, %zmm1, %zmm1
+	vpxord          %zmm17, %zmm2, %zmm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_tail2_unroll8_rec_final3_aes128
+	{disp32} je     .Lgcm_enc_tail2_unroll8_rec_final3_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+.Lgcm_enc_tail2_unroll8_rec_final3_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+.Lgcm_enc_tail2_unroll8_rec_final3_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vpxord          (%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vmovdqu8        128(%rdx), %zmm12{%k1}{z}
+	vpxord          %zmm18, %zmm12, %zmm12
+	vaesenclast     %zmm12, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi){%k1}
+	vmovdqu8        %zmm2, %zmm2{%k1}{z}            # GHASH sees the padding as zeros
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm0, %zmm0
+	vpshufb         %zmm28, %zmm1, %zmm1
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm0, %zmm0
+# GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm12        # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm13      # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm12       # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm13     # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 4: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm12        # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
+	vpternlogd      $150, %zmm0, %zmm12, %zmm10
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm12      # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
+	vpternlogd      $150, %zmm1, %zmm12, %zmm10
+# GHASH step 5: the products of vector 2
+	vpshufb         %zmm28, %zmm2, %zmm2
+	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm12     # d_L*h_L
+	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm13    # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm12     # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm12    # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+# GHASH step 6: the lengths block
+	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, 752(%rdi), %zmm8, %zmm12    # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+# GHASH step 7: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+# GHASH step 8: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+# GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+	{disp32} jmp    .Lgcm_enc_tail2_unroll8_rec_tag
+.Lgcm_enc_tail2_unroll8_rec_final2:
+# the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $64, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm1
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+	vpxord          %zmm17, %zmm1, %zmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_tail2_unroll8_rec_final2_aes128
+	{disp32} je     .Lgcm_enc_tail2_unroll8_rec_final2_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+.Lgcm_enc_tail2_unroll8_rec_final2_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+.Lgcm_enc_tail2_unroll8_rec_final2_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vpxord          (%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vmovdqu8        64(%rdx), %zmm12{%k1}{z}
+	vpxord          %zmm18, %zmm12, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi){%k1}
+	vmovdqu8        %zmm1, %zmm1{%k1}{z}            # GHASH sees the padding as zeros
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm0, %zmm0
+	vpshufb         %zmm28, %zmm1, %zmm1
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm0, %zmm0
+# GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm12        # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm13      # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm12       # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm13     # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 4: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm12        # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
+	vpternlogd      $150, %zmm0, %zmm12, %zmm10
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm12      # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
+	vpternlogd      $150, %zmm1, %zmm12, %zmm10
+# GHASH step 5: the lengths block
+	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, 752(%rdi), %zmm8, %zmm12    # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+# GHASH step 6: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+# GHASH step 7: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+# GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+	{disp32} jmp    .Lgcm_enc_tail2_unroll8_rec_tag
+.Lgcm_enc_tail2_unroll8_rec_final1:
+# the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_tail2_unroll8_rec_final1_aes128
+	{disp32} je     .Lgcm_enc_tail2_unroll8_rec_final1_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+.Lgcm_enc_tail2_unroll8_rec_final1_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+.Lgcm_enc_tail2_unroll8_rec_final1_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vmovdqu8        (%rdx), %zmm12{%k1}{z}
+	vpxord          %zmm18, %zmm12, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi){%k1}
+	vmovdqu8        %zmm0, %zmm0{%k1}{z}            # GHASH sees the padding as zeros
+# GHASH step 0: the products of vector 0
+	vpshufb         %zmm28, %zmm0, %zmm0
+	vpxord          %zmm14, %zmm0, %zmm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm12        # d_L*h_L
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm13       # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm12        # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm12       # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+# GHASH step 1: the lengths block
+	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, 752(%rdi), %zmm8, %zmm12    # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+# GHASH step 2: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+# GHASH step 3: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+# GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+	{disp32} jmp    .Lgcm_enc_tail2_unroll8_rec_tag
+.Lgcm_enc_tail2_unroll8_rec_no_data:
+# no text left: the lengths block alone joins the sum
+	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
+	vpxord          %xmm14, %xmm8, %xmm8
+	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, 752(%rdi), %zmm8, %zmm12    # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+.Lgcm_enc_tail2_unroll8_rec_tag:
+# tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
+	vpshufb         %xmm28, %xmm14, %xmm14
+	vpxord          48(%r8), %xmm14, %xmm14
+	vmovdqu8        %xmm14, 48(%r8)
+	xor             %eax, %eax
+	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_enc_record_avx10_512_tail2_unroll8, . - aesgen_gcm_enc_record_avx10_512_tail2_unroll8
+
+# int aesgen_gcm_dec_record_avx10_512_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+#   any len
+#
+# One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
+# loop as aesgen_gcm_dec_update_avx10_512_tail2_unroll8, then the last 1..32 blocks and the lengths block
+# in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
+#                      KEYEND=r10, TMPG=r11, HPTR=r9, CTRSECRET=rbx
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+# Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, X4=zmm4, X5=zmm5
+#                     X6=zmm6, X7=zmm7, D=zmm8, LO=zmm9, MI=zmm10, HI=zmm11
+#                     T0=zmm12, T1=zmm13, ACC=zmm14, CTR=zmm15, INC=zmm16, K0=zmm17
+#                     KLAST=zmm18, KT=zmm19, GD0=zmm20, GD1=zmm21, GD2=zmm22, GD3=zmm23
+#                     GD4=zmm24, GD5=zmm25, GD6=zmm26, GD7=zmm27, BSWAP=zmm28, GFPOLY=zmm29
+#                     HPOW0=zmm30, HPOW1=zmm31
+# T0 doubles as TMP.
+# Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
+# Memory operands: HPOW2..HPOW7 are read from the key.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_dec_record_avx10_512_tail2_unroll8
+	.hidden	aesgen_gcm_dec_record_avx10_512_tail2_unroll8
+	.type	aesgen_gcm_dec_record_avx10_512_tail2_unroll8, @function
+aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
+	.cfi_startproc
+	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
+# the byte-reflection mask and the reduction constant, one copy per lane
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm28
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm29
+	vpxord          %xmm14, %xmm14, %xmm14
+	vpxord          %zmm9, %zmm9, %zmm9
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpxord          %zmm11, %zmm11, %zmm11
+# GHASH of the AAD (AAD, AADLEN from the record)
+	mov             40(%r8), %r10
+	test            %r10, %r10
+	{disp32} jz     .Lgcm_dec_tail2_unroll8_rec_aad_done
+	mov             32(%r8), %rax
+# A record without a bulk loop whose AAD, text and lengths blocks number at most
+# 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
+# for the tail's, with the powers H^(all blocks) down.
+	lea             15(%r10), %r11
+	and             $-16, %r11                      # 16 x the AAD's blocks
+	cmp             $512, %rcx
+	{disp32} ja     .Lgcm_dec_tail2_unroll8_rec_aad_alone
+	lea             15(%rcx), %r9
+	and             $-16, %r9                       # 16 x the text's blocks
+	lea             16(%r11,%r9,1), %r9             # 16 x all blocks
+	cmp             $512, %r9
+	{disp32} ja     .Lgcm_dec_tail2_unroll8_rec_aad_alone
+	mov             %r9, %r11
+	lea             768(%rdi), %r9
+	sub             %r11, %r9
+# GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
+.Lgcm_dec_tail2_unroll8_rec_aad_sum_vector:
+	cmp             $64, %r10
+	{disp32} jb     .Lgcm_dec_tail2_unroll8_rec_aad_sum_load_part
+	vmovdqu8        (%rax), %zmm8
+	{disp32} jmp    .Lgcm_dec_tail2_unroll8_rec_aad_sum_loaded
+.Lgcm_dec_tail2_unroll8_rec_aad_sum_load_part:
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # k1: the bytes that remain
+	kmovq           %r11, %k1
+	vmovdqu8        (%rax), %zmm8{%k1}{z}
+.Lgcm_dec_tail2_unroll8_rec_aad_sum_loaded:
+	vpshufb         %zmm28, %zmm8, %zmm8
+	vpxord          %zmm14, %zmm8, %zmm8            # the running hash joins block 0
+	vpxord          %zmm14, %zmm14, %zmm14
+	vpclmulqdq      $0, (%r9), %zmm8, %zmm12        # d_L*h_L
+	vpclmulqdq      $16, (%r9), %zmm8, %zmm13       # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, (%r9), %zmm8, %zmm12        # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, (%r9), %zmm8, %zmm12       # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+	add             $64, %rax
+	add             $64, %r9
+	sub             $64, %r10
+	ja              .Lgcm_dec_tail2_unroll8_rec_aad_sum_vector
+	{disp32} jmp    .Lgcm_dec_tail2_unroll8_rec_aad_done
+.Lgcm_dec_tail2_unroll8_rec_aad_alone:
+	lea             768(%rdi), %r9
+	sub             %r11, %r9
+# GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
+.Lgcm_dec_tail2_unroll8_rec_aad_vector:
+	cmp             $64, %r10
+	{disp32} jb     .Lgcm_dec_tail2_unroll8_rec_aad_load_part
+	vmovdqu8        (%rax), %zmm8
+	{disp32} jmp    .Lgcm_dec_tail2_unroll8_rec_aad_loaded
+.Lgcm_dec_tail2_unroll8_rec_aad_load_part:
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # k1: the bytes that remain
+	kmovq           %r11, %k1
+	vmovdqu8        (%rax), %zmm8{%k1}{z}
+.Lgcm_dec_tail2_unroll8_rec_aad_loaded:
+	vpshufb         %zmm28, %zmm8, %zmm8
+	vpxord          %zmm14, %zmm8, %zmm8            # the running hash joins block 0
+	vpxord          %zmm14, %zmm14, %zmm14
+	vpclmulqdq      $0, (%r9), %zmm8, %zmm12        # d_L*h_L
+	vpclmulqdq      $16, (%r9), %zmm8, %zmm13       # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, (%r9), %zmm8, %zmm12        # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, (%r9), %zmm8, %zmm12       # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+	add             $64, %rax
+	add             $64, %r9
+	sub             $64, %r10
+	ja              .Lgcm_dec_tail2_unroll8_rec_aad_vector
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+	vpxord          %zmm9, %zmm9, %zmm9
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpxord          %zmm11, %zmm11, %zmm11
+.Lgcm_dec_tail2_unroll8_rec_aad_done:
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# the first and last round keys into registers; the middle ones are read each round
+	vbroadcasti32x4 (%rdi), %zmm17
+	vbroadcasti32x4 (%r10), %zmm18
+# E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu8        (%r8), %xmm8
+	vpxord          %xmm17, %xmm8, %xmm8
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_tail2_unroll8_rec_j0_aes128
+	{disp32} je     .Lgcm_dec_tail2_unroll8_rec_j0_aes192
+	vaesenc         -208(%r10), %xmm8, %xmm8
+	vaesenc         -192(%r10), %xmm8, %xmm8
+.Lgcm_dec_tail2_unroll8_rec_j0_aes192:
+	vaesenc         -176(%r10), %xmm8, %xmm8
+	vaesenc         -160(%r10), %xmm8, %xmm8
+.Lgcm_dec_tail2_unroll8_rec_j0_aes128:
+	vaesenc         -144(%r10), %xmm8, %xmm8
+	vaesenc         -128(%r10), %xmm8, %xmm8
+	vaesenc         -112(%r10), %xmm8, %xmm8
+	vaesenc         -96(%r10), %xmm8, %xmm8
+	vaesenc         -80(%r10), %xmm8, %xmm8
+	vaesenc         -64(%r10), %xmm8, %xmm8
+	vaesenc         -48(%r10), %xmm8, %xmm8
+	vaesenc         -32(%r10), %xmm8, %xmm8
+	vaesenc         -16(%r10), %xmm8, %xmm8
+	vaesenclast     %xmm18, %xmm8, %xmm8
+	vmovdqu8        %xmm8, 48(%r8)
+	vbroadcasti32x4 (%r8), %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm15
+	vpaddd          .Lgcm_record_offsets_64(%rip), %zmm15, %zmm15 # CTR: J0 + 1, + 2, ... per lane
+	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm16
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_dec_tail2_unroll8_rec_no_data
+# bulk: whole iterations of 32 blocks, CTR and GHASH stitched
+	sub             $512, %rcx
+	{disp32} jb     .Lgcm_dec_tail2_unroll8_rec_tail
+# the powers of a full iteration (H^32..H^1) into HPOW
+	vmovdqu8        256(%rdi), %zmm30
+	vmovdqu8        320(%rdi), %zmm31
+	vmovd           %xmm15, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
+	vpshufb         %zmm28, %zmm15, %zmm15
+# CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+.Lgcm_dec_tail2_unroll8_rec_loop:
+# LLVM-MCA-BEGIN gcm_dec_tail2_unroll8_rec_avx10_512_main_loop
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 220, one of them would carry
+	cmp             $221, %r11d
+	{disp32} jae    .Lgcm_dec_tail2_unroll8_rec_main_ctr_carry # a last byte would carry: out of line
+	vpxord          %zmm17, %zmm15, %zmm0
+	vpaddd          .Lgcm_be_inc_64(%rip), %zmm15, %zmm1
+	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm15, %zmm2
+	vpaddd          .Lgcm_be_inc_64+128(%rip), %zmm15, %zmm3
+	vpaddd          .Lgcm_be_inc_64+192(%rip), %zmm15, %zmm4
+	vpaddd          .Lgcm_be_inc_64+256(%rip), %zmm15, %zmm5
+	vpaddd          .Lgcm_be_inc_64+320(%rip), %zmm15, %zmm6
+	vpaddd          .Lgcm_be_inc_64+384(%rip), %zmm15, %zmm7
+	vpaddd          .Lgcm_be_inc_64+448(%rip), %zmm15, %zmm15
+	vpxord          %zmm17, %zmm1, %zmm1
+	vpxord          %zmm17, %zmm2, %zmm2
+	vpxord          %zmm17, %zmm3, %zmm3
+	vpxord          %zmm17, %zmm4, %zmm4
+	vpxord          %zmm17, %zmm5, %zmm5
+	vpxord          %zmm17, %zmm6, %zmm6
+	vpxord          %zmm17, %zmm7, %zmm7
+.Lgcm_dec_tail2_unroll8_rec_main_ctr_done:
+	add             $32, %r11b
+# the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_tail2_unroll8_rec_main_aes128
+	{disp32} je     .Lgcm_dec_tail2_unroll8_rec_main_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+.Lgcm_dec_tail2_unroll8_rec_main_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+.Lgcm_dec_tail2_unroll8_rec_main_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 0: load the 8 source vectors
+	vmovdqu8        (%rdx), %zmm20
+	vmovdqu8        64(%rdx), %zmm21
+	vmovdqu8        128(%rdx), %zmm22
+	vmovdqu8        192(%rdx), %zmm23
+	vmovdqu8        256(%rdx), %zmm24
+	vmovdqu8        320(%rdx), %zmm25
+	vmovdqu8        384(%rdx), %zmm26
+	vmovdqu8        448(%rdx), %zmm27
+# GHASH step 1: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm20, %zmm20
+	vpshufb         %zmm28, %zmm21, %zmm21
+# GHASH step 2: byte-reflect vectors 2 and 3
+	vpshufb         %zmm28, %zmm22, %zmm22
+	vpshufb         %zmm28, %zmm23, %zmm23
+# GHASH step 3: byte-reflect vectors 4 and 5
+	vpshufb         %zmm28, %zmm24, %zmm24
+	vpshufb         %zmm28, %zmm25, %zmm25
+
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 4: byte-reflect vectors 6 and 7
+	vpshufb         %zmm28, %zmm26, %zmm26
+	vpshufb         %zmm28, %zmm27, %zmm27
+# GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm20, %zmm20
+# GHASH step 6: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm20, %zmm12
+	vpshufd         $78, %zmm21, %zmm13
+	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 7: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 816(%rdi), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 880(%rdi), %zmm13, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
+	vpxord          %zmm13, %zmm12, %zmm10
+
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 8: LO = the low products of vectors 0 and 1
+	vpclmulqdq      $0, %zmm30, %zmm20, %zmm12      # a_L*ha_L
+	vpclmulqdq      $0, %zmm31, %zmm21, %zmm13      # b_L*hb_L
+	vpxord          %zmm13, %zmm12, %zmm9
+# GHASH step 9: HI = the high products of vectors 0 and 1
+	vpclmulqdq      $17, %zmm30, %zmm20, %zmm20     # a_H*ha_H
+	vpclmulqdq      $17, %zmm31, %zmm21, %zmm21     # b_H*hb_H
+	vpxord          %zmm21, %zmm20, %zmm11
+# GHASH step 10: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm22, %zmm12
+	vpshufd         $78, %zmm23, %zmm13
+	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 11: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 944(%rdi), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1008(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 12: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 384(%rdi), %zmm22, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 448(%rdi), %zmm23, %zmm13   # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 13: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 384(%rdi), %zmm22, %zmm22  # a_H*ha_H
+	vpclmulqdq      $17, 448(%rdi), %zmm23, %zmm23  # b_H*hb_H
+	vpternlogd      $150, %zmm23, %zmm22, %zmm11
+# GHASH step 14: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm24, %zmm12
+	vpshufd         $78, %zmm25, %zmm13
+	vpxord          %zmm24, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm25, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 15: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      $0, 1072(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1136(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 16: LO += the low products of vectors 4 and 5
+	vpclmulqdq      $0, 512(%rdi), %zmm24, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 576(%rdi), %zmm25, %zmm13   # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 17: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 512(%rdi), %zmm24, %zmm24  # a_H*ha_H
+	vpclmulqdq      $17, 576(%rdi), %zmm25, %zmm25  # b_H*hb_H
+	vpternlogd      $150, %zmm25, %zmm24, %zmm11
+# GHASH step 18: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm26, %zmm12
+	vpshufd         $78, %zmm27, %zmm13
+	vpxord          %zmm26, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm27, %zmm13, %zmm13          # b_L ^ b_H
+
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 19: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      $0, 1200(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1264(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 20: LO += the low products of vectors 6 and 7
+	vpclmulqdq      $0, 640(%rdi), %zmm26, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 704(%rdi), %zmm27, %zmm13   # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 21: HI += the high products of vectors 6 and 7
+	vpclmulqdq      $17, 640(%rdi), %zmm26, %zmm26  # a_H*ha_H
+	vpclmulqdq      $17, 704(%rdi), %zmm27, %zmm27  # b_H*hb_H
+	vpternlogd      $150, %zmm27, %zmm26, %zmm11
+
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 22: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 23: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 24: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 25: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+
+# last round with the source folded into the key: out = AES(counter) ^ src
+	vpxord          (%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	vpxord          192(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm3, %zmm3
+	vmovdqu8        %zmm3, 192(%rsi)
+	vpxord          256(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm4, %zmm4
+	vmovdqu8        %zmm4, 256(%rsi)
+	vpxord          320(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 320(%rsi)
+	vpxord          384(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm6, %zmm6
+	vmovdqu8        %zmm6, 384(%rsi)
+	vpxord          448(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm7, %zmm7
+	vmovdqu8        %zmm7, 448(%rsi)
+	add             $512, %rdx
+	add             $512, %rsi
+	sub             $512, %rcx
+	jae             .Lgcm_dec_tail2_unroll8_rec_loop
+# LLVM-MCA-END
+	{disp32} jmp    .Lgcm_dec_tail2_unroll8_rec_bulk_done
+.Lgcm_dec_tail2_unroll8_rec_main_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
+	vpshufb         %zmm28, %zmm15, %zmm15
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm1
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm2
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm3
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm4
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm5
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm6
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm7
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+	vpxord          %zmm17, %zmm1, %zmm1
+	vpxord          %zmm17, %zmm2, %zmm2
+	vpxord          %zmm17, %zmm3, %zmm3
+	vpxord          %zmm17, %zmm4, %zmm4
+	vpxord          %zmm17, %zmm5, %zmm5
+	vpxord          %zmm17, %zmm6, %zmm6
+	vpxord          %zmm17, %zmm7, %zmm7
+	vpshufb         %zmm28, %zmm15, %zmm15
+	jmp             .Lgcm_dec_tail2_unroll8_rec_main_ctr_done
+.Lgcm_dec_tail2_unroll8_rec_bulk_done:
+	vpshufb         %zmm28, %zmm15, %zmm15
+	vpxord          %zmm9, %zmm9, %zmm9
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpxord          %zmm11, %zmm11, %zmm11
+# LO/MI/HI from here on: the AAD's products, or zeros
+.Lgcm_dec_tail2_unroll8_rec_tail:
+	add             $512, %rcx
+	{disp32} jz     .Lgcm_dec_tail2_unroll8_rec_no_data
+# 1..512 bytes remain: pick the final group by the number of vectors they need,
+# so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             $64, %rcx
+	{disp32} jbe    .Lgcm_dec_tail2_unroll8_rec_final1
+	cmp             $128, %rcx
+	{disp32} jbe    .Lgcm_dec_tail2_unroll8_rec_final2
+	cmp             $192, %rcx
+	{disp32} jbe    .Lgcm_dec_tail2_unroll8_rec_final3
+	cmp             $256, %rcx
+	{disp32} jbe    .Lgcm_dec_tail2_unroll8_rec_final4
+	cmp             $320, %rcx
+	{disp32} jbe    .Lgcm_dec_tail2_unroll8_rec_final5
+	cmp             $384, %rcx
+	{disp32} jbe    .Lgcm_dec_tail2_unroll8_rec_final6
+	cmp             $448, %rcx
+	{disp32} jbe    .Lgcm_dec_tail2_unroll8_rec_final7
+.Lgcm_dec_tail2_unroll8_rec_final8:
+# the last 8 vectors (1..512 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $448, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# 32 blocks would need H^33, which the key does not hold: then the blocks
+# take H^32..H^1, the lengths block the identity (the stored form of 1 is the
+# GFPOLY constant), and the reduced sum is multiplied by H once more.  TMPG: the
+# lengths block's power.
+	lea             240(%rdi), %r11
+	cmp             %r11, %r9
+	lea             752(%rdi), %r11                 # H^1
+	{disp32} jne    .Lgcm_dec_tail2_unroll8_rec_final8_powers_set
+	add             $16, %r9
+	lea             .Lgcm_gfpoly_64(%rip), %r11
+.Lgcm_dec_tail2_unroll8_rec_final8_powers_set:
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %zmm20
+	vmovdqu8        64(%rdx), %zmm21
+	vmovdqu8        128(%rdx), %zmm22
+	vmovdqu8        192(%rdx), %zmm23
+	vmovdqu8        256(%rdx), %zmm24
+	vmovdqu8        320(%rdx), %zmm25
+	vmovdqu8        384(%rdx), %zmm26
+	vmovdqu8        448(%rdx), %zmm27{%k1}{z}       # zero-padded
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm1
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm2
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm3
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm4
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm5
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm6
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm7
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+	vpxord          %zmm17, %zmm1, %zmm1
+	vpxord          %zmm17, %zmm2, %zmm2
+	vpxord          %zmm17, %zmm3, %zmm3
+	vpxord          %zmm17, %zmm4, %zmm4
+	vpxord          %zmm17, %zmm5, %zmm5
+	vpxord          %zmm17, %zmm6, %zmm6
+	vpxord          %zmm17, %zmm7, %zmm7
+# the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_tail2_unroll8_rec_final8_aes128
+	{disp32} je     .Lgcm_dec_tail2_unroll8_rec_final8_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+.Lgcm_dec_tail2_unroll8_rec_final8_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+.Lgcm_dec_tail2_unroll8_rec_final8_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm20, %zmm20
+	vpshufb         %zmm28, %zmm21, %zmm21
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm28, %zmm22, %zmm22
+	vpshufb         %zmm28, %zmm23, %zmm23
+# GHASH step 2: byte-reflect vectors 4 and 5
+	vpshufb         %zmm28, %zmm24, %zmm24
+	vpshufb         %zmm28, %zmm25, %zmm25
+
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 3: byte-reflect vectors 6 and 7
+	vpshufb         %zmm28, %zmm26, %zmm26
+	vpshufb         %zmm28, %zmm27, %zmm27
+# GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm20, %zmm20
+# GHASH step 5: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm20, %zmm12      # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm13    # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 7: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm20, %zmm12       # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm20, %zmm20      # a_L*ha_H
+	vpternlogd      $150, %zmm20, %zmm12, %zmm10
+	vpclmulqdq      $1, 64(%r9), %zmm21, %zmm12     # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm21, %zmm21    # b_L*hb_H
+	vpternlogd      $150, %zmm21, %zmm12, %zmm10
+# GHASH step 8: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 9: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm12   # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm13   # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 10: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, 128(%r9), %zmm22, %zmm12    # a_H*ha_L
+	vpclmulqdq      $16, 128(%r9), %zmm22, %zmm22   # a_L*ha_H
+	vpternlogd      $150, %zmm22, %zmm12, %zmm10
+	vpclmulqdq      $1, 192(%r9), %zmm23, %zmm12    # b_H*hb_L
+	vpclmulqdq      $16, 192(%r9), %zmm23, %zmm23   # b_L*hb_H
+	vpternlogd      $150, %zmm23, %zmm12, %zmm10
+# GHASH step 11: LO += the low products of vectors 4 and 5
+	vpclmulqdq      $0, 256(%r9), %zmm24, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 320(%r9), %zmm25, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 12: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 256(%r9), %zmm24, %zmm12   # a_H*ha_H
+	vpclmulqdq      $17, 320(%r9), %zmm25, %zmm13   # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 13: MI += the middle products of vectors 4 and 5
+	vpclmulqdq      $1, 256(%r9), %zmm24, %zmm12    # a_H*ha_L
+	vpclmulqdq      $16, 256(%r9), %zmm24, %zmm24   # a_L*ha_H
+	vpternlogd      $150, %zmm24, %zmm12, %zmm10
+	vpclmulqdq      $1, 320(%r9), %zmm25, %zmm12    # b_H*hb_L
+	vpclmulqdq      $16, 320(%r9), %zmm25, %zmm25   # b_L*hb_H
+	vpternlogd      $150, %zmm25, %zmm12, %zmm10
+# GHASH step 14: LO += the low products of vectors 6 and 7
+	vpclmulqdq      $0, 384(%r9), %zmm26, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 448(%r9), %zmm27, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 15: HI += the high products of vectors 6 and 7
+	vpclmulqdq      $17, 384(%r9), %zmm26, %zmm12   # a_H*ha_H
+	vpclmulqdq      $17, 448(%r9), %zmm27, %zmm13   # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 16: MI += the middle products of vectors 6 and 7
+	vpclmulqdq      $1, 384(%r9), %zmm26, %zmm12    # a_H*ha_L
+	vpclmulqdq      $16, 384(%r9), %zmm26, %zmm26   # a_L*ha_H
+	vpternlogd      $150, %zmm26, %zmm12, %zmm10
+	vpclmulqdq      $1, 448(%r9), %zmm27, %zmm12    # b_H*hb_L
+	vpclmulqdq      $16, 448(%r9), %zmm27, %zmm27   # b_L*hb_H
+	vpternlogd      $150, %zmm27, %zmm12, %zmm10
+
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 17: the lengths block
+	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, (%r11), %zmm8, %zmm12       # d_L*h_L
+	vpclmulqdq      $16, (%r11), %zmm8, %zmm13      # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, (%r11), %zmm8, %zmm12       # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, (%r11), %zmm8, %zmm12      # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+# GHASH step 18: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 19: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 20: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+
+	vpxord          (%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	vpxord          192(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm3, %zmm3
+	vmovdqu8        %zmm3, 192(%rsi)
+	vpxord          256(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm4, %zmm4
+	vmovdqu8        %zmm4, 256(%rsi)
+	vpxord          320(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 320(%rsi)
+	vpxord          384(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm6, %zmm6
+	vmovdqu8        %zmm6, 384(%rsi)
+	vmovdqu8        448(%rdx), %zmm12{%k1}{z}
+	vpxord          %zmm18, %zmm12, %zmm12
+	vaesenclast     %zmm12, %zmm7, %zmm7
+	vmovdqu8        %zmm7, 448(%rsi){%k1}
+	lea             752(%rdi), %r9
+	cmp             %r9, %r11
+	{disp32} je     .Lgcm_dec_tail2_unroll8_rec_final8_hashed # the lengths block took H^1
+	vmovdqa64       %xmm14, %xmm8                   # the sum, times H
+	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm9     # LO = d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm10   # MI = d_L*h_H
+	vpclmulqdq      $1, 752(%rdi), %zmm8, %zmm12    # + d_H*h_L
+	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm11   # HI = d_H*h_H
+	vpxord          %zmm12, %zmm10, %zmm10
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+.Lgcm_dec_tail2_unroll8_rec_final8_hashed:
+	{disp32} jmp    .Lgcm_dec_tail2_unroll8_rec_tag
+.Lgcm_dec_tail2_unroll8_rec_final7:
+# the last 7 vectors (1..448 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $384, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %zmm20
+	vmovdqu8        64(%rdx), %zmm21
+	vmovdqu8        128(%rdx), %zmm22
+	vmovdqu8        192(%rdx), %zmm23
+	vmovdqu8        256(%rdx), %zmm24
+	vmovdqu8        320(%rdx), %zmm25
+	vmovdqu8        384(%rdx), %zmm26{%k1}{z}       # zero-padded
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm1
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm2
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm3
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm4
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm5
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm6
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+	vpxord          %zmm17, %zmm1, %zmm1
+	vpxord          %zmm17, %zmm2, %zmm2
+	vpxord          %zmm17, %zmm3, %zmm3
+	vpxord          %zmm17, %zmm4, %zmm4
+	vpxord          %zmm17, %zmm5, %zmm5
+	vpxord          %zmm17, %zmm6, %zmm6
+# the middle rounds on 7 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_tail2_unroll8_rec_final7_aes128
+	{disp32} je     .Lgcm_dec_tail2_unroll8_rec_final7_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+.Lgcm_dec_tail2_unroll8_rec_final7_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+.Lgcm_dec_tail2_unroll8_rec_final7_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm20, %zmm20
+	vpshufb         %zmm28, %zmm21, %zmm21
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm28, %zmm22, %zmm22
+	vpshufb         %zmm28, %zmm23, %zmm23
+# GHASH step 2: byte-reflect vectors 4 and 5
+	vpshufb         %zmm28, %zmm24, %zmm24
+	vpshufb         %zmm28, %zmm25, %zmm25
+
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+# GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm20, %zmm20
+# GHASH step 4: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 5: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm20, %zmm12      # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm13    # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+# GHASH step 6: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm20, %zmm12       # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm20, %zmm20      # a_L*ha_H
+	vpternlogd      $150, %zmm20, %zmm12, %zmm10
+	vpclmulqdq      $1, 64(%r9), %zmm21, %zmm12     # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm21, %zmm21    # b_L*hb_H
+	vpternlogd      $150, %zmm21, %zmm12, %zmm10
+# GHASH step 7: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+# GHASH step 8: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm12   # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm13   # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 9: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, 128(%r9), %zmm22, %zmm12    # a_H*ha_L
+	vpclmulqdq      $16, 128(%r9), %zmm22, %zmm22   # a_L*ha_H
+	vpternlogd      $150, %zmm22, %zmm12, %zmm10
+	vpclmulqdq      $1, 192(%r9), %zmm23, %zmm12    # b_H*hb_L
+	vpclmulqdq      $16, 192(%r9), %zmm23, %zmm23   # b_L*hb_H
+	vpternlogd      $150, %zmm23, %zmm12, %zmm10
+
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+# GHASH step 10: LO += the low products of vectors 4 and 5
+	vpclmulqdq      $0, 256(%r9), %zmm24, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 320(%r9), %zmm25, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 11: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 256(%r9), %zmm24, %zmm12   # a_H*ha_H
+	vpclmulqdq      $17, 320(%r9), %zmm25, %zmm13   # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+# GHASH step 12: MI += the middle products of vectors 4 and 5
+	vpclmulqdq      $1, 256(%r9), %zmm24, %zmm12    # a_H*ha_L
+	vpclmulqdq      $16, 256(%r9), %zmm24, %zmm24   # a_L*ha_H
+	vpternlogd      $150, %zmm24, %zmm12, %zmm10
+	vpclmulqdq      $1, 320(%r9), %zmm25, %zmm12    # b_H*hb_L
+	vpclmulqdq      $16, 320(%r9), %zmm25, %zmm25   # b_L*hb_H
+	vpternlogd      $150, %zmm25, %zmm12, %zmm10
+# GHASH step 13: the products of vector 6
+	vpshufb         %zmm28, %zmm26, %zmm26
+	vpclmulqdq      $0, 384(%r9), %zmm26, %zmm12    # d_L*h_L
+	vpclmulqdq      $16, 384(%r9), %zmm26, %zmm13   # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, 384(%r9), %zmm26, %zmm12    # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, 384(%r9), %zmm26, %zmm12   # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+# GHASH step 14: the lengths block
+	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, 752(%rdi), %zmm8, %zmm12    # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+# GHASH step 15: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+# GHASH step 16: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+# GHASH step 17: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+
+	vpxord          (%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	vpxord          192(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm3, %zmm3
+	vmovdqu8        %zmm3, 192(%rsi)
+	vpxord          256(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm4, %zmm4
+	vmovdqu8        %zmm4, 256(%rsi)
+	vpxord          320(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 320(%rsi)
+	vmovdqu8        384(%rdx), %zmm12{%k1}{z}
+	vpxord          %zmm18, %zmm12, %zmm12
+	vaesenclast     %zmm12, %zmm6, %zmm6
+	vmovdqu8        %zmm6, 384(%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_tail2_unroll8_rec_tag
+.Lgcm_dec_tail2_unroll8_rec_final6:
+# the last 6 vectors (1..384 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $320, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %zmm20
+	vmovdqu8        64(%rdx), %zmm21
+	vmovdqu8        128(%rdx), %zmm22
+	vmovdqu8        192(%rdx), %zmm23
+	vmovdqu8        256(%rdx), %zmm24
+	vmovdqu8        320(%rdx), %zmm25{%k1}{z}       # zero-padded
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm1
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm2
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm3
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm4
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm5
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+	vpxord          %zmm17, %zmm1, %zmm1
+	vpxord          %zmm17, %zmm2, %zmm2
+	vpxord          %zmm17, %zmm3, %zmm3
+	vpxord          %zmm17, %zmm4, %zmm4
+	vpxord          %zmm17, %zmm5, %zmm5
+# the middle rounds on 6 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_tail2_unroll8_rec_final6_aes128
+	{disp32} je     .Lgcm_dec_tail2_unroll8_rec_final6_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+.Lgcm_dec_tail2_unroll8_rec_final6_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+.Lgcm_dec_tail2_unroll8_rec_final6_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm20, %zmm20
+	vpshufb         %zmm28, %zmm21, %zmm21
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm28, %zmm22, %zmm22
+	vpshufb         %zmm28, %zmm23, %zmm23
+# GHASH step 2: byte-reflect vectors 4 and 5
+	vpshufb         %zmm28, %zmm24, %zmm24
+	vpshufb         %zmm28, %zmm25, %zmm25
+
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+# GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm20, %zmm20
+# GHASH step 4: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+# GHASH step 5: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm20, %zmm12      # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm13    # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 6: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm20, %zmm12       # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm20, %zmm20      # a_L*ha_H
+	vpternlogd      $150, %zmm20, %zmm12, %zmm10
+	vpclmulqdq      $1, 64(%r9), %zmm21, %zmm12     # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm21, %zmm21    # b_L*hb_H
+	vpternlogd      $150, %zmm21, %zmm12, %zmm10
+
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+# GHASH step 7: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 8: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm12   # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm13   # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+# GHASH step 9: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, 128(%r9), %zmm22, %zmm12    # a_H*ha_L
+	vpclmulqdq      $16, 128(%r9), %zmm22, %zmm22   # a_L*ha_H
+	vpternlogd      $150, %zmm22, %zmm12, %zmm10
+	vpclmulqdq      $1, 192(%r9), %zmm23, %zmm12    # b_H*hb_L
+	vpclmulqdq      $16, 192(%r9), %zmm23, %zmm23   # b_L*hb_H
+	vpternlogd      $150, %zmm23, %zmm12, %zmm10
+# GHASH step 10: LO += the low products of vectors 4 and 5
+	vpclmulqdq      $0, 256(%r9), %zmm24, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 320(%r9), %zmm25, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+# GHASH step 11: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 256(%r9), %zmm24, %zmm12   # a_H*ha_H
+	vpclmulqdq      $17, 320(%r9), %zmm25, %zmm13   # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 12: MI += the middle products of vectors 4 and 5
+	vpclmulqdq      $1, 256(%r9), %zmm24, %zmm12    # a_H*ha_L
+	vpclmulqdq      $16, 256(%r9), %zmm24, %zmm24   # a_L*ha_H
+	vpternlogd      $150, %zmm24, %zmm12, %zmm10
+	vpclmulqdq      $1, 320(%r9), %zmm25, %zmm12    # b_H*hb_L
+	vpclmulqdq      $16, 320(%r9), %zmm25, %zmm25   # b_L*hb_H
+	vpternlogd      $150, %zmm25, %zmm12, %zmm10
+
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+# GHASH step 13: the lengths block
+	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, 752(%rdi), %zmm8, %zmm12    # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+# GHASH step 14: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+# GHASH step 15: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+# GHASH step 16: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+
+	vpxord          (%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	vpxord          192(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm3, %zmm3
+	vmovdqu8        %zmm3, 192(%rsi)
+	vpxord          256(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm4, %zmm4
+	vmovdqu8        %zmm4, 256(%rsi)
+	vmovdqu8        320(%rdx), %zmm12{%k1}{z}
+	vpxord          %zmm18, %zmm12, %zmm12
+	vaesenclast     %zmm12, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 320(%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_tail2_unroll8_rec_tag
+.Lgcm_dec_tail2_unroll8_rec_final5:
+# the last 5 vectors (1..320 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $256, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %zmm20
+	vmovdqu8        64(%rdx), %zmm21
+	vmovdqu8        128(%rdx), %zmm22
+	vmovdqu8        192(%rdx), %zmm23
+	vmovdqu8        256(%rdx), %zmm24{%k1}{z}       # zero-padded
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm1
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm2
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm3
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm4
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+	vpxord          %zmm17, %zmm1, %zmm1
+	vpxord          %zmm17, %zmm2, %zmm2
+	vpxord          %zmm17, %zmm3, %zmm3
+	vpxord          %zmm17, %zmm4, %zmm4
+# the middle rounds on 5 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_tail2_unroll8_rec_final5_aes128
+	{disp32} je     .Lgcm_dec_tail2_unroll8_rec_final5_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+.Lgcm_dec_tail2_unroll8_rec_final5_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+.Lgcm_dec_tail2_unroll8_rec_final5_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm20, %zmm20
+	vpshufb         %zmm28, %zmm21, %zmm21
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm28, %zmm22, %zmm22
+	vpshufb         %zmm28, %zmm23, %zmm23
+
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm20, %zmm20
+# GHASH step 3: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+# GHASH step 4: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm20, %zmm12      # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm13    # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 5: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm20, %zmm12       # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm20, %zmm20      # a_L*ha_H
+	vpternlogd      $150, %zmm20, %zmm12, %zmm10
+	vpclmulqdq      $1, 64(%r9), %zmm21, %zmm12     # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm21, %zmm21    # b_L*hb_H
+	vpternlogd      $150, %zmm21, %zmm12, %zmm10
+
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+# GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 7: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm12   # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm13   # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+# GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, 128(%r9), %zmm22, %zmm12    # a_H*ha_L
+	vpclmulqdq      $16, 128(%r9), %zmm22, %zmm22   # a_L*ha_H
+	vpternlogd      $150, %zmm22, %zmm12, %zmm10
+	vpclmulqdq      $1, 192(%r9), %zmm23, %zmm12    # b_H*hb_L
+	vpclmulqdq      $16, 192(%r9), %zmm23, %zmm23   # b_L*hb_H
+	vpternlogd      $150, %zmm23, %zmm12, %zmm10
+
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+# GHASH step 9: the products of vector 4
+	vpshufb         %zmm28, %zmm24, %zmm24
+	vpclmulqdq      $0, 256(%r9), %zmm24, %zmm12    # d_L*h_L
+	vpclmulqdq      $16, 256(%r9), %zmm24, %zmm13   # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, 256(%r9), %zmm24, %zmm12    # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, 256(%r9), %zmm24, %zmm12   # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+# GHASH step 10: the lengths block
+	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, 752(%rdi), %zmm8, %zmm12    # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+# GHASH step 11: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+# GHASH step 12: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+# GHASH step 13: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+
+	vpxord          (%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	vpxord          192(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm3, %zmm3
+	vmovdqu8        %zmm3, 192(%rsi)
+	vmovdqu8        256(%rdx), %zmm12{%k1}{z}
+	vpxord          %zmm18, %zmm12, %zmm12
+	vaesenclast     %zmm12, %zmm4, %zmm4
+	vmovdqu8        %zmm4, 256(%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_tail2_unroll8_rec_tag
+.Lgcm_dec_tail2_unroll8_rec_final4:
+# the last 4 vectors (1..256 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $192, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %zmm20
+	vmovdqu8        64(%rdx), %zmm21
+	vmovdqu8        128(%rdx), %zmm22
+	vmovdqu8        192(%rdx), %zmm23{%k1}{z}       # zero-padded
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm1
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm2
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm3
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+	vpxord          %zmm17, %zmm1, %zmm1
+	vpxord          %zmm17, %zmm2, %zmm2
+	vpxord          %zmm17, %zmm3, %zmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_tail2_unroll8_rec_final4_aes128
+	{disp32} je     .Lgcm_dec_tail2_unroll8_rec_final4_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+.Lgcm_dec_tail2_unroll8_rec_final4_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+.Lgcm_dec_tail2_unroll8_rec_final4_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm20, %zmm20
+	vpshufb         %zmm28, %zmm21, %zmm21
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm28, %zmm22, %zmm22
+	vpshufb         %zmm28, %zmm23, %zmm23
+
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm20, %zmm20
+# GHASH step 3: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+# GHASH step 4: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm20, %zmm12      # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm13    # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 5: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm20, %zmm12       # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm20, %zmm20      # a_L*ha_H
+	vpternlogd      $150, %zmm20, %zmm12, %zmm10
+	vpclmulqdq      $1, 64(%r9), %zmm21, %zmm12     # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm21, %zmm21    # b_L*hb_H
+	vpternlogd      $150, %zmm21, %zmm12, %zmm10
+
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+# GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+# GHASH step 7: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm12   # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm13   # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+# GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, 128(%r9), %zmm22, %zmm12    # a_H*ha_L
+	vpclmulqdq      $16, 128(%r9), %zmm22, %zmm22   # a_L*ha_H
+	vpternlogd      $150, %zmm22, %zmm12, %zmm10
+	vpclmulqdq      $1, 192(%r9), %zmm23, %zmm12    # b_H*hb_L
+	vpclmulqdq      $16, 192(%r9), %zmm23, %zmm23   # b_L*hb_H
+	vpternlogd      $150, %zmm23, %zmm12, %zmm10
+
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+# GHASH step 9: the lengths block
+	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, 752(%rdi), %zmm8, %zmm12    # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+# GHASH step 10: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+# GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+# GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+
+	vpxord          (%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	vmovdqu8        192(%rdx), %zmm12{%k1}{z}
+	vpxord          %zmm18, %zmm12, %zmm12
+	vaesenclast     %zmm12, %zmm3, %zmm3
+	vmovdqu8        %zmm3, 192(%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_tail2_unroll8_rec_tag
+.Lgcm_dec_tail2_unroll8_rec_final3:
+# the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $128, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %zmm20
+	vmovdqu8        64(%rdx), %zmm21
+	vmovdqu8        128(%rdx), %zmm22{%k1}{z}       # zero-padded
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm1
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm2
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+	vpxord          %zmm17, %zmm1, %zmm1
+	vpxord          %zmm17, %zmm2, %zmm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_tail2_unroll8_rec_final3_aes128
+	{disp32} je     .Lgcm_dec_tail2_unroll8_rec_final3_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+.Lgcm_dec_tail2_unroll8_rec_final3_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+.Lgcm_dec_tail2_unroll8_rec_final3_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm20, %zmm20
+	vpshufb         %zmm28, %zmm21, %zmm21
+
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm20, %zmm20
+
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+# GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+# GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm20, %zmm12      # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm13    # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+# GHASH step 4: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm20, %zmm12       # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm20, %zmm20      # a_L*ha_H
+	vpternlogd      $150, %zmm20, %zmm12, %zmm10
+	vpclmulqdq      $1, 64(%r9), %zmm21, %zmm12     # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm21, %zmm21    # b_L*hb_H
+	vpternlogd      $150, %zmm21, %zmm12, %zmm10
+
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+# GHASH step 5: the products of vector 2
+	vpshufb         %zmm28, %zmm22, %zmm22
+	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # d_L*h_L
+	vpclmulqdq      $16, 128(%r9), %zmm22, %zmm13   # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, 128(%r9), %zmm22, %zmm12    # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm12   # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+# GHASH step 6: the lengths block
+	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, 752(%rdi), %zmm8, %zmm12    # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+# GHASH step 7: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+# GHASH step 8: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+# GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+
+	vpxord          (%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vmovdqu8        128(%rdx), %zmm12{%k1}{z}
+	vpxord          %zmm18, %zmm12, %zmm12
+	vaesenclast     %zmm12, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_tail2_unroll8_rec_tag
+.Lgcm_dec_tail2_unroll8_rec_final2:
+# the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $64, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %zmm20
+	vmovdqu8        64(%rdx), %zmm21{%k1}{z}        # zero-padded
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpshufb         %zmm28, %zmm15, %zmm1
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+	vpxord          %zmm17, %zmm1, %zmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_tail2_unroll8_rec_final2_aes128
+	{disp32} je     .Lgcm_dec_tail2_unroll8_rec_final2_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+.Lgcm_dec_tail2_unroll8_rec_final2_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+.Lgcm_dec_tail2_unroll8_rec_final2_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm20, %zmm20
+	vpshufb         %zmm28, %zmm21, %zmm21
+
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm20, %zmm20
+
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+# GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+# GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm20, %zmm12      # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm13    # b_H*hb_H
+	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+# GHASH step 4: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm20, %zmm12       # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm20, %zmm20      # a_L*ha_H
+	vpternlogd      $150, %zmm20, %zmm12, %zmm10
+	vpclmulqdq      $1, 64(%r9), %zmm21, %zmm12     # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm21, %zmm21    # b_L*hb_H
+	vpternlogd      $150, %zmm21, %zmm12, %zmm10
+
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+# GHASH step 5: the lengths block
+	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, 752(%rdi), %zmm8, %zmm12    # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+# GHASH step 6: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+# GHASH step 7: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+# GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+
+	vpxord          (%rdx), %zmm18, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vmovdqu8        64(%rdx), %zmm12{%k1}{z}
+	vpxord          %zmm18, %zmm12, %zmm12
+	vaesenclast     %zmm12, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_tail2_unroll8_rec_tag
+.Lgcm_dec_tail2_unroll8_rec_final1:
+# the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             752(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %zmm20{%k1}{z}          # zero-padded
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm28, %zmm15, %zmm0
+	vpaddd          %zmm16, %zmm15, %zmm15
+	vpxord          %zmm17, %zmm0, %zmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_tail2_unroll8_rec_final1_aes128
+	{disp32} je     .Lgcm_dec_tail2_unroll8_rec_final1_aes192
+	vbroadcasti32x4 -208(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -192(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+.Lgcm_dec_tail2_unroll8_rec_final1_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vbroadcasti32x4 -160(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+.Lgcm_dec_tail2_unroll8_rec_final1_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+# GHASH step 0: the products of vector 0
+	vpshufb         %zmm28, %zmm20, %zmm20
+	vpxord          %zmm14, %zmm20, %zmm20          # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # d_L*h_L
+	vpclmulqdq      $16, (%r9), %zmm20, %zmm13      # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, (%r9), %zmm20, %zmm12       # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, (%r9), %zmm20, %zmm12      # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+
+	vbroadcasti32x4 -128(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+
+	vbroadcasti32x4 -112(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+
+	vbroadcasti32x4 -80(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+
+	vbroadcasti32x4 -64(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+
+	vbroadcasti32x4 -48(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+# GHASH step 1: the lengths block
+	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, 752(%rdi), %zmm8, %zmm12    # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+# GHASH step 2: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+# GHASH step 3: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+
+	vbroadcasti32x4 -16(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+# GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+
+	vmovdqu8        (%rdx), %zmm12{%k1}{z}
+	vpxord          %zmm18, %zmm12, %zmm12
+	vaesenclast     %zmm12, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_tail2_unroll8_rec_tag
+.Lgcm_dec_tail2_unroll8_rec_no_data:
+# no text left: the lengths block alone joins the sum
+	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
+	vpxord          %xmm14, %xmm8, %xmm8
+	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
+	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, 752(%rdi), %zmm8, %zmm12    # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
+	vpternlogd      $150, %zmm12, %zmm9, %zmm10
+	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
+	vpternlogd      $150, %zmm12, %zmm10, %zmm11
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
+	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
+	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
+	vpxord          %xmm12, %xmm11, %xmm14
+.Lgcm_dec_tail2_unroll8_rec_tag:
+# tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
+	vpshufb         %xmm28, %xmm14, %xmm14
+	vpxord          48(%r8), %xmm14, %xmm14
+	vmovdqu8        %xmm14, 48(%r8)
+	xor             %eax, %eax
+	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_dec_record_avx10_512_tail2_unroll8, . - aesgen_gcm_dec_record_avx10_512_tail2_unroll8

@@ -4,6 +4,7 @@
 ; isa:  avx10_512 (VAES on zmm, EVEX, 32 registers and opmasks); abi: sysv
 ; knobs: GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4
 ; variant _ghashschool: GHASH=school (for znver4, sapphirerapids; generator/tuning.json), named <symbol>_ghashschool
+; variant _tail2_unroll8: TAIL=2 UNROLL=8 (for znver5; generator/tuning.json), named <symbol>_tail2_unroll8
 ; regenerate: python3 -m generator gen --isa avx10_512 --mode gcm GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4
 ;   (or: make gen ISA=avx10_512 MODE=gcm GHASH=karatsuba KEYS=reg TAIL=4 UNROLL=4)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -3833,7 +3834,8 @@ L.gcm_lane_offsets_64:
 	dd	2, 0, 0, 0
 	dd	3, 0, 0, 0
 ; Big-endian increments of the bulk loop's counters: vector j adds 4*j to the last
-; byte of every block (j = 1..4; the carry path handles a carry).
+; byte of every block (j = 1..8, as many vectors as any UNROLL of this ISA has: a
+; uarch variant's loop reads the file's table; the carry path handles a carry).
 	align 64, db 0
 L.gcm_be_inc_64:
 	dd	0, 0, 0, 67108864
@@ -3852,6 +3854,22 @@ L.gcm_be_inc_64:
 	dd	0, 0, 0, 268435456
 	dd	0, 0, 0, 268435456
 	dd	0, 0, 0, 268435456
+	dd	0, 0, 0, 335544320
+	dd	0, 0, 0, 335544320
+	dd	0, 0, 0, 335544320
+	dd	0, 0, 0, 335544320
+	dd	0, 0, 0, 402653184
+	dd	0, 0, 0, 402653184
+	dd	0, 0, 0, 402653184
+	dd	0, 0, 0, 402653184
+	dd	0, 0, 0, 469762048
+	dd	0, 0, 0, 469762048
+	dd	0, 0, 0, 469762048
+	dd	0, 0, 0, 469762048
+	dd	0, 0, 0, 536870912
+	dd	0, 0, 0, 536870912
+	dd	0, 0, 0, 536870912
+	dd	0, 0, 0, 536870912
 ; The record functions' first counters: J0 + 1, J0 + 2, ... per lane.
 	align 64, db 0
 L.gcm_record_offsets_64:
@@ -7417,6 +7435,6294 @@ L.gcm_dec_ghashschool_rec_tag:
 	vpshufb         xmm10, xmm10, xmm20
 	vpxord          xmm10, xmm10, oword [r8 + 48]
 	vmovdqu8        oword [r8 + 48], xmm10
+	xor             eax, eax
+	vzeroupper
+	pop             rbx
+	ret
+
+; GCM for avx10_512, the functions with GHASH=karatsuba (suffix _tail2_unroll8).
+
+; int aesgen_gcm_ghash_avx10_512_tail2_unroll8(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+;   len a multiple of 16
+;
+; acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 32 blocks per iteration are
+; multiplied by H^32..H^1 and summed before one reduction.
+;
+; Registers (general): KEY=rdi, ACCP=rsi, SRC=rdx, LEN=rcx, TMPG=rax, HPTR=r10
+; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, X4=zmm4, X5=zmm5
+;                     X6=zmm6, X7=zmm7, D=zmm8, LO=zmm9, MI=zmm10, HI=zmm11
+;                     T0=zmm12, T1=zmm13, ACC=zmm14, BSWAP=zmm28, GFPOLY=zmm29, HPOW0=zmm30
+;                     HPOW1=zmm31
+; Memory operands: HPOW2..HPOW7 are read from the key.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_ghash_avx10_512_tail2_unroll8:function hidden
+aesgen_gcm_ghash_avx10_512_tail2_unroll8:
+	endbr64
+	vmovdqu8        xmm14, oword [rsi]
+	test            rcx, rcx
+	jz              near L.gcm_ghash_tail2_unroll8_store
+; the byte-reflection mask and the reduction constant, one copy per lane
+	vbroadcasti32x4 zmm28, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 zmm29, oword [rel L.gcm_gfpoly_16]
+	sub             rcx, 512
+	jb              near L.gcm_ghash_tail2_unroll8_tail
+; the powers of a full iteration (H^32..H^1) into HPOW
+	vmovdqu8        zmm30, zword [rdi + 256]
+	vmovdqu8        zmm31, zword [rdi + 320]
+L.gcm_ghash_tail2_unroll8_loop:
+	vmovdqu8        zmm0, zword [rdx]
+	vmovdqu8        zmm1, zword [rdx + 64]
+	vmovdqu8        zmm2, zword [rdx + 128]
+	vmovdqu8        zmm3, zword [rdx + 192]
+	vmovdqu8        zmm4, zword [rdx + 256]
+	vmovdqu8        zmm5, zword [rdx + 320]
+	vmovdqu8        zmm6, zword [rdx + 384]
+	vmovdqu8        zmm7, zword [rdx + 448]
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm0, zmm0, zmm28
+	vpshufb         zmm1, zmm1, zmm28
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm2, zmm2, zmm28
+	vpshufb         zmm3, zmm3, zmm28
+; GHASH step 2: byte-reflect vectors 4 and 5
+	vpshufb         zmm4, zmm4, zmm28
+	vpshufb         zmm5, zmm5, zmm28
+; GHASH step 3: byte-reflect vectors 6 and 7
+	vpshufb         zmm6, zmm6, zmm28
+	vpshufb         zmm7, zmm7, zmm28
+; GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm0, zmm0, zmm14
+; GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm0, 78
+	vpshufd         zmm13, zmm1, 78
+	vpxord          zmm12, zmm12, zmm0              ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm1              ; b_L ^ b_H
+; GHASH step 6: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 816], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 880], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpxord          zmm10, zmm12, zmm13
+; GHASH step 7: LO = the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm0, zmm30, 0           ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm1, zmm31, 0           ; b_L*hb_L
+	vpxord          zmm9, zmm12, zmm13
+; GHASH step 8: HI = the high products of vectors 0 and 1
+	vpclmulqdq      zmm0, zmm0, zmm30, 17           ; a_H*ha_H
+	vpclmulqdq      zmm1, zmm1, zmm31, 17           ; b_H*hb_H
+	vpxord          zmm11, zmm0, zmm1
+; GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm2, 78
+	vpshufd         zmm13, zmm3, 78
+	vpxord          zmm12, zmm12, zmm2              ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm3              ; b_L ^ b_H
+; GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 944], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1008], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 11: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm2, zword [rdi + 384], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm3, zword [rdi + 448], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 12: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm2, zmm2, zword [rdi + 384], 17 ; a_H*ha_H
+	vpclmulqdq      zmm3, zmm3, zword [rdi + 448], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm2, zmm3, 150
+; GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm4, 78
+	vpshufd         zmm13, zmm5, 78
+	vpxord          zmm12, zmm12, zmm4              ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm5              ; b_L ^ b_H
+; GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1072], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1136], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 15: LO += the low products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm4, zword [rdi + 512], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm5, zword [rdi + 576], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 16: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm4, zmm4, zword [rdi + 512], 17 ; a_H*ha_H
+	vpclmulqdq      zmm5, zmm5, zword [rdi + 576], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm4, zmm5, 150
+; GHASH step 17: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm6, 78
+	vpshufd         zmm13, zmm7, 78
+	vpxord          zmm12, zmm12, zmm6              ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm7              ; b_L ^ b_H
+; GHASH step 18: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1200], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1264], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 19: LO += the low products of vectors 6 and 7
+	vpclmulqdq      zmm12, zmm6, zword [rdi + 640], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm7, zword [rdi + 704], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 20: HI += the high products of vectors 6 and 7
+	vpclmulqdq      zmm6, zmm6, zword [rdi + 640], 17 ; a_H*ha_H
+	vpclmulqdq      zmm7, zmm7, zword [rdi + 704], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm6, zmm7, 150
+; GHASH step 21: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 22: fold LO into MI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+; GHASH step 23: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+; GHASH step 24: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+	add             rdx, 512
+	sub             rcx, 512
+	jae             L.gcm_ghash_tail2_unroll8_loop
+L.gcm_ghash_tail2_unroll8_tail:
+	add             rcx, 512
+	jz              near L.gcm_ghash_tail2_unroll8_store
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
+	lea             r10, [rdi + 768]
+	sub             r10, rcx
+	vpxord          zmm9, zmm9, zmm9
+	vpxord          zmm10, zmm10, zmm10
+	vpxord          zmm11, zmm11, zmm11
+L.gcm_ghash_tail2_unroll8_tail_vector:
+	cmp             rcx, 64
+	jb              near L.gcm_ghash_tail2_unroll8_tail_load_part
+	vmovdqu8        zmm8, [rdx]
+	jmp             near L.gcm_ghash_tail2_unroll8_tail_loaded
+L.gcm_ghash_tail2_unroll8_tail_load_part:
+	mov             rax, -1
+	bzhi            rax, rax, rcx                   ; k1: the bytes that remain
+	kmovq           k1, rax
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+L.gcm_ghash_tail2_unroll8_tail_loaded:
+	vpshufb         zmm8, zmm8, zmm28
+	vpxord          zmm8, zmm8, zmm14               ; the running hash joins block 0
+	vpxord          zmm14, zmm14, zmm14
+	vpclmulqdq      zmm12, zmm8, zword [r10], 0     ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zword [r10], 16    ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zword [r10], 1     ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zword [r10], 17    ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+	add             rdx, 64
+	add             r10, 64
+	sub             rcx, 64
+	ja              L.gcm_ghash_tail2_unroll8_tail_vector
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+L.gcm_ghash_tail2_unroll8_store:
+	vmovdqu8        oword [rsi], xmm14
+	xor             eax, eax
+	vzeroupper
+	ret
+
+; int aesgen_gcm_enc_update_avx10_512_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+;   len % 16 == 0
+;
+; Encrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
+; ciphertext into acc.  Per iteration 8 vectors (32 blocks): the AES rounds of the
+; counters and the GHASH of the ciphertext just produced, whose 32 products with
+; H^32..H^1 are summed and reduced once.
+;
+; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, CTRSECRET=rbx
+;                      HPTR=r8 (CTRP's register, once the counter is loaded)
+; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, X4=zmm4, X5=zmm5
+;                     X6=zmm6, X7=zmm7, D=zmm8, LO=zmm9, MI=zmm10, HI=zmm11
+;                     T0=zmm12, T1=zmm13, ACC=zmm14, CTR=zmm15, INC=zmm16, K0=zmm17
+;                     KLAST=zmm18, KT=zmm19, GD0=zmm20, GD1=zmm21, GD2=zmm22, GD3=zmm23
+;                     GD4=zmm24, GD5=zmm25, GD6=zmm26, GD7=zmm27, BSWAP=zmm28, GFPOLY=zmm29
+;                     HPOW0=zmm30, HPOW1=zmm31
+; Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
+; T0 doubles as TMP.
+; Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
+; Memory operands: HPOW2..HPOW7 are read from the key.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_enc_update_avx10_512_tail2_unroll8:function hidden
+aesgen_gcm_enc_update_avx10_512_tail2_unroll8:
+	endbr64
+	push            rbx
+	sub             rsp, 16
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
+	test            rcx, rcx
+	jz              near L.gcm_enc_tail2_unroll8_return
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; the first and last round keys into registers; the middle ones are read each round
+	vbroadcasti32x4 zmm17, oword [rdi]
+	vbroadcasti32x4 zmm18, oword [r10]
+; the byte-reflection mask and the reduction constant, one copy per lane
+	vbroadcasti32x4 zmm28, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 zmm29, oword [rel L.gcm_gfpoly_16]
+; ACC = acc; CTR = the counter block reflected, lane i counting from block i
+	vmovdqu8        xmm14, oword [r9]
+	vbroadcasti32x4 zmm15, oword [r8]
+	vpshufb         zmm15, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zword [rel L.gcm_lane_offsets_64]
+	vbroadcasti32x4 zmm16, oword [rel L.gcm_lane_count]
+; bulk: whole iterations of 32 blocks, CTR and GHASH stitched
+	sub             rcx, 512
+	jb              near L.gcm_enc_tail2_unroll8_tail
+; the powers of a full iteration (H^32..H^1) into HPOW
+	vmovdqu8        zmm30, zword [rdi + 256]
+	vmovdqu8        zmm31, zword [rdi + 320]
+	vmovd           r11d, xmm15                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
+	vpshufb         zmm15, zmm15, zmm28
+; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+; the first iteration only encrypts; each later one hashes its predecessor's output
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 220, one of them would carry
+	cmp             r11d, 221
+	jae             near L.gcm_enc_tail2_unroll8_first_ctr_carry ; a last byte would carry: out of line
+	vpxord          zmm0, zmm15, zmm17
+	vpaddd          zmm1, zmm15, zword [rel L.gcm_be_inc_64]
+	vpaddd          zmm2, zmm15, zword [rel L.gcm_be_inc_64 + 64]
+	vpaddd          zmm3, zmm15, zword [rel L.gcm_be_inc_64 + 128]
+	vpaddd          zmm4, zmm15, zword [rel L.gcm_be_inc_64 + 192]
+	vpaddd          zmm5, zmm15, zword [rel L.gcm_be_inc_64 + 256]
+	vpaddd          zmm6, zmm15, zword [rel L.gcm_be_inc_64 + 320]
+	vpaddd          zmm7, zmm15, zword [rel L.gcm_be_inc_64 + 384]
+	vpaddd          zmm15, zmm15, zword [rel L.gcm_be_inc_64 + 448]
+	vpxord          zmm1, zmm1, zmm17
+	vpxord          zmm2, zmm2, zmm17
+	vpxord          zmm3, zmm3, zmm17
+	vpxord          zmm4, zmm4, zmm17
+	vpxord          zmm5, zmm5, zmm17
+	vpxord          zmm6, zmm6, zmm17
+	vpxord          zmm7, zmm7, zmm17
+L.gcm_enc_tail2_unroll8_first_ctr_done:
+	add             r11b, 32
+; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_tail2_unroll8_first_aes128
+	je              near L.gcm_enc_tail2_unroll8_first_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+L.gcm_enc_tail2_unroll8_first_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+L.gcm_enc_tail2_unroll8_first_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxord          zmm12, zmm18, zword [rdx]
+	vaesenclast     zmm20, zmm0, zmm12
+	vmovdqu8        zword [rsi], zmm20
+	vpxord          zmm12, zmm18, zword [rdx + 64]
+	vaesenclast     zmm21, zmm1, zmm12
+	vmovdqu8        zword [rsi + 64], zmm21
+	vpxord          zmm12, zmm18, zword [rdx + 128]
+	vaesenclast     zmm22, zmm2, zmm12
+	vmovdqu8        zword [rsi + 128], zmm22
+	vpxord          zmm12, zmm18, zword [rdx + 192]
+	vaesenclast     zmm23, zmm3, zmm12
+	vmovdqu8        zword [rsi + 192], zmm23
+	vpxord          zmm12, zmm18, zword [rdx + 256]
+	vaesenclast     zmm24, zmm4, zmm12
+	vmovdqu8        zword [rsi + 256], zmm24
+	vpxord          zmm12, zmm18, zword [rdx + 320]
+	vaesenclast     zmm25, zmm5, zmm12
+	vmovdqu8        zword [rsi + 320], zmm25
+	vpxord          zmm12, zmm18, zword [rdx + 384]
+	vaesenclast     zmm26, zmm6, zmm12
+	vmovdqu8        zword [rsi + 384], zmm26
+	vpxord          zmm12, zmm18, zword [rdx + 448]
+	vaesenclast     zmm27, zmm7, zmm12
+	vmovdqu8        zword [rsi + 448], zmm27
+	add             rdx, 512
+	add             rsi, 512
+	sub             rcx, 512
+	jb              near L.gcm_enc_tail2_unroll8_hash_last
+L.gcm_enc_tail2_unroll8_loop:
+; LLVM-MCA-BEGIN gcm_enc_tail2_unroll8_avx10_512_main_loop
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 220, one of them would carry
+	cmp             r11d, 221
+	jae             near L.gcm_enc_tail2_unroll8_main_ctr_carry ; a last byte would carry: out of line
+	vpxord          zmm0, zmm15, zmm17
+	vpaddd          zmm1, zmm15, zword [rel L.gcm_be_inc_64]
+	vpaddd          zmm2, zmm15, zword [rel L.gcm_be_inc_64 + 64]
+	vpaddd          zmm3, zmm15, zword [rel L.gcm_be_inc_64 + 128]
+	vpaddd          zmm4, zmm15, zword [rel L.gcm_be_inc_64 + 192]
+	vpaddd          zmm5, zmm15, zword [rel L.gcm_be_inc_64 + 256]
+	vpaddd          zmm6, zmm15, zword [rel L.gcm_be_inc_64 + 320]
+	vpaddd          zmm7, zmm15, zword [rel L.gcm_be_inc_64 + 384]
+	vpaddd          zmm15, zmm15, zword [rel L.gcm_be_inc_64 + 448]
+	vpxord          zmm1, zmm1, zmm17
+	vpxord          zmm2, zmm2, zmm17
+	vpxord          zmm3, zmm3, zmm17
+	vpxord          zmm4, zmm4, zmm17
+	vpxord          zmm5, zmm5, zmm17
+	vpxord          zmm6, zmm6, zmm17
+	vpxord          zmm7, zmm7, zmm17
+L.gcm_enc_tail2_unroll8_main_ctr_done:
+	add             r11b, 32
+; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_tail2_unroll8_main_aes128
+	je              near L.gcm_enc_tail2_unroll8_main_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+L.gcm_enc_tail2_unroll8_main_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+L.gcm_enc_tail2_unroll8_main_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm20, zmm20, zmm28
+	vpshufb         zmm21, zmm21, zmm28
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm22, zmm22, zmm28
+	vpshufb         zmm23, zmm23, zmm28
+; GHASH step 2: byte-reflect vectors 4 and 5
+	vpshufb         zmm24, zmm24, zmm28
+	vpshufb         zmm25, zmm25, zmm28
+; GHASH step 3: byte-reflect vectors 6 and 7
+	vpshufb         zmm26, zmm26, zmm28
+	vpshufb         zmm27, zmm27, zmm28
+
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm20, zmm20, zmm14
+; GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm20, 78
+	vpshufd         zmm13, zmm21, 78
+	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
+; GHASH step 6: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 816], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 880], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpxord          zmm10, zmm12, zmm13
+; GHASH step 7: LO = the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zmm30, 0          ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zmm31, 0          ; b_L*hb_L
+	vpxord          zmm9, zmm12, zmm13
+
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 8: HI = the high products of vectors 0 and 1
+	vpclmulqdq      zmm20, zmm20, zmm30, 17         ; a_H*ha_H
+	vpclmulqdq      zmm21, zmm21, zmm31, 17         ; b_H*hb_H
+	vpxord          zmm11, zmm20, zmm21
+; GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm22, 78
+	vpshufd         zmm13, zmm23, 78
+	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
+; GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 944], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1008], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 11: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [rdi + 384], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [rdi + 448], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 12: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm22, zmm22, zword [rdi + 384], 17 ; a_H*ha_H
+	vpclmulqdq      zmm23, zmm23, zword [rdi + 448], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm22, zmm23, 150
+; GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm24, 78
+	vpshufd         zmm13, zmm25, 78
+	vpxord          zmm12, zmm12, zmm24             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm25             ; b_L ^ b_H
+; GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1072], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1136], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 15: LO += the low products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [rdi + 512], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm25, zword [rdi + 576], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 16: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm24, zmm24, zword [rdi + 512], 17 ; a_H*ha_H
+	vpclmulqdq      zmm25, zmm25, zword [rdi + 576], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm24, zmm25, 150
+; GHASH step 17: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm26, 78
+	vpshufd         zmm13, zmm27, 78
+	vpxord          zmm12, zmm12, zmm26             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm27             ; b_L ^ b_H
+
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 18: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1200], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1264], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 19: LO += the low products of vectors 6 and 7
+	vpclmulqdq      zmm12, zmm26, zword [rdi + 640], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm27, zword [rdi + 704], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 20: HI += the high products of vectors 6 and 7
+	vpclmulqdq      zmm26, zmm26, zword [rdi + 640], 17 ; a_H*ha_H
+	vpclmulqdq      zmm27, zmm27, zword [rdi + 704], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm26, zmm27, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 21: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 22: fold LO into MI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 23: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 24: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxord          zmm12, zmm18, zword [rdx]
+	vaesenclast     zmm20, zmm0, zmm12
+	vmovdqu8        zword [rsi], zmm20
+	vpxord          zmm12, zmm18, zword [rdx + 64]
+	vaesenclast     zmm21, zmm1, zmm12
+	vmovdqu8        zword [rsi + 64], zmm21
+	vpxord          zmm12, zmm18, zword [rdx + 128]
+	vaesenclast     zmm22, zmm2, zmm12
+	vmovdqu8        zword [rsi + 128], zmm22
+	vpxord          zmm12, zmm18, zword [rdx + 192]
+	vaesenclast     zmm23, zmm3, zmm12
+	vmovdqu8        zword [rsi + 192], zmm23
+	vpxord          zmm12, zmm18, zword [rdx + 256]
+	vaesenclast     zmm24, zmm4, zmm12
+	vmovdqu8        zword [rsi + 256], zmm24
+	vpxord          zmm12, zmm18, zword [rdx + 320]
+	vaesenclast     zmm25, zmm5, zmm12
+	vmovdqu8        zword [rsi + 320], zmm25
+	vpxord          zmm12, zmm18, zword [rdx + 384]
+	vaesenclast     zmm26, zmm6, zmm12
+	vmovdqu8        zword [rsi + 384], zmm26
+	vpxord          zmm12, zmm18, zword [rdx + 448]
+	vaesenclast     zmm27, zmm7, zmm12
+	vmovdqu8        zword [rsi + 448], zmm27
+	add             rdx, 512
+	add             rsi, 512
+	sub             rcx, 512
+	jae             L.gcm_enc_tail2_unroll8_loop
+; LLVM-MCA-END
+L.gcm_enc_tail2_unroll8_hash_last:
+; the GHASH of the last iteration's ciphertext, still in GD
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm20, zmm20, zmm28
+	vpshufb         zmm21, zmm21, zmm28
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm22, zmm22, zmm28
+	vpshufb         zmm23, zmm23, zmm28
+; GHASH step 2: byte-reflect vectors 4 and 5
+	vpshufb         zmm24, zmm24, zmm28
+	vpshufb         zmm25, zmm25, zmm28
+; GHASH step 3: byte-reflect vectors 6 and 7
+	vpshufb         zmm26, zmm26, zmm28
+	vpshufb         zmm27, zmm27, zmm28
+; GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm20, zmm20, zmm14
+; GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm20, 78
+	vpshufd         zmm13, zmm21, 78
+	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
+; GHASH step 6: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 816], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 880], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpxord          zmm10, zmm12, zmm13
+; GHASH step 7: LO = the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zmm30, 0          ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zmm31, 0          ; b_L*hb_L
+	vpxord          zmm9, zmm12, zmm13
+; GHASH step 8: HI = the high products of vectors 0 and 1
+	vpclmulqdq      zmm20, zmm20, zmm30, 17         ; a_H*ha_H
+	vpclmulqdq      zmm21, zmm21, zmm31, 17         ; b_H*hb_H
+	vpxord          zmm11, zmm20, zmm21
+; GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm22, 78
+	vpshufd         zmm13, zmm23, 78
+	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
+; GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 944], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1008], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 11: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [rdi + 384], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [rdi + 448], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 12: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm22, zmm22, zword [rdi + 384], 17 ; a_H*ha_H
+	vpclmulqdq      zmm23, zmm23, zword [rdi + 448], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm22, zmm23, 150
+; GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm24, 78
+	vpshufd         zmm13, zmm25, 78
+	vpxord          zmm12, zmm12, zmm24             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm25             ; b_L ^ b_H
+; GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1072], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1136], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 15: LO += the low products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [rdi + 512], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm25, zword [rdi + 576], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 16: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm24, zmm24, zword [rdi + 512], 17 ; a_H*ha_H
+	vpclmulqdq      zmm25, zmm25, zword [rdi + 576], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm24, zmm25, 150
+; GHASH step 17: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm26, 78
+	vpshufd         zmm13, zmm27, 78
+	vpxord          zmm12, zmm12, zmm26             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm27             ; b_L ^ b_H
+; GHASH step 18: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1200], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1264], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 19: LO += the low products of vectors 6 and 7
+	vpclmulqdq      zmm12, zmm26, zword [rdi + 640], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm27, zword [rdi + 704], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 20: HI += the high products of vectors 6 and 7
+	vpclmulqdq      zmm26, zmm26, zword [rdi + 640], 17 ; a_H*ha_H
+	vpclmulqdq      zmm27, zmm27, zword [rdi + 704], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm26, zmm27, 150
+; GHASH step 21: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 22: fold LO into MI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+; GHASH step 23: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+; GHASH step 24: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+	jmp             near L.gcm_enc_tail2_unroll8_bulk_done
+L.gcm_enc_tail2_unroll8_first_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
+	vpshufb         zmm15, zmm15, zmm28
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm1, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm2, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm3, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm4, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm5, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm6, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm7, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+	vpxord          zmm1, zmm1, zmm17
+	vpxord          zmm2, zmm2, zmm17
+	vpxord          zmm3, zmm3, zmm17
+	vpxord          zmm4, zmm4, zmm17
+	vpxord          zmm5, zmm5, zmm17
+	vpxord          zmm6, zmm6, zmm17
+	vpxord          zmm7, zmm7, zmm17
+	vpshufb         zmm15, zmm15, zmm28
+	jmp             L.gcm_enc_tail2_unroll8_first_ctr_done
+L.gcm_enc_tail2_unroll8_main_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
+	vpshufb         zmm15, zmm15, zmm28
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm1, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm2, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm3, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm4, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm5, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm6, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm7, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+	vpxord          zmm1, zmm1, zmm17
+	vpxord          zmm2, zmm2, zmm17
+	vpxord          zmm3, zmm3, zmm17
+	vpxord          zmm4, zmm4, zmm17
+	vpxord          zmm5, zmm5, zmm17
+	vpxord          zmm6, zmm6, zmm17
+	vpxord          zmm7, zmm7, zmm17
+	vpshufb         zmm15, zmm15, zmm28
+	jmp             L.gcm_enc_tail2_unroll8_main_ctr_done
+L.gcm_enc_tail2_unroll8_bulk_done:
+	vpshufb         zmm15, zmm15, zmm28
+L.gcm_enc_tail2_unroll8_tail:
+; what the bulk loop left: LEN + 512 = 0..496 bytes of whole blocks
+	add             rcx, 512
+	jz              near L.gcm_enc_tail2_unroll8_store
+; CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
+; LEN, so their start waits in the stack slots for the GHASH pass
+	mov             qword [rsp], rsi
+	mov             qword [rsp + 8], rcx
+
+; Groups of 2 vectors while at least 128 bytes remain.
+L.gcm_enc_tail2_unroll8_group_loop:
+	cmp             rcx, 128
+	jb              near L.gcm_enc_tail2_unroll8_final
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm1, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+	vpxord          zmm1, zmm1, zmm17
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_tail2_unroll8_group_aes128
+	je              near L.gcm_enc_tail2_unroll8_group_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+L.gcm_enc_tail2_unroll8_group_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+L.gcm_enc_tail2_unroll8_group_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
+	vpxord          zmm12, zmm18, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm12
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm12, zmm18, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm12
+	vmovdqu8        zword [rsi + 64], zmm1
+	add             rdx, 128
+	add             rsi, 128
+	sub             rcx, 128
+	jnz             L.gcm_enc_tail2_unroll8_group_loop
+	jmp             near L.gcm_enc_tail2_unroll8_tail_crypted
+
+L.gcm_enc_tail2_unroll8_final:
+; 1..128 bytes remain: pick the final group by the number of vectors they need,
+; so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             rcx, 64
+	jbe             near L.gcm_enc_tail2_unroll8_final1
+L.gcm_enc_tail2_unroll8_final2:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm1, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+	vpxord          zmm1, zmm1, zmm17
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_tail2_unroll8_final2_aes128
+	je              near L.gcm_enc_tail2_unroll8_final2_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+L.gcm_enc_tail2_unroll8_final2_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+L.gcm_enc_tail2_unroll8_final2_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
+	vpxord          zmm12, zmm18, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm12
+	vmovdqu8        zword [rsi], zmm0
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
+	kmovq           k1, r11
+	vmovdqu8        zmm12{k1}{z}, [rdx]
+	vpxord          zmm12, zmm12, zmm18
+	vaesenclast     zmm1, zmm1, zmm12
+	vmovdqu8        [rsi]{k1}, zmm1
+	jmp             near L.gcm_enc_tail2_unroll8_tail_crypted
+L.gcm_enc_tail2_unroll8_final1:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_tail2_unroll8_final1_aes128
+	je              near L.gcm_enc_tail2_unroll8_final1_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+L.gcm_enc_tail2_unroll8_final1_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+L.gcm_enc_tail2_unroll8_final1_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
+	kmovq           k1, r11
+	vmovdqu8        zmm12{k1}{z}, [rdx]
+	vpxord          zmm12, zmm12, zmm18
+	vaesenclast     zmm0, zmm0, zmm12
+	vmovdqu8        [rsi]{k1}, zmm0
+	jmp             near L.gcm_enc_tail2_unroll8_tail_crypted
+L.gcm_enc_tail2_unroll8_tail_crypted:
+	mov             rdx, qword [rsp]                ; hash the ciphertext just written
+	mov             rcx, qword [rsp + 8]
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
+	lea             r8, [rdi + 768]
+	sub             r8, rcx
+	vpxord          zmm9, zmm9, zmm9
+	vpxord          zmm10, zmm10, zmm10
+	vpxord          zmm11, zmm11, zmm11
+L.gcm_enc_tail2_unroll8_ghash_vector:
+	cmp             rcx, 64
+	jb              near L.gcm_enc_tail2_unroll8_ghash_load_part
+	vmovdqu8        zmm8, [rdx]
+	jmp             near L.gcm_enc_tail2_unroll8_ghash_loaded
+L.gcm_enc_tail2_unroll8_ghash_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the bytes that remain
+	kmovq           k1, r11
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+L.gcm_enc_tail2_unroll8_ghash_loaded:
+	vpshufb         zmm8, zmm8, zmm28
+	vpxord          zmm8, zmm8, zmm14               ; the running hash joins block 0
+	vpxord          zmm14, zmm14, zmm14
+	vpclmulqdq      zmm12, zmm8, zword [r8], 0      ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zword [r8], 16     ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zword [r8], 1      ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zword [r8], 17     ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+	add             rdx, 64
+	add             r8, 64
+	sub             rcx, 64
+	ja              L.gcm_enc_tail2_unroll8_ghash_vector
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+L.gcm_enc_tail2_unroll8_store:
+	vmovdqu8        oword [r9], xmm14
+L.gcm_enc_tail2_unroll8_return:
+	xor             eax, eax
+	vzeroupper
+	add             rsp, 16
+	pop             rbx
+	ret
+
+; int aesgen_gcm_dec_update_avx10_512_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+;   len % 16 == 0
+;
+; Decrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
+; ciphertext into acc.  Per iteration 8 vectors (32 blocks): the AES rounds of the
+; counters and the GHASH of the source blocks, whose 32 products with
+; H^32..H^1 are summed and reduced once.
+;
+; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, CTRSECRET=rbx
+;                      HPTR=r8 (CTRP's register, once the counter is loaded)
+; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, X4=zmm4, X5=zmm5
+;                     X6=zmm6, X7=zmm7, D=zmm8, LO=zmm9, MI=zmm10, HI=zmm11
+;                     T0=zmm12, T1=zmm13, ACC=zmm14, CTR=zmm15, INC=zmm16, K0=zmm17
+;                     KLAST=zmm18, KT=zmm19, GD0=zmm20, GD1=zmm21, GD2=zmm22, GD3=zmm23
+;                     GD4=zmm24, GD5=zmm25, GD6=zmm26, GD7=zmm27, BSWAP=zmm28, GFPOLY=zmm29
+;                     HPOW0=zmm30, HPOW1=zmm31
+; Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
+; T0 doubles as TMP.
+; Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
+; Memory operands: HPOW2..HPOW7 are read from the key.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_dec_update_avx10_512_tail2_unroll8:function hidden
+aesgen_gcm_dec_update_avx10_512_tail2_unroll8:
+	endbr64
+	push            rbx
+	sub             rsp, 16
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
+	test            rcx, rcx
+	jz              near L.gcm_dec_tail2_unroll8_return
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; the first and last round keys into registers; the middle ones are read each round
+	vbroadcasti32x4 zmm17, oword [rdi]
+	vbroadcasti32x4 zmm18, oword [r10]
+; the byte-reflection mask and the reduction constant, one copy per lane
+	vbroadcasti32x4 zmm28, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 zmm29, oword [rel L.gcm_gfpoly_16]
+; ACC = acc; CTR = the counter block reflected, lane i counting from block i
+	vmovdqu8        xmm14, oword [r9]
+	vbroadcasti32x4 zmm15, oword [r8]
+	vpshufb         zmm15, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zword [rel L.gcm_lane_offsets_64]
+	vbroadcasti32x4 zmm16, oword [rel L.gcm_lane_count]
+; bulk: whole iterations of 32 blocks, CTR and GHASH stitched
+	sub             rcx, 512
+	jb              near L.gcm_dec_tail2_unroll8_tail
+; the powers of a full iteration (H^32..H^1) into HPOW
+	vmovdqu8        zmm30, zword [rdi + 256]
+	vmovdqu8        zmm31, zword [rdi + 320]
+	vmovd           r11d, xmm15                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
+	vpshufb         zmm15, zmm15, zmm28
+; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+L.gcm_dec_tail2_unroll8_loop:
+; LLVM-MCA-BEGIN gcm_dec_tail2_unroll8_avx10_512_main_loop
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 220, one of them would carry
+	cmp             r11d, 221
+	jae             near L.gcm_dec_tail2_unroll8_main_ctr_carry ; a last byte would carry: out of line
+	vpxord          zmm0, zmm15, zmm17
+	vpaddd          zmm1, zmm15, zword [rel L.gcm_be_inc_64]
+	vpaddd          zmm2, zmm15, zword [rel L.gcm_be_inc_64 + 64]
+	vpaddd          zmm3, zmm15, zword [rel L.gcm_be_inc_64 + 128]
+	vpaddd          zmm4, zmm15, zword [rel L.gcm_be_inc_64 + 192]
+	vpaddd          zmm5, zmm15, zword [rel L.gcm_be_inc_64 + 256]
+	vpaddd          zmm6, zmm15, zword [rel L.gcm_be_inc_64 + 320]
+	vpaddd          zmm7, zmm15, zword [rel L.gcm_be_inc_64 + 384]
+	vpaddd          zmm15, zmm15, zword [rel L.gcm_be_inc_64 + 448]
+	vpxord          zmm1, zmm1, zmm17
+	vpxord          zmm2, zmm2, zmm17
+	vpxord          zmm3, zmm3, zmm17
+	vpxord          zmm4, zmm4, zmm17
+	vpxord          zmm5, zmm5, zmm17
+	vpxord          zmm6, zmm6, zmm17
+	vpxord          zmm7, zmm7, zmm17
+L.gcm_dec_tail2_unroll8_main_ctr_done:
+	add             r11b, 32
+; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_tail2_unroll8_main_aes128
+	je              near L.gcm_dec_tail2_unroll8_main_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+L.gcm_dec_tail2_unroll8_main_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+L.gcm_dec_tail2_unroll8_main_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 0: load the 8 source vectors
+	vmovdqu8        zmm20, zword [rdx]
+	vmovdqu8        zmm21, zword [rdx + 64]
+	vmovdqu8        zmm22, zword [rdx + 128]
+	vmovdqu8        zmm23, zword [rdx + 192]
+	vmovdqu8        zmm24, zword [rdx + 256]
+	vmovdqu8        zmm25, zword [rdx + 320]
+	vmovdqu8        zmm26, zword [rdx + 384]
+	vmovdqu8        zmm27, zword [rdx + 448]
+; GHASH step 1: byte-reflect vectors 0 and 1
+	vpshufb         zmm20, zmm20, zmm28
+	vpshufb         zmm21, zmm21, zmm28
+; GHASH step 2: byte-reflect vectors 2 and 3
+	vpshufb         zmm22, zmm22, zmm28
+	vpshufb         zmm23, zmm23, zmm28
+; GHASH step 3: byte-reflect vectors 4 and 5
+	vpshufb         zmm24, zmm24, zmm28
+	vpshufb         zmm25, zmm25, zmm28
+
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 4: byte-reflect vectors 6 and 7
+	vpshufb         zmm26, zmm26, zmm28
+	vpshufb         zmm27, zmm27, zmm28
+; GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm20, zmm20, zmm14
+; GHASH step 6: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm20, 78
+	vpshufd         zmm13, zmm21, 78
+	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
+; GHASH step 7: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 816], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 880], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpxord          zmm10, zmm12, zmm13
+
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 8: LO = the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zmm30, 0          ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zmm31, 0          ; b_L*hb_L
+	vpxord          zmm9, zmm12, zmm13
+; GHASH step 9: HI = the high products of vectors 0 and 1
+	vpclmulqdq      zmm20, zmm20, zmm30, 17         ; a_H*ha_H
+	vpclmulqdq      zmm21, zmm21, zmm31, 17         ; b_H*hb_H
+	vpxord          zmm11, zmm20, zmm21
+; GHASH step 10: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm22, 78
+	vpshufd         zmm13, zmm23, 78
+	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
+; GHASH step 11: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 944], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1008], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 12: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [rdi + 384], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [rdi + 448], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 13: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm22, zmm22, zword [rdi + 384], 17 ; a_H*ha_H
+	vpclmulqdq      zmm23, zmm23, zword [rdi + 448], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm22, zmm23, 150
+; GHASH step 14: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm24, 78
+	vpshufd         zmm13, zmm25, 78
+	vpxord          zmm12, zmm12, zmm24             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm25             ; b_L ^ b_H
+; GHASH step 15: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1072], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1136], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 16: LO += the low products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [rdi + 512], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm25, zword [rdi + 576], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 17: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm24, zmm24, zword [rdi + 512], 17 ; a_H*ha_H
+	vpclmulqdq      zmm25, zmm25, zword [rdi + 576], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm24, zmm25, 150
+; GHASH step 18: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm26, 78
+	vpshufd         zmm13, zmm27, 78
+	vpxord          zmm12, zmm12, zmm26             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm27             ; b_L ^ b_H
+
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 19: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1200], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1264], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 20: LO += the low products of vectors 6 and 7
+	vpclmulqdq      zmm12, zmm26, zword [rdi + 640], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm27, zword [rdi + 704], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 21: HI += the high products of vectors 6 and 7
+	vpclmulqdq      zmm26, zmm26, zword [rdi + 640], 17 ; a_H*ha_H
+	vpclmulqdq      zmm27, zmm27, zword [rdi + 704], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm26, zmm27, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 22: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 23: fold LO into MI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 24: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 25: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxord          zmm12, zmm18, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm12
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm12, zmm18, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm12
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm12, zmm18, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm12
+	vmovdqu8        zword [rsi + 128], zmm2
+	vpxord          zmm12, zmm18, zword [rdx + 192]
+	vaesenclast     zmm3, zmm3, zmm12
+	vmovdqu8        zword [rsi + 192], zmm3
+	vpxord          zmm12, zmm18, zword [rdx + 256]
+	vaesenclast     zmm4, zmm4, zmm12
+	vmovdqu8        zword [rsi + 256], zmm4
+	vpxord          zmm12, zmm18, zword [rdx + 320]
+	vaesenclast     zmm5, zmm5, zmm12
+	vmovdqu8        zword [rsi + 320], zmm5
+	vpxord          zmm12, zmm18, zword [rdx + 384]
+	vaesenclast     zmm6, zmm6, zmm12
+	vmovdqu8        zword [rsi + 384], zmm6
+	vpxord          zmm12, zmm18, zword [rdx + 448]
+	vaesenclast     zmm7, zmm7, zmm12
+	vmovdqu8        zword [rsi + 448], zmm7
+	add             rdx, 512
+	add             rsi, 512
+	sub             rcx, 512
+	jae             L.gcm_dec_tail2_unroll8_loop
+; LLVM-MCA-END
+	jmp             near L.gcm_dec_tail2_unroll8_bulk_done
+L.gcm_dec_tail2_unroll8_main_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
+	vpshufb         zmm15, zmm15, zmm28
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm1, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm2, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm3, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm4, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm5, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm6, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm7, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+	vpxord          zmm1, zmm1, zmm17
+	vpxord          zmm2, zmm2, zmm17
+	vpxord          zmm3, zmm3, zmm17
+	vpxord          zmm4, zmm4, zmm17
+	vpxord          zmm5, zmm5, zmm17
+	vpxord          zmm6, zmm6, zmm17
+	vpxord          zmm7, zmm7, zmm17
+	vpshufb         zmm15, zmm15, zmm28
+	jmp             L.gcm_dec_tail2_unroll8_main_ctr_done
+L.gcm_dec_tail2_unroll8_bulk_done:
+	vpshufb         zmm15, zmm15, zmm28
+L.gcm_dec_tail2_unroll8_tail:
+; what the bulk loop left: LEN + 512 = 0..496 bytes of whole blocks
+	add             rcx, 512
+	jz              near L.gcm_dec_tail2_unroll8_store
+; GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
+; GHASH pass advances SRC and LEN, so their start waits in the stack slots
+	mov             qword [rsp], rdx
+	mov             qword [rsp + 8], rcx
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
+	lea             r8, [rdi + 768]
+	sub             r8, rcx
+	vpxord          zmm9, zmm9, zmm9
+	vpxord          zmm10, zmm10, zmm10
+	vpxord          zmm11, zmm11, zmm11
+L.gcm_dec_tail2_unroll8_ghash_vector:
+	cmp             rcx, 64
+	jb              near L.gcm_dec_tail2_unroll8_ghash_load_part
+	vmovdqu8        zmm8, [rdx]
+	jmp             near L.gcm_dec_tail2_unroll8_ghash_loaded
+L.gcm_dec_tail2_unroll8_ghash_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the bytes that remain
+	kmovq           k1, r11
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+L.gcm_dec_tail2_unroll8_ghash_loaded:
+	vpshufb         zmm8, zmm8, zmm28
+	vpxord          zmm8, zmm8, zmm14               ; the running hash joins block 0
+	vpxord          zmm14, zmm14, zmm14
+	vpclmulqdq      zmm12, zmm8, zword [r8], 0      ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zword [r8], 16     ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zword [r8], 1      ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zword [r8], 17     ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+	add             rdx, 64
+	add             r8, 64
+	sub             rcx, 64
+	ja              L.gcm_dec_tail2_unroll8_ghash_vector
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+	mov             rcx, qword [rsp + 8]
+	mov             rdx, qword [rsp]
+
+; Groups of 2 vectors while at least 128 bytes remain.
+L.gcm_dec_tail2_unroll8_group_loop:
+	cmp             rcx, 128
+	jb              near L.gcm_dec_tail2_unroll8_final
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm1, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+	vpxord          zmm1, zmm1, zmm17
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_tail2_unroll8_group_aes128
+	je              near L.gcm_dec_tail2_unroll8_group_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+L.gcm_dec_tail2_unroll8_group_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+L.gcm_dec_tail2_unroll8_group_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
+	vpxord          zmm12, zmm18, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm12
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm12, zmm18, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm12
+	vmovdqu8        zword [rsi + 64], zmm1
+	add             rdx, 128
+	add             rsi, 128
+	sub             rcx, 128
+	jnz             L.gcm_dec_tail2_unroll8_group_loop
+	jmp             near L.gcm_dec_tail2_unroll8_store
+
+L.gcm_dec_tail2_unroll8_final:
+; 1..128 bytes remain: pick the final group by the number of vectors they need,
+; so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             rcx, 64
+	jbe             near L.gcm_dec_tail2_unroll8_final1
+L.gcm_dec_tail2_unroll8_final2:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm1, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+	vpxord          zmm1, zmm1, zmm17
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_tail2_unroll8_final2_aes128
+	je              near L.gcm_dec_tail2_unroll8_final2_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+L.gcm_dec_tail2_unroll8_final2_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+L.gcm_dec_tail2_unroll8_final2_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
+	vpxord          zmm12, zmm18, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm12
+	vmovdqu8        zword [rsi], zmm0
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
+	kmovq           k1, r11
+	vmovdqu8        zmm12{k1}{z}, [rdx]
+	vpxord          zmm12, zmm12, zmm18
+	vaesenclast     zmm1, zmm1, zmm12
+	vmovdqu8        [rsi]{k1}, zmm1
+	jmp             near L.gcm_dec_tail2_unroll8_store
+L.gcm_dec_tail2_unroll8_final1:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_tail2_unroll8_final1_aes128
+	je              near L.gcm_dec_tail2_unroll8_final1_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+L.gcm_dec_tail2_unroll8_final1_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+L.gcm_dec_tail2_unroll8_final1_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
+	kmovq           k1, r11
+	vmovdqu8        zmm12{k1}{z}, [rdx]
+	vpxord          zmm12, zmm12, zmm18
+	vaesenclast     zmm0, zmm0, zmm12
+	vmovdqu8        [rsi]{k1}, zmm0
+	jmp             near L.gcm_dec_tail2_unroll8_store
+L.gcm_dec_tail2_unroll8_store:
+	vmovdqu8        oword [r9], xmm14
+L.gcm_dec_tail2_unroll8_return:
+	xor             eax, eax
+	vzeroupper
+	add             rsp, 16
+	pop             rbx
+	ret
+
+; int aesgen_gcm_enc_record_avx10_512_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+;   any len
+;
+; One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
+; loop as aesgen_gcm_enc_update_avx10_512_tail2_unroll8, then the last 1..32 blocks and the lengths block
+; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+;
+; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
+;                      KEYEND=r10, TMPG=r11, HPTR=r9, CTRSECRET=rbx
+;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, X4=zmm4, X5=zmm5
+;                     X6=zmm6, X7=zmm7, D=zmm8, LO=zmm9, MI=zmm10, HI=zmm11
+;                     T0=zmm12, T1=zmm13, ACC=zmm14, CTR=zmm15, INC=zmm16, K0=zmm17
+;                     KLAST=zmm18, KT=zmm19, GD0=zmm20, GD1=zmm21, GD2=zmm22, GD3=zmm23
+;                     GD4=zmm24, GD5=zmm25, GD6=zmm26, GD7=zmm27, BSWAP=zmm28, GFPOLY=zmm29
+;                     HPOW0=zmm30, HPOW1=zmm31
+; T0 doubles as TMP.
+; Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
+; Memory operands: HPOW2..HPOW7 are read from the key.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_enc_record_avx10_512_tail2_unroll8:function hidden
+aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
+	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
+; the byte-reflection mask and the reduction constant, one copy per lane
+	vbroadcasti32x4 zmm28, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 zmm29, oword [rel L.gcm_gfpoly_16]
+	vpxord          xmm14, xmm14, xmm14
+	vpxord          zmm9, zmm9, zmm9
+	vpxord          zmm10, zmm10, zmm10
+	vpxord          zmm11, zmm11, zmm11
+; GHASH of the AAD (AAD, AADLEN from the record)
+	mov             r10, qword [r8 + 40]
+	test            r10, r10
+	jz              near L.gcm_enc_tail2_unroll8_rec_aad_done
+	mov             rax, qword [r8 + 32]
+; A record without a bulk loop whose AAD, text and lengths blocks number at most
+; 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
+; for the tail's, with the powers H^(all blocks) down.
+	lea             r11, [r10 + 15]
+	and             r11, -16                        ; 16 x the AAD's blocks
+	cmp             rcx, 512
+	ja              near L.gcm_enc_tail2_unroll8_rec_aad_alone
+	lea             r9, [rcx + 15]
+	and             r9, -16                         ; 16 x the text's blocks
+	lea             r9, [r11 + r9*1 + 16]           ; 16 x all blocks
+	cmp             r9, 512
+	ja              near L.gcm_enc_tail2_unroll8_rec_aad_alone
+	mov             r11, r9
+	lea             r9, [rdi + 768]
+	sub             r9, r11
+; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
+L.gcm_enc_tail2_unroll8_rec_aad_sum_vector:
+	cmp             r10, 64
+	jb              near L.gcm_enc_tail2_unroll8_rec_aad_sum_load_part
+	vmovdqu8        zmm8, [rax]
+	jmp             near L.gcm_enc_tail2_unroll8_rec_aad_sum_loaded
+L.gcm_enc_tail2_unroll8_rec_aad_sum_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; k1: the bytes that remain
+	kmovq           k1, r11
+	vmovdqu8        zmm8{k1}{z}, [rax]
+L.gcm_enc_tail2_unroll8_rec_aad_sum_loaded:
+	vpshufb         zmm8, zmm8, zmm28
+	vpxord          zmm8, zmm8, zmm14               ; the running hash joins block 0
+	vpxord          zmm14, zmm14, zmm14
+	vpclmulqdq      zmm12, zmm8, zword [r9], 0      ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zword [r9], 16     ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zword [r9], 1      ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zword [r9], 17     ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+	add             rax, 64
+	add             r9, 64
+	sub             r10, 64
+	ja              L.gcm_enc_tail2_unroll8_rec_aad_sum_vector
+	jmp             near L.gcm_enc_tail2_unroll8_rec_aad_done
+L.gcm_enc_tail2_unroll8_rec_aad_alone:
+	lea             r9, [rdi + 768]
+	sub             r9, r11
+; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
+L.gcm_enc_tail2_unroll8_rec_aad_vector:
+	cmp             r10, 64
+	jb              near L.gcm_enc_tail2_unroll8_rec_aad_load_part
+	vmovdqu8        zmm8, [rax]
+	jmp             near L.gcm_enc_tail2_unroll8_rec_aad_loaded
+L.gcm_enc_tail2_unroll8_rec_aad_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; k1: the bytes that remain
+	kmovq           k1, r11
+	vmovdqu8        zmm8{k1}{z}, [rax]
+L.gcm_enc_tail2_unroll8_rec_aad_loaded:
+	vpshufb         zmm8, zmm8, zmm28
+	vpxord          zmm8, zmm8, zmm14               ; the running hash joins block 0
+	vpxord          zmm14, zmm14, zmm14
+	vpclmulqdq      zmm12, zmm8, zword [r9], 0      ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zword [r9], 16     ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zword [r9], 1      ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zword [r9], 17     ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+	add             rax, 64
+	add             r9, 64
+	sub             r10, 64
+	ja              L.gcm_enc_tail2_unroll8_rec_aad_vector
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+	vpxord          zmm9, zmm9, zmm9
+	vpxord          zmm10, zmm10, zmm10
+	vpxord          zmm11, zmm11, zmm11
+L.gcm_enc_tail2_unroll8_rec_aad_done:
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; the first and last round keys into registers; the middle ones are read each round
+	vbroadcasti32x4 zmm17, oword [rdi]
+	vbroadcasti32x4 zmm18, oword [r10]
+; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu8        xmm8, oword [r8]
+	vpxord          xmm8, xmm8, xmm17
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_tail2_unroll8_rec_j0_aes128
+	je              near L.gcm_enc_tail2_unroll8_rec_j0_aes192
+	vaesenc         xmm8, xmm8, oword [r10 - 208]
+	vaesenc         xmm8, xmm8, oword [r10 - 192]
+L.gcm_enc_tail2_unroll8_rec_j0_aes192:
+	vaesenc         xmm8, xmm8, oword [r10 - 176]
+	vaesenc         xmm8, xmm8, oword [r10 - 160]
+L.gcm_enc_tail2_unroll8_rec_j0_aes128:
+	vaesenc         xmm8, xmm8, oword [r10 - 144]
+	vaesenc         xmm8, xmm8, oword [r10 - 128]
+	vaesenc         xmm8, xmm8, oword [r10 - 112]
+	vaesenc         xmm8, xmm8, oword [r10 - 96]
+	vaesenc         xmm8, xmm8, oword [r10 - 80]
+	vaesenc         xmm8, xmm8, oword [r10 - 64]
+	vaesenc         xmm8, xmm8, oword [r10 - 48]
+	vaesenc         xmm8, xmm8, oword [r10 - 32]
+	vaesenc         xmm8, xmm8, oword [r10 - 16]
+	vaesenclast     xmm8, xmm8, xmm18
+	vmovdqu8        oword [r8 + 48], xmm8
+	vbroadcasti32x4 zmm15, oword [r8]
+	vpshufb         zmm15, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zword [rel L.gcm_record_offsets_64] ; CTR: J0 + 1, + 2, ... per lane
+	vbroadcasti32x4 zmm16, oword [rel L.gcm_lane_count]
+	test            rcx, rcx
+	jz              near L.gcm_enc_tail2_unroll8_rec_no_data
+; bulk: whole iterations of 32 blocks, CTR and GHASH stitched
+	sub             rcx, 512
+	jb              near L.gcm_enc_tail2_unroll8_rec_tail
+; the powers of a full iteration (H^32..H^1) into HPOW
+	vmovdqu8        zmm30, zword [rdi + 256]
+	vmovdqu8        zmm31, zword [rdi + 320]
+	vmovd           r11d, xmm15                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
+	vpshufb         zmm15, zmm15, zmm28
+; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+; the first iteration only encrypts; each later one hashes its predecessor's output
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 220, one of them would carry
+	cmp             r11d, 221
+	jae             near L.gcm_enc_tail2_unroll8_rec_first_ctr_carry ; a last byte would carry: out of line
+	vpxord          zmm0, zmm15, zmm17
+	vpaddd          zmm1, zmm15, zword [rel L.gcm_be_inc_64]
+	vpaddd          zmm2, zmm15, zword [rel L.gcm_be_inc_64 + 64]
+	vpaddd          zmm3, zmm15, zword [rel L.gcm_be_inc_64 + 128]
+	vpaddd          zmm4, zmm15, zword [rel L.gcm_be_inc_64 + 192]
+	vpaddd          zmm5, zmm15, zword [rel L.gcm_be_inc_64 + 256]
+	vpaddd          zmm6, zmm15, zword [rel L.gcm_be_inc_64 + 320]
+	vpaddd          zmm7, zmm15, zword [rel L.gcm_be_inc_64 + 384]
+	vpaddd          zmm15, zmm15, zword [rel L.gcm_be_inc_64 + 448]
+	vpxord          zmm1, zmm1, zmm17
+	vpxord          zmm2, zmm2, zmm17
+	vpxord          zmm3, zmm3, zmm17
+	vpxord          zmm4, zmm4, zmm17
+	vpxord          zmm5, zmm5, zmm17
+	vpxord          zmm6, zmm6, zmm17
+	vpxord          zmm7, zmm7, zmm17
+L.gcm_enc_tail2_unroll8_rec_first_ctr_done:
+	add             r11b, 32
+; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_tail2_unroll8_rec_first_aes128
+	je              near L.gcm_enc_tail2_unroll8_rec_first_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+L.gcm_enc_tail2_unroll8_rec_first_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+L.gcm_enc_tail2_unroll8_rec_first_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxord          zmm12, zmm18, zword [rdx]
+	vaesenclast     zmm20, zmm0, zmm12
+	vmovdqu8        zword [rsi], zmm20
+	vpxord          zmm12, zmm18, zword [rdx + 64]
+	vaesenclast     zmm21, zmm1, zmm12
+	vmovdqu8        zword [rsi + 64], zmm21
+	vpxord          zmm12, zmm18, zword [rdx + 128]
+	vaesenclast     zmm22, zmm2, zmm12
+	vmovdqu8        zword [rsi + 128], zmm22
+	vpxord          zmm12, zmm18, zword [rdx + 192]
+	vaesenclast     zmm23, zmm3, zmm12
+	vmovdqu8        zword [rsi + 192], zmm23
+	vpxord          zmm12, zmm18, zword [rdx + 256]
+	vaesenclast     zmm24, zmm4, zmm12
+	vmovdqu8        zword [rsi + 256], zmm24
+	vpxord          zmm12, zmm18, zword [rdx + 320]
+	vaesenclast     zmm25, zmm5, zmm12
+	vmovdqu8        zword [rsi + 320], zmm25
+	vpxord          zmm12, zmm18, zword [rdx + 384]
+	vaesenclast     zmm26, zmm6, zmm12
+	vmovdqu8        zword [rsi + 384], zmm26
+	vpxord          zmm12, zmm18, zword [rdx + 448]
+	vaesenclast     zmm27, zmm7, zmm12
+	vmovdqu8        zword [rsi + 448], zmm27
+	add             rdx, 512
+	add             rsi, 512
+	sub             rcx, 512
+	jb              near L.gcm_enc_tail2_unroll8_rec_hash_last
+L.gcm_enc_tail2_unroll8_rec_loop:
+; LLVM-MCA-BEGIN gcm_enc_tail2_unroll8_rec_avx10_512_main_loop
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 220, one of them would carry
+	cmp             r11d, 221
+	jae             near L.gcm_enc_tail2_unroll8_rec_main_ctr_carry ; a last byte would carry: out of line
+	vpxord          zmm0, zmm15, zmm17
+	vpaddd          zmm1, zmm15, zword [rel L.gcm_be_inc_64]
+	vpaddd          zmm2, zmm15, zword [rel L.gcm_be_inc_64 + 64]
+	vpaddd          zmm3, zmm15, zword [rel L.gcm_be_inc_64 + 128]
+	vpaddd          zmm4, zmm15, zword [rel L.gcm_be_inc_64 + 192]
+	vpaddd          zmm5, zmm15, zword [rel L.gcm_be_inc_64 + 256]
+	vpaddd          zmm6, zmm15, zword [rel L.gcm_be_inc_64 + 320]
+	vpaddd          zmm7, zmm15, zword [rel L.gcm_be_inc_64 + 384]
+	vpaddd          zmm15, zmm15, zword [rel L.gcm_be_inc_64 + 448]
+	vpxord          zmm1, zmm1, zmm17
+	vpxord          zmm2, zmm2, zmm17
+	vpxord          zmm3, zmm3, zmm17
+	vpxord          zmm4, zmm4, zmm17
+	vpxord          zmm5, zmm5, zmm17
+	vpxord          zmm6, zmm6, zmm17
+	vpxord          zmm7, zmm7, zmm17
+L.gcm_enc_tail2_unroll8_rec_main_ctr_done:
+	add             r11b, 32
+; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_tail2_unroll8_rec_main_aes128
+	je              near L.gcm_enc_tail2_unroll8_rec_main_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+L.gcm_enc_tail2_unroll8_rec_main_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+L.gcm_enc_tail2_unroll8_rec_main_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm20, zmm20, zmm28
+	vpshufb         zmm21, zmm21, zmm28
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm22, zmm22, zmm28
+	vpshufb         zmm23, zmm23, zmm28
+; GHASH step 2: byte-reflect vectors 4 and 5
+	vpshufb         zmm24, zmm24, zmm28
+	vpshufb         zmm25, zmm25, zmm28
+; GHASH step 3: byte-reflect vectors 6 and 7
+	vpshufb         zmm26, zmm26, zmm28
+	vpshufb         zmm27, zmm27, zmm28
+
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm20, zmm20, zmm14
+; GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm20, 78
+	vpshufd         zmm13, zmm21, 78
+	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
+; GHASH step 6: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 816], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 880], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpxord          zmm10, zmm12, zmm13
+; GHASH step 7: LO = the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zmm30, 0          ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zmm31, 0          ; b_L*hb_L
+	vpxord          zmm9, zmm12, zmm13
+
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 8: HI = the high products of vectors 0 and 1
+	vpclmulqdq      zmm20, zmm20, zmm30, 17         ; a_H*ha_H
+	vpclmulqdq      zmm21, zmm21, zmm31, 17         ; b_H*hb_H
+	vpxord          zmm11, zmm20, zmm21
+; GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm22, 78
+	vpshufd         zmm13, zmm23, 78
+	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
+; GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 944], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1008], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 11: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [rdi + 384], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [rdi + 448], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 12: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm22, zmm22, zword [rdi + 384], 17 ; a_H*ha_H
+	vpclmulqdq      zmm23, zmm23, zword [rdi + 448], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm22, zmm23, 150
+; GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm24, 78
+	vpshufd         zmm13, zmm25, 78
+	vpxord          zmm12, zmm12, zmm24             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm25             ; b_L ^ b_H
+; GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1072], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1136], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 15: LO += the low products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [rdi + 512], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm25, zword [rdi + 576], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 16: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm24, zmm24, zword [rdi + 512], 17 ; a_H*ha_H
+	vpclmulqdq      zmm25, zmm25, zword [rdi + 576], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm24, zmm25, 150
+; GHASH step 17: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm26, 78
+	vpshufd         zmm13, zmm27, 78
+	vpxord          zmm12, zmm12, zmm26             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm27             ; b_L ^ b_H
+
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 18: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1200], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1264], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 19: LO += the low products of vectors 6 and 7
+	vpclmulqdq      zmm12, zmm26, zword [rdi + 640], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm27, zword [rdi + 704], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 20: HI += the high products of vectors 6 and 7
+	vpclmulqdq      zmm26, zmm26, zword [rdi + 640], 17 ; a_H*ha_H
+	vpclmulqdq      zmm27, zmm27, zword [rdi + 704], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm26, zmm27, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 21: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 22: fold LO into MI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 23: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 24: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxord          zmm12, zmm18, zword [rdx]
+	vaesenclast     zmm20, zmm0, zmm12
+	vmovdqu8        zword [rsi], zmm20
+	vpxord          zmm12, zmm18, zword [rdx + 64]
+	vaesenclast     zmm21, zmm1, zmm12
+	vmovdqu8        zword [rsi + 64], zmm21
+	vpxord          zmm12, zmm18, zword [rdx + 128]
+	vaesenclast     zmm22, zmm2, zmm12
+	vmovdqu8        zword [rsi + 128], zmm22
+	vpxord          zmm12, zmm18, zword [rdx + 192]
+	vaesenclast     zmm23, zmm3, zmm12
+	vmovdqu8        zword [rsi + 192], zmm23
+	vpxord          zmm12, zmm18, zword [rdx + 256]
+	vaesenclast     zmm24, zmm4, zmm12
+	vmovdqu8        zword [rsi + 256], zmm24
+	vpxord          zmm12, zmm18, zword [rdx + 320]
+	vaesenclast     zmm25, zmm5, zmm12
+	vmovdqu8        zword [rsi + 320], zmm25
+	vpxord          zmm12, zmm18, zword [rdx + 384]
+	vaesenclast     zmm26, zmm6, zmm12
+	vmovdqu8        zword [rsi + 384], zmm26
+	vpxord          zmm12, zmm18, zword [rdx + 448]
+	vaesenclast     zmm27, zmm7, zmm12
+	vmovdqu8        zword [rsi + 448], zmm27
+	add             rdx, 512
+	add             rsi, 512
+	sub             rcx, 512
+	jae             L.gcm_enc_tail2_unroll8_rec_loop
+; LLVM-MCA-END
+L.gcm_enc_tail2_unroll8_rec_hash_last:
+; the GHASH of the last iteration's ciphertext, still in GD
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm20, zmm20, zmm28
+	vpshufb         zmm21, zmm21, zmm28
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm22, zmm22, zmm28
+	vpshufb         zmm23, zmm23, zmm28
+; GHASH step 2: byte-reflect vectors 4 and 5
+	vpshufb         zmm24, zmm24, zmm28
+	vpshufb         zmm25, zmm25, zmm28
+; GHASH step 3: byte-reflect vectors 6 and 7
+	vpshufb         zmm26, zmm26, zmm28
+	vpshufb         zmm27, zmm27, zmm28
+; GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm20, zmm20, zmm14
+; GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm20, 78
+	vpshufd         zmm13, zmm21, 78
+	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
+; GHASH step 6: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 816], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 880], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpxord          zmm10, zmm12, zmm13
+; GHASH step 7: LO = the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zmm30, 0          ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zmm31, 0          ; b_L*hb_L
+	vpxord          zmm9, zmm12, zmm13
+; GHASH step 8: HI = the high products of vectors 0 and 1
+	vpclmulqdq      zmm20, zmm20, zmm30, 17         ; a_H*ha_H
+	vpclmulqdq      zmm21, zmm21, zmm31, 17         ; b_H*hb_H
+	vpxord          zmm11, zmm20, zmm21
+; GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm22, 78
+	vpshufd         zmm13, zmm23, 78
+	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
+; GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 944], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1008], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 11: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [rdi + 384], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [rdi + 448], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 12: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm22, zmm22, zword [rdi + 384], 17 ; a_H*ha_H
+	vpclmulqdq      zmm23, zmm23, zword [rdi + 448], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm22, zmm23, 150
+; GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm24, 78
+	vpshufd         zmm13, zmm25, 78
+	vpxord          zmm12, zmm12, zmm24             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm25             ; b_L ^ b_H
+; GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1072], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1136], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 15: LO += the low products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [rdi + 512], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm25, zword [rdi + 576], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 16: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm24, zmm24, zword [rdi + 512], 17 ; a_H*ha_H
+	vpclmulqdq      zmm25, zmm25, zword [rdi + 576], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm24, zmm25, 150
+; GHASH step 17: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm26, 78
+	vpshufd         zmm13, zmm27, 78
+	vpxord          zmm12, zmm12, zmm26             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm27             ; b_L ^ b_H
+; GHASH step 18: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1200], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1264], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 19: LO += the low products of vectors 6 and 7
+	vpclmulqdq      zmm12, zmm26, zword [rdi + 640], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm27, zword [rdi + 704], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 20: HI += the high products of vectors 6 and 7
+	vpclmulqdq      zmm26, zmm26, zword [rdi + 640], 17 ; a_H*ha_H
+	vpclmulqdq      zmm27, zmm27, zword [rdi + 704], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm26, zmm27, 150
+; GHASH step 21: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 22: fold LO into MI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+; GHASH step 23: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+; GHASH step 24: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+	jmp             near L.gcm_enc_tail2_unroll8_rec_bulk_done
+L.gcm_enc_tail2_unroll8_rec_first_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
+	vpshufb         zmm15, zmm15, zmm28
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm1, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm2, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm3, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm4, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm5, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm6, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm7, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+	vpxord          zmm1, zmm1, zmm17
+	vpxord          zmm2, zmm2, zmm17
+	vpxord          zmm3, zmm3, zmm17
+	vpxord          zmm4, zmm4, zmm17
+	vpxord          zmm5, zmm5, zmm17
+	vpxord          zmm6, zmm6, zmm17
+	vpxord          zmm7, zmm7, zmm17
+	vpshufb         zmm15, zmm15, zmm28
+	jmp             L.gcm_enc_tail2_unroll8_rec_first_ctr_done
+L.gcm_enc_tail2_unroll8_rec_main_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
+	vpshufb         zmm15, zmm15, zmm28
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm1, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm2, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm3, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm4, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm5, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm6, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm7, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+	vpxord          zmm1, zmm1, zmm17
+	vpxord          zmm2, zmm2, zmm17
+	vpxord          zmm3, zmm3, zmm17
+	vpxord          zmm4, zmm4, zmm17
+	vpxord          zmm5, zmm5, zmm17
+	vpxord          zmm6, zmm6, zmm17
+	vpxord          zmm7, zmm7, zmm17
+	vpshufb         zmm15, zmm15, zmm28
+	jmp             L.gcm_enc_tail2_unroll8_rec_main_ctr_done
+L.gcm_enc_tail2_unroll8_rec_bulk_done:
+	vpshufb         zmm15, zmm15, zmm28
+	vpxord          zmm9, zmm9, zmm9
+	vpxord          zmm10, zmm10, zmm10
+	vpxord          zmm11, zmm11, zmm11
+; LO/MI/HI from here on: the AAD's products, or zeros
+L.gcm_enc_tail2_unroll8_rec_tail:
+	add             rcx, 512
+	jz              near L.gcm_enc_tail2_unroll8_rec_no_data
+; 1..512 bytes remain: pick the final group by the number of vectors they need,
+; so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             rcx, 64
+	jbe             near L.gcm_enc_tail2_unroll8_rec_final1
+	cmp             rcx, 128
+	jbe             near L.gcm_enc_tail2_unroll8_rec_final2
+	cmp             rcx, 192
+	jbe             near L.gcm_enc_tail2_unroll8_rec_final3
+	cmp             rcx, 256
+	jbe             near L.gcm_enc_tail2_unroll8_rec_final4
+	cmp             rcx, 320
+	jbe             near L.gcm_enc_tail2_unroll8_rec_final5
+	cmp             rcx, 384
+	jbe             near L.gcm_enc_tail2_unroll8_rec_final6
+	cmp             rcx, 448
+	jbe             near L.gcm_enc_tail2_unroll8_rec_final7
+L.gcm_enc_tail2_unroll8_rec_final8:
+; the last 8 vectors (1..512 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 448
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; 32 blocks would need H^33, which the key does not hold: then the blocks
+; take H^32..H^1, the lengths block the identity (the stored form of 1 is the
+; GFPOLY constant), and the reduced sum is multiplied by H once more.  TMPG: the
+; lengths block's power.
+	lea             r11, [rdi + 240]
+	cmp             r9, r11
+	lea             r11, [rdi + 752]                ; H^1
+	jne             near L.gcm_enc_tail2_unroll8_rec_final8_powers_set
+	add             r9, 16
+	lea             r11, [rel L.gcm_gfpoly_64]
+L.gcm_enc_tail2_unroll8_rec_final8_powers_set:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm1, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm2, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm3, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm4, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm5, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm6, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm7, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+	vpxord          zmm1, zmm1, zmm17
+	vpxord          zmm2, zmm2, zmm17
+	vpxord          zmm3, zmm3, zmm17
+	vpxord          zmm4, zmm4, zmm17
+	vpxord          zmm5, zmm5, zmm17
+	vpxord          zmm6, zmm6, zmm17
+	vpxord          zmm7, zmm7, zmm17
+; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_tail2_unroll8_rec_final8_aes128
+	je              near L.gcm_enc_tail2_unroll8_rec_final8_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+L.gcm_enc_tail2_unroll8_rec_final8_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+L.gcm_enc_tail2_unroll8_rec_final8_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vpxord          zmm12, zmm18, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm12
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm12, zmm18, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm12
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm12, zmm18, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm12
+	vmovdqu8        zword [rsi + 128], zmm2
+	vpxord          zmm12, zmm18, zword [rdx + 192]
+	vaesenclast     zmm3, zmm3, zmm12
+	vmovdqu8        zword [rsi + 192], zmm3
+	vpxord          zmm12, zmm18, zword [rdx + 256]
+	vaesenclast     zmm4, zmm4, zmm12
+	vmovdqu8        zword [rsi + 256], zmm4
+	vpxord          zmm12, zmm18, zword [rdx + 320]
+	vaesenclast     zmm5, zmm5, zmm12
+	vmovdqu8        zword [rsi + 320], zmm5
+	vpxord          zmm12, zmm18, zword [rdx + 384]
+	vaesenclast     zmm6, zmm6, zmm12
+	vmovdqu8        zword [rsi + 384], zmm6
+	vmovdqu8        zmm12{k1}{z}, [rdx + 448]
+	vpxord          zmm12, zmm12, zmm18
+	vaesenclast     zmm7, zmm7, zmm12
+	vmovdqu8        [rsi + 448]{k1}, zmm7
+	vmovdqu8        zmm7{k1}{z}, zmm7               ; GHASH sees the padding as zeros
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm0, zmm0, zmm28
+	vpshufb         zmm1, zmm1, zmm28
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm2, zmm2, zmm28
+	vpshufb         zmm3, zmm3, zmm28
+; GHASH step 2: byte-reflect vectors 4 and 5
+	vpshufb         zmm4, zmm4, zmm28
+	vpshufb         zmm5, zmm5, zmm28
+; GHASH step 3: byte-reflect vectors 6 and 7
+	vpshufb         zmm6, zmm6, zmm28
+	vpshufb         zmm7, zmm7, zmm28
+; GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm0, zmm0, zmm14
+; GHASH step 5: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm0, zword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm0, zword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 7: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm0, zword [r9], 1      ; a_H*ha_L
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm0, 150
+	vpclmulqdq      zmm12, zmm1, zword [r9 + 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm1, 150
+; GHASH step 8: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm3, zword [r9 + 192], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 9: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 10: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 1 ; a_H*ha_L
+	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 16 ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm2, 150
+	vpclmulqdq      zmm12, zmm3, zword [r9 + 192], 1 ; b_H*hb_L
+	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm3, 150
+; GHASH step 11: LO += the low products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm5, zword [r9 + 320], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 12: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 17 ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm5, zword [r9 + 320], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 13: MI += the middle products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 1 ; a_H*ha_L
+	vpclmulqdq      zmm4, zmm4, zword [r9 + 256], 16 ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm4, 150
+	vpclmulqdq      zmm12, zmm5, zword [r9 + 320], 1 ; b_H*hb_L
+	vpclmulqdq      zmm5, zmm5, zword [r9 + 320], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm5, 150
+; GHASH step 14: LO += the low products of vectors 6 and 7
+	vpclmulqdq      zmm12, zmm6, zword [r9 + 384], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm7, zword [r9 + 448], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 15: HI += the high products of vectors 6 and 7
+	vpclmulqdq      zmm12, zmm6, zword [r9 + 384], 17 ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm7, zword [r9 + 448], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 16: MI += the middle products of vectors 6 and 7
+	vpclmulqdq      zmm12, zmm6, zword [r9 + 384], 1 ; a_H*ha_L
+	vpclmulqdq      zmm6, zmm6, zword [r9 + 384], 16 ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm6, 150
+	vpclmulqdq      zmm12, zmm7, zword [r9 + 448], 1 ; b_H*hb_L
+	vpclmulqdq      zmm7, zmm7, zword [r9 + 448], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm7, 150
+; GHASH step 17: the lengths block
+	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm12, zmm8, zword [r11], 0     ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zword [r11], 16    ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zword [r11], 1     ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zword [r11], 17    ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+; GHASH step 18: fold LO into MI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+; GHASH step 19: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+; GHASH step 20: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+	lea             r9, [rdi + 752]
+	cmp             r11, r9
+	je              near L.gcm_enc_tail2_unroll8_rec_final8_hashed ; the lengths block took H^1
+	vmovdqa64       xmm8, xmm14                     ; the sum, times H
+	vpclmulqdq      zmm9, zmm8, zword [rdi + 752], 0 ; LO = d_L*h_L
+	vpclmulqdq      zmm10, zmm8, zword [rdi + 752], 16 ; MI = d_L*h_H
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 1 ; + d_H*h_L
+	vpclmulqdq      zmm11, zmm8, zword [rdi + 752], 17 ; HI = d_H*h_H
+	vpxord          zmm10, zmm10, zmm12
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+L.gcm_enc_tail2_unroll8_rec_final8_hashed:
+	jmp             near L.gcm_enc_tail2_unroll8_rec_tag
+L.gcm_enc_tail2_unroll8_rec_final7:
+; the last 7 vectors (1..448 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 384
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm1, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm2, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm3, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm4, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm5, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm6, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+	vpxord          zmm1, zmm1, zmm17
+	vpxord          zmm2, zmm2, zmm17
+	vpxord          zmm3, zmm3, zmm17
+	vpxord          zmm4, zmm4, zmm17
+	vpxord          zmm5, zmm5, zmm17
+	vpxord          zmm6, zmm6, zmm17
+; the middle rounds on 7 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_tail2_unroll8_rec_final7_aes128
+	je              near L.gcm_enc_tail2_unroll8_rec_final7_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+L.gcm_enc_tail2_unroll8_rec_final7_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+L.gcm_enc_tail2_unroll8_rec_final7_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vpxord          zmm12, zmm18, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm12
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm12, zmm18, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm12
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm12, zmm18, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm12
+	vmovdqu8        zword [rsi + 128], zmm2
+	vpxord          zmm12, zmm18, zword [rdx + 192]
+	vaesenclast     zmm3, zmm3, zmm12
+	vmovdqu8        zword [rsi + 192], zmm3
+	vpxord          zmm12, zmm18, zword [rdx + 256]
+	vaesenclast     zmm4, zmm4, zmm12
+	vmovdqu8        zword [rsi + 256], zmm4
+	vpxord          zmm12, zmm18, zword [rdx + 320]
+	vaesenclast     zmm5, zmm5, zmm12
+	vmovdqu8        zword [rsi + 320], zmm5
+	vmovdqu8        zmm12{k1}{z}, [rdx + 384]
+	vpxord          zmm12, zmm12, zmm18
+	vaesenclast     zmm6, zmm6, zmm12
+	vmovdqu8        [rsi + 384]{k1}, zmm6
+	vmovdqu8        zmm6{k1}{z}, zmm6               ; GHASH sees the padding as zeros
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm0, zmm0, zmm28
+	vpshufb         zmm1, zmm1, zmm28
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm2, zmm2, zmm28
+	vpshufb         zmm3, zmm3, zmm28
+; GHASH step 2: byte-reflect vectors 4 and 5
+	vpshufb         zmm4, zmm4, zmm28
+	vpshufb         zmm5, zmm5, zmm28
+; GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm0, zmm0, zmm14
+; GHASH step 4: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm0, zword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 5: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm0, zword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 6: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm0, zword [r9], 1      ; a_H*ha_L
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm0, 150
+	vpclmulqdq      zmm12, zmm1, zword [r9 + 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm1, 150
+; GHASH step 7: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm3, zword [r9 + 192], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 8: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 9: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 1 ; a_H*ha_L
+	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 16 ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm2, 150
+	vpclmulqdq      zmm12, zmm3, zword [r9 + 192], 1 ; b_H*hb_L
+	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm3, 150
+; GHASH step 10: LO += the low products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm5, zword [r9 + 320], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 11: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 17 ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm5, zword [r9 + 320], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 12: MI += the middle products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 1 ; a_H*ha_L
+	vpclmulqdq      zmm4, zmm4, zword [r9 + 256], 16 ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm4, 150
+	vpclmulqdq      zmm12, zmm5, zword [r9 + 320], 1 ; b_H*hb_L
+	vpclmulqdq      zmm5, zmm5, zword [r9 + 320], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm5, 150
+; GHASH step 13: the products of vector 6
+	vpshufb         zmm6, zmm6, zmm28
+	vpclmulqdq      zmm12, zmm6, zword [r9 + 384], 0 ; d_L*h_L
+	vpclmulqdq      zmm13, zmm6, zword [r9 + 384], 16 ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm6, zword [r9 + 384], 1 ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm6, zword [r9 + 384], 17 ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+; GHASH step 14: the lengths block
+	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+; GHASH step 15: fold LO into MI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+; GHASH step 16: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+; GHASH step 17: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+	jmp             near L.gcm_enc_tail2_unroll8_rec_tag
+L.gcm_enc_tail2_unroll8_rec_final6:
+; the last 6 vectors (1..384 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 320
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm1, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm2, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm3, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm4, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm5, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+	vpxord          zmm1, zmm1, zmm17
+	vpxord          zmm2, zmm2, zmm17
+	vpxord          zmm3, zmm3, zmm17
+	vpxord          zmm4, zmm4, zmm17
+	vpxord          zmm5, zmm5, zmm17
+; the middle rounds on 6 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_tail2_unroll8_rec_final6_aes128
+	je              near L.gcm_enc_tail2_unroll8_rec_final6_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+L.gcm_enc_tail2_unroll8_rec_final6_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+L.gcm_enc_tail2_unroll8_rec_final6_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vpxord          zmm12, zmm18, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm12
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm12, zmm18, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm12
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm12, zmm18, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm12
+	vmovdqu8        zword [rsi + 128], zmm2
+	vpxord          zmm12, zmm18, zword [rdx + 192]
+	vaesenclast     zmm3, zmm3, zmm12
+	vmovdqu8        zword [rsi + 192], zmm3
+	vpxord          zmm12, zmm18, zword [rdx + 256]
+	vaesenclast     zmm4, zmm4, zmm12
+	vmovdqu8        zword [rsi + 256], zmm4
+	vmovdqu8        zmm12{k1}{z}, [rdx + 320]
+	vpxord          zmm12, zmm12, zmm18
+	vaesenclast     zmm5, zmm5, zmm12
+	vmovdqu8        [rsi + 320]{k1}, zmm5
+	vmovdqu8        zmm5{k1}{z}, zmm5               ; GHASH sees the padding as zeros
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm0, zmm0, zmm28
+	vpshufb         zmm1, zmm1, zmm28
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm2, zmm2, zmm28
+	vpshufb         zmm3, zmm3, zmm28
+; GHASH step 2: byte-reflect vectors 4 and 5
+	vpshufb         zmm4, zmm4, zmm28
+	vpshufb         zmm5, zmm5, zmm28
+; GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm0, zmm0, zmm14
+; GHASH step 4: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm0, zword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 5: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm0, zword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 6: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm0, zword [r9], 1      ; a_H*ha_L
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm0, 150
+	vpclmulqdq      zmm12, zmm1, zword [r9 + 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm1, 150
+; GHASH step 7: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm3, zword [r9 + 192], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 8: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 9: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 1 ; a_H*ha_L
+	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 16 ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm2, 150
+	vpclmulqdq      zmm12, zmm3, zword [r9 + 192], 1 ; b_H*hb_L
+	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm3, 150
+; GHASH step 10: LO += the low products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm5, zword [r9 + 320], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 11: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 17 ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm5, zword [r9 + 320], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 12: MI += the middle products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 1 ; a_H*ha_L
+	vpclmulqdq      zmm4, zmm4, zword [r9 + 256], 16 ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm4, 150
+	vpclmulqdq      zmm12, zmm5, zword [r9 + 320], 1 ; b_H*hb_L
+	vpclmulqdq      zmm5, zmm5, zword [r9 + 320], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm5, 150
+; GHASH step 13: the lengths block
+	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+; GHASH step 14: fold LO into MI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+; GHASH step 15: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+; GHASH step 16: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+	jmp             near L.gcm_enc_tail2_unroll8_rec_tag
+L.gcm_enc_tail2_unroll8_rec_final5:
+; the last 5 vectors (1..320 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 256
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm1, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm2, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm3, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm4, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+	vpxord          zmm1, zmm1, zmm17
+	vpxord          zmm2, zmm2, zmm17
+	vpxord          zmm3, zmm3, zmm17
+	vpxord          zmm4, zmm4, zmm17
+; the middle rounds on 5 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_tail2_unroll8_rec_final5_aes128
+	je              near L.gcm_enc_tail2_unroll8_rec_final5_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+L.gcm_enc_tail2_unroll8_rec_final5_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+L.gcm_enc_tail2_unroll8_rec_final5_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vpxord          zmm12, zmm18, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm12
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm12, zmm18, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm12
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm12, zmm18, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm12
+	vmovdqu8        zword [rsi + 128], zmm2
+	vpxord          zmm12, zmm18, zword [rdx + 192]
+	vaesenclast     zmm3, zmm3, zmm12
+	vmovdqu8        zword [rsi + 192], zmm3
+	vmovdqu8        zmm12{k1}{z}, [rdx + 256]
+	vpxord          zmm12, zmm12, zmm18
+	vaesenclast     zmm4, zmm4, zmm12
+	vmovdqu8        [rsi + 256]{k1}, zmm4
+	vmovdqu8        zmm4{k1}{z}, zmm4               ; GHASH sees the padding as zeros
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm0, zmm0, zmm28
+	vpshufb         zmm1, zmm1, zmm28
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm2, zmm2, zmm28
+	vpshufb         zmm3, zmm3, zmm28
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm0, zmm0, zmm14
+; GHASH step 3: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm0, zword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 4: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm0, zword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 5: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm0, zword [r9], 1      ; a_H*ha_L
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm0, 150
+	vpclmulqdq      zmm12, zmm1, zword [r9 + 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm1, 150
+; GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm3, zword [r9 + 192], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 7: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 1 ; a_H*ha_L
+	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 16 ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm2, 150
+	vpclmulqdq      zmm12, zmm3, zword [r9 + 192], 1 ; b_H*hb_L
+	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm3, 150
+; GHASH step 9: the products of vector 4
+	vpshufb         zmm4, zmm4, zmm28
+	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 0 ; d_L*h_L
+	vpclmulqdq      zmm13, zmm4, zword [r9 + 256], 16 ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 1 ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 17 ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+; GHASH step 10: the lengths block
+	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+; GHASH step 11: fold LO into MI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+; GHASH step 12: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+; GHASH step 13: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+	jmp             near L.gcm_enc_tail2_unroll8_rec_tag
+L.gcm_enc_tail2_unroll8_rec_final4:
+; the last 4 vectors (1..256 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 192
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm1, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm2, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm3, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+	vpxord          zmm1, zmm1, zmm17
+	vpxord          zmm2, zmm2, zmm17
+	vpxord          zmm3, zmm3, zmm17
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_tail2_unroll8_rec_final4_aes128
+	je              near L.gcm_enc_tail2_unroll8_rec_final4_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+L.gcm_enc_tail2_unroll8_rec_final4_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+L.gcm_enc_tail2_unroll8_rec_final4_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vpxord          zmm12, zmm18, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm12
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm12, zmm18, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm12
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm12, zmm18, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm12
+	vmovdqu8        zword [rsi + 128], zmm2
+	vmovdqu8        zmm12{k1}{z}, [rdx + 192]
+	vpxord          zmm12, zmm12, zmm18
+	vaesenclast     zmm3, zmm3, zmm12
+	vmovdqu8        [rsi + 192]{k1}, zmm3
+	vmovdqu8        zmm3{k1}{z}, zmm3               ; GHASH sees the padding as zeros
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm0, zmm0, zmm28
+	vpshufb         zmm1, zmm1, zmm28
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm2, zmm2, zmm28
+	vpshufb         zmm3, zmm3, zmm28
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm0, zmm0, zmm14
+; GHASH step 3: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm0, zword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 4: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm0, zword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 5: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm0, zword [r9], 1      ; a_H*ha_L
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm0, 150
+	vpclmulqdq      zmm12, zmm1, zword [r9 + 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm1, 150
+; GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm3, zword [r9 + 192], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 7: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 1 ; a_H*ha_L
+	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 16 ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm2, 150
+	vpclmulqdq      zmm12, zmm3, zword [r9 + 192], 1 ; b_H*hb_L
+	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm3, 150
+; GHASH step 9: the lengths block
+	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+; GHASH step 10: fold LO into MI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+; GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+; GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+	jmp             near L.gcm_enc_tail2_unroll8_rec_tag
+L.gcm_enc_tail2_unroll8_rec_final3:
+; the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 128
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm1, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm2, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+	vpxord          zmm1, zmm1, zmm17
+	vpxord          zmm2, zmm2, zmm17
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_tail2_unroll8_rec_final3_aes128
+	je              near L.gcm_enc_tail2_unroll8_rec_final3_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+L.gcm_enc_tail2_unroll8_rec_final3_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+L.gcm_enc_tail2_unroll8_rec_final3_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vpxord          zmm12, zmm18, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm12
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm12, zmm18, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm12
+	vmovdqu8        zword [rsi + 64], zmm1
+	vmovdqu8        zmm12{k1}{z}, [rdx + 128]
+	vpxord          zmm12, zmm12, zmm18
+	vaesenclast     zmm2, zmm2, zmm12
+	vmovdqu8        [rsi + 128]{k1}, zmm2
+	vmovdqu8        zmm2{k1}{z}, zmm2               ; GHASH sees the padding as zeros
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm0, zmm0, zmm28
+	vpshufb         zmm1, zmm1, zmm28
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm0, zmm0, zmm14
+; GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm0, zword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm0, zword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 4: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm0, zword [r9], 1      ; a_H*ha_L
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm0, 150
+	vpclmulqdq      zmm12, zmm1, zword [r9 + 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm1, 150
+; GHASH step 5: the products of vector 2
+	vpshufb         zmm2, zmm2, zmm28
+	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 0 ; d_L*h_L
+	vpclmulqdq      zmm13, zmm2, zword [r9 + 128], 16 ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 1 ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 17 ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+; GHASH step 6: the lengths block
+	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+; GHASH step 7: fold LO into MI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+; GHASH step 8: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+; GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+	jmp             near L.gcm_enc_tail2_unroll8_rec_tag
+L.gcm_enc_tail2_unroll8_rec_final2:
+; the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 64
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm1, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+	vpxord          zmm1, zmm1, zmm17
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_tail2_unroll8_rec_final2_aes128
+	je              near L.gcm_enc_tail2_unroll8_rec_final2_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+L.gcm_enc_tail2_unroll8_rec_final2_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+L.gcm_enc_tail2_unroll8_rec_final2_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vpxord          zmm12, zmm18, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm12
+	vmovdqu8        zword [rsi], zmm0
+	vmovdqu8        zmm12{k1}{z}, [rdx + 64]
+	vpxord          zmm12, zmm12, zmm18
+	vaesenclast     zmm1, zmm1, zmm12
+	vmovdqu8        [rsi + 64]{k1}, zmm1
+	vmovdqu8        zmm1{k1}{z}, zmm1               ; GHASH sees the padding as zeros
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm0, zmm0, zmm28
+	vpshufb         zmm1, zmm1, zmm28
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm0, zmm0, zmm14
+; GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm0, zword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm0, zword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 4: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm0, zword [r9], 1      ; a_H*ha_L
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm0, 150
+	vpclmulqdq      zmm12, zmm1, zword [r9 + 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm1, 150
+; GHASH step 5: the lengths block
+	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+; GHASH step 6: fold LO into MI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+; GHASH step 7: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+; GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+	jmp             near L.gcm_enc_tail2_unroll8_rec_tag
+L.gcm_enc_tail2_unroll8_rec_final1:
+; the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_tail2_unroll8_rec_final1_aes128
+	je              near L.gcm_enc_tail2_unroll8_rec_final1_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+L.gcm_enc_tail2_unroll8_rec_final1_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+L.gcm_enc_tail2_unroll8_rec_final1_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+	vmovdqu8        zmm12{k1}{z}, [rdx]
+	vpxord          zmm12, zmm12, zmm18
+	vaesenclast     zmm0, zmm0, zmm12
+	vmovdqu8        [rsi]{k1}, zmm0
+	vmovdqu8        zmm0{k1}{z}, zmm0               ; GHASH sees the padding as zeros
+; GHASH step 0: the products of vector 0
+	vpshufb         zmm0, zmm0, zmm28
+	vpxord          zmm0, zmm0, zmm14               ; the running hash joins block 0
+	vpclmulqdq      zmm12, zmm0, zword [r9], 0      ; d_L*h_L
+	vpclmulqdq      zmm13, zmm0, zword [r9], 16     ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm0, zword [r9], 1      ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm0, zword [r9], 17     ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+; GHASH step 1: the lengths block
+	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+; GHASH step 2: fold LO into MI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+; GHASH step 3: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+; GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+	jmp             near L.gcm_enc_tail2_unroll8_rec_tag
+L.gcm_enc_tail2_unroll8_rec_no_data:
+; no text left: the lengths block alone joins the sum
+	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpxord          xmm8, xmm8, xmm14
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+L.gcm_enc_tail2_unroll8_rec_tag:
+; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
+	vpshufb         xmm14, xmm14, xmm28
+	vpxord          xmm14, xmm14, oword [r8 + 48]
+	vmovdqu8        oword [r8 + 48], xmm14
+	xor             eax, eax
+	vzeroupper
+	pop             rbx
+	ret
+
+; int aesgen_gcm_dec_record_avx10_512_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+;   any len
+;
+; One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
+; loop as aesgen_gcm_dec_update_avx10_512_tail2_unroll8, then the last 1..32 blocks and the lengths block
+; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+;
+; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
+;                      KEYEND=r10, TMPG=r11, HPTR=r9, CTRSECRET=rbx
+;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, X4=zmm4, X5=zmm5
+;                     X6=zmm6, X7=zmm7, D=zmm8, LO=zmm9, MI=zmm10, HI=zmm11
+;                     T0=zmm12, T1=zmm13, ACC=zmm14, CTR=zmm15, INC=zmm16, K0=zmm17
+;                     KLAST=zmm18, KT=zmm19, GD0=zmm20, GD1=zmm21, GD2=zmm22, GD3=zmm23
+;                     GD4=zmm24, GD5=zmm25, GD6=zmm26, GD7=zmm27, BSWAP=zmm28, GFPOLY=zmm29
+;                     HPOW0=zmm30, HPOW1=zmm31
+; T0 doubles as TMP.
+; Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
+; Memory operands: HPOW2..HPOW7 are read from the key.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_dec_record_avx10_512_tail2_unroll8:function hidden
+aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
+	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
+; the byte-reflection mask and the reduction constant, one copy per lane
+	vbroadcasti32x4 zmm28, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 zmm29, oword [rel L.gcm_gfpoly_16]
+	vpxord          xmm14, xmm14, xmm14
+	vpxord          zmm9, zmm9, zmm9
+	vpxord          zmm10, zmm10, zmm10
+	vpxord          zmm11, zmm11, zmm11
+; GHASH of the AAD (AAD, AADLEN from the record)
+	mov             r10, qword [r8 + 40]
+	test            r10, r10
+	jz              near L.gcm_dec_tail2_unroll8_rec_aad_done
+	mov             rax, qword [r8 + 32]
+; A record without a bulk loop whose AAD, text and lengths blocks number at most
+; 32 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
+; for the tail's, with the powers H^(all blocks) down.
+	lea             r11, [r10 + 15]
+	and             r11, -16                        ; 16 x the AAD's blocks
+	cmp             rcx, 512
+	ja              near L.gcm_dec_tail2_unroll8_rec_aad_alone
+	lea             r9, [rcx + 15]
+	and             r9, -16                         ; 16 x the text's blocks
+	lea             r9, [r11 + r9*1 + 16]           ; 16 x all blocks
+	cmp             r9, 512
+	ja              near L.gcm_dec_tail2_unroll8_rec_aad_alone
+	mov             r11, r9
+	lea             r9, [rdi + 768]
+	sub             r9, r11
+; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
+L.gcm_dec_tail2_unroll8_rec_aad_sum_vector:
+	cmp             r10, 64
+	jb              near L.gcm_dec_tail2_unroll8_rec_aad_sum_load_part
+	vmovdqu8        zmm8, [rax]
+	jmp             near L.gcm_dec_tail2_unroll8_rec_aad_sum_loaded
+L.gcm_dec_tail2_unroll8_rec_aad_sum_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; k1: the bytes that remain
+	kmovq           k1, r11
+	vmovdqu8        zmm8{k1}{z}, [rax]
+L.gcm_dec_tail2_unroll8_rec_aad_sum_loaded:
+	vpshufb         zmm8, zmm8, zmm28
+	vpxord          zmm8, zmm8, zmm14               ; the running hash joins block 0
+	vpxord          zmm14, zmm14, zmm14
+	vpclmulqdq      zmm12, zmm8, zword [r9], 0      ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zword [r9], 16     ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zword [r9], 1      ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zword [r9], 17     ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+	add             rax, 64
+	add             r9, 64
+	sub             r10, 64
+	ja              L.gcm_dec_tail2_unroll8_rec_aad_sum_vector
+	jmp             near L.gcm_dec_tail2_unroll8_rec_aad_done
+L.gcm_dec_tail2_unroll8_rec_aad_alone:
+	lea             r9, [rdi + 768]
+	sub             r9, r11
+; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
+L.gcm_dec_tail2_unroll8_rec_aad_vector:
+	cmp             r10, 64
+	jb              near L.gcm_dec_tail2_unroll8_rec_aad_load_part
+	vmovdqu8        zmm8, [rax]
+	jmp             near L.gcm_dec_tail2_unroll8_rec_aad_loaded
+L.gcm_dec_tail2_unroll8_rec_aad_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; k1: the bytes that remain
+	kmovq           k1, r11
+	vmovdqu8        zmm8{k1}{z}, [rax]
+L.gcm_dec_tail2_unroll8_rec_aad_loaded:
+	vpshufb         zmm8, zmm8, zmm28
+	vpxord          zmm8, zmm8, zmm14               ; the running hash joins block 0
+	vpxord          zmm14, zmm14, zmm14
+	vpclmulqdq      zmm12, zmm8, zword [r9], 0      ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zword [r9], 16     ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zword [r9], 1      ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zword [r9], 17     ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+	add             rax, 64
+	add             r9, 64
+	sub             r10, 64
+	ja              L.gcm_dec_tail2_unroll8_rec_aad_vector
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+	vpxord          zmm9, zmm9, zmm9
+	vpxord          zmm10, zmm10, zmm10
+	vpxord          zmm11, zmm11, zmm11
+L.gcm_dec_tail2_unroll8_rec_aad_done:
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; the first and last round keys into registers; the middle ones are read each round
+	vbroadcasti32x4 zmm17, oword [rdi]
+	vbroadcasti32x4 zmm18, oword [r10]
+; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu8        xmm8, oword [r8]
+	vpxord          xmm8, xmm8, xmm17
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_tail2_unroll8_rec_j0_aes128
+	je              near L.gcm_dec_tail2_unroll8_rec_j0_aes192
+	vaesenc         xmm8, xmm8, oword [r10 - 208]
+	vaesenc         xmm8, xmm8, oword [r10 - 192]
+L.gcm_dec_tail2_unroll8_rec_j0_aes192:
+	vaesenc         xmm8, xmm8, oword [r10 - 176]
+	vaesenc         xmm8, xmm8, oword [r10 - 160]
+L.gcm_dec_tail2_unroll8_rec_j0_aes128:
+	vaesenc         xmm8, xmm8, oword [r10 - 144]
+	vaesenc         xmm8, xmm8, oword [r10 - 128]
+	vaesenc         xmm8, xmm8, oword [r10 - 112]
+	vaesenc         xmm8, xmm8, oword [r10 - 96]
+	vaesenc         xmm8, xmm8, oword [r10 - 80]
+	vaesenc         xmm8, xmm8, oword [r10 - 64]
+	vaesenc         xmm8, xmm8, oword [r10 - 48]
+	vaesenc         xmm8, xmm8, oword [r10 - 32]
+	vaesenc         xmm8, xmm8, oword [r10 - 16]
+	vaesenclast     xmm8, xmm8, xmm18
+	vmovdqu8        oword [r8 + 48], xmm8
+	vbroadcasti32x4 zmm15, oword [r8]
+	vpshufb         zmm15, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zword [rel L.gcm_record_offsets_64] ; CTR: J0 + 1, + 2, ... per lane
+	vbroadcasti32x4 zmm16, oword [rel L.gcm_lane_count]
+	test            rcx, rcx
+	jz              near L.gcm_dec_tail2_unroll8_rec_no_data
+; bulk: whole iterations of 32 blocks, CTR and GHASH stitched
+	sub             rcx, 512
+	jb              near L.gcm_dec_tail2_unroll8_rec_tail
+; the powers of a full iteration (H^32..H^1) into HPOW
+	vmovdqu8        zmm30, zword [rdi + 256]
+	vmovdqu8        zmm31, zword [rdi + 320]
+	vmovd           r11d, xmm15                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
+	vpshufb         zmm15, zmm15, zmm28
+; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+L.gcm_dec_tail2_unroll8_rec_loop:
+; LLVM-MCA-BEGIN gcm_dec_tail2_unroll8_rec_avx10_512_main_loop
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 220, one of them would carry
+	cmp             r11d, 221
+	jae             near L.gcm_dec_tail2_unroll8_rec_main_ctr_carry ; a last byte would carry: out of line
+	vpxord          zmm0, zmm15, zmm17
+	vpaddd          zmm1, zmm15, zword [rel L.gcm_be_inc_64]
+	vpaddd          zmm2, zmm15, zword [rel L.gcm_be_inc_64 + 64]
+	vpaddd          zmm3, zmm15, zword [rel L.gcm_be_inc_64 + 128]
+	vpaddd          zmm4, zmm15, zword [rel L.gcm_be_inc_64 + 192]
+	vpaddd          zmm5, zmm15, zword [rel L.gcm_be_inc_64 + 256]
+	vpaddd          zmm6, zmm15, zword [rel L.gcm_be_inc_64 + 320]
+	vpaddd          zmm7, zmm15, zword [rel L.gcm_be_inc_64 + 384]
+	vpaddd          zmm15, zmm15, zword [rel L.gcm_be_inc_64 + 448]
+	vpxord          zmm1, zmm1, zmm17
+	vpxord          zmm2, zmm2, zmm17
+	vpxord          zmm3, zmm3, zmm17
+	vpxord          zmm4, zmm4, zmm17
+	vpxord          zmm5, zmm5, zmm17
+	vpxord          zmm6, zmm6, zmm17
+	vpxord          zmm7, zmm7, zmm17
+L.gcm_dec_tail2_unroll8_rec_main_ctr_done:
+	add             r11b, 32
+; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_tail2_unroll8_rec_main_aes128
+	je              near L.gcm_dec_tail2_unroll8_rec_main_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+L.gcm_dec_tail2_unroll8_rec_main_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+L.gcm_dec_tail2_unroll8_rec_main_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 0: load the 8 source vectors
+	vmovdqu8        zmm20, zword [rdx]
+	vmovdqu8        zmm21, zword [rdx + 64]
+	vmovdqu8        zmm22, zword [rdx + 128]
+	vmovdqu8        zmm23, zword [rdx + 192]
+	vmovdqu8        zmm24, zword [rdx + 256]
+	vmovdqu8        zmm25, zword [rdx + 320]
+	vmovdqu8        zmm26, zword [rdx + 384]
+	vmovdqu8        zmm27, zword [rdx + 448]
+; GHASH step 1: byte-reflect vectors 0 and 1
+	vpshufb         zmm20, zmm20, zmm28
+	vpshufb         zmm21, zmm21, zmm28
+; GHASH step 2: byte-reflect vectors 2 and 3
+	vpshufb         zmm22, zmm22, zmm28
+	vpshufb         zmm23, zmm23, zmm28
+; GHASH step 3: byte-reflect vectors 4 and 5
+	vpshufb         zmm24, zmm24, zmm28
+	vpshufb         zmm25, zmm25, zmm28
+
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 4: byte-reflect vectors 6 and 7
+	vpshufb         zmm26, zmm26, zmm28
+	vpshufb         zmm27, zmm27, zmm28
+; GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm20, zmm20, zmm14
+; GHASH step 6: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm20, 78
+	vpshufd         zmm13, zmm21, 78
+	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
+; GHASH step 7: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 816], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 880], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpxord          zmm10, zmm12, zmm13
+
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 8: LO = the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zmm30, 0          ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zmm31, 0          ; b_L*hb_L
+	vpxord          zmm9, zmm12, zmm13
+; GHASH step 9: HI = the high products of vectors 0 and 1
+	vpclmulqdq      zmm20, zmm20, zmm30, 17         ; a_H*ha_H
+	vpclmulqdq      zmm21, zmm21, zmm31, 17         ; b_H*hb_H
+	vpxord          zmm11, zmm20, zmm21
+; GHASH step 10: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm22, 78
+	vpshufd         zmm13, zmm23, 78
+	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
+; GHASH step 11: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 944], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1008], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 12: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [rdi + 384], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [rdi + 448], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 13: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm22, zmm22, zword [rdi + 384], 17 ; a_H*ha_H
+	vpclmulqdq      zmm23, zmm23, zword [rdi + 448], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm22, zmm23, 150
+; GHASH step 14: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm24, 78
+	vpshufd         zmm13, zmm25, 78
+	vpxord          zmm12, zmm12, zmm24             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm25             ; b_L ^ b_H
+; GHASH step 15: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1072], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1136], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 16: LO += the low products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [rdi + 512], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm25, zword [rdi + 576], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 17: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm24, zmm24, zword [rdi + 512], 17 ; a_H*ha_H
+	vpclmulqdq      zmm25, zmm25, zword [rdi + 576], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm24, zmm25, 150
+; GHASH step 18: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm26, 78
+	vpshufd         zmm13, zmm27, 78
+	vpxord          zmm12, zmm12, zmm26             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm27             ; b_L ^ b_H
+
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 19: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1200], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1264], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 20: LO += the low products of vectors 6 and 7
+	vpclmulqdq      zmm12, zmm26, zword [rdi + 640], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm27, zword [rdi + 704], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 21: HI += the high products of vectors 6 and 7
+	vpclmulqdq      zmm26, zmm26, zword [rdi + 640], 17 ; a_H*ha_H
+	vpclmulqdq      zmm27, zmm27, zword [rdi + 704], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm26, zmm27, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 22: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 23: fold LO into MI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 24: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 25: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxord          zmm12, zmm18, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm12
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm12, zmm18, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm12
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm12, zmm18, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm12
+	vmovdqu8        zword [rsi + 128], zmm2
+	vpxord          zmm12, zmm18, zword [rdx + 192]
+	vaesenclast     zmm3, zmm3, zmm12
+	vmovdqu8        zword [rsi + 192], zmm3
+	vpxord          zmm12, zmm18, zword [rdx + 256]
+	vaesenclast     zmm4, zmm4, zmm12
+	vmovdqu8        zword [rsi + 256], zmm4
+	vpxord          zmm12, zmm18, zword [rdx + 320]
+	vaesenclast     zmm5, zmm5, zmm12
+	vmovdqu8        zword [rsi + 320], zmm5
+	vpxord          zmm12, zmm18, zword [rdx + 384]
+	vaesenclast     zmm6, zmm6, zmm12
+	vmovdqu8        zword [rsi + 384], zmm6
+	vpxord          zmm12, zmm18, zword [rdx + 448]
+	vaesenclast     zmm7, zmm7, zmm12
+	vmovdqu8        zword [rsi + 448], zmm7
+	add             rdx, 512
+	add             rsi, 512
+	sub             rcx, 512
+	jae             L.gcm_dec_tail2_unroll8_rec_loop
+; LLVM-MCA-END
+	jmp             near L.gcm_dec_tail2_unroll8_rec_bulk_done
+L.gcm_dec_tail2_unroll8_rec_main_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
+	vpshufb         zmm15, zmm15, zmm28
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm1, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm2, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm3, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm4, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm5, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm6, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm7, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+	vpxord          zmm1, zmm1, zmm17
+	vpxord          zmm2, zmm2, zmm17
+	vpxord          zmm3, zmm3, zmm17
+	vpxord          zmm4, zmm4, zmm17
+	vpxord          zmm5, zmm5, zmm17
+	vpxord          zmm6, zmm6, zmm17
+	vpxord          zmm7, zmm7, zmm17
+	vpshufb         zmm15, zmm15, zmm28
+	jmp             L.gcm_dec_tail2_unroll8_rec_main_ctr_done
+L.gcm_dec_tail2_unroll8_rec_bulk_done:
+	vpshufb         zmm15, zmm15, zmm28
+	vpxord          zmm9, zmm9, zmm9
+	vpxord          zmm10, zmm10, zmm10
+	vpxord          zmm11, zmm11, zmm11
+; LO/MI/HI from here on: the AAD's products, or zeros
+L.gcm_dec_tail2_unroll8_rec_tail:
+	add             rcx, 512
+	jz              near L.gcm_dec_tail2_unroll8_rec_no_data
+; 1..512 bytes remain: pick the final group by the number of vectors they need,
+; so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             rcx, 64
+	jbe             near L.gcm_dec_tail2_unroll8_rec_final1
+	cmp             rcx, 128
+	jbe             near L.gcm_dec_tail2_unroll8_rec_final2
+	cmp             rcx, 192
+	jbe             near L.gcm_dec_tail2_unroll8_rec_final3
+	cmp             rcx, 256
+	jbe             near L.gcm_dec_tail2_unroll8_rec_final4
+	cmp             rcx, 320
+	jbe             near L.gcm_dec_tail2_unroll8_rec_final5
+	cmp             rcx, 384
+	jbe             near L.gcm_dec_tail2_unroll8_rec_final6
+	cmp             rcx, 448
+	jbe             near L.gcm_dec_tail2_unroll8_rec_final7
+L.gcm_dec_tail2_unroll8_rec_final8:
+; the last 8 vectors (1..512 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 448
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; 32 blocks would need H^33, which the key does not hold: then the blocks
+; take H^32..H^1, the lengths block the identity (the stored form of 1 is the
+; GFPOLY constant), and the reduced sum is multiplied by H once more.  TMPG: the
+; lengths block's power.
+	lea             r11, [rdi + 240]
+	cmp             r9, r11
+	lea             r11, [rdi + 752]                ; H^1
+	jne             near L.gcm_dec_tail2_unroll8_rec_final8_powers_set
+	add             r9, 16
+	lea             r11, [rel L.gcm_gfpoly_64]
+L.gcm_dec_tail2_unroll8_rec_final8_powers_set:
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        zmm20, [rdx]
+	vmovdqu8        zmm21, [rdx + 64]
+	vmovdqu8        zmm22, [rdx + 128]
+	vmovdqu8        zmm23, [rdx + 192]
+	vmovdqu8        zmm24, [rdx + 256]
+	vmovdqu8        zmm25, [rdx + 320]
+	vmovdqu8        zmm26, [rdx + 384]
+	vmovdqu8        zmm27{k1}{z}, [rdx + 448]       ; zero-padded
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm1, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm2, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm3, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm4, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm5, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm6, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm7, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+	vpxord          zmm1, zmm1, zmm17
+	vpxord          zmm2, zmm2, zmm17
+	vpxord          zmm3, zmm3, zmm17
+	vpxord          zmm4, zmm4, zmm17
+	vpxord          zmm5, zmm5, zmm17
+	vpxord          zmm6, zmm6, zmm17
+	vpxord          zmm7, zmm7, zmm17
+; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_tail2_unroll8_rec_final8_aes128
+	je              near L.gcm_dec_tail2_unroll8_rec_final8_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+L.gcm_dec_tail2_unroll8_rec_final8_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+L.gcm_dec_tail2_unroll8_rec_final8_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm20, zmm20, zmm28
+	vpshufb         zmm21, zmm21, zmm28
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm22, zmm22, zmm28
+	vpshufb         zmm23, zmm23, zmm28
+; GHASH step 2: byte-reflect vectors 4 and 5
+	vpshufb         zmm24, zmm24, zmm28
+	vpshufb         zmm25, zmm25, zmm28
+
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 3: byte-reflect vectors 6 and 7
+	vpshufb         zmm26, zmm26, zmm28
+	vpshufb         zmm27, zmm27, zmm28
+; GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm20, zmm20, zmm14
+; GHASH step 5: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 7: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 1     ; a_H*ha_L
+	vpclmulqdq      zmm20, zmm20, zword [r9], 16    ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm20, 150
+	vpclmulqdq      zmm12, zmm21, zword [r9 + 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm21, 150
+; GHASH step 8: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 9: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 10: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 1 ; a_H*ha_L
+	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 16 ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm22, 150
+	vpclmulqdq      zmm12, zmm23, zword [r9 + 192], 1 ; b_H*hb_L
+	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm23, 150
+; GHASH step 11: LO += the low products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm25, zword [r9 + 320], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 12: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 17 ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm25, zword [r9 + 320], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 13: MI += the middle products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 1 ; a_H*ha_L
+	vpclmulqdq      zmm24, zmm24, zword [r9 + 256], 16 ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm24, 150
+	vpclmulqdq      zmm12, zmm25, zword [r9 + 320], 1 ; b_H*hb_L
+	vpclmulqdq      zmm25, zmm25, zword [r9 + 320], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm25, 150
+; GHASH step 14: LO += the low products of vectors 6 and 7
+	vpclmulqdq      zmm12, zmm26, zword [r9 + 384], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm27, zword [r9 + 448], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 15: HI += the high products of vectors 6 and 7
+	vpclmulqdq      zmm12, zmm26, zword [r9 + 384], 17 ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm27, zword [r9 + 448], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 16: MI += the middle products of vectors 6 and 7
+	vpclmulqdq      zmm12, zmm26, zword [r9 + 384], 1 ; a_H*ha_L
+	vpclmulqdq      zmm26, zmm26, zword [r9 + 384], 16 ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm26, 150
+	vpclmulqdq      zmm12, zmm27, zword [r9 + 448], 1 ; b_H*hb_L
+	vpclmulqdq      zmm27, zmm27, zword [r9 + 448], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm27, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 17: the lengths block
+	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm12, zmm8, zword [r11], 0     ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zword [r11], 16    ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zword [r11], 1     ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zword [r11], 17    ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+; GHASH step 18: fold LO into MI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 19: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 20: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+
+	vpxord          zmm12, zmm18, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm12
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm12, zmm18, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm12
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm12, zmm18, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm12
+	vmovdqu8        zword [rsi + 128], zmm2
+	vpxord          zmm12, zmm18, zword [rdx + 192]
+	vaesenclast     zmm3, zmm3, zmm12
+	vmovdqu8        zword [rsi + 192], zmm3
+	vpxord          zmm12, zmm18, zword [rdx + 256]
+	vaesenclast     zmm4, zmm4, zmm12
+	vmovdqu8        zword [rsi + 256], zmm4
+	vpxord          zmm12, zmm18, zword [rdx + 320]
+	vaesenclast     zmm5, zmm5, zmm12
+	vmovdqu8        zword [rsi + 320], zmm5
+	vpxord          zmm12, zmm18, zword [rdx + 384]
+	vaesenclast     zmm6, zmm6, zmm12
+	vmovdqu8        zword [rsi + 384], zmm6
+	vmovdqu8        zmm12{k1}{z}, [rdx + 448]
+	vpxord          zmm12, zmm12, zmm18
+	vaesenclast     zmm7, zmm7, zmm12
+	vmovdqu8        [rsi + 448]{k1}, zmm7
+	lea             r9, [rdi + 752]
+	cmp             r11, r9
+	je              near L.gcm_dec_tail2_unroll8_rec_final8_hashed ; the lengths block took H^1
+	vmovdqa64       xmm8, xmm14                     ; the sum, times H
+	vpclmulqdq      zmm9, zmm8, zword [rdi + 752], 0 ; LO = d_L*h_L
+	vpclmulqdq      zmm10, zmm8, zword [rdi + 752], 16 ; MI = d_L*h_H
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 1 ; + d_H*h_L
+	vpclmulqdq      zmm11, zmm8, zword [rdi + 752], 17 ; HI = d_H*h_H
+	vpxord          zmm10, zmm10, zmm12
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+L.gcm_dec_tail2_unroll8_rec_final8_hashed:
+	jmp             near L.gcm_dec_tail2_unroll8_rec_tag
+L.gcm_dec_tail2_unroll8_rec_final7:
+; the last 7 vectors (1..448 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 384
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        zmm20, [rdx]
+	vmovdqu8        zmm21, [rdx + 64]
+	vmovdqu8        zmm22, [rdx + 128]
+	vmovdqu8        zmm23, [rdx + 192]
+	vmovdqu8        zmm24, [rdx + 256]
+	vmovdqu8        zmm25, [rdx + 320]
+	vmovdqu8        zmm26{k1}{z}, [rdx + 384]       ; zero-padded
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm1, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm2, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm3, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm4, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm5, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm6, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+	vpxord          zmm1, zmm1, zmm17
+	vpxord          zmm2, zmm2, zmm17
+	vpxord          zmm3, zmm3, zmm17
+	vpxord          zmm4, zmm4, zmm17
+	vpxord          zmm5, zmm5, zmm17
+	vpxord          zmm6, zmm6, zmm17
+; the middle rounds on 7 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_tail2_unroll8_rec_final7_aes128
+	je              near L.gcm_dec_tail2_unroll8_rec_final7_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+L.gcm_dec_tail2_unroll8_rec_final7_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+L.gcm_dec_tail2_unroll8_rec_final7_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm20, zmm20, zmm28
+	vpshufb         zmm21, zmm21, zmm28
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm22, zmm22, zmm28
+	vpshufb         zmm23, zmm23, zmm28
+; GHASH step 2: byte-reflect vectors 4 and 5
+	vpshufb         zmm24, zmm24, zmm28
+	vpshufb         zmm25, zmm25, zmm28
+
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+; GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm20, zmm20, zmm14
+; GHASH step 4: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 5: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+; GHASH step 6: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 1     ; a_H*ha_L
+	vpclmulqdq      zmm20, zmm20, zword [r9], 16    ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm20, 150
+	vpclmulqdq      zmm12, zmm21, zword [r9 + 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm21, 150
+; GHASH step 7: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+; GHASH step 8: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 9: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 1 ; a_H*ha_L
+	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 16 ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm22, 150
+	vpclmulqdq      zmm12, zmm23, zword [r9 + 192], 1 ; b_H*hb_L
+	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm23, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+; GHASH step 10: LO += the low products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm25, zword [r9 + 320], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 11: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 17 ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm25, zword [r9 + 320], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+; GHASH step 12: MI += the middle products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 1 ; a_H*ha_L
+	vpclmulqdq      zmm24, zmm24, zword [r9 + 256], 16 ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm24, 150
+	vpclmulqdq      zmm12, zmm25, zword [r9 + 320], 1 ; b_H*hb_L
+	vpclmulqdq      zmm25, zmm25, zword [r9 + 320], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm25, 150
+; GHASH step 13: the products of vector 6
+	vpshufb         zmm26, zmm26, zmm28
+	vpclmulqdq      zmm12, zmm26, zword [r9 + 384], 0 ; d_L*h_L
+	vpclmulqdq      zmm13, zmm26, zword [r9 + 384], 16 ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm26, zword [r9 + 384], 1 ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm26, zword [r9 + 384], 17 ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+; GHASH step 14: the lengths block
+	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+; GHASH step 15: fold LO into MI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+; GHASH step 16: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+; GHASH step 17: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+
+	vpxord          zmm12, zmm18, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm12
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm12, zmm18, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm12
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm12, zmm18, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm12
+	vmovdqu8        zword [rsi + 128], zmm2
+	vpxord          zmm12, zmm18, zword [rdx + 192]
+	vaesenclast     zmm3, zmm3, zmm12
+	vmovdqu8        zword [rsi + 192], zmm3
+	vpxord          zmm12, zmm18, zword [rdx + 256]
+	vaesenclast     zmm4, zmm4, zmm12
+	vmovdqu8        zword [rsi + 256], zmm4
+	vpxord          zmm12, zmm18, zword [rdx + 320]
+	vaesenclast     zmm5, zmm5, zmm12
+	vmovdqu8        zword [rsi + 320], zmm5
+	vmovdqu8        zmm12{k1}{z}, [rdx + 384]
+	vpxord          zmm12, zmm12, zmm18
+	vaesenclast     zmm6, zmm6, zmm12
+	vmovdqu8        [rsi + 384]{k1}, zmm6
+	jmp             near L.gcm_dec_tail2_unroll8_rec_tag
+L.gcm_dec_tail2_unroll8_rec_final6:
+; the last 6 vectors (1..384 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 320
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        zmm20, [rdx]
+	vmovdqu8        zmm21, [rdx + 64]
+	vmovdqu8        zmm22, [rdx + 128]
+	vmovdqu8        zmm23, [rdx + 192]
+	vmovdqu8        zmm24, [rdx + 256]
+	vmovdqu8        zmm25{k1}{z}, [rdx + 320]       ; zero-padded
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm1, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm2, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm3, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm4, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm5, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+	vpxord          zmm1, zmm1, zmm17
+	vpxord          zmm2, zmm2, zmm17
+	vpxord          zmm3, zmm3, zmm17
+	vpxord          zmm4, zmm4, zmm17
+	vpxord          zmm5, zmm5, zmm17
+; the middle rounds on 6 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_tail2_unroll8_rec_final6_aes128
+	je              near L.gcm_dec_tail2_unroll8_rec_final6_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+L.gcm_dec_tail2_unroll8_rec_final6_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+L.gcm_dec_tail2_unroll8_rec_final6_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm20, zmm20, zmm28
+	vpshufb         zmm21, zmm21, zmm28
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm22, zmm22, zmm28
+	vpshufb         zmm23, zmm23, zmm28
+; GHASH step 2: byte-reflect vectors 4 and 5
+	vpshufb         zmm24, zmm24, zmm28
+	vpshufb         zmm25, zmm25, zmm28
+
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+; GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm20, zmm20, zmm14
+; GHASH step 4: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+; GHASH step 5: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 6: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 1     ; a_H*ha_L
+	vpclmulqdq      zmm20, zmm20, zword [r9], 16    ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm20, 150
+	vpclmulqdq      zmm12, zmm21, zword [r9 + 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm21, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+; GHASH step 7: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 8: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+; GHASH step 9: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 1 ; a_H*ha_L
+	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 16 ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm22, 150
+	vpclmulqdq      zmm12, zmm23, zword [r9 + 192], 1 ; b_H*hb_L
+	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm23, 150
+; GHASH step 10: LO += the low products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm25, zword [r9 + 320], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+; GHASH step 11: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 17 ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm25, zword [r9 + 320], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 12: MI += the middle products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 1 ; a_H*ha_L
+	vpclmulqdq      zmm24, zmm24, zword [r9 + 256], 16 ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm24, 150
+	vpclmulqdq      zmm12, zmm25, zword [r9 + 320], 1 ; b_H*hb_L
+	vpclmulqdq      zmm25, zmm25, zword [r9 + 320], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm25, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+; GHASH step 13: the lengths block
+	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+; GHASH step 14: fold LO into MI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+; GHASH step 15: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+; GHASH step 16: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+
+	vpxord          zmm12, zmm18, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm12
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm12, zmm18, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm12
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm12, zmm18, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm12
+	vmovdqu8        zword [rsi + 128], zmm2
+	vpxord          zmm12, zmm18, zword [rdx + 192]
+	vaesenclast     zmm3, zmm3, zmm12
+	vmovdqu8        zword [rsi + 192], zmm3
+	vpxord          zmm12, zmm18, zword [rdx + 256]
+	vaesenclast     zmm4, zmm4, zmm12
+	vmovdqu8        zword [rsi + 256], zmm4
+	vmovdqu8        zmm12{k1}{z}, [rdx + 320]
+	vpxord          zmm12, zmm12, zmm18
+	vaesenclast     zmm5, zmm5, zmm12
+	vmovdqu8        [rsi + 320]{k1}, zmm5
+	jmp             near L.gcm_dec_tail2_unroll8_rec_tag
+L.gcm_dec_tail2_unroll8_rec_final5:
+; the last 5 vectors (1..320 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 256
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        zmm20, [rdx]
+	vmovdqu8        zmm21, [rdx + 64]
+	vmovdqu8        zmm22, [rdx + 128]
+	vmovdqu8        zmm23, [rdx + 192]
+	vmovdqu8        zmm24{k1}{z}, [rdx + 256]       ; zero-padded
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm1, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm2, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm3, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm4, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+	vpxord          zmm1, zmm1, zmm17
+	vpxord          zmm2, zmm2, zmm17
+	vpxord          zmm3, zmm3, zmm17
+	vpxord          zmm4, zmm4, zmm17
+; the middle rounds on 5 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_tail2_unroll8_rec_final5_aes128
+	je              near L.gcm_dec_tail2_unroll8_rec_final5_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+L.gcm_dec_tail2_unroll8_rec_final5_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+L.gcm_dec_tail2_unroll8_rec_final5_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm20, zmm20, zmm28
+	vpshufb         zmm21, zmm21, zmm28
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm22, zmm22, zmm28
+	vpshufb         zmm23, zmm23, zmm28
+
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm20, zmm20, zmm14
+; GHASH step 3: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+; GHASH step 4: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 5: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 1     ; a_H*ha_L
+	vpclmulqdq      zmm20, zmm20, zword [r9], 16    ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm20, 150
+	vpclmulqdq      zmm12, zmm21, zword [r9 + 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm21, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+; GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 7: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+; GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 1 ; a_H*ha_L
+	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 16 ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm22, 150
+	vpclmulqdq      zmm12, zmm23, zword [r9 + 192], 1 ; b_H*hb_L
+	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm23, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+; GHASH step 9: the products of vector 4
+	vpshufb         zmm24, zmm24, zmm28
+	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 0 ; d_L*h_L
+	vpclmulqdq      zmm13, zmm24, zword [r9 + 256], 16 ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 1 ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 17 ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+; GHASH step 10: the lengths block
+	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+; GHASH step 11: fold LO into MI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+; GHASH step 12: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+; GHASH step 13: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+
+	vpxord          zmm12, zmm18, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm12
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm12, zmm18, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm12
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm12, zmm18, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm12
+	vmovdqu8        zword [rsi + 128], zmm2
+	vpxord          zmm12, zmm18, zword [rdx + 192]
+	vaesenclast     zmm3, zmm3, zmm12
+	vmovdqu8        zword [rsi + 192], zmm3
+	vmovdqu8        zmm12{k1}{z}, [rdx + 256]
+	vpxord          zmm12, zmm12, zmm18
+	vaesenclast     zmm4, zmm4, zmm12
+	vmovdqu8        [rsi + 256]{k1}, zmm4
+	jmp             near L.gcm_dec_tail2_unroll8_rec_tag
+L.gcm_dec_tail2_unroll8_rec_final4:
+; the last 4 vectors (1..256 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 192
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        zmm20, [rdx]
+	vmovdqu8        zmm21, [rdx + 64]
+	vmovdqu8        zmm22, [rdx + 128]
+	vmovdqu8        zmm23{k1}{z}, [rdx + 192]       ; zero-padded
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm1, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm2, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm3, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+	vpxord          zmm1, zmm1, zmm17
+	vpxord          zmm2, zmm2, zmm17
+	vpxord          zmm3, zmm3, zmm17
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_tail2_unroll8_rec_final4_aes128
+	je              near L.gcm_dec_tail2_unroll8_rec_final4_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+L.gcm_dec_tail2_unroll8_rec_final4_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+L.gcm_dec_tail2_unroll8_rec_final4_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm20, zmm20, zmm28
+	vpshufb         zmm21, zmm21, zmm28
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm22, zmm22, zmm28
+	vpshufb         zmm23, zmm23, zmm28
+
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm20, zmm20, zmm14
+; GHASH step 3: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+; GHASH step 4: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 5: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 1     ; a_H*ha_L
+	vpclmulqdq      zmm20, zmm20, zword [r9], 16    ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm20, 150
+	vpclmulqdq      zmm12, zmm21, zword [r9 + 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm21, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+; GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+; GHASH step 7: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+; GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 1 ; a_H*ha_L
+	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 16 ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm22, 150
+	vpclmulqdq      zmm12, zmm23, zword [r9 + 192], 1 ; b_H*hb_L
+	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm23, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+; GHASH step 9: the lengths block
+	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+; GHASH step 10: fold LO into MI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+; GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+; GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+
+	vpxord          zmm12, zmm18, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm12
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm12, zmm18, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm12
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm12, zmm18, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm12
+	vmovdqu8        zword [rsi + 128], zmm2
+	vmovdqu8        zmm12{k1}{z}, [rdx + 192]
+	vpxord          zmm12, zmm12, zmm18
+	vaesenclast     zmm3, zmm3, zmm12
+	vmovdqu8        [rsi + 192]{k1}, zmm3
+	jmp             near L.gcm_dec_tail2_unroll8_rec_tag
+L.gcm_dec_tail2_unroll8_rec_final3:
+; the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 128
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        zmm20, [rdx]
+	vmovdqu8        zmm21, [rdx + 64]
+	vmovdqu8        zmm22{k1}{z}, [rdx + 128]       ; zero-padded
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm1, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm2, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+	vpxord          zmm1, zmm1, zmm17
+	vpxord          zmm2, zmm2, zmm17
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_tail2_unroll8_rec_final3_aes128
+	je              near L.gcm_dec_tail2_unroll8_rec_final3_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+L.gcm_dec_tail2_unroll8_rec_final3_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+L.gcm_dec_tail2_unroll8_rec_final3_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm20, zmm20, zmm28
+	vpshufb         zmm21, zmm21, zmm28
+
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm20, zmm20, zmm14
+
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+; GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+; GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+; GHASH step 4: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 1     ; a_H*ha_L
+	vpclmulqdq      zmm20, zmm20, zword [r9], 16    ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm20, 150
+	vpclmulqdq      zmm12, zmm21, zword [r9 + 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm21, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+; GHASH step 5: the products of vector 2
+	vpshufb         zmm22, zmm22, zmm28
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; d_L*h_L
+	vpclmulqdq      zmm13, zmm22, zword [r9 + 128], 16 ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 1 ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 17 ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+; GHASH step 6: the lengths block
+	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+; GHASH step 7: fold LO into MI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+; GHASH step 8: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+; GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+
+	vpxord          zmm12, zmm18, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm12
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm12, zmm18, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm12
+	vmovdqu8        zword [rsi + 64], zmm1
+	vmovdqu8        zmm12{k1}{z}, [rdx + 128]
+	vpxord          zmm12, zmm12, zmm18
+	vaesenclast     zmm2, zmm2, zmm12
+	vmovdqu8        [rsi + 128]{k1}, zmm2
+	jmp             near L.gcm_dec_tail2_unroll8_rec_tag
+L.gcm_dec_tail2_unroll8_rec_final2:
+; the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 64
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        zmm20, [rdx]
+	vmovdqu8        zmm21{k1}{z}, [rdx + 64]        ; zero-padded
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpshufb         zmm1, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+	vpxord          zmm1, zmm1, zmm17
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_tail2_unroll8_rec_final2_aes128
+	je              near L.gcm_dec_tail2_unroll8_rec_final2_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+L.gcm_dec_tail2_unroll8_rec_final2_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+L.gcm_dec_tail2_unroll8_rec_final2_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm20, zmm20, zmm28
+	vpshufb         zmm21, zmm21, zmm28
+
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm20, zmm20, zmm14
+
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+; GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+; GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm12, zmm13, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+; GHASH step 4: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 1     ; a_H*ha_L
+	vpclmulqdq      zmm20, zmm20, zword [r9], 16    ; a_L*ha_H
+	vpternlogd      zmm10, zmm12, zmm20, 150
+	vpclmulqdq      zmm12, zmm21, zword [r9 + 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 16 ; b_L*hb_H
+	vpternlogd      zmm10, zmm12, zmm21, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+; GHASH step 5: the lengths block
+	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+; GHASH step 6: fold LO into MI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+; GHASH step 7: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+; GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+
+	vpxord          zmm12, zmm18, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm12
+	vmovdqu8        zword [rsi], zmm0
+	vmovdqu8        zmm12{k1}{z}, [rdx + 64]
+	vpxord          zmm12, zmm12, zmm18
+	vaesenclast     zmm1, zmm1, zmm12
+	vmovdqu8        [rsi + 64]{k1}, zmm1
+	jmp             near L.gcm_dec_tail2_unroll8_rec_tag
+L.gcm_dec_tail2_unroll8_rec_final1:
+; the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 752]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        zmm20{k1}{z}, [rdx]             ; zero-padded
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm15, zmm28
+	vpaddd          zmm15, zmm15, zmm16
+	vpxord          zmm0, zmm0, zmm17
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_tail2_unroll8_rec_final1_aes128
+	je              near L.gcm_dec_tail2_unroll8_rec_final1_aes192
+	vbroadcasti32x4 zmm19, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm19
+L.gcm_dec_tail2_unroll8_rec_final1_aes192:
+	vbroadcasti32x4 zmm19, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm19
+	vbroadcasti32x4 zmm19, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm19
+L.gcm_dec_tail2_unroll8_rec_final1_aes128:
+	vbroadcasti32x4 zmm19, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm19
+; GHASH step 0: the products of vector 0
+	vpshufb         zmm20, zmm20, zmm28
+	vpxord          zmm20, zmm20, zmm14             ; the running hash joins block 0
+	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; d_L*h_L
+	vpclmulqdq      zmm13, zmm20, zword [r9], 16    ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm20, zword [r9], 1     ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm20, zword [r9], 17    ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+
+	vbroadcasti32x4 zmm19, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm19
+
+	vbroadcasti32x4 zmm19, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm19
+
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm19
+
+	vbroadcasti32x4 zmm19, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm19
+
+	vbroadcasti32x4 zmm19, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm19
+
+	vbroadcasti32x4 zmm19, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm19
+; GHASH step 1: the lengths block
+	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+; GHASH step 2: fold LO into MI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm19
+; GHASH step 3: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+
+	vbroadcasti32x4 zmm19, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm19
+; GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+
+	vmovdqu8        zmm12{k1}{z}, [rdx]
+	vpxord          zmm12, zmm12, zmm18
+	vaesenclast     zmm0, zmm0, zmm12
+	vmovdqu8        [rsi]{k1}, zmm0
+	jmp             near L.gcm_dec_tail2_unroll8_rec_tag
+L.gcm_dec_tail2_unroll8_rec_no_data:
+; no text left: the lengths block alone joins the sum
+	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpxord          xmm8, xmm8, xmm14
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 1 ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
+	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
+	vpternlogd      zmm10, zmm9, zmm12, 150
+	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
+	vpshufd         zmm10, zmm10, 78                ; swap(MI)
+	vpternlogd      zmm11, zmm10, zmm12, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
+	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
+	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
+	vpxord          xmm14, xmm11, xmm12
+L.gcm_dec_tail2_unroll8_rec_tag:
+; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
+	vpshufb         xmm14, xmm14, xmm28
+	vpxord          xmm14, xmm14, oword [r8 + 48]
+	vmovdqu8        oword [r8 + 48], xmm14
 	xor             eax, eax
 	vzeroupper
 	pop             rbx

@@ -280,7 +280,8 @@ AESGEN_API int aesgen_xts_decrypt_sectors(const aesgen_xts_ctx *ctx, uint8_t *ds
  * the implementation (ISA) of every message that uses it.
  * The assembly reads aes at offset 0 and h_powers at offset
  * AESGEN_GCM_H_POWERS_OFFSET: H^32 .. H^1, highest first, each byte-reflected and
- * times x^-1 mod the GCM polynomial, then 48 zero bytes.  generator/layout.py defines
+ * times x^-1 mod the GCM polynomial, then 48 zero bytes, then h_halves (each power's
+ * 8-byte halves XORed, in both halves).  generator/layout.py defines
  * that layout; the build checks these two constants and the struct against it
  * (gen/aesgen_gen.h).
  *
@@ -300,6 +301,9 @@ typedef struct aesgen_gcm_key {
     aesgen_aes_key aes;                                            /* offset 0 */
     AESGEN_ALIGNAS(16) uint8_t h_powers[AESGEN_GCM_H_POWERS][16];  /* offset 256 */
     uint8_t h_pad[48];                                             /* zeros */
+    /* Per power, in h_powers' order: its two 8-byte halves XORed, stored in both halves
+     * (the assembly's Karatsuba products read them; offset 816). */
+    AESGEN_ALIGNAS(16) uint8_t h_halves[AESGEN_GCM_H_POWERS][16];
     /* Chosen at init; the first three have the asm_abi.h contracts and return 0. */
     int (*ghash)(const struct aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,
                  size_t len);

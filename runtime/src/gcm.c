@@ -117,6 +117,21 @@ static int text_valid(const uint8_t *dst, const uint8_t *src, size_t len, uint64
 
 /* ---- Key ------------------------------------------------------------------ */
 
+/* h_halves[i] = (low 8 bytes ^ high 8 bytes of h_powers[i]), twice: the powers' half
+ * sums that Karatsuba multiplies by the data's (aesgen.h; the assembly's UNROLL=8
+ * Karatsuba loops read them, the others make them in registers). */
+static void half_sums(aesgen_gcm_key *key)
+{
+    for (int i = 0; i < AESGEN_GCM_H_POWERS; i++) {
+        uint64_t lo, hi;
+        memcpy(&lo, key->h_powers[i], 8);
+        memcpy(&hi, key->h_powers[i] + 8, 8);
+        const uint64_t sum = lo ^ hi;
+        memcpy(key->h_halves[i], &sum, 8);
+        memcpy(key->h_halves[i] + 8, &sum, 8);
+    }
+}
+
 int aesgen_gcm_init(aesgen_gcm_key *key, const uint8_t *k, size_t key_len)
 {
     return aesgen_gcm_init_isa(key, k, key_len, NULL);
@@ -149,6 +164,7 @@ int aesgen_gcm_init_isa(aesgen_gcm_key *key, const uint8_t *k, size_t key_len, c
     key->dec_update_short = fns.gcm_short.dec_update;
     key->record_pads = impl->gcm_record_pads;
     impl->gcm_setup(key);
+    half_sums(key);
     return AESGEN_OK;
 }
 

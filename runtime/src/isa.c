@@ -394,42 +394,45 @@ const char *aesgen_variant_name(void)
     (isa_table[AESGEN_ISA_##ISA].variants[U].member != NULL              \
          ? isa_table[AESGEN_ISA_##ISA].variants[U].member                \
          : isa_table[AESGEN_ISA_##ISA].own)
+/* A class's functions (its FNS): TUNED as above, OWN the file's own whatever the uarch. */
+#define CLASS_FN_TUNED(ISA, U, member, own) ON_UARCH(ISA, U, member, own)
+#define CLASS_FN_OWN(ISA, U, member, own) (isa_table[AESGEN_ISA_##ISA].own)
 
 /* Per plan: pick fills the functions of its mode for a call of len bytes (the first class
  * covering len, else the ISA's), and one function per contract calls through it (pick is
  * static and inlined: the classes become compares and direct calls). */
-#define CLASS_PICK_ctr(max_len, isa, ISA) \
-    if (len <= (max_len)) { f->ctr = ON_UARCH(ISA, U, ctr, ctr); return; }
-#define CLASS_PICK_xctr(max_len, isa, ISA) \
-    if (len <= (max_len)) { f->xctr = ON_UARCH(ISA, U, xctr, xctr); return; }
-#define CLASS_PICK_xts(max_len, isa, ISA)                                   \
+#define CLASS_PICK_ctr(max_len, isa, ISA, FNS) \
+    if (len <= (max_len)) { f->ctr = CLASS_FN_##FNS(ISA, U, ctr, ctr); return; }
+#define CLASS_PICK_xctr(max_len, isa, ISA, FNS) \
+    if (len <= (max_len)) { f->xctr = CLASS_FN_##FNS(ISA, U, xctr, xctr); return; }
+#define CLASS_PICK_xts(max_len, isa, ISA, FNS)                                   \
     if (len <= (max_len)) {                                                 \
-        f->xts_encrypt = ON_UARCH(ISA, U, xts_encrypt, xts_encrypt);        \
-        f->xts_decrypt = ON_UARCH(ISA, U, xts_decrypt, xts_decrypt);        \
+        f->xts_encrypt = CLASS_FN_##FNS(ISA, U, xts_encrypt, xts_encrypt);        \
+        f->xts_decrypt = CLASS_FN_##FNS(ISA, U, xts_decrypt, xts_decrypt);        \
         return;                                                             \
     }
-#define CLASS_PICK_gcm(max_len, isa, ISA)                                   \
+#define CLASS_PICK_gcm(max_len, isa, ISA, FNS)                                   \
     if (len <= (max_len)) {                                                 \
-        f->gcm.enc_record = ON_UARCH(ISA, U, gcm.enc_record, gcm_enc_record); \
-        f->gcm.dec_record = ON_UARCH(ISA, U, gcm.dec_record, gcm_dec_record); \
+        f->gcm.enc_record = CLASS_FN_##FNS(ISA, U, gcm.enc_record, gcm_enc_record); \
+        f->gcm.dec_record = CLASS_FN_##FNS(ISA, U, gcm.dec_record, gcm_dec_record); \
         return;                                                             \
     }
-#define CLASS_PICK_gcm_stream(max_len, isa, ISA)                            \
+#define CLASS_PICK_gcm_stream(max_len, isa, ISA, FNS)                            \
     if (len <= (max_len)) {                                                 \
-        f->gcm.ghash = ON_UARCH(ISA, U, gcm.ghash, gcm_ghash);              \
-        f->gcm.enc_update = ON_UARCH(ISA, U, gcm.enc_update, gcm_enc_update); \
-        f->gcm.dec_update = ON_UARCH(ISA, U, gcm.dec_update, gcm_dec_update); \
+        f->gcm.ghash = CLASS_FN_##FNS(ISA, U, gcm.ghash, gcm_ghash);              \
+        f->gcm.enc_update = CLASS_FN_##FNS(ISA, U, gcm.enc_update, gcm_enc_update); \
+        f->gcm.dec_update = CLASS_FN_##FNS(ISA, U, gcm.dec_update, gcm_dec_update); \
         return;                                                             \
     }
-#define CLASS_ISA_BIT(max_len, isa, ISA) | (1u << AESGEN_ISA_##ISA)
-#define CLASS_COUNT(max_len, isa, ISA) + 1
+#define CLASS_ISA_BIT(max_len, isa, ISA, FNS) | (1u << AESGEN_ISA_##ISA)
+#define CLASS_COUNT(max_len, isa, ISA, FNS) + 1
 
 #define PLAN_PICK(mode, UARCH, isa, ISA, CLASSES)                                          \
     static void pick_##mode##_##isa##_##UARCH(size_t len, aesgen_mode_fns *f)               \
     {                                                                                       \
         enum { U = AESGEN_UARCH_##UARCH };                                                  \
         CLASSES(CLASS_PICK_##mode)                                                          \
-        CLASS_PICK_##mode(SIZE_MAX, isa, ISA)                                               \
+        CLASS_PICK_##mode(SIZE_MAX, isa, ISA, TUNED)                                        \
     }
 #define PICK(mode, isa, UARCH, len) \
     aesgen_mode_fns f;              \

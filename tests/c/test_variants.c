@@ -268,6 +268,7 @@ static void contexts_take_their_variant(void)
 struct plan_class {
     size_t max_len;
     const char *isa;
+    bool own;                         /* FNS OWN: the file's own functions, not the uarch's */
 };
 struct plan_row {
     const char *mode, *isa;
@@ -277,12 +278,14 @@ struct plan_row {
     struct plan_class streams[8];     /* gcm's streaming calls */
     size_t n_streams;
 };
-#define PLAN_CLASS(max_len, isa, ISA) { max_len, #isa },
+#define PLAN_FNS_TUNED false
+#define PLAN_FNS_OWN true
+#define PLAN_CLASS(max_len, isa, ISA, FNS) { max_len, #isa, PLAN_FNS_##FNS },
 #define PLAN_ROW(mode, U, isa, ISA, CLASSES, STREAMS) \
     { #mode, #isa, AESGEN_UARCH_##U, { CLASSES(PLAN_CLASS) }, 0, { STREAMS(PLAN_CLASS) }, 0 },
 static struct plan_row plan_rows[] = {
     AESGEN_GEN_LENGTH_PLANS(PLAN_ROW)
-    { NULL, NULL, 0, { { 0, NULL } }, 0, { { 0, NULL } }, 0 }
+    { NULL, NULL, 0, { { 0, NULL, false } }, 0, { { 0, NULL, false } }, 0 }
 };
 
 union plan_ctx {
@@ -300,13 +303,17 @@ static const struct test_isa *isa_named(const char *name)
     return NULL;
 }
 
-/* The ISA a call of len bytes should take under these classes. */
+/* The ISA a call of len bytes should take under these classes; *own: the file's own
+ * functions (not the uarch's variant). */
 static const char *planned_isa(const struct plan_row *p, const struct plan_class *classes,
-                               size_t n, size_t len)
+                               size_t n, size_t len, bool *own)
 {
     for (size_t c = 0; c < n; c++)
-        if (len <= classes[c].max_len)
+        if (len <= classes[c].max_len) {
+            *own = classes[c].own;
             return classes[c].isa;
+        }
+    *own = false;
     return p->isa;
 }
 
@@ -374,15 +381,16 @@ static void run_stream_classes(const struct plan_row *p, union plan_ctx *c, cons
     uint8_t iv[12];
     rng_fill(iv, sizeof iv);
     for (size_t l = 0; l < n; l++) {
+        bool own;
         const struct test_isa *want_isa = isa_named(planned_isa(p, p->streams, p->n_streams,
-                                                                lens[l]));
+                                                                lens[l], &own));
         aesgen_mode_fns out;
-        const struct variant_row *r = row_of(want_isa->name, "gcm", u);
+        const struct variant_row *r = own ? NULL : row_of(want_isa->name, "gcm", u);
         bool picked = aesgen_length_plan_pick(&f, lens[l], &out) == 1;
         check(picked && (void (*)(void))out.gcm.enc_update ==
                             (r ? r->fn : (void (*)(void))want_isa->gcm_enc_update_fn),
-              "length plan gcm %s AES-%zu: streaming calls of %zu bytes take %s", u, bits,
-              lens[l], want_isa->name);
+              "length plan gcm %s AES-%zu: streaming calls of %zu bytes take %s%s", u, bits,
+              lens[l], want_isa->name, own ? "'s own functions" : "");
         check(gcm_stream_right(&c->gcm, key, bits, iv, pt, 3 * lens[l] + 5, lens[l],
                                lens[l] % 97) &&
                   gcm_stream_right(&c->gcm, key, bits, iv, pt, lens[l], lens[l], lens[l]),
@@ -416,6 +424,18 @@ static void (*own_fn(const struct plan_row *p, const struct test_isa *t))(void)
         return expected_fn(t->name, "xts", u, (void (*)(void))t->xts_encrypt_fn);
     const struct variant_row *r = row_of(t->name, "gcm", u);
     return r ? r->record : (void (*)(void))t->gcm_enc_record_fn;
+}
+
+/* The function of the plan's mode in the ISA's file itself (no uarch variant). */
+static void (*file_fn(const struct plan_row *p, const struct test_isa *t))(void)
+{
+    if (strcmp(p->mode, "ctr") == 0)
+        return (void (*)(void))t->ctr_fn;
+    if (strcmp(p->mode, "xctr") == 0)
+        return (void (*)(void))t->xctr_fn;
+    if (strcmp(p->mode, "xts") == 0)
+        return (void (*)(void))t->xts_encrypt_fn;
+    return (void (*)(void))t->gcm_enc_record_fn;
 }
 
 /* A context's functions as the white-box call wants them. */
@@ -548,9 +568,10 @@ static void run_plan(const struct plan_row *p)
               "length plan %s %s: a context that names %s holds its own function "
               "(that ISA at every length)", p->mode, u, p->isa);
         for (size_t l = 0; l < n; l++) {
+            bool own;
             const struct test_isa *want_isa = isa_named(planned_isa(p, p->classes, p->n,
-                                                                    lens[l]));
-            void (*want)(void) = own_fn(p, want_isa);
+                                                                    lens[l], &own));
+            void (*want)(void) = own ? file_fn(p, want_isa) : own_fn(p, want_isa);
             void (*got)(void) = plan_pick_fn(p, &auto_fns, lens[l]);
             check(got != NULL && got == want, "length plan %s %s AES-%zu: %zu bytes take %s",
                   p->mode, u, bits, lens[l], want_isa->name);

@@ -251,6 +251,13 @@ static void gcm_setup(gcm_key *g, const uint8_t *key, int key_len)
     for (int i = 1; i <= 32; i++, p = ghash_mul(p, h1))
         memcpy(g->h_powers[32 - i], &p, 16);
     memset(g->h_pad, 0, sizeof g->h_pad);
+    for (int i = 0; i < 32; i++) {     /* each power's halves XORed, in both halves */
+        uint64_t half[2];
+        memcpy(half, g->h_powers[i], 16);
+        half[0] ^= half[1];
+        half[1] = half[0];
+        memcpy(g->h_halves[i], half, 16);
+    }
 }
 
 /* One GCM message (12-byte IV) through ghash + update, both ways, against OpenSSL. */

@@ -114,8 +114,14 @@ class FitRules(unittest.TestCase):
         self.assertEqual(len(plan.R["HP"]), 4)
         with self.assertRaisesRegex(Refused, "karatsuba"):
             self.plan("gcm", "vaes_avx2", GHASH="karatsuba")
-        with self.assertRaisesRegex(Refused, "karatsuba.*valid UNROLL here: 1, 2, 4"):
-            self.plan("gcm", "avx10_512", GHASH="karatsuba", UNROLL=8)
+        # UNROLL=8 on EVEX: the half sums from the key's h_halves, none in registers
+        wide = self.plan("gcm", "avx10_512", GHASH="karatsuba", UNROLL=8)
+        self.assertEqual((wide.R["HK"], wide.half_sums_in_key, wide.karatsuba), ([], True, True))
+        self.assertFalse(self.plan("gcm", "avx10_512", GHASH="karatsuba", KEYS="reg")
+                         .half_sums_in_key)
+        with self.assertRaisesRegex(Refused, "half sums in registers on vaes_avx2.*"
+                                             "valid UNROLL here: none"):
+            self.plan("gcm", "vaes_avx2", GHASH="karatsuba", UNROLL=4)
 
     def test_xts_spill(self):
         self.assertFalse(self.plan("xts", "avx10_512", KEYS="reg", UNROLL=4).spill)

@@ -73,8 +73,9 @@ class TuningFile(unittest.TestCase):
                              {"max_len": 256, "isa": "avx10_256"}])
         self.write(lengths={"xts": {"znver4": good}})
         self.assertEqual(tuning.length_plans(),
-                         {"xts": {"znver4": ("avx10_512", ((31, "aesni_avx"),
-                                                           (256, "avx10_256")), ())}})
+                         {"xts": {"znver4": ("avx10_512", ((31, "aesni_avx", "uarch"),
+                                                           (256, "avx10_256", "uarch")),
+                                               ())}})
         self.write(lengths={"xts": {"znver4": dict(good, stream_classes=[
             {"max_len": 64, "isa": "aesni_avx"}])}})
         with self.assertRaisesRegex(UsageError, "stream_classes: only gcm has them"):
@@ -82,13 +83,20 @@ class TuningFile(unittest.TestCase):
         self.write(lengths={"gcm": {"znver4": dict(good, stream_classes=[
             {"max_len": 32, "isa": "aesni_avx"}, {"max_len": 128, "isa": "avx10_256"}])}})
         self.assertEqual(tuning.length_plans()["gcm"]["znver4"][2],
-                         ((32, "aesni_avx"), (128, "avx10_256")))
+                         ((32, "aesni_avx", "uarch"), (128, "avx10_256", "uarch")))
+        # the plan's own ISA, as its file's own functions (not the uarch's variant)
+        self.write(lengths={"gcm": {"znver5": dict(good, stream_classes=[
+            {"max_len": 511, "isa": "avx10_512", "variant": "default"}])}})
+        self.assertEqual(tuning.length_plans()["gcm"]["znver5"][2],
+                         ((511, "avx10_512", "default"),))
         bad_cases = [
             (dict(good, classes=[{"max_len": 256, "isa": "avx10_256"},
                                  {"max_len": 31, "isa": "aesni_avx"}]), "ascending"),
             (dict(good, classes=[{"max_len": 64, "isa": "avx10_1024"}]), "unknown ISA"),
             (dict(good, isa="sse2"), "unknown ISA 'sse2'"),
             (dict(good, classes=[{"max_len": 64, "isa": "avx10_512"}]), "of avx10_512 itself"),
+            (dict(good, classes=[{"max_len": 64, "isa": "avx10_512", "variant": "znver4"}]),
+             "bad variant 'znver4'; valid: uarch, default"),
             (dict(good, classes=[]), "no classes"),
             (dict(good, classes=[{"max_len": 0, "isa": "aesni_avx"}]), "ascending"),
         ]
