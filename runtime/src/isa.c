@@ -405,24 +405,24 @@ const char *aesgen_variant_name(void)
     if (len <= (max_len)) { f->ctr = CLASS_FN_##FNS(ISA, U, ctr, ctr); return; }
 #define CLASS_PICK_xctr(max_len, isa, ISA, FNS) \
     if (len <= (max_len)) { f->xctr = CLASS_FN_##FNS(ISA, U, xctr, xctr); return; }
-#define CLASS_PICK_xts(max_len, isa, ISA, FNS)                                   \
-    if (len <= (max_len)) {                                                 \
-        f->xts_encrypt = CLASS_FN_##FNS(ISA, U, xts_encrypt, xts_encrypt);        \
-        f->xts_decrypt = CLASS_FN_##FNS(ISA, U, xts_decrypt, xts_decrypt);        \
-        return;                                                             \
+#define CLASS_PICK_xts(max_len, isa, ISA, FNS)                                      \
+    if (len <= (max_len)) {                                                         \
+        f->xts_encrypt = CLASS_FN_##FNS(ISA, U, xts_encrypt, xts_encrypt);          \
+        f->xts_decrypt = CLASS_FN_##FNS(ISA, U, xts_decrypt, xts_decrypt);          \
+        return;                                                                     \
     }
-#define CLASS_PICK_gcm(max_len, isa, ISA, FNS)                                   \
-    if (len <= (max_len)) {                                                 \
+#define CLASS_PICK_gcm(max_len, isa, ISA, FNS)                                      \
+    if (len <= (max_len)) {                                                         \
         f->gcm.enc_record = CLASS_FN_##FNS(ISA, U, gcm.enc_record, gcm_enc_record); \
         f->gcm.dec_record = CLASS_FN_##FNS(ISA, U, gcm.dec_record, gcm_dec_record); \
-        return;                                                             \
+        return;                                                                     \
     }
-#define CLASS_PICK_gcm_stream(max_len, isa, ISA, FNS)                            \
-    if (len <= (max_len)) {                                                 \
-        f->gcm.ghash = CLASS_FN_##FNS(ISA, U, gcm.ghash, gcm_ghash);              \
+#define CLASS_PICK_gcm_stream(max_len, isa, ISA, FNS)                               \
+    if (len <= (max_len)) {                                                         \
+        f->gcm.ghash = CLASS_FN_##FNS(ISA, U, gcm.ghash, gcm_ghash);                \
         f->gcm.enc_update = CLASS_FN_##FNS(ISA, U, gcm.enc_update, gcm_enc_update); \
         f->gcm.dec_update = CLASS_FN_##FNS(ISA, U, gcm.dec_update, gcm_dec_update); \
-        return;                                                             \
+        return;                                                                     \
     }
 #define CLASS_ISA_BIT(max_len, isa, ISA, FNS) | (1u << AESGEN_ISA_##ISA)
 #define CLASS_COUNT(max_len, isa, ISA, FNS) + 1
