@@ -167,7 +167,7 @@ enum {
     X(avx10_256, gcm, SAPPHIRERAPIDS, _ghashschool)
 #define AESGEN_GEN_UARCH_VARIANTS_avx10_512(X) \
     X(avx10_512, ctr, ZNVER5, _keysmem_tail8_unroll16) \
-    X(avx10_512, xctr, ZNVER5, _keysmem_onepassgroups_tail8_unroll16) \
+    X(avx10_512, xctr, ZNVER5, _keysmem_tail8_unroll16) \
     X(avx10_512, gcm, ZNVER4, _ghashschool) \
     X(avx10_512, gcm, SAPPHIRERAPIDS, _ghashschool) \
     X(avx10_512, gcm, ZNVER5, _tail2_unroll8)
@@ -175,7 +175,7 @@ enum {
 #define AESGEN_GEN_VARIANT_SETS(X) \
     X(avx10_256, gcm, _ghashschool, sapphirerapids) \
     X(avx10_512, ctr, _keysmem_tail8_unroll16, znver5) \
-    X(avx10_512, xctr, _keysmem_onepassgroups_tail8_unroll16, znver5) \
+    X(avx10_512, xctr, _keysmem_tail8_unroll16, znver5) \
     X(avx10_512, gcm, _ghashschool, znver4) \
     X(avx10_512, gcm, _tail2_unroll8, znver5)
 /* Length plans: X(mode, NAME of the uarch, isa, ISA, CLASSES, STREAM_CLASSES): where
@@ -370,7 +370,7 @@ AESGEN_GEN_VARIANT int aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16(const a
 
 /* gen/avx10_512/xctr.S: KEYS=reg ONEPASS=loop TAIL=4 UNROLL=8; main loop 512 bytes per iteration */
 int aesgen_xctr_crypt_avx10_512(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
-AESGEN_GEN_VARIANT int aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
+AESGEN_GEN_VARIANT int aesgen_xctr_crypt_avx10_512_keysmem_tail8_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 #define AESGEN_GEN_UNROLL_avx10_512_xctr 8
 #define AESGEN_GEN_STRIDE_avx10_512_xctr 512
 
@@ -447,7 +447,7 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_tail2_unroll8(const aesge
     X(avx10_512, ctr, aesgen_ctr_crypt_avx10_512) \
     X(avx10_512, ctr, aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16) \
     X(avx10_512, xctr, aesgen_xctr_crypt_avx10_512) \
-    X(avx10_512, xctr, aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16) \
+    X(avx10_512, xctr, aesgen_xctr_crypt_avx10_512_keysmem_tail8_unroll16) \
     X(avx10_512, xts, aesgen_xts_encrypt_avx10_512) \
     X(avx10_512, xts, aesgen_xts_decrypt_avx10_512) \
     X(avx10_512, gcm, aesgen_gcm_ghash_avx10_512) \
@@ -545,8 +545,8 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_ctr_crypt_avx10_51
                "aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16: the aesgen_ctr_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xctr_crypt_avx10_512), aesgen_xctr_fn),
                "aesgen_xctr_crypt_avx10_512: the aesgen_xctr_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16), aesgen_xctr_fn),
-               "aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16: the aesgen_xctr_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xctr_crypt_avx10_512_keysmem_tail8_unroll16), aesgen_xctr_fn),
+               "aesgen_xctr_crypt_avx10_512_keysmem_tail8_unroll16: the aesgen_xctr_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_encrypt_avx10_512), aesgen_xts_fn),
                "aesgen_xts_encrypt_avx10_512: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_avx10_512), aesgen_xts_fn),

@@ -3,7 +3,7 @@
 # mode: xctr (XCTR (HCTR2): block i is AES(iv xor LE128(i)))
 # isa:  avx10_512 (VAES on zmm, EVEX, 32 registers and opmasks); abi: sysv
 # knobs: KEYS=reg ONEPASS=loop TAIL=4 UNROLL=8
-# variant _keysmem_onepassgroups_tail8_unroll16: KEYS=mem ONEPASS=groups TAIL=8 UNROLL=16 (for znver5; generator/tuning.json), named <symbol>_keysmem_onepassgroups_tail8_unroll16
+# variant _keysmem_tail8_unroll16: KEYS=mem TAIL=8 UNROLL=16 (for znver5; generator/tuning.json), named <symbol>_keysmem_tail8_unroll16
 # regenerate: python3 -m generator gen --isa avx10_512 --mode xctr KEYS=reg ONEPASS=loop TAIL=4 UNROLL=8
 #   (or: make gen ISA=avx10_512 MODE=xctr KEYS=reg ONEPASS=loop TAIL=4 UNROLL=8)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -701,7 +701,7 @@ aesgen_xctr_crypt_avx10_512:
 	.asciz	"GNU"
 	.long	0xc0000002, 0x4, 0x3, 0x0
 
-# int aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
+# int aesgen_xctr_crypt_avx10_512_keysmem_tail8_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 #
 # XCTR, the counter mode of HCTR2: block j of this call is AES_K(iv ^ LE128(index + j)).
 # The C caller keeps index + blocks below 2^64, so only the low quadword ever counts.
@@ -723,21 +723,21 @@ aesgen_xctr_crypt_avx10_512:
 #                     TMP=zmm18, KLAST=zmm19, KT=zmm20
 	.text
 	.p2align 5, 0xcc
-	.globl	aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16
-	.hidden	aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16
-	.type	aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16, @function
-aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
+	.globl	aesgen_xctr_crypt_avx10_512_keysmem_tail8_unroll16
+	.hidden	aesgen_xctr_crypt_avx10_512_keysmem_tail8_unroll16
+	.type	aesgen_xctr_crypt_avx10_512_keysmem_tail8_unroll16, @function
+aesgen_xctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	.cfi_startproc
 	endbr64
 	test            %rcx, %rcx
-	{disp32} jz     .Lxctr_return_keysmem_onepassgroups_tail8_unroll16
+	{disp32} jz     .Lxctr_return_keysmem_tail8_unroll16
 # ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
 # from the end so that every key size runs the same last nine rounds
 	mov             240(%rdi), %eax
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
 	cmp             $16, %rcx
-	{disp32} jbe    .Lxctr_one_block_keysmem_onepassgroups_tail8_unroll16
+	{disp32} jbe    .Lxctr_one_block_keysmem_tail8_unroll16
 # the first and last round keys into registers; the middle ones are read each round
 	vbroadcasti32x4 (%r10), %zmm19
 # IVK = iv ^ round key 0; CTR = index, index + 1, ... (one per lane)
@@ -746,40 +746,40 @@ aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
 	vpxord          %zmm18, %zmm17, %zmm17          # iv ^ round key 0
 	vmovq           %r9, %xmm16
 	vshufi64x2      $0, %zmm16, %zmm16, %zmm16      # lane 0 into every lane
-	vpaddq          .Lxctr_lane_offsets_keysmem_onepassgroups_tail8_unroll16(%rip), %zmm16, %zmm16
+	vpaddq          .Lxctr_lane_offsets_keysmem_tail8_unroll16(%rip), %zmm16, %zmm16
 
 	sub             $1024, %rcx
-	{disp32} ja     .Lxctr_main_loop_keysmem_onepassgroups_tail8_unroll16 # more than one iteration; out of line, so short messages fall through
-.Lxctr_main_done_keysmem_onepassgroups_tail8_unroll16:
-	add             $1024, %rcx                     # 0 <= LEN <= 1024 remain
-	{disp32} jz     .Lxctr_return_keysmem_onepassgroups_tail8_unroll16
+	{disp32} jae    .Lxctr_main_loop_keysmem_tail8_unroll16 # out of line, so short messages fall through
+.Lxctr_main_done_keysmem_tail8_unroll16:
+	add             $1024, %rcx                     # 0 <= LEN < 1024 remain
+	{disp32} jz     .Lxctr_return_keysmem_tail8_unroll16
 
 # Groups of 8 vectors while at least 512 bytes remain.
-.Lxctr_group_loop_keysmem_onepassgroups_tail8_unroll16:
+.Lxctr_group_loop_keysmem_tail8_unroll16:
 	cmp             $512, %rcx
-	{disp32} jb     .Lxctr_final_keysmem_onepassgroups_tail8_unroll16
+	{disp32} jb     .Lxctr_final_keysmem_tail8_unroll16
 # counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..7, each from CTR;
 # then CTR += 8 vectors
 	vpxord          %zmm17, %zmm16, %zmm0
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpxord          %zmm17, %zmm1, %zmm1
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm2
 	vpxord          %zmm17, %zmm2, %zmm2
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+128(%rip), %zmm16, %zmm3
 	vpxord          %zmm17, %zmm3, %zmm3
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+192(%rip), %zmm16, %zmm4
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+192(%rip), %zmm16, %zmm4
 	vpxord          %zmm17, %zmm4, %zmm4
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+256(%rip), %zmm16, %zmm5
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+256(%rip), %zmm16, %zmm5
 	vpxord          %zmm17, %zmm5, %zmm5
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+320(%rip), %zmm16, %zmm6
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+320(%rip), %zmm16, %zmm6
 	vpxord          %zmm17, %zmm6, %zmm6
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+384(%rip), %zmm16, %zmm7
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+384(%rip), %zmm16, %zmm7
 	vpxord          %zmm17, %zmm7, %zmm7
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+448(%rip), %zmm16, %zmm16
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+448(%rip), %zmm16, %zmm16
 # the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxctr_group_aes128_keysmem_onepassgroups_tail8_unroll16
-	{disp32} je     .Lxctr_group_aes192_keysmem_onepassgroups_tail8_unroll16
+	{disp32} jb     .Lxctr_group_aes128_keysmem_tail8_unroll16
+	{disp32} je     .Lxctr_group_aes192_keysmem_tail8_unroll16
 	vbroadcasti32x4 -208(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
@@ -798,7 +798,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-.Lxctr_group_aes192_keysmem_onepassgroups_tail8_unroll16:
+.Lxctr_group_aes192_keysmem_tail8_unroll16:
 	vbroadcasti32x4 -176(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
@@ -817,7 +817,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-.Lxctr_group_aes128_keysmem_onepassgroups_tail8_unroll16:
+.Lxctr_group_aes128_keysmem_tail8_unroll16:
 	vbroadcasti32x4 -144(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
@@ -928,20 +928,20 @@ aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
 	add             $512, %rdx
 	add             $512, %rsi
 	sub             $512, %rcx
-	jnz             .Lxctr_group_loop_keysmem_onepassgroups_tail8_unroll16
-	{disp32} jmp    .Lxctr_return_keysmem_onepassgroups_tail8_unroll16
+	jnz             .Lxctr_group_loop_keysmem_tail8_unroll16
+	{disp32} jmp    .Lxctr_return_keysmem_tail8_unroll16
 
-.Lxctr_final_keysmem_onepassgroups_tail8_unroll16:
+.Lxctr_final_keysmem_tail8_unroll16:
 # 1..512 bytes remain: pick the final group by the number of vectors they need,
 # so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             $64, %rcx
-	{disp32} jbe    .Lxctr_final1_keysmem_onepassgroups_tail8_unroll16
+	{disp32} jbe    .Lxctr_final1_keysmem_tail8_unroll16
 	cmp             $128, %rcx
-	{disp32} jbe    .Lxctr_final2_keysmem_onepassgroups_tail8_unroll16
+	{disp32} jbe    .Lxctr_final2_keysmem_tail8_unroll16
 	cmp             $192, %rcx
-	{disp32} jbe    .Lxctr_final3_keysmem_onepassgroups_tail8_unroll16
+	{disp32} jbe    .Lxctr_final3_keysmem_tail8_unroll16
 	cmp             $256, %rcx
-	{disp32} jbe    .Lxctr_final4_keysmem_onepassgroups_tail8_unroll16
+	{disp32} jbe    .Lxctr_final4_keysmem_tail8_unroll16
 	cmp             $320, %rcx
 	{disp32} jbe    .Lxctr_final5
 	cmp             $384, %rcx
@@ -952,21 +952,21 @@ aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
 # counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..7, each from CTR;
 # then CTR += 8 vectors
 	vpxord          %zmm17, %zmm16, %zmm0
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpxord          %zmm17, %zmm1, %zmm1
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm2
 	vpxord          %zmm17, %zmm2, %zmm2
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+128(%rip), %zmm16, %zmm3
 	vpxord          %zmm17, %zmm3, %zmm3
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+192(%rip), %zmm16, %zmm4
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+192(%rip), %zmm16, %zmm4
 	vpxord          %zmm17, %zmm4, %zmm4
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+256(%rip), %zmm16, %zmm5
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+256(%rip), %zmm16, %zmm5
 	vpxord          %zmm17, %zmm5, %zmm5
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+320(%rip), %zmm16, %zmm6
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+320(%rip), %zmm16, %zmm6
 	vpxord          %zmm17, %zmm6, %zmm6
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+384(%rip), %zmm16, %zmm7
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+384(%rip), %zmm16, %zmm7
 	vpxord          %zmm17, %zmm7, %zmm7
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+448(%rip), %zmm16, %zmm16
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+448(%rip), %zmm16, %zmm16
 # the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final8_aes128
@@ -1125,24 +1125,24 @@ aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
 	vpxord          %zmm19, %zmm18, %zmm18
 	vaesenclast     %zmm18, %zmm7, %zmm7
 	vmovdqu8        %zmm7, (%rsi){%k1}
-	{disp32} jmp    .Lxctr_return_keysmem_onepassgroups_tail8_unroll16
+	{disp32} jmp    .Lxctr_return_keysmem_tail8_unroll16
 .Lxctr_final7:
 # counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..6, each from CTR;
 # then CTR += 7 vectors
 	vpxord          %zmm17, %zmm16, %zmm0
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpxord          %zmm17, %zmm1, %zmm1
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm2
 	vpxord          %zmm17, %zmm2, %zmm2
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+128(%rip), %zmm16, %zmm3
 	vpxord          %zmm17, %zmm3, %zmm3
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+192(%rip), %zmm16, %zmm4
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+192(%rip), %zmm16, %zmm4
 	vpxord          %zmm17, %zmm4, %zmm4
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+256(%rip), %zmm16, %zmm5
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+256(%rip), %zmm16, %zmm5
 	vpxord          %zmm17, %zmm5, %zmm5
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+320(%rip), %zmm16, %zmm6
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+320(%rip), %zmm16, %zmm6
 	vpxord          %zmm17, %zmm6, %zmm6
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+384(%rip), %zmm16, %zmm16
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+384(%rip), %zmm16, %zmm16
 # the middle rounds on 7 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final7_aes128
@@ -1285,22 +1285,22 @@ aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
 	vpxord          %zmm19, %zmm18, %zmm18
 	vaesenclast     %zmm18, %zmm6, %zmm6
 	vmovdqu8        %zmm6, (%rsi){%k1}
-	{disp32} jmp    .Lxctr_return_keysmem_onepassgroups_tail8_unroll16
+	{disp32} jmp    .Lxctr_return_keysmem_tail8_unroll16
 .Lxctr_final6:
 # counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..5, each from CTR;
 # then CTR += 6 vectors
 	vpxord          %zmm17, %zmm16, %zmm0
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpxord          %zmm17, %zmm1, %zmm1
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm2
 	vpxord          %zmm17, %zmm2, %zmm2
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+128(%rip), %zmm16, %zmm3
 	vpxord          %zmm17, %zmm3, %zmm3
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+192(%rip), %zmm16, %zmm4
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+192(%rip), %zmm16, %zmm4
 	vpxord          %zmm17, %zmm4, %zmm4
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+256(%rip), %zmm16, %zmm5
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+256(%rip), %zmm16, %zmm5
 	vpxord          %zmm17, %zmm5, %zmm5
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+320(%rip), %zmm16, %zmm16
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+320(%rip), %zmm16, %zmm16
 # the middle rounds on 6 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final6_aes128
@@ -1427,20 +1427,20 @@ aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
 	vpxord          %zmm19, %zmm18, %zmm18
 	vaesenclast     %zmm18, %zmm5, %zmm5
 	vmovdqu8        %zmm5, (%rsi){%k1}
-	{disp32} jmp    .Lxctr_return_keysmem_onepassgroups_tail8_unroll16
+	{disp32} jmp    .Lxctr_return_keysmem_tail8_unroll16
 .Lxctr_final5:
 # counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..4, each from CTR;
 # then CTR += 5 vectors
 	vpxord          %zmm17, %zmm16, %zmm0
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpxord          %zmm17, %zmm1, %zmm1
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm2
 	vpxord          %zmm17, %zmm2, %zmm2
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+128(%rip), %zmm16, %zmm3
 	vpxord          %zmm17, %zmm3, %zmm3
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+192(%rip), %zmm16, %zmm4
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+192(%rip), %zmm16, %zmm4
 	vpxord          %zmm17, %zmm4, %zmm4
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+256(%rip), %zmm16, %zmm16
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+256(%rip), %zmm16, %zmm16
 # the middle rounds on 5 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final5_aes128
@@ -1551,22 +1551,22 @@ aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
 	vpxord          %zmm19, %zmm18, %zmm18
 	vaesenclast     %zmm18, %zmm4, %zmm4
 	vmovdqu8        %zmm4, (%rsi){%k1}
-	{disp32} jmp    .Lxctr_return_keysmem_onepassgroups_tail8_unroll16
-.Lxctr_final4_keysmem_onepassgroups_tail8_unroll16:
+	{disp32} jmp    .Lxctr_return_keysmem_tail8_unroll16
+.Lxctr_final4_keysmem_tail8_unroll16:
 # counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..3, each from CTR;
 # then CTR += 4 vectors
 	vpxord          %zmm17, %zmm16, %zmm0
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpxord          %zmm17, %zmm1, %zmm1
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm2
 	vpxord          %zmm17, %zmm2, %zmm2
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+128(%rip), %zmm16, %zmm3
 	vpxord          %zmm17, %zmm3, %zmm3
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+192(%rip), %zmm16, %zmm16
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+192(%rip), %zmm16, %zmm16
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxctr_final4_aes128_keysmem_onepassgroups_tail8_unroll16
-	{disp32} je     .Lxctr_final4_aes192_keysmem_onepassgroups_tail8_unroll16
+	{disp32} jb     .Lxctr_final4_aes128_keysmem_tail8_unroll16
+	{disp32} je     .Lxctr_final4_aes192_keysmem_tail8_unroll16
 	vbroadcasti32x4 -208(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
@@ -1577,7 +1577,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
-.Lxctr_final4_aes192_keysmem_onepassgroups_tail8_unroll16:
+.Lxctr_final4_aes192_keysmem_tail8_unroll16:
 	vbroadcasti32x4 -176(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
@@ -1588,7 +1588,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
-.Lxctr_final4_aes128_keysmem_onepassgroups_tail8_unroll16:
+.Lxctr_final4_aes128_keysmem_tail8_unroll16:
 	vbroadcasti32x4 -144(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
@@ -1657,20 +1657,20 @@ aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
 	vpxord          %zmm19, %zmm18, %zmm18
 	vaesenclast     %zmm18, %zmm3, %zmm3
 	vmovdqu8        %zmm3, (%rsi){%k1}
-	{disp32} jmp    .Lxctr_return_keysmem_onepassgroups_tail8_unroll16
-.Lxctr_final3_keysmem_onepassgroups_tail8_unroll16:
+	{disp32} jmp    .Lxctr_return_keysmem_tail8_unroll16
+.Lxctr_final3_keysmem_tail8_unroll16:
 # counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..2, each from CTR;
 # then CTR += 3 vectors
 	vpxord          %zmm17, %zmm16, %zmm0
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpxord          %zmm17, %zmm1, %zmm1
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm2
 	vpxord          %zmm17, %zmm2, %zmm2
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+128(%rip), %zmm16, %zmm16
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+128(%rip), %zmm16, %zmm16
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxctr_final3_aes128_keysmem_onepassgroups_tail8_unroll16
-	{disp32} je     .Lxctr_final3_aes192_keysmem_onepassgroups_tail8_unroll16
+	{disp32} jb     .Lxctr_final3_aes128_keysmem_tail8_unroll16
+	{disp32} je     .Lxctr_final3_aes192_keysmem_tail8_unroll16
 	vbroadcasti32x4 -208(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
@@ -1679,7 +1679,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
-.Lxctr_final3_aes192_keysmem_onepassgroups_tail8_unroll16:
+.Lxctr_final3_aes192_keysmem_tail8_unroll16:
 	vbroadcasti32x4 -176(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
@@ -1688,7 +1688,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
-.Lxctr_final3_aes128_keysmem_onepassgroups_tail8_unroll16:
+.Lxctr_final3_aes128_keysmem_tail8_unroll16:
 	vbroadcasti32x4 -144(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
@@ -1745,32 +1745,32 @@ aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
 	vpxord          %zmm19, %zmm18, %zmm18
 	vaesenclast     %zmm18, %zmm2, %zmm2
 	vmovdqu8        %zmm2, (%rsi){%k1}
-	{disp32} jmp    .Lxctr_return_keysmem_onepassgroups_tail8_unroll16
-.Lxctr_final2_keysmem_onepassgroups_tail8_unroll16:
+	{disp32} jmp    .Lxctr_return_keysmem_tail8_unroll16
+.Lxctr_final2_keysmem_tail8_unroll16:
 # counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..1, each from CTR;
 # then CTR += 2 vectors
 	vpxord          %zmm17, %zmm16, %zmm0
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpxord          %zmm17, %zmm1, %zmm1
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+64(%rip), %zmm16, %zmm16
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm16
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxctr_final2_aes128_keysmem_onepassgroups_tail8_unroll16
-	{disp32} je     .Lxctr_final2_aes192_keysmem_onepassgroups_tail8_unroll16
+	{disp32} jb     .Lxctr_final2_aes128_keysmem_tail8_unroll16
+	{disp32} je     .Lxctr_final2_aes192_keysmem_tail8_unroll16
 	vbroadcasti32x4 -208(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vbroadcasti32x4 -192(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
-.Lxctr_final2_aes192_keysmem_onepassgroups_tail8_unroll16:
+.Lxctr_final2_aes192_keysmem_tail8_unroll16:
 	vbroadcasti32x4 -176(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vbroadcasti32x4 -160(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
-.Lxctr_final2_aes128_keysmem_onepassgroups_tail8_unroll16:
+.Lxctr_final2_aes128_keysmem_tail8_unroll16:
 	vbroadcasti32x4 -144(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
@@ -1815,26 +1815,26 @@ aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
 	vpxord          %zmm19, %zmm18, %zmm18
 	vaesenclast     %zmm18, %zmm1, %zmm1
 	vmovdqu8        %zmm1, (%rsi){%k1}
-	{disp32} jmp    .Lxctr_return_keysmem_onepassgroups_tail8_unroll16
-.Lxctr_final1_keysmem_onepassgroups_tail8_unroll16:
+	{disp32} jmp    .Lxctr_return_keysmem_tail8_unroll16
+.Lxctr_final1_keysmem_tail8_unroll16:
 # counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..0, each from CTR;
 # then CTR += 1 vectors
 	vpxord          %zmm17, %zmm16, %zmm0
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16(%rip), %zmm16, %zmm16
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16(%rip), %zmm16, %zmm16
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxctr_final1_aes128_keysmem_onepassgroups_tail8_unroll16
-	{disp32} je     .Lxctr_final1_aes192_keysmem_onepassgroups_tail8_unroll16
+	{disp32} jb     .Lxctr_final1_aes128_keysmem_tail8_unroll16
+	{disp32} je     .Lxctr_final1_aes192_keysmem_tail8_unroll16
 	vbroadcasti32x4 -208(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vbroadcasti32x4 -192(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
-.Lxctr_final1_aes192_keysmem_onepassgroups_tail8_unroll16:
+.Lxctr_final1_aes192_keysmem_tail8_unroll16:
 	vbroadcasti32x4 -176(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vbroadcasti32x4 -160(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
-.Lxctr_final1_aes128_keysmem_onepassgroups_tail8_unroll16:
+.Lxctr_final1_aes128_keysmem_tail8_unroll16:
 	vbroadcasti32x4 -144(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vbroadcasti32x4 -128(%r10), %zmm20
@@ -1862,54 +1862,54 @@ aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
 	vpxord          %zmm19, %zmm18, %zmm18
 	vaesenclast     %zmm18, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi){%k1}
-.Lxctr_return_keysmem_onepassgroups_tail8_unroll16:
+.Lxctr_return_keysmem_tail8_unroll16:
 	xor             %eax, %eax
 	vzeroupper
 	ret
 
 	.p2align 6, 0xcc
-.Lxctr_main_loop_keysmem_onepassgroups_tail8_unroll16:
-# LLVM-MCA-BEGIN xctr_avx10_512_main_loop_keysmem_onepassgroups_tail8_unroll16
+.Lxctr_main_loop_keysmem_tail8_unroll16:
+# LLVM-MCA-BEGIN xctr_avx10_512_main_loop_keysmem_tail8_unroll16
 # main loop: 16 vectors = 1024 bytes per iteration; entered with LEN = the bytes
 # left - 1024, placed after the epilogue so short messages never jump over it
 # counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..15, each from CTR;
 # then CTR += 16 vectors
 	vpxord          %zmm17, %zmm16, %zmm0
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpxord          %zmm17, %zmm1, %zmm1
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm2
 	vpxord          %zmm17, %zmm2, %zmm2
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+128(%rip), %zmm16, %zmm3
 	vpxord          %zmm17, %zmm3, %zmm3
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+192(%rip), %zmm16, %zmm4
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+192(%rip), %zmm16, %zmm4
 	vpxord          %zmm17, %zmm4, %zmm4
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+256(%rip), %zmm16, %zmm5
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+256(%rip), %zmm16, %zmm5
 	vpxord          %zmm17, %zmm5, %zmm5
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+320(%rip), %zmm16, %zmm6
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+320(%rip), %zmm16, %zmm6
 	vpxord          %zmm17, %zmm6, %zmm6
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+384(%rip), %zmm16, %zmm7
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+384(%rip), %zmm16, %zmm7
 	vpxord          %zmm17, %zmm7, %zmm7
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+448(%rip), %zmm16, %zmm8
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+448(%rip), %zmm16, %zmm8
 	vpxord          %zmm17, %zmm8, %zmm8
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+512(%rip), %zmm16, %zmm9
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+512(%rip), %zmm16, %zmm9
 	vpxord          %zmm17, %zmm9, %zmm9
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+576(%rip), %zmm16, %zmm10
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+576(%rip), %zmm16, %zmm10
 	vpxord          %zmm17, %zmm10, %zmm10
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+640(%rip), %zmm16, %zmm11
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+640(%rip), %zmm16, %zmm11
 	vpxord          %zmm17, %zmm11, %zmm11
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+704(%rip), %zmm16, %zmm12
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+704(%rip), %zmm16, %zmm12
 	vpxord          %zmm17, %zmm12, %zmm12
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+768(%rip), %zmm16, %zmm13
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+768(%rip), %zmm16, %zmm13
 	vpxord          %zmm17, %zmm13, %zmm13
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+832(%rip), %zmm16, %zmm14
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+832(%rip), %zmm16, %zmm14
 	vpxord          %zmm17, %zmm14, %zmm14
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+896(%rip), %zmm16, %zmm15
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+896(%rip), %zmm16, %zmm15
 	vpxord          %zmm17, %zmm15, %zmm15
-	vpaddq          .Lxctr_steps_keysmem_onepassgroups_tail8_unroll16+960(%rip), %zmm16, %zmm16
+	vpaddq          .Lxctr_steps_keysmem_tail8_unroll16+960(%rip), %zmm16, %zmm16
 # the middle rounds on 16 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxctr_main_aes128_keysmem_onepassgroups_tail8_unroll16
-	{disp32} je     .Lxctr_main_aes192_keysmem_onepassgroups_tail8_unroll16
+	{disp32} jb     .Lxctr_main_aes128_keysmem_tail8_unroll16
+	{disp32} je     .Lxctr_main_aes192_keysmem_tail8_unroll16
 	vbroadcasti32x4 -208(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
@@ -1944,7 +1944,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
 	vaesenc         %zmm20, %zmm13, %zmm13
 	vaesenc         %zmm20, %zmm14, %zmm14
 	vaesenc         %zmm20, %zmm15, %zmm15
-.Lxctr_main_aes192_keysmem_onepassgroups_tail8_unroll16:
+.Lxctr_main_aes192_keysmem_tail8_unroll16:
 	vbroadcasti32x4 -176(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
@@ -1979,7 +1979,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
 	vaesenc         %zmm20, %zmm13, %zmm13
 	vaesenc         %zmm20, %zmm14, %zmm14
 	vaesenc         %zmm20, %zmm15, %zmm15
-.Lxctr_main_aes128_keysmem_onepassgroups_tail8_unroll16:
+.Lxctr_main_aes128_keysmem_tail8_unroll16:
 	vbroadcasti32x4 -144(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
@@ -2186,11 +2186,11 @@ aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
 	add             $1024, %rdx
 	add             $1024, %rsi
 	sub             $1024, %rcx
-	jae             .Lxctr_main_loop_keysmem_onepassgroups_tail8_unroll16
+	jae             .Lxctr_main_loop_keysmem_tail8_unroll16
 # LLVM-MCA-END
-	jmp             .Lxctr_main_done_keysmem_onepassgroups_tail8_unroll16
+	jmp             .Lxctr_main_done_keysmem_tail8_unroll16
 
-.Lxctr_one_block_keysmem_onepassgroups_tail8_unroll16:
+.Lxctr_one_block_keysmem_tail8_unroll16:
 # 1..16 bytes: one block on xmm, every round key read from memory (none of the
 # vector path's key broadcasts), the upper state untouched (no vzeroupper)
 	vmovq           %r9, %xmm0
@@ -2198,14 +2198,14 @@ aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
 	vpxor           (%rdi), %xmm0, %xmm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxctr_one_aes128_keysmem_onepassgroups_tail8_unroll16
-	{disp32} je     .Lxctr_one_aes192_keysmem_onepassgroups_tail8_unroll16
+	{disp32} jb     .Lxctr_one_aes128_keysmem_tail8_unroll16
+	{disp32} je     .Lxctr_one_aes192_keysmem_tail8_unroll16
 	vaesenc         -208(%r10), %xmm0, %xmm0
 	vaesenc         -192(%r10), %xmm0, %xmm0
-.Lxctr_one_aes192_keysmem_onepassgroups_tail8_unroll16:
+.Lxctr_one_aes192_keysmem_tail8_unroll16:
 	vaesenc         -176(%r10), %xmm0, %xmm0
 	vaesenc         -160(%r10), %xmm0, %xmm0
-.Lxctr_one_aes128_keysmem_onepassgroups_tail8_unroll16:
+.Lxctr_one_aes128_keysmem_tail8_unroll16:
 	vaesenc         -144(%r10), %xmm0, %xmm0
 	vaesenc         -128(%r10), %xmm0, %xmm0
 	vaesenc         -112(%r10), %xmm0, %xmm0
@@ -2224,18 +2224,18 @@ aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
 	vpxord          (%r10), %xmm18, %xmm18
 	vaesenclast     %xmm18, %xmm0, %xmm0
 	vmovdqu8        %xmm0, (%rsi){%k1}
-.Lxctr_one_return_keysmem_onepassgroups_tail8_unroll16:
+.Lxctr_one_return_keysmem_tail8_unroll16:
 	xor             %eax, %eax
 # only xmm registers were written on this path: no vzeroupper needed
 	ret
 	.cfi_endproc
-	.size	aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16, . - aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16
+	.size	aesgen_xctr_crypt_avx10_512_keysmem_tail8_unroll16, . - aesgen_xctr_crypt_avx10_512_keysmem_tail8_unroll16
 
 	.section .rodata
 	.p2align 6
 # Steps of 1..16 vectors (entry k - 1 for k vectors): k times the blocks per
 # vector, added to each lane's little-endian index.
-.Lxctr_steps_keysmem_onepassgroups_tail8_unroll16:
+.Lxctr_steps_keysmem_tail8_unroll16:
 	.quad	4, 0
 	.quad	4, 0
 	.quad	4, 0
@@ -2301,7 +2301,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
 	.quad	64, 0
 	.quad	64, 0
 # Lane i starts at index + i.
-.Lxctr_lane_offsets_keysmem_onepassgroups_tail8_unroll16:
+.Lxctr_lane_offsets_keysmem_tail8_unroll16:
 	.quad	0, 0
 	.quad	1, 0
 	.quad	2, 0

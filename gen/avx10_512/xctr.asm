@@ -3,7 +3,7 @@
 ; mode: xctr (XCTR (HCTR2): block i is AES(iv xor LE128(i)))
 ; isa:  avx10_512 (VAES on zmm, EVEX, 32 registers and opmasks); abi: sysv
 ; knobs: KEYS=reg ONEPASS=loop TAIL=4 UNROLL=8
-; variant _keysmem_onepassgroups_tail8_unroll16: KEYS=mem ONEPASS=groups TAIL=8 UNROLL=16 (for znver5; generator/tuning.json), named <symbol>_keysmem_onepassgroups_tail8_unroll16
+; variant _keysmem_tail8_unroll16: KEYS=mem TAIL=8 UNROLL=16 (for znver5; generator/tuning.json), named <symbol>_keysmem_tail8_unroll16
 ; regenerate: python3 -m generator gen --isa avx10_512 --mode xctr KEYS=reg ONEPASS=loop TAIL=4 UNROLL=8
 ;   (or: make gen ISA=avx10_512 MODE=xctr KEYS=reg ONEPASS=loop TAIL=4 UNROLL=8)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -699,7 +699,7 @@ L.xctr_lane_offsets:
 	db 'GNU', 0
 	dd 0xc0000002, 0x4, 0x3, 0x0
 
-; int aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
+; int aesgen_xctr_crypt_avx10_512_keysmem_tail8_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 ;
 ; XCTR, the counter mode of HCTR2: block j of this call is AES_K(iv ^ LE128(index + j)).
 ; The C caller keeps index + blocks below 2^64, so only the low quadword ever counts.
@@ -721,18 +721,18 @@ L.xctr_lane_offsets:
 ;                     TMP=zmm18, KLAST=zmm19, KT=zmm20
 	section .text
 	align 32, db 0xcc
-	global aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:function hidden
-aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
+	global aesgen_xctr_crypt_avx10_512_keysmem_tail8_unroll16:function hidden
+aesgen_xctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	endbr64
 	test            rcx, rcx
-	jz              near L.xctr_return_keysmem_onepassgroups_tail8_unroll16
+	jz              near L.xctr_return_keysmem_tail8_unroll16
 ; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
 ; from the end so that every key size runs the same last nine rounds
 	mov             eax, dword [rdi + 240]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
 	cmp             rcx, 16
-	jbe             near L.xctr_one_block_keysmem_onepassgroups_tail8_unroll16
+	jbe             near L.xctr_one_block_keysmem_tail8_unroll16
 ; the first and last round keys into registers; the middle ones are read each round
 	vbroadcasti32x4 zmm19, oword [r10]
 ; IVK = iv ^ round key 0; CTR = index, index + 1, ... (one per lane)
@@ -741,40 +741,40 @@ aesgen_xctr_crypt_avx10_512_keysmem_onepassgroups_tail8_unroll16:
 	vpxord          zmm17, zmm17, zmm18             ; iv ^ round key 0
 	vmovq           xmm16, r9
 	vshufi64x2      zmm16, zmm16, zmm16, 0          ; lane 0 into every lane
-	vpaddq          zmm16, zmm16, zword [rel L.xctr_lane_offsets_keysmem_onepassgroups_tail8_unroll16]
+	vpaddq          zmm16, zmm16, zword [rel L.xctr_lane_offsets_keysmem_tail8_unroll16]
 
 	sub             rcx, 1024
-	ja              near L.xctr_main_loop_keysmem_onepassgroups_tail8_unroll16 ; more than one iteration; out of line, so short messages fall through
-L.xctr_main_done_keysmem_onepassgroups_tail8_unroll16:
-	add             rcx, 1024                       ; 0 <= LEN <= 1024 remain
-	jz              near L.xctr_return_keysmem_onepassgroups_tail8_unroll16
+	jae             near L.xctr_main_loop_keysmem_tail8_unroll16 ; out of line, so short messages fall through
+L.xctr_main_done_keysmem_tail8_unroll16:
+	add             rcx, 1024                       ; 0 <= LEN < 1024 remain
+	jz              near L.xctr_return_keysmem_tail8_unroll16
 
 ; Groups of 8 vectors while at least 512 bytes remain.
-L.xctr_group_loop_keysmem_onepassgroups_tail8_unroll16:
+L.xctr_group_loop_keysmem_tail8_unroll16:
 	cmp             rcx, 512
-	jb              near L.xctr_final_keysmem_onepassgroups_tail8_unroll16
+	jb              near L.xctr_final_keysmem_tail8_unroll16
 ; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..7, each from CTR;
 ; then CTR += 8 vectors
 	vpxord          zmm0, zmm16, zmm17
-	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16]
 	vpxord          zmm1, zmm1, zmm17
-	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 64]
+	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 64]
 	vpxord          zmm2, zmm2, zmm17
-	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 128]
+	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 128]
 	vpxord          zmm3, zmm3, zmm17
-	vpaddq          zmm4, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 192]
+	vpaddq          zmm4, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 192]
 	vpxord          zmm4, zmm4, zmm17
-	vpaddq          zmm5, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 256]
+	vpaddq          zmm5, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 256]
 	vpxord          zmm5, zmm5, zmm17
-	vpaddq          zmm6, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 320]
+	vpaddq          zmm6, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 320]
 	vpxord          zmm6, zmm6, zmm17
-	vpaddq          zmm7, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 384]
+	vpaddq          zmm7, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 384]
 	vpxord          zmm7, zmm7, zmm17
-	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 448]
+	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 448]
 ; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xctr_group_aes128_keysmem_onepassgroups_tail8_unroll16
-	je              near L.xctr_group_aes192_keysmem_onepassgroups_tail8_unroll16
+	jb              near L.xctr_group_aes128_keysmem_tail8_unroll16
+	je              near L.xctr_group_aes192_keysmem_tail8_unroll16
 	vbroadcasti32x4 zmm20, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
@@ -793,7 +793,7 @@ L.xctr_group_loop_keysmem_onepassgroups_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-L.xctr_group_aes192_keysmem_onepassgroups_tail8_unroll16:
+L.xctr_group_aes192_keysmem_tail8_unroll16:
 	vbroadcasti32x4 zmm20, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
@@ -812,7 +812,7 @@ L.xctr_group_aes192_keysmem_onepassgroups_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-L.xctr_group_aes128_keysmem_onepassgroups_tail8_unroll16:
+L.xctr_group_aes128_keysmem_tail8_unroll16:
 	vbroadcasti32x4 zmm20, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
@@ -923,20 +923,20 @@ L.xctr_group_aes128_keysmem_onepassgroups_tail8_unroll16:
 	add             rdx, 512
 	add             rsi, 512
 	sub             rcx, 512
-	jnz             L.xctr_group_loop_keysmem_onepassgroups_tail8_unroll16
-	jmp             near L.xctr_return_keysmem_onepassgroups_tail8_unroll16
+	jnz             L.xctr_group_loop_keysmem_tail8_unroll16
+	jmp             near L.xctr_return_keysmem_tail8_unroll16
 
-L.xctr_final_keysmem_onepassgroups_tail8_unroll16:
+L.xctr_final_keysmem_tail8_unroll16:
 ; 1..512 bytes remain: pick the final group by the number of vectors they need,
 ; so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 64
-	jbe             near L.xctr_final1_keysmem_onepassgroups_tail8_unroll16
+	jbe             near L.xctr_final1_keysmem_tail8_unroll16
 	cmp             rcx, 128
-	jbe             near L.xctr_final2_keysmem_onepassgroups_tail8_unroll16
+	jbe             near L.xctr_final2_keysmem_tail8_unroll16
 	cmp             rcx, 192
-	jbe             near L.xctr_final3_keysmem_onepassgroups_tail8_unroll16
+	jbe             near L.xctr_final3_keysmem_tail8_unroll16
 	cmp             rcx, 256
-	jbe             near L.xctr_final4_keysmem_onepassgroups_tail8_unroll16
+	jbe             near L.xctr_final4_keysmem_tail8_unroll16
 	cmp             rcx, 320
 	jbe             near L.xctr_final5
 	cmp             rcx, 384
@@ -947,21 +947,21 @@ L.xctr_final8:
 ; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..7, each from CTR;
 ; then CTR += 8 vectors
 	vpxord          zmm0, zmm16, zmm17
-	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16]
 	vpxord          zmm1, zmm1, zmm17
-	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 64]
+	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 64]
 	vpxord          zmm2, zmm2, zmm17
-	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 128]
+	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 128]
 	vpxord          zmm3, zmm3, zmm17
-	vpaddq          zmm4, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 192]
+	vpaddq          zmm4, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 192]
 	vpxord          zmm4, zmm4, zmm17
-	vpaddq          zmm5, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 256]
+	vpaddq          zmm5, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 256]
 	vpxord          zmm5, zmm5, zmm17
-	vpaddq          zmm6, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 320]
+	vpaddq          zmm6, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 320]
 	vpxord          zmm6, zmm6, zmm17
-	vpaddq          zmm7, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 384]
+	vpaddq          zmm7, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 384]
 	vpxord          zmm7, zmm7, zmm17
-	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 448]
+	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 448]
 ; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final8_aes128
@@ -1120,24 +1120,24 @@ L.xctr_final8_aes128:
 	vpxord          zmm18, zmm18, zmm19
 	vaesenclast     zmm7, zmm7, zmm18
 	vmovdqu8        [rsi]{k1}, zmm7
-	jmp             near L.xctr_return_keysmem_onepassgroups_tail8_unroll16
+	jmp             near L.xctr_return_keysmem_tail8_unroll16
 L.xctr_final7:
 ; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..6, each from CTR;
 ; then CTR += 7 vectors
 	vpxord          zmm0, zmm16, zmm17
-	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16]
 	vpxord          zmm1, zmm1, zmm17
-	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 64]
+	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 64]
 	vpxord          zmm2, zmm2, zmm17
-	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 128]
+	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 128]
 	vpxord          zmm3, zmm3, zmm17
-	vpaddq          zmm4, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 192]
+	vpaddq          zmm4, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 192]
 	vpxord          zmm4, zmm4, zmm17
-	vpaddq          zmm5, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 256]
+	vpaddq          zmm5, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 256]
 	vpxord          zmm5, zmm5, zmm17
-	vpaddq          zmm6, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 320]
+	vpaddq          zmm6, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 320]
 	vpxord          zmm6, zmm6, zmm17
-	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 384]
+	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 384]
 ; the middle rounds on 7 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final7_aes128
@@ -1280,22 +1280,22 @@ L.xctr_final7_aes128:
 	vpxord          zmm18, zmm18, zmm19
 	vaesenclast     zmm6, zmm6, zmm18
 	vmovdqu8        [rsi]{k1}, zmm6
-	jmp             near L.xctr_return_keysmem_onepassgroups_tail8_unroll16
+	jmp             near L.xctr_return_keysmem_tail8_unroll16
 L.xctr_final6:
 ; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..5, each from CTR;
 ; then CTR += 6 vectors
 	vpxord          zmm0, zmm16, zmm17
-	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16]
 	vpxord          zmm1, zmm1, zmm17
-	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 64]
+	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 64]
 	vpxord          zmm2, zmm2, zmm17
-	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 128]
+	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 128]
 	vpxord          zmm3, zmm3, zmm17
-	vpaddq          zmm4, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 192]
+	vpaddq          zmm4, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 192]
 	vpxord          zmm4, zmm4, zmm17
-	vpaddq          zmm5, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 256]
+	vpaddq          zmm5, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 256]
 	vpxord          zmm5, zmm5, zmm17
-	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 320]
+	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 320]
 ; the middle rounds on 6 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final6_aes128
@@ -1422,20 +1422,20 @@ L.xctr_final6_aes128:
 	vpxord          zmm18, zmm18, zmm19
 	vaesenclast     zmm5, zmm5, zmm18
 	vmovdqu8        [rsi]{k1}, zmm5
-	jmp             near L.xctr_return_keysmem_onepassgroups_tail8_unroll16
+	jmp             near L.xctr_return_keysmem_tail8_unroll16
 L.xctr_final5:
 ; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..4, each from CTR;
 ; then CTR += 5 vectors
 	vpxord          zmm0, zmm16, zmm17
-	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16]
 	vpxord          zmm1, zmm1, zmm17
-	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 64]
+	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 64]
 	vpxord          zmm2, zmm2, zmm17
-	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 128]
+	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 128]
 	vpxord          zmm3, zmm3, zmm17
-	vpaddq          zmm4, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 192]
+	vpaddq          zmm4, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 192]
 	vpxord          zmm4, zmm4, zmm17
-	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 256]
+	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 256]
 ; the middle rounds on 5 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final5_aes128
@@ -1546,22 +1546,22 @@ L.xctr_final5_aes128:
 	vpxord          zmm18, zmm18, zmm19
 	vaesenclast     zmm4, zmm4, zmm18
 	vmovdqu8        [rsi]{k1}, zmm4
-	jmp             near L.xctr_return_keysmem_onepassgroups_tail8_unroll16
-L.xctr_final4_keysmem_onepassgroups_tail8_unroll16:
+	jmp             near L.xctr_return_keysmem_tail8_unroll16
+L.xctr_final4_keysmem_tail8_unroll16:
 ; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..3, each from CTR;
 ; then CTR += 4 vectors
 	vpxord          zmm0, zmm16, zmm17
-	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16]
 	vpxord          zmm1, zmm1, zmm17
-	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 64]
+	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 64]
 	vpxord          zmm2, zmm2, zmm17
-	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 128]
+	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 128]
 	vpxord          zmm3, zmm3, zmm17
-	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 192]
+	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 192]
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xctr_final4_aes128_keysmem_onepassgroups_tail8_unroll16
-	je              near L.xctr_final4_aes192_keysmem_onepassgroups_tail8_unroll16
+	jb              near L.xctr_final4_aes128_keysmem_tail8_unroll16
+	je              near L.xctr_final4_aes192_keysmem_tail8_unroll16
 	vbroadcasti32x4 zmm20, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
@@ -1572,7 +1572,7 @@ L.xctr_final4_keysmem_onepassgroups_tail8_unroll16:
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
-L.xctr_final4_aes192_keysmem_onepassgroups_tail8_unroll16:
+L.xctr_final4_aes192_keysmem_tail8_unroll16:
 	vbroadcasti32x4 zmm20, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
@@ -1583,7 +1583,7 @@ L.xctr_final4_aes192_keysmem_onepassgroups_tail8_unroll16:
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
-L.xctr_final4_aes128_keysmem_onepassgroups_tail8_unroll16:
+L.xctr_final4_aes128_keysmem_tail8_unroll16:
 	vbroadcasti32x4 zmm20, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
@@ -1652,20 +1652,20 @@ L.xctr_final4_aes128_keysmem_onepassgroups_tail8_unroll16:
 	vpxord          zmm18, zmm18, zmm19
 	vaesenclast     zmm3, zmm3, zmm18
 	vmovdqu8        [rsi]{k1}, zmm3
-	jmp             near L.xctr_return_keysmem_onepassgroups_tail8_unroll16
-L.xctr_final3_keysmem_onepassgroups_tail8_unroll16:
+	jmp             near L.xctr_return_keysmem_tail8_unroll16
+L.xctr_final3_keysmem_tail8_unroll16:
 ; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..2, each from CTR;
 ; then CTR += 3 vectors
 	vpxord          zmm0, zmm16, zmm17
-	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16]
 	vpxord          zmm1, zmm1, zmm17
-	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 64]
+	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 64]
 	vpxord          zmm2, zmm2, zmm17
-	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 128]
+	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 128]
 ; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xctr_final3_aes128_keysmem_onepassgroups_tail8_unroll16
-	je              near L.xctr_final3_aes192_keysmem_onepassgroups_tail8_unroll16
+	jb              near L.xctr_final3_aes128_keysmem_tail8_unroll16
+	je              near L.xctr_final3_aes192_keysmem_tail8_unroll16
 	vbroadcasti32x4 zmm20, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
@@ -1674,7 +1674,7 @@ L.xctr_final3_keysmem_onepassgroups_tail8_unroll16:
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
-L.xctr_final3_aes192_keysmem_onepassgroups_tail8_unroll16:
+L.xctr_final3_aes192_keysmem_tail8_unroll16:
 	vbroadcasti32x4 zmm20, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
@@ -1683,7 +1683,7 @@ L.xctr_final3_aes192_keysmem_onepassgroups_tail8_unroll16:
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
-L.xctr_final3_aes128_keysmem_onepassgroups_tail8_unroll16:
+L.xctr_final3_aes128_keysmem_tail8_unroll16:
 	vbroadcasti32x4 zmm20, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
@@ -1740,32 +1740,32 @@ L.xctr_final3_aes128_keysmem_onepassgroups_tail8_unroll16:
 	vpxord          zmm18, zmm18, zmm19
 	vaesenclast     zmm2, zmm2, zmm18
 	vmovdqu8        [rsi]{k1}, zmm2
-	jmp             near L.xctr_return_keysmem_onepassgroups_tail8_unroll16
-L.xctr_final2_keysmem_onepassgroups_tail8_unroll16:
+	jmp             near L.xctr_return_keysmem_tail8_unroll16
+L.xctr_final2_keysmem_tail8_unroll16:
 ; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..1, each from CTR;
 ; then CTR += 2 vectors
 	vpxord          zmm0, zmm16, zmm17
-	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16]
 	vpxord          zmm1, zmm1, zmm17
-	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 64]
+	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 64]
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xctr_final2_aes128_keysmem_onepassgroups_tail8_unroll16
-	je              near L.xctr_final2_aes192_keysmem_onepassgroups_tail8_unroll16
+	jb              near L.xctr_final2_aes128_keysmem_tail8_unroll16
+	je              near L.xctr_final2_aes192_keysmem_tail8_unroll16
 	vbroadcasti32x4 zmm20, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vbroadcasti32x4 zmm20, oword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
-L.xctr_final2_aes192_keysmem_onepassgroups_tail8_unroll16:
+L.xctr_final2_aes192_keysmem_tail8_unroll16:
 	vbroadcasti32x4 zmm20, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vbroadcasti32x4 zmm20, oword [r10 - 160]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
-L.xctr_final2_aes128_keysmem_onepassgroups_tail8_unroll16:
+L.xctr_final2_aes128_keysmem_tail8_unroll16:
 	vbroadcasti32x4 zmm20, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
@@ -1810,26 +1810,26 @@ L.xctr_final2_aes128_keysmem_onepassgroups_tail8_unroll16:
 	vpxord          zmm18, zmm18, zmm19
 	vaesenclast     zmm1, zmm1, zmm18
 	vmovdqu8        [rsi]{k1}, zmm1
-	jmp             near L.xctr_return_keysmem_onepassgroups_tail8_unroll16
-L.xctr_final1_keysmem_onepassgroups_tail8_unroll16:
+	jmp             near L.xctr_return_keysmem_tail8_unroll16
+L.xctr_final1_keysmem_tail8_unroll16:
 ; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..0, each from CTR;
 ; then CTR += 1 vectors
 	vpxord          zmm0, zmm16, zmm17
-	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16]
+	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xctr_final1_aes128_keysmem_onepassgroups_tail8_unroll16
-	je              near L.xctr_final1_aes192_keysmem_onepassgroups_tail8_unroll16
+	jb              near L.xctr_final1_aes128_keysmem_tail8_unroll16
+	je              near L.xctr_final1_aes192_keysmem_tail8_unroll16
 	vbroadcasti32x4 zmm20, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm20
 	vbroadcasti32x4 zmm20, oword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm20
-L.xctr_final1_aes192_keysmem_onepassgroups_tail8_unroll16:
+L.xctr_final1_aes192_keysmem_tail8_unroll16:
 	vbroadcasti32x4 zmm20, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm20
 	vbroadcasti32x4 zmm20, oword [r10 - 160]
 	vaesenc         zmm0, zmm0, zmm20
-L.xctr_final1_aes128_keysmem_onepassgroups_tail8_unroll16:
+L.xctr_final1_aes128_keysmem_tail8_unroll16:
 	vbroadcasti32x4 zmm20, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm20
 	vbroadcasti32x4 zmm20, oword [r10 - 128]
@@ -1857,54 +1857,54 @@ L.xctr_final1_aes128_keysmem_onepassgroups_tail8_unroll16:
 	vpxord          zmm18, zmm18, zmm19
 	vaesenclast     zmm0, zmm0, zmm18
 	vmovdqu8        [rsi]{k1}, zmm0
-L.xctr_return_keysmem_onepassgroups_tail8_unroll16:
+L.xctr_return_keysmem_tail8_unroll16:
 	xor             eax, eax
 	vzeroupper
 	ret
 
 	align 64, db 0xcc
-L.xctr_main_loop_keysmem_onepassgroups_tail8_unroll16:
-; LLVM-MCA-BEGIN xctr_avx10_512_main_loop_keysmem_onepassgroups_tail8_unroll16
+L.xctr_main_loop_keysmem_tail8_unroll16:
+; LLVM-MCA-BEGIN xctr_avx10_512_main_loop_keysmem_tail8_unroll16
 ; main loop: 16 vectors = 1024 bytes per iteration; entered with LEN = the bytes
 ; left - 1024, placed after the epilogue so short messages never jump over it
 ; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..15, each from CTR;
 ; then CTR += 16 vectors
 	vpxord          zmm0, zmm16, zmm17
-	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16]
 	vpxord          zmm1, zmm1, zmm17
-	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 64]
+	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 64]
 	vpxord          zmm2, zmm2, zmm17
-	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 128]
+	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 128]
 	vpxord          zmm3, zmm3, zmm17
-	vpaddq          zmm4, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 192]
+	vpaddq          zmm4, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 192]
 	vpxord          zmm4, zmm4, zmm17
-	vpaddq          zmm5, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 256]
+	vpaddq          zmm5, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 256]
 	vpxord          zmm5, zmm5, zmm17
-	vpaddq          zmm6, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 320]
+	vpaddq          zmm6, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 320]
 	vpxord          zmm6, zmm6, zmm17
-	vpaddq          zmm7, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 384]
+	vpaddq          zmm7, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 384]
 	vpxord          zmm7, zmm7, zmm17
-	vpaddq          zmm8, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 448]
+	vpaddq          zmm8, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 448]
 	vpxord          zmm8, zmm8, zmm17
-	vpaddq          zmm9, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 512]
+	vpaddq          zmm9, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 512]
 	vpxord          zmm9, zmm9, zmm17
-	vpaddq          zmm10, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 576]
+	vpaddq          zmm10, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 576]
 	vpxord          zmm10, zmm10, zmm17
-	vpaddq          zmm11, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 640]
+	vpaddq          zmm11, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 640]
 	vpxord          zmm11, zmm11, zmm17
-	vpaddq          zmm12, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 704]
+	vpaddq          zmm12, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 704]
 	vpxord          zmm12, zmm12, zmm17
-	vpaddq          zmm13, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 768]
+	vpaddq          zmm13, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 768]
 	vpxord          zmm13, zmm13, zmm17
-	vpaddq          zmm14, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 832]
+	vpaddq          zmm14, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 832]
 	vpxord          zmm14, zmm14, zmm17
-	vpaddq          zmm15, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 896]
+	vpaddq          zmm15, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 896]
 	vpxord          zmm15, zmm15, zmm17
-	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_onepassgroups_tail8_unroll16 + 960]
+	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_tail8_unroll16 + 960]
 ; the middle rounds on 16 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xctr_main_aes128_keysmem_onepassgroups_tail8_unroll16
-	je              near L.xctr_main_aes192_keysmem_onepassgroups_tail8_unroll16
+	jb              near L.xctr_main_aes128_keysmem_tail8_unroll16
+	je              near L.xctr_main_aes192_keysmem_tail8_unroll16
 	vbroadcasti32x4 zmm20, oword [r10 - 208]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
@@ -1939,7 +1939,7 @@ L.xctr_main_loop_keysmem_onepassgroups_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm20
 	vaesenc         zmm14, zmm14, zmm20
 	vaesenc         zmm15, zmm15, zmm20
-L.xctr_main_aes192_keysmem_onepassgroups_tail8_unroll16:
+L.xctr_main_aes192_keysmem_tail8_unroll16:
 	vbroadcasti32x4 zmm20, oword [r10 - 176]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
@@ -1974,7 +1974,7 @@ L.xctr_main_aes192_keysmem_onepassgroups_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm20
 	vaesenc         zmm14, zmm14, zmm20
 	vaesenc         zmm15, zmm15, zmm20
-L.xctr_main_aes128_keysmem_onepassgroups_tail8_unroll16:
+L.xctr_main_aes128_keysmem_tail8_unroll16:
 	vbroadcasti32x4 zmm20, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
@@ -2181,11 +2181,11 @@ L.xctr_main_aes128_keysmem_onepassgroups_tail8_unroll16:
 	add             rdx, 1024
 	add             rsi, 1024
 	sub             rcx, 1024
-	jae             L.xctr_main_loop_keysmem_onepassgroups_tail8_unroll16
+	jae             L.xctr_main_loop_keysmem_tail8_unroll16
 ; LLVM-MCA-END
-	jmp             L.xctr_main_done_keysmem_onepassgroups_tail8_unroll16
+	jmp             L.xctr_main_done_keysmem_tail8_unroll16
 
-L.xctr_one_block_keysmem_onepassgroups_tail8_unroll16:
+L.xctr_one_block_keysmem_tail8_unroll16:
 ; 1..16 bytes: one block on xmm, every round key read from memory (none of the
 ; vector path's key broadcasts), the upper state untouched (no vzeroupper)
 	vmovq           xmm0, r9
@@ -2193,14 +2193,14 @@ L.xctr_one_block_keysmem_onepassgroups_tail8_unroll16:
 	vpxor           xmm0, xmm0, oword [rdi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xctr_one_aes128_keysmem_onepassgroups_tail8_unroll16
-	je              near L.xctr_one_aes192_keysmem_onepassgroups_tail8_unroll16
+	jb              near L.xctr_one_aes128_keysmem_tail8_unroll16
+	je              near L.xctr_one_aes192_keysmem_tail8_unroll16
 	vaesenc         xmm0, xmm0, oword [r10 - 208]
 	vaesenc         xmm0, xmm0, oword [r10 - 192]
-L.xctr_one_aes192_keysmem_onepassgroups_tail8_unroll16:
+L.xctr_one_aes192_keysmem_tail8_unroll16:
 	vaesenc         xmm0, xmm0, oword [r10 - 176]
 	vaesenc         xmm0, xmm0, oword [r10 - 160]
-L.xctr_one_aes128_keysmem_onepassgroups_tail8_unroll16:
+L.xctr_one_aes128_keysmem_tail8_unroll16:
 	vaesenc         xmm0, xmm0, oword [r10 - 144]
 	vaesenc         xmm0, xmm0, oword [r10 - 128]
 	vaesenc         xmm0, xmm0, oword [r10 - 112]
@@ -2219,7 +2219,7 @@ L.xctr_one_aes128_keysmem_onepassgroups_tail8_unroll16:
 	vpxord          xmm18, xmm18, oword [r10]
 	vaesenclast     xmm0, xmm0, xmm18
 	vmovdqu8        [rsi]{k1}, xmm0
-L.xctr_one_return_keysmem_onepassgroups_tail8_unroll16:
+L.xctr_one_return_keysmem_tail8_unroll16:
 	xor             eax, eax
 ; only xmm registers were written on this path: no vzeroupper needed
 	ret
@@ -2228,7 +2228,7 @@ L.xctr_one_return_keysmem_onepassgroups_tail8_unroll16:
 	align 64, db 0
 ; Steps of 1..16 vectors (entry k - 1 for k vectors): k times the blocks per
 ; vector, added to each lane's little-endian index.
-L.xctr_steps_keysmem_onepassgroups_tail8_unroll16:
+L.xctr_steps_keysmem_tail8_unroll16:
 	dq	4, 0
 	dq	4, 0
 	dq	4, 0
@@ -2294,7 +2294,7 @@ L.xctr_steps_keysmem_onepassgroups_tail8_unroll16:
 	dq	64, 0
 	dq	64, 0
 ; Lane i starts at index + i.
-L.xctr_lane_offsets_keysmem_onepassgroups_tail8_unroll16:
+L.xctr_lane_offsets_keysmem_tail8_unroll16:
 	dq	0, 0
 	dq	1, 0
 	dq	2, 0

@@ -248,3 +248,26 @@ class PlanAndRenderingAgree(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class OnePassKnob(unittest.TestCase):
+    """ONEPASS=groups enters the main loop only for more than one iteration, so a message
+    of exactly one runs the groups; ONEPASS=loop takes it in the loop.  (Their outputs are
+    checked by make explore's variant_check over every length up to 1100 bytes.)"""
+
+    def entry(self, mode, isa, onepass):
+        from generator.render import generate
+        knobs = {"UNROLL": 8, "KEYS": "mem", "TAIL": 4, "ONEPASS": onepass}
+        text = generate(get_mode(mode), get_isa(isa), knobs, SYSV)["S"]
+        name = {"ctr": "ctr", "xctr": "xctr", "xts": "xts_enc"}[mode]
+        jump = re.search(rf"\n\tsub\s+\$(\d+), %\w+\n\t(?:\{{disp32\}} )?(j\w+)\s+\.L{name}_main_loop",
+                         text)
+        self.assertIsNotNone(jump, f"{mode}/{isa}: no main-loop entry found")
+        return int(jump.group(1)), jump.group(2)
+
+    def test_groups_take_exactly_one_iteration(self):
+        for mode, isa, stride in (("ctr", "avx10_512", 512), ("xctr", "avx10_256", 256),
+                                  ("xts", "aesni_avx", 128)):
+            with self.subTest(mode=mode, isa=isa):
+                self.assertEqual(self.entry(mode, isa, "loop"), (stride, "jae"))
+                self.assertEqual(self.entry(mode, isa, "groups"), (stride, "ja"))
