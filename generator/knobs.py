@@ -46,7 +46,8 @@ KNOBS = {knob.name: knob for knob in (
          "the middle ones reloaded from memory each round (fits 16-register ISAs)"),
     Knob("GHASH", ("school", "karatsuba"), str,
          "GCM carry-less products per block: school = 4; karatsuba = 3 plus two cheap ops, "
-         "with (H_lo ^ H_hi) of each power kept in registers (for CPUs where VPCLMULQDQ "
+         "with (H_lo ^ H_hi) of each power kept in registers, or read from the key's h_halves "
+         "where they do not fit (EVEX) (for CPUs where VPCLMULQDQ "
          "competes with VAES for the same pipes, e.g. Zen 4)"),
     Knob("TAIL", (1, 2, 4, 8), _int,
          "vectors processed side by side after the main loop (blocks left over)"),
