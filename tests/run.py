@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """Runs every test of `make test` and prints one summary line.
 
-Part 1: the Python unit tests, discovered as tests/python/test_*.py.
+Part 1: the Python unit tests, discovered as tests/python/test_*.py, in two processes.
 Part 2: the C test binary, $(BUILD)/tests/aesgen_tests, whose last line is
         `N passed, N failed[, N skipped]`; a crash or missing summary counts
         as one failure.
@@ -19,7 +19,9 @@ Usage: python3 tests/run.py --build BUILD_DIR [--skip-python] [--skip-c] [--skip
 """
 
 import argparse
+import multiprocessing
 import os
+import queue
 import re
 import subprocess
 import sys
@@ -106,16 +108,101 @@ class CountingResult(unittest.TestResult):
             self._report("ERROR", subtest, err)
 
 
+# Python test units that must not run at the same time as each other: they write the
+# same vendored bundles under $AESGEN_BUILD/vendor (tests/python/vendor_bundles.py).
+SHARED_BUILD_MODULES = ("test_vendor", "test_vendor_win", "test_apple")
+# The longest units first, so that two workers end together (measured on a 2-core
+# AMD Zen 3: these four take about 60% of the Python tests' time).
+LONGEST_FIRST = ("test_gen_files.EveryKnobCombination", "test_gen_files.MakeGenForwardsEveryKnob",
+                 "vendor", "test_mca")
+PYTHON_JOBS = max(1, min(2, os.cpu_count() or 1))
+
+
+def python_test_units():
+    """The discovered tests as units a worker runs whole: a test class each, except
+    that the modules of SHARED_BUILD_MODULES make one unit together; longest first."""
+    loader = unittest.TestLoader()
+    discovered = loader.discover(start_dir=PYTHON_TESTS, pattern="test_*.py",
+                                 top_level_dir=PYTHON_TESTS)
+    units, shared = {}, unittest.TestSuite()
+
+    def classes(suite):
+        for item in suite:
+            if isinstance(item, unittest.TestSuite):
+                yield from classes(item)
+            else:
+                yield item
+
+    for test in classes(discovered):
+        cls = type(test)
+        module = cls.__module__.partition(".")[0]
+        if module in SHARED_BUILD_MODULES:
+            shared.addTest(test)
+            continue
+        units.setdefault(f"{cls.__module__}.{cls.__qualname__}", unittest.TestSuite()).addTest(test)
+    if shared.countTestCases():
+        units["vendor"] = shared
+
+    def rank(name):
+        for i, prefix in enumerate(LONGEST_FIRST):
+            if name.startswith(prefix):
+                return i
+        return len(LONGEST_FIRST)
+    return [units[name] for name in sorted(units, key=rank)]
+
+
+def _python_worker(units, todo, done, lock):
+    global say
+    plain = say
+
+    def locked_say(text=""):
+        with lock:
+            plain(text)
+    say = locked_say
+    result = CountingResult()
+    while True:
+        index = todo.get()
+        if index is None:
+            break
+        units[index].run(result)   # a module that fails to import runs as a failing test
+    t = result.totals
+    done.put((t.passed, t.failed, t.skipped))
+
+
 def run_python_tests():
-    """Discovers and runs tests/python/test_*.py; import errors count as failures."""
+    """Discovers and runs tests/python/test_*.py in PYTHON_JOBS processes (forked, so
+    they share the discovered units); import errors count as failures."""
     if REPO not in sys.path:
         sys.path.insert(0, REPO)
-    loader = unittest.TestLoader()
-    suite = loader.discover(start_dir=PYTHON_TESTS, pattern="test_*.py",
-                            top_level_dir=PYTHON_TESTS)
-    result = CountingResult()
-    suite.run(result)     # a module that fails to import runs as a failing test
-    return result.totals
+    units = python_test_units()
+    if PYTHON_JOBS == 1 or not hasattr(os, "fork"):
+        result = CountingResult()
+        for unit in units:
+            unit.run(result)
+        return result.totals
+    context = multiprocessing.get_context("fork")
+    todo, done, lock = context.Queue(), context.Queue(), context.Lock()
+    for index in range(len(units)):
+        todo.put(index)
+    workers = [context.Process(target=_python_worker, args=(units, todo, done, lock))
+               for _ in range(PYTHON_JOBS)]
+    for worker in workers:
+        todo.put(None)
+        worker.start()
+    totals, reported = Totals(), 0
+    while reported < len(workers):
+        try:
+            totals.add(Totals(*done.get(timeout=1)))
+            reported += 1
+        except queue.Empty:
+            if not any(worker.is_alive() for worker in workers) and done.empty():
+                break       # a worker died before reporting: its exit status says so
+    for worker in workers:
+        worker.join()
+        if worker.exitcode != 0:
+            say(f"FAIL: a Python test worker exited with status {worker.exitcode}")
+            totals.failed += 1
+    return totals
 
 
 def run_c_tests(build):
