@@ -49,8 +49,15 @@ class Totals:
         return f"{self.passed} passed, {self.failed} failed, {self.skipped} skipped"
 
 
+_say_lock = None     # the Python test workers' shared lock: one report's lines together
+
+
 def say(text=""):
-    print(text, flush=True)
+    if _say_lock is None:
+        print(text, flush=True)
+    else:
+        with _say_lock:
+            print(text, flush=True)
 
 
 class CountingResult(unittest.TestResult):
@@ -152,13 +159,8 @@ def python_test_units():
 
 
 def _python_worker(units, todo, done, lock):
-    global say
-    plain = say
-
-    def locked_say(text=""):
-        with lock:
-            plain(text)
-    say = locked_say
+    global _say_lock
+    _say_lock = lock
     result = CountingResult()
     while True:
         index = todo.get()

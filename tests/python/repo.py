@@ -16,22 +16,25 @@ def have(tool):
     return shutil.which(tool) is not None
 
 
-def host_flags(cpuinfo="/proc/cpuinfo"):
-    """The CPU feature flags Linux lists for this machine (it leaves out a feature
-    whose register state the OS does not enable), or an empty set off Linux."""
+def cpuinfo(path="/proc/cpuinfo"):
+    """The first processor's entries of /proc/cpuinfo ({"vendor_id": ..., "flags": ...}),
+    or {} off Linux."""
+    facts = {}
     try:
-        with open(cpuinfo, encoding="utf-8") as handle:
+        with open(path, encoding="utf-8") as handle:
             for line in handle:
+                if not line.strip():
+                    break
                 key, _, value = line.partition(":")
-                if key.strip() == "flags":
-                    return set(value.split())
+                facts.setdefault(key.strip(), value.strip())
     except OSError:
         pass
-    return set()
+    return facts
 
 
 def host_runs(isa, flags=None):
-    """True if this machine has every CPUID feature the ISA (generator/isa.py) needs;
-    the OS-state entries ("os:...") are implied by Linux listing the features."""
-    flags = host_flags() if flags is None else flags
+    """True if this machine has every CPUID feature the ISA (generator/isa.py) needs.
+    Linux leaves out of "flags" a feature whose register state the OS does not enable,
+    so the OS-state entries ("os:...") are implied by the features it lists."""
+    flags = set(cpuinfo().get("flags", "").split()) if flags is None else flags
     return all(f in flags for f in isa.features if not f.startswith("os:"))

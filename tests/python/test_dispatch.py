@@ -12,7 +12,7 @@ import subprocess
 import tempfile
 import unittest
 
-from repo import REPO, have
+from repo import REPO, cpuinfo, have
 
 BUILD = os.environ.get("AESGEN_BUILD", os.path.join(REPO, "build"))
 LIBRARY = os.path.join(BUILD, "libaesgen.a")
@@ -48,17 +48,6 @@ int main(void)
     return failed != 0;
 }
 """
-
-
-def cpuinfo():
-    facts = {}
-    with open("/proc/cpuinfo") as handle:
-        for line in handle:
-            key, _, value = line.partition(":")
-            facts.setdefault(key.strip(), value.strip())
-            if not line.strip():
-                break
-    return facts
 
 
 @unittest.skipUnless(os.path.exists(LIBRARY) and have("cc"),
