@@ -58,7 +58,7 @@ static size_t unhex(const char *hex, uint8_t **out)
 }
 
 /* The ISAs a bundle can have (a name not built in is simply not supported). */
-static const char *const isas[] = { "generic", "aesni_avx", "vaes_avx2", "avx10_256",
+static const char *const isas[] = { "generic", "vperm_ssse3", "aesni_avx", "vaes_avx2", "avx10_256",
                                     "avx10_512" };
 #define ISA_COUNT (sizeof isas / sizeof isas[0])
 
