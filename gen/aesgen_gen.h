@@ -143,12 +143,13 @@ enum {
 /* ---- Microarchitectures (generator/uarch.py) and their measured choices
  * (generator/tuning.json) ---- */
 
-#define AESGEN_GEN_UARCH_COUNT 3
+#define AESGEN_GEN_UARCH_COUNT 4
 /* X(name, NAME) in generator/uarch.py's order (ids from 1; 0 is the default) */
 #define AESGEN_GEN_UARCHES(X) \
     X(znver4, ZNVER4) \
     X(znver5, ZNVER5) \
-    X(sapphirerapids, SAPPHIRERAPIDS)
+    X(sapphirerapids, SAPPHIRERAPIDS) \
+    X(znver1, ZNVER1)
 /* X(NAME, vendor, display family, first model, last model): one row per model
  * range; the first row that matches the CPU names its uarch */
 #define AESGEN_GEN_UARCH_MODELS(X) \
@@ -157,11 +158,16 @@ enum {
     X(ZNVER4, "AuthenticAMD", 0x19, 0xa0, 0xaf) \
     X(ZNVER5, "AuthenticAMD", 0x1a, 0x0, 0x7f) \
     X(SAPPHIRERAPIDS, "GenuineIntel", 0x6, 0x8f, 0x8f) \
-    X(SAPPHIRERAPIDS, "GenuineIntel", 0x6, 0xcf, 0xcf)
+    X(SAPPHIRERAPIDS, "GenuineIntel", 0x6, 0xcf, 0xcf) \
+    X(ZNVER1, "AuthenticAMD", 0x17, 0x1, 0x1) \
+    X(ZNVER1, "AuthenticAMD", 0x17, 0x11, 0x11) \
+    X(ZNVER1, "AuthenticAMD", 0x17, 0x20, 0x20)
 /* X(isa, mode, NAME of the uarch, _variant): the uarch takes the functions
  * <symbol>_variant of gen/<isa>/<mode>.S (a uarch not listed: the file's own) */
 #define AESGEN_GEN_UARCH_VARIANTS_vperm_ssse3(X)
-#define AESGEN_GEN_UARCH_VARIANTS_aesni_avx(X)
+#define AESGEN_GEN_UARCH_VARIANTS_aesni_avx(X) \
+    X(aesni_avx, xts, ZNVER1, _onepassgroups_tail2_tweakdouble) \
+    X(aesni_avx, gcm, ZNVER1, _ghashkaratsuba_tail2)
 #define AESGEN_GEN_UARCH_VARIANTS_vaes_avx2(X)
 #define AESGEN_GEN_UARCH_VARIANTS_avx10_256(X) \
     X(avx10_256, gcm, SAPPHIRERAPIDS, _ghashschool)
@@ -173,6 +179,8 @@ enum {
     X(avx10_512, gcm, ZNVER5, _tail2_unroll8)
 /* X(isa, mode, _variant, name of the first uarch taking it): each variant once */
 #define AESGEN_GEN_VARIANT_SETS(X) \
+    X(aesni_avx, xts, _onepassgroups_tail2_tweakdouble, znver1) \
+    X(aesni_avx, gcm, _ghashkaratsuba_tail2, znver1) \
     X(avx10_256, gcm, _ghashschool, sapphirerapids) \
     X(avx10_512, ctr, _keysmem_tail8_unroll16, znver5) \
     X(avx10_512, xctr, _keysmem_tail8_unroll16, znver5) \
@@ -276,7 +284,7 @@ int aesgen_xctr_crypt_vperm_ssse3(const aesgen_aes_key *key, uint8_t *dst, const
 #define AESGEN_GEN_UNROLL_vperm_ssse3_xctr 8
 #define AESGEN_GEN_STRIDE_vperm_ssse3_xctr 128
 
-/* gen/vperm_ssse3/xts.S: KEYS=mem ONEPASS=loop TAIL=1 UNROLL=8; main loop 128 bytes per iteration */
+/* gen/vperm_ssse3/xts.S: KEYS=mem ONEPASS=loop TAIL=1 TWEAK=double UNROLL=8; main loop 128 bytes per iteration */
 int aesgen_xts_encrypt_vperm_ssse3(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 int aesgen_xts_decrypt_vperm_ssse3(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #define AESGEN_GEN_UNROLL_vperm_ssse3_xts 8
@@ -292,9 +300,11 @@ int aesgen_xctr_crypt_aesni_avx(const aesgen_aes_key *key, uint8_t *dst, const u
 #define AESGEN_GEN_UNROLL_aesni_avx_xctr 8
 #define AESGEN_GEN_STRIDE_aesni_avx_xctr 128
 
-/* gen/aesni_avx/xts.S: KEYS=mem ONEPASS=loop TAIL=4 UNROLL=4; main loop 64 bytes per iteration */
+/* gen/aesni_avx/xts.S: KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4; main loop 64 bytes per iteration */
 int aesgen_xts_encrypt_aesni_avx(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 int aesgen_xts_decrypt_aesni_avx(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+AESGEN_GEN_VARIANT int aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+AESGEN_GEN_VARIANT int aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #define AESGEN_GEN_UNROLL_aesni_avx_xts 4
 #define AESGEN_GEN_STRIDE_aesni_avx_xts 64
 
@@ -304,6 +314,11 @@ int aesgen_gcm_enc_update_aesni_avx(const aesgen_gcm_key *key, uint8_t *dst, con
 int aesgen_gcm_dec_update_aesni_avx(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 int aesgen_gcm_enc_record_aesni_avx(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 int aesgen_gcm_dec_record_aesni_avx(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+AESGEN_GEN_VARIANT int aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+AESGEN_GEN_VARIANT int aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+AESGEN_GEN_VARIANT int aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+AESGEN_GEN_VARIANT int aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 #define AESGEN_GEN_UNROLL_aesni_avx_gcm 4
 #define AESGEN_GEN_STRIDE_aesni_avx_gcm 64
 
@@ -317,7 +332,7 @@ int aesgen_xctr_crypt_vaes_avx2(const aesgen_aes_key *key, uint8_t *dst, const u
 #define AESGEN_GEN_UNROLL_vaes_avx2_xctr 8
 #define AESGEN_GEN_STRIDE_vaes_avx2_xctr 256
 
-/* gen/vaes_avx2/xts.S: KEYS=mem ONEPASS=loop TAIL=4 UNROLL=4; main loop 128 bytes per iteration */
+/* gen/vaes_avx2/xts.S: KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4; main loop 128 bytes per iteration */
 int aesgen_xts_encrypt_vaes_avx2(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 int aesgen_xts_decrypt_vaes_avx2(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #define AESGEN_GEN_UNROLL_vaes_avx2_xts 4
@@ -342,7 +357,7 @@ int aesgen_xctr_crypt_avx10_256(const aesgen_aes_key *key, uint8_t *dst, const u
 #define AESGEN_GEN_UNROLL_avx10_256_xctr 8
 #define AESGEN_GEN_STRIDE_avx10_256_xctr 256
 
-/* gen/avx10_256/xts.S: KEYS=reg ONEPASS=loop TAIL=4 UNROLL=4; main loop 128 bytes per iteration */
+/* gen/avx10_256/xts.S: KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4; main loop 128 bytes per iteration */
 int aesgen_xts_encrypt_avx10_256(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 int aesgen_xts_decrypt_avx10_256(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #define AESGEN_GEN_UNROLL_avx10_256_xts 4
@@ -374,7 +389,7 @@ AESGEN_GEN_VARIANT int aesgen_xctr_crypt_avx10_512_keysmem_tail8_unroll16(const 
 #define AESGEN_GEN_UNROLL_avx10_512_xctr 8
 #define AESGEN_GEN_STRIDE_avx10_512_xctr 512
 
-/* gen/avx10_512/xts.S: KEYS=reg ONEPASS=loop TAIL=4 UNROLL=4; main loop 256 bytes per iteration */
+/* gen/avx10_512/xts.S: KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4; main loop 256 bytes per iteration */
 int aesgen_xts_encrypt_avx10_512(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 int aesgen_xts_decrypt_avx10_512(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #define AESGEN_GEN_UNROLL_avx10_512_xts 4
@@ -416,11 +431,18 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_tail2_unroll8(const aesge
     X(aesni_avx, xctr, aesgen_xctr_crypt_aesni_avx) \
     X(aesni_avx, xts, aesgen_xts_encrypt_aesni_avx) \
     X(aesni_avx, xts, aesgen_xts_decrypt_aesni_avx) \
+    X(aesni_avx, xts, aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble) \
+    X(aesni_avx, xts, aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble) \
     X(aesni_avx, gcm, aesgen_gcm_ghash_aesni_avx) \
     X(aesni_avx, gcm, aesgen_gcm_enc_update_aesni_avx) \
     X(aesni_avx, gcm, aesgen_gcm_dec_update_aesni_avx) \
     X(aesni_avx, gcm, aesgen_gcm_enc_record_aesni_avx) \
     X(aesni_avx, gcm, aesgen_gcm_dec_record_aesni_avx) \
+    X(aesni_avx, gcm, aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2) \
+    X(aesni_avx, gcm, aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2) \
+    X(aesni_avx, gcm, aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2) \
+    X(aesni_avx, gcm, aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2) \
+    X(aesni_avx, gcm, aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2) \
     X(vaes_avx2, ctr, aesgen_ctr_crypt_vaes_avx2) \
     X(vaes_avx2, xctr, aesgen_xctr_crypt_vaes_avx2) \
     X(vaes_avx2, xts, aesgen_xts_encrypt_vaes_avx2) \
@@ -483,6 +505,10 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_encrypt_aesni_
                "aesgen_xts_encrypt_aesni_avx: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_aesni_avx), aesgen_xts_fn),
                "aesgen_xts_decrypt_aesni_avx: the aesgen_xts_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble), aesgen_xts_fn),
+               "aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble: the aesgen_xts_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble), aesgen_xts_fn),
+               "aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_ghash_aesni_avx), aesgen_gcm_ghash_fn),
                "aesgen_gcm_ghash_aesni_avx: the aesgen_gcm_ghash_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_update_aesni_avx), aesgen_gcm_update_fn),
@@ -493,6 +519,16 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_record_aes
                "aesgen_gcm_enc_record_aesni_avx: the aesgen_gcm_record_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_record_aesni_avx), aesgen_gcm_record_fn),
                "aesgen_gcm_dec_record_aesni_avx: the aesgen_gcm_record_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2), aesgen_gcm_ghash_fn),
+               "aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2: the aesgen_gcm_ghash_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2), aesgen_gcm_update_fn),
+               "aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2: the aesgen_gcm_update_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2), aesgen_gcm_update_fn),
+               "aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2: the aesgen_gcm_update_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2), aesgen_gcm_record_fn),
+               "aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2: the aesgen_gcm_record_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2), aesgen_gcm_record_fn),
+               "aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2: the aesgen_gcm_record_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_ctr_crypt_vaes_avx2), aesgen_ctr_fn),
                "aesgen_ctr_crypt_vaes_avx2: the aesgen_ctr_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xctr_crypt_vaes_avx2), aesgen_xctr_fn),

@@ -77,17 +77,23 @@ ISAS = {isa.name: isa for isa in (
     Isa("vperm_ssse3", 16, 16, False, ("ssse3",),
         "vector-permute AES (pshufb, constant time) on xmm, legacy SSE, 16 registers; "
         "for CPUs without AES-NI", legacy_sse=True, modes=("ctr", "xctr", "xts"), templates="vperm/",
-        knob_defaults=(("UNROLL", 8), ("TAIL", 1)),
+        knob_defaults=(("UNROLL", 8), ("TAIL", 1), ("TWEAK", "double")),
         # UNROLL 1..3: blocks of five registers interleaved, vector-permute (3 fit beside
         # the nibble mask, 2 beside XTS's tweaks); 8: a bitsliced main loop
         # (generator/bitslice.py), vector-permute for the rest (generator/plan.py)
         knob_values=(("UNROLL", (1, 2, 3, 8)),
                      # its groups after the bitsliced loop are vector-permute: no second path
-                     ("ONEPASS", ("loop",)))),
+                     ("ONEPASS", ("loop",)),
+                     # no PCLMULQDQ: its XTS doubles each tweak (templates/vperm/xts.j2)
+                     ("TWEAK", ("double",)))),
     Isa("aesni_avx", 16, 16, False, _VEX, "AES-NI on xmm, VEX-encoded AVX, 16 registers"),
-    Isa("vaes_avx2", 32, 16, False, _VAES, "VAES on ymm, VEX-encoded AVX2, 16 registers"),
-    Isa("avx10_256", 32, 32, True, _AVX10, "VAES on ymm, EVEX, 32 registers and opmasks"),
-    Isa("avx10_512", 64, 32, True, _AVX10, "VAES on zmm, EVEX, 32 registers and opmasks"),
+    # TWEAK=double steps one block at a time: 128-bit vectors only
+    Isa("vaes_avx2", 32, 16, False, _VAES, "VAES on ymm, VEX-encoded AVX2, 16 registers",
+        knob_values=(("TWEAK", ("clmul",)),)),
+    Isa("avx10_256", 32, 32, True, _AVX10, "VAES on ymm, EVEX, 32 registers and opmasks",
+        knob_values=(("TWEAK", ("clmul",)),)),
+    Isa("avx10_512", 64, 32, True, _AVX10, "VAES on zmm, EVEX, 32 registers and opmasks",
+        knob_values=(("TWEAK", ("clmul",)),)),
 )}
 
 

@@ -51,6 +51,12 @@ KNOBS = {knob.name: knob for knob in (
          "competes with VAES for the same pipes, e.g. Zen 4)"),
     Knob("TAIL", (1, 2, 4, 8), _int,
          "vectors processed side by side after the main loop (blocks left over)"),
+    Knob("TWEAK", ("clmul", "double"), str,
+         "XTS tweaks of an iteration: clmul = each straight from the first, T*x^k by shifts "
+         "and one carry-less multiply folding the k bits back (independent); double = each "
+         "the previous one times x, five shift/add/logic ops and no multiply (a serial "
+         "chain; 128-bit vectors only, for CPUs where VPCLMULQDQ blocks the AES pipes, e.g. "
+         "Zen 1)"),
     Knob("ONEPASS", ("loop", "groups"), str,
          "a message of exactly one main-loop iteration: loop = one pass of the main loop; "
          "groups = the groups of TAIL vectors and the final group (the main loop only "

@@ -271,8 +271,8 @@ class GcmPlan(Plan):
                  f"{knobs['UNROLL'] * isa.lanes} powers of H; the key holds {GCM_H_POWERS}"
                  if knobs["UNROLL"] * isa.lanes > GCM_H_POWERS else None)),
         Rule("GHASH=karatsuba: the powers' half sums in registers when the UNROLL powers "
-             "and they fit, else (EVEX) from the key's h_halves; 16-register ISAs: in "
-             "registers only", None),
+             "and they fit, else (EVEX, aesni_avx) memory operands on the key's h_halves; "
+             "vaes_avx2: in registers only", None),
         Rule(f"records: when UNROLL x lanes = {GCM_H_POWERS} (all the key's powers), the "
              "main loop takes every full iteration, and a final group of "
              f"{GCM_H_POWERS} blocks (the last partial) has no H^{GCM_H_POWERS + 1}: its "
@@ -298,15 +298,17 @@ class GcmPlan(Plan):
         self.take("HP", v.up_to("HPOW", U))
         self.karatsuba = self.knobs["GHASH"] == "karatsuba"
         # Karatsuba's half sums of the powers: made in registers (HSUM) when the powers
-        # and they fit; else (EVEX) read from the key's h_halves as memory operands
+        # and they fit; else (EVEX, aesni_avx) read from the key's h_halves as memory
+        # operands (which aesgen_gcm_init fills for every ISA)
         self.half_sums_in_key = False
         if self.karatsuba:
             if len(self.R["HP"]) == U and v.free >= U:
                 self.take("HK", v.many("HSUM", U))
-            elif isa.evex:
+            elif isa.evex or isa.lanes == 1:
                 self.R["HK"] = []
                 self.half_sums_in_key = True
             else:
+                # vaes_avx2: not measured anywhere yet
                 raise DoesNotFit(f"GHASH=karatsuba needs the {U} powers of H and their half "
                                  f"sums in registers on {isa.name} (16 registers)")
         else:

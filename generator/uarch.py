@@ -38,6 +38,9 @@ UARCHES = {u.name: u for u in (
           "AMD Zen 5 (EPYC Turin, Ryzen 9000 and AI 300)"),
     Uarch("sapphirerapids", "GenuineIntel", 6, ((0x8f, 0x8f), (0xcf, 0xcf)),
           "Intel Sapphire Rapids and Emerald Rapids (Golden/Raptor Cove server cores)"),
+    Uarch("znver1", "AuthenticAMD", 0x17, ((0x01, 0x01), (0x11, 0x11), (0x20, 0x20)),
+          "AMD Zen (EPYC Naples, Ryzen 1000 Summit Ridge, Raven Ridge, Dali); family "
+          "0x17's other models are Zen+ (0x08, 0x18) and Zen 2 (from 0x30)"),
 )}
 
 

@@ -3,6 +3,7 @@
 # mode: gcm (GCM: GHASH and CTR (inc32) with GHASH, one pass (SP 800-38D))
 # isa:  aesni_avx (AES-NI on xmm, VEX-encoded AVX, 16 registers); abi: sysv
 # knobs: GHASH=school KEYS=mem TAIL=4 UNROLL=4
+# variant _ghashkaratsuba_tail2: GHASH=karatsuba TAIL=2 (for znver1; generator/tuning.json), named <symbol>_ghashkaratsuba_tail2
 # regenerate: python3 -m generator gen --isa aesni_avx --mode gcm GHASH=school KEYS=mem TAIL=4 UNROLL=4
 #   (or: make gen ISA=aesni_avx MODE=gcm GHASH=school KEYS=mem TAIL=4 UNROLL=4)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -3445,3 +3446,2569 @@ aesgen_gcm_dec_record_aesni_avx:
 	.long	4, 16, 5
 	.asciz	"GNU"
 	.long	0xc0000002, 0x4, 0x3, 0x0
+
+# GCM for aesni_avx, the functions with GHASH=karatsuba (suffix _ghashkaratsuba_tail2).
+
+# int aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+#   len a multiple of 16
+#
+# acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 4 blocks per iteration are
+# multiplied by H^4..H^1 and summed before one reduction.
+#
+# Registers (general): KEY=rdi, ACCP=rsi, SRC=rdx, LEN=rcx, TMPG=rax, HPTR=r10
+# Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
+#                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, BSWAP=xmm15
+# Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2
+	.hidden	aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2
+	.type	aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2, @function
+aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2:
+	.cfi_startproc
+	endbr64
+	vmovdqu         (%rsi), %xmm9
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_ghash_ghashkaratsuba_tail2_store
+# the byte-reflection mask and the reduction constant, one copy per lane
+	vmovdqu         .Lgcm_bswap_mask_16(%rip), %xmm15
+	sub             $64, %rcx
+	{disp32} jb     .Lgcm_ghash_ghashkaratsuba_tail2_tail
+.Lgcm_ghash_ghashkaratsuba_tail2_loop:
+	vmovdqu         (%rdx), %xmm0
+	vmovdqu         16(%rdx), %xmm1
+	vmovdqu         32(%rdx), %xmm2
+	vmovdqu         48(%rdx), %xmm3
+# GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vpshufb         %xmm15, %xmm0, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4
+# GHASH step 1: the products of vector 0
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5     # LO = d_L*h_L
+	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7    # HI = d_H*h_H
+	vpclmulqdq      $0, 1264(%rdi), %xmm8, %xmm6    # MI = (d_L^d_H)*(h_L^h_H)
+# GHASH step 2: vector 1 into D, reflected
+	vpshufb         %xmm15, %xmm1, %xmm4
+# GHASH step 3: the products of vector 1
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 1280(%rdi), %xmm8, %xmm8    # (d_L^d_H)*(h_L^h_H)
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8     # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 4: vector 2 into D, reflected
+	vpshufb         %xmm15, %xmm2, %xmm4
+# GHASH step 5: the products of vector 2
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 1296(%rdi), %xmm8, %xmm8    # (d_L^d_H)*(h_L^h_H)
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8     # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 6: vector 3 into D, reflected
+	vpshufb         %xmm15, %xmm3, %xmm4
+# GHASH step 7: the products of vector 3
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 1312(%rdi), %xmm8, %xmm8    # (d_L^d_H)*(h_L^h_H)
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8     # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm6, %xmm6
+# GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 11: ACC = HI
+	vmovdqa         %xmm7, %xmm9
+	add             $64, %rdx
+	sub             $64, %rcx
+	jae             .Lgcm_ghash_ghashkaratsuba_tail2_loop
+.Lgcm_ghash_ghashkaratsuba_tail2_tail:
+	add             $64, %rcx
+	{disp32} jz     .Lgcm_ghash_ghashkaratsuba_tail2_store
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
+	lea             768(%rdi), %r10
+	sub             %rcx, %r10
+	vpxor           %xmm5, %xmm5, %xmm5
+	vpxor           %xmm6, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm7, %xmm7
+.Lgcm_ghash_ghashkaratsuba_tail2_tail_vector:
+	vmovdqu         (%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4             # the running hash joins block 0
+	vpxor           %xmm9, %xmm9, %xmm9
+	vpclmulqdq      $0, (%r10), %xmm4, %xmm8        # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, (%r10), %xmm4, %xmm8       # d_L*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, (%r10), %xmm4, %xmm8        # d_H*h_L
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, (%r10), %xmm4, %xmm8       # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+	add             $16, %rdx
+	add             $16, %r10
+	sub             $16, %rcx
+	ja              .Lgcm_ghash_ghashkaratsuba_tail2_tail_vector
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqa         %xmm7, %xmm9
+.Lgcm_ghash_ghashkaratsuba_tail2_store:
+	vmovdqu         %xmm9, (%rsi)
+	xor             %eax, %eax
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2, . - aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2
+
+# int aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+#   len % 16 == 0
+#
+# Encrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
+# ciphertext into acc.  Per iteration 4 vectors (4 blocks): the AES rounds of the
+# counters and the GHASH of the ciphertext just produced, whose 4 products with
+# H^4..H^1 are summed and reduced once.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
+# Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
+#                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
+#                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
+# Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
+# T0 doubles as TMP.
+# Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
+# Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2
+	.hidden	aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2
+	.type	aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2, @function
+aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2:
+	.cfi_startproc
+	endbr64
+	sub             $16, %rsp
+	.cfi_adjust_cfa_offset 16
+	btr             $63, %rcx                       # the length without the flag
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_enc_ghashkaratsuba_tail2_return
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# the first and last round keys into registers; the middle ones are read each round
+	vmovdqu         (%rdi), %xmm12
+	vmovdqu         (%r10), %xmm13
+# the byte-reflection mask and the reduction constant, one copy per lane
+	vmovdqu         .Lgcm_bswap_mask_16(%rip), %xmm15
+# ACC = acc; CTR = the counter block reflected, lane i counting from block i
+	vmovdqu         (%r9), %xmm9
+	vmovdqu         (%r8), %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm10
+	vmovdqu         .Lgcm_lane_count(%rip), %xmm11
+# bulk: whole iterations of 4 blocks, CTR and GHASH stitched
+	sub             $64, %rcx
+	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_tail
+.Lgcm_enc_ghashkaratsuba_tail2_loop:
+# LLVM-MCA-BEGIN gcm_enc_ghashkaratsuba_tail2_aesni_avx_main_loop
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm1
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm2
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm3
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           %xmm12, %xmm2, %xmm2
+	vpxor           %xmm12, %xmm3, %xmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_main_aes128
+	{disp32} je     .Lgcm_enc_ghashkaratsuba_tail2_main_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+.Lgcm_enc_ghashkaratsuba_tail2_main_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+.Lgcm_enc_ghashkaratsuba_tail2_main_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           (%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm0, %xmm0
+	vmovdqu         %xmm0, (%rsi)
+	vpxor           16(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm1, %xmm1
+	vmovdqu         %xmm1, 16(%rsi)
+	vpxor           32(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm2, %xmm2
+	vmovdqu         %xmm2, 32(%rsi)
+	vpxor           48(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm3, %xmm3
+	vmovdqu         %xmm3, 48(%rsi)
+# GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vpshufb         %xmm15, %xmm0, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4
+# GHASH step 1: the products of vector 0
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5     # LO = d_L*h_L
+	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7    # HI = d_H*h_H
+	vpclmulqdq      $0, 1264(%rdi), %xmm8, %xmm6    # MI = (d_L^d_H)*(h_L^h_H)
+# GHASH step 2: vector 1 into D, reflected
+	vpshufb         %xmm15, %xmm1, %xmm4
+# GHASH step 3: the products of vector 1
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 1280(%rdi), %xmm8, %xmm8    # (d_L^d_H)*(h_L^h_H)
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8     # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 4: vector 2 into D, reflected
+	vpshufb         %xmm15, %xmm2, %xmm4
+# GHASH step 5: the products of vector 2
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 1296(%rdi), %xmm8, %xmm8    # (d_L^d_H)*(h_L^h_H)
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8     # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 6: vector 3 into D, reflected
+	vpshufb         %xmm15, %xmm3, %xmm4
+# GHASH step 7: the products of vector 3
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 1312(%rdi), %xmm8, %xmm8    # (d_L^d_H)*(h_L^h_H)
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8     # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm6, %xmm6
+# GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 11: ACC = HI
+	vmovdqa         %xmm7, %xmm9
+	add             $64, %rdx
+	add             $64, %rsi
+	sub             $64, %rcx
+	jae             .Lgcm_enc_ghashkaratsuba_tail2_loop
+# LLVM-MCA-END
+.Lgcm_enc_ghashkaratsuba_tail2_tail:
+# what the bulk loop left: LEN + 64 = 0..48 bytes of whole blocks
+	add             $64, %rcx
+	{disp32} jz     .Lgcm_enc_ghashkaratsuba_tail2_store
+# CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
+# LEN, so their start waits in the stack slots for the GHASH pass
+	mov             %rsi, (%rsp)
+	mov             %rcx, 8(%rsp)
+
+# Groups of 2 vectors while at least 32 bytes remain.
+.Lgcm_enc_ghashkaratsuba_tail2_group_loop:
+	cmp             $32, %rcx
+	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_final
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm1
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_group_aes128
+	{disp32} je     .Lgcm_enc_ghashkaratsuba_tail2_group_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+.Lgcm_enc_ghashkaratsuba_tail2_group_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+.Lgcm_enc_ghashkaratsuba_tail2_group_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
+	vpxor           (%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm0, %xmm0
+	vmovdqu         %xmm0, (%rsi)
+	vpxor           16(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm1, %xmm1
+	vmovdqu         %xmm1, 16(%rsi)
+	add             $32, %rdx
+	add             $32, %rsi
+	sub             $32, %rcx
+	jnz             .Lgcm_enc_ghashkaratsuba_tail2_group_loop
+	{disp32} jmp    .Lgcm_enc_ghashkaratsuba_tail2_tail_crypted
+
+.Lgcm_enc_ghashkaratsuba_tail2_final:
+# 1..32 bytes remain: pick the final group by the number of vectors they need,
+# so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             $16, %rcx
+	{disp32} jbe    .Lgcm_enc_ghashkaratsuba_tail2_final1
+.Lgcm_enc_ghashkaratsuba_tail2_final2:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm1
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_final2_aes128
+	{disp32} je     .Lgcm_enc_ghashkaratsuba_tail2_final2_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+.Lgcm_enc_ghashkaratsuba_tail2_final2_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+.Lgcm_enc_ghashkaratsuba_tail2_final2_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
+	vpxor           (%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm0, %xmm0
+	vmovdqu         %xmm0, (%rsi)
+	add             $16, %rdx
+	add             $16, %rsi
+	sub             $16, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
+	vaesenclast     %xmm13, %xmm1, %xmm1
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_final2_bytes # less than a lane left: the pieces
+	vpxor           (%rdx), %xmm1, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} jmp    .Lgcm_enc_ghashkaratsuba_tail2_tail_crypted
+.Lgcm_enc_ghashkaratsuba_tail2_final2_bytes:
+	test            $8, %ecx                        # a 8-byte piece left?
+	{disp32} jz     .Lgcm_enc_ghashkaratsuba_tail2_final2_no8
+	vmovq           %xmm1, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm1, %xmm1
+	add             $8, %rdx
+	add             $8, %rsi
+.Lgcm_enc_ghashkaratsuba_tail2_final2_no8:
+	test            $4, %ecx                        # a 4-byte piece left?
+	{disp32} jz     .Lgcm_enc_ghashkaratsuba_tail2_final2_no4
+	vmovd           %xmm1, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm1, %xmm1
+	add             $4, %rdx
+	add             $4, %rsi
+.Lgcm_enc_ghashkaratsuba_tail2_final2_no4:
+	test            $2, %ecx                        # a 2-byte piece left?
+	{disp32} jz     .Lgcm_enc_ghashkaratsuba_tail2_final2_no2
+	vmovd           %xmm1, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm1, %xmm1
+	add             $2, %rdx
+	add             $2, %rsi
+.Lgcm_enc_ghashkaratsuba_tail2_final2_no2:
+	test            $1, %ecx                        # a 1-byte piece left?
+	{disp32} jz     .Lgcm_enc_ghashkaratsuba_tail2_final2_no1
+	vmovd           %xmm1, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lgcm_enc_ghashkaratsuba_tail2_final2_no1:
+	{disp32} jmp    .Lgcm_enc_ghashkaratsuba_tail2_tail_crypted
+.Lgcm_enc_ghashkaratsuba_tail2_final1:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_final1_aes128
+	{disp32} je     .Lgcm_enc_ghashkaratsuba_tail2_final1_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+.Lgcm_enc_ghashkaratsuba_tail2_final1_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+.Lgcm_enc_ghashkaratsuba_tail2_final1_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
+	vaesenclast     %xmm13, %xmm0, %xmm0
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_final1_bytes # less than a lane left: the pieces
+	vpxor           (%rdx), %xmm0, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} jmp    .Lgcm_enc_ghashkaratsuba_tail2_tail_crypted
+.Lgcm_enc_ghashkaratsuba_tail2_final1_bytes:
+	test            $8, %ecx                        # a 8-byte piece left?
+	{disp32} jz     .Lgcm_enc_ghashkaratsuba_tail2_final1_no8
+	vmovq           %xmm0, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm0, %xmm0
+	add             $8, %rdx
+	add             $8, %rsi
+.Lgcm_enc_ghashkaratsuba_tail2_final1_no8:
+	test            $4, %ecx                        # a 4-byte piece left?
+	{disp32} jz     .Lgcm_enc_ghashkaratsuba_tail2_final1_no4
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm0, %xmm0
+	add             $4, %rdx
+	add             $4, %rsi
+.Lgcm_enc_ghashkaratsuba_tail2_final1_no4:
+	test            $2, %ecx                        # a 2-byte piece left?
+	{disp32} jz     .Lgcm_enc_ghashkaratsuba_tail2_final1_no2
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm0, %xmm0
+	add             $2, %rdx
+	add             $2, %rsi
+.Lgcm_enc_ghashkaratsuba_tail2_final1_no2:
+	test            $1, %ecx                        # a 1-byte piece left?
+	{disp32} jz     .Lgcm_enc_ghashkaratsuba_tail2_final1_no1
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lgcm_enc_ghashkaratsuba_tail2_final1_no1:
+	{disp32} jmp    .Lgcm_enc_ghashkaratsuba_tail2_tail_crypted
+.Lgcm_enc_ghashkaratsuba_tail2_tail_crypted:
+	mov             (%rsp), %rdx                    # hash the ciphertext just written
+	mov             8(%rsp), %rcx
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
+	lea             768(%rdi), %r8
+	sub             %rcx, %r8
+	vpxor           %xmm5, %xmm5, %xmm5
+	vpxor           %xmm6, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm7, %xmm7
+.Lgcm_enc_ghashkaratsuba_tail2_ghash_vector:
+	vmovdqu         (%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4             # the running hash joins block 0
+	vpxor           %xmm9, %xmm9, %xmm9
+	vpclmulqdq      $0, (%r8), %xmm4, %xmm8         # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, (%r8), %xmm4, %xmm8        # d_L*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, (%r8), %xmm4, %xmm8         # d_H*h_L
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, (%r8), %xmm4, %xmm8        # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+	add             $16, %rdx
+	add             $16, %r8
+	sub             $16, %rcx
+	ja              .Lgcm_enc_ghashkaratsuba_tail2_ghash_vector
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqa         %xmm7, %xmm9
+.Lgcm_enc_ghashkaratsuba_tail2_store:
+	vmovdqu         %xmm9, (%r9)
+.Lgcm_enc_ghashkaratsuba_tail2_return:
+	xor             %eax, %eax
+	vzeroupper
+	add             $16, %rsp
+	.cfi_adjust_cfa_offset -16
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2, . - aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2
+
+# int aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+#   len % 16 == 0
+#
+# Decrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
+# ciphertext into acc.  Per iteration 4 vectors (4 blocks): the AES rounds of the
+# counters and the GHASH of the source blocks, whose 4 products with
+# H^4..H^1 are summed and reduced once.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
+# Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
+#                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
+#                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
+# Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
+# T0 doubles as TMP.
+# Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
+# Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2
+	.hidden	aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2
+	.type	aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2, @function
+aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2:
+	.cfi_startproc
+	endbr64
+	sub             $16, %rsp
+	.cfi_adjust_cfa_offset 16
+	btr             $63, %rcx                       # the length without the flag
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_dec_ghashkaratsuba_tail2_return
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# the first and last round keys into registers; the middle ones are read each round
+	vmovdqu         (%rdi), %xmm12
+	vmovdqu         (%r10), %xmm13
+# the byte-reflection mask and the reduction constant, one copy per lane
+	vmovdqu         .Lgcm_bswap_mask_16(%rip), %xmm15
+# ACC = acc; CTR = the counter block reflected, lane i counting from block i
+	vmovdqu         (%r9), %xmm9
+	vmovdqu         (%r8), %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm10
+	vmovdqu         .Lgcm_lane_count(%rip), %xmm11
+# bulk: whole iterations of 4 blocks, CTR and GHASH stitched
+	sub             $64, %rcx
+	{disp32} jb     .Lgcm_dec_ghashkaratsuba_tail2_tail
+.Lgcm_dec_ghashkaratsuba_tail2_loop:
+# LLVM-MCA-BEGIN gcm_dec_ghashkaratsuba_tail2_aesni_avx_main_loop
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm1
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm2
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm3
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           %xmm12, %xmm2, %xmm2
+	vpxor           %xmm12, %xmm3, %xmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_ghashkaratsuba_tail2_main_aes128
+	{disp32} je     .Lgcm_dec_ghashkaratsuba_tail2_main_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+.Lgcm_dec_ghashkaratsuba_tail2_main_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+.Lgcm_dec_ghashkaratsuba_tail2_main_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vmovdqu         (%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4
+# GHASH step 1: the products of vector 0
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5     # LO = d_L*h_L
+	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7    # HI = d_H*h_H
+	vpclmulqdq      $0, 1264(%rdi), %xmm8, %xmm6    # MI = (d_L^d_H)*(h_L^h_H)
+
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 2: vector 1 into D, reflected
+	vmovdqu         16(%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+# GHASH step 3: the products of vector 1
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 1280(%rdi), %xmm8, %xmm8    # (d_L^d_H)*(h_L^h_H)
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8     # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 4: vector 2 into D, reflected
+	vmovdqu         32(%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 5: the products of vector 2
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 1296(%rdi), %xmm8, %xmm8    # (d_L^d_H)*(h_L^h_H)
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8     # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 6: vector 3 into D, reflected
+	vmovdqu         48(%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 7: the products of vector 3
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 1312(%rdi), %xmm8, %xmm8    # (d_L^d_H)*(h_L^h_H)
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8     # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm6, %xmm6
+# GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 11: ACC = HI
+	vmovdqa         %xmm7, %xmm9
+
+# last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           (%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm0, %xmm0
+	vmovdqu         %xmm0, (%rsi)
+	vpxor           16(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm1, %xmm1
+	vmovdqu         %xmm1, 16(%rsi)
+	vpxor           32(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm2, %xmm2
+	vmovdqu         %xmm2, 32(%rsi)
+	vpxor           48(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm3, %xmm3
+	vmovdqu         %xmm3, 48(%rsi)
+	add             $64, %rdx
+	add             $64, %rsi
+	sub             $64, %rcx
+	jae             .Lgcm_dec_ghashkaratsuba_tail2_loop
+# LLVM-MCA-END
+.Lgcm_dec_ghashkaratsuba_tail2_tail:
+# what the bulk loop left: LEN + 64 = 0..48 bytes of whole blocks
+	add             $64, %rcx
+	{disp32} jz     .Lgcm_dec_ghashkaratsuba_tail2_store
+# GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
+# GHASH pass advances SRC and LEN, so their start waits in the stack slots
+	mov             %rdx, (%rsp)
+	mov             %rcx, 8(%rsp)
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
+	lea             768(%rdi), %r8
+	sub             %rcx, %r8
+	vpxor           %xmm5, %xmm5, %xmm5
+	vpxor           %xmm6, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm7, %xmm7
+.Lgcm_dec_ghashkaratsuba_tail2_ghash_vector:
+	vmovdqu         (%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4             # the running hash joins block 0
+	vpxor           %xmm9, %xmm9, %xmm9
+	vpclmulqdq      $0, (%r8), %xmm4, %xmm8         # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, (%r8), %xmm4, %xmm8        # d_L*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, (%r8), %xmm4, %xmm8         # d_H*h_L
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, (%r8), %xmm4, %xmm8        # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+	add             $16, %rdx
+	add             $16, %r8
+	sub             $16, %rcx
+	ja              .Lgcm_dec_ghashkaratsuba_tail2_ghash_vector
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqa         %xmm7, %xmm9
+	mov             8(%rsp), %rcx
+	mov             (%rsp), %rdx
+
+# Groups of 2 vectors while at least 32 bytes remain.
+.Lgcm_dec_ghashkaratsuba_tail2_group_loop:
+	cmp             $32, %rcx
+	{disp32} jb     .Lgcm_dec_ghashkaratsuba_tail2_final
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm1
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_ghashkaratsuba_tail2_group_aes128
+	{disp32} je     .Lgcm_dec_ghashkaratsuba_tail2_group_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+.Lgcm_dec_ghashkaratsuba_tail2_group_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+.Lgcm_dec_ghashkaratsuba_tail2_group_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
+	vpxor           (%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm0, %xmm0
+	vmovdqu         %xmm0, (%rsi)
+	vpxor           16(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm1, %xmm1
+	vmovdqu         %xmm1, 16(%rsi)
+	add             $32, %rdx
+	add             $32, %rsi
+	sub             $32, %rcx
+	jnz             .Lgcm_dec_ghashkaratsuba_tail2_group_loop
+	{disp32} jmp    .Lgcm_dec_ghashkaratsuba_tail2_store
+
+.Lgcm_dec_ghashkaratsuba_tail2_final:
+# 1..32 bytes remain: pick the final group by the number of vectors they need,
+# so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             $16, %rcx
+	{disp32} jbe    .Lgcm_dec_ghashkaratsuba_tail2_final1
+.Lgcm_dec_ghashkaratsuba_tail2_final2:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm1
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_ghashkaratsuba_tail2_final2_aes128
+	{disp32} je     .Lgcm_dec_ghashkaratsuba_tail2_final2_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+.Lgcm_dec_ghashkaratsuba_tail2_final2_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+.Lgcm_dec_ghashkaratsuba_tail2_final2_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
+	vpxor           (%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm0, %xmm0
+	vmovdqu         %xmm0, (%rsi)
+	add             $16, %rdx
+	add             $16, %rsi
+	sub             $16, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
+	vaesenclast     %xmm13, %xmm1, %xmm1
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_dec_ghashkaratsuba_tail2_final2_bytes # less than a lane left: the pieces
+	vpxor           (%rdx), %xmm1, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} jmp    .Lgcm_dec_ghashkaratsuba_tail2_store
+.Lgcm_dec_ghashkaratsuba_tail2_final2_bytes:
+	test            $8, %ecx                        # a 8-byte piece left?
+	{disp32} jz     .Lgcm_dec_ghashkaratsuba_tail2_final2_no8
+	vmovq           %xmm1, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm1, %xmm1
+	add             $8, %rdx
+	add             $8, %rsi
+.Lgcm_dec_ghashkaratsuba_tail2_final2_no8:
+	test            $4, %ecx                        # a 4-byte piece left?
+	{disp32} jz     .Lgcm_dec_ghashkaratsuba_tail2_final2_no4
+	vmovd           %xmm1, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm1, %xmm1
+	add             $4, %rdx
+	add             $4, %rsi
+.Lgcm_dec_ghashkaratsuba_tail2_final2_no4:
+	test            $2, %ecx                        # a 2-byte piece left?
+	{disp32} jz     .Lgcm_dec_ghashkaratsuba_tail2_final2_no2
+	vmovd           %xmm1, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm1, %xmm1
+	add             $2, %rdx
+	add             $2, %rsi
+.Lgcm_dec_ghashkaratsuba_tail2_final2_no2:
+	test            $1, %ecx                        # a 1-byte piece left?
+	{disp32} jz     .Lgcm_dec_ghashkaratsuba_tail2_final2_no1
+	vmovd           %xmm1, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lgcm_dec_ghashkaratsuba_tail2_final2_no1:
+	{disp32} jmp    .Lgcm_dec_ghashkaratsuba_tail2_store
+.Lgcm_dec_ghashkaratsuba_tail2_final1:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_ghashkaratsuba_tail2_final1_aes128
+	{disp32} je     .Lgcm_dec_ghashkaratsuba_tail2_final1_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+.Lgcm_dec_ghashkaratsuba_tail2_final1_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+.Lgcm_dec_ghashkaratsuba_tail2_final1_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
+	vaesenclast     %xmm13, %xmm0, %xmm0
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_dec_ghashkaratsuba_tail2_final1_bytes # less than a lane left: the pieces
+	vpxor           (%rdx), %xmm0, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} jmp    .Lgcm_dec_ghashkaratsuba_tail2_store
+.Lgcm_dec_ghashkaratsuba_tail2_final1_bytes:
+	test            $8, %ecx                        # a 8-byte piece left?
+	{disp32} jz     .Lgcm_dec_ghashkaratsuba_tail2_final1_no8
+	vmovq           %xmm0, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm0, %xmm0
+	add             $8, %rdx
+	add             $8, %rsi
+.Lgcm_dec_ghashkaratsuba_tail2_final1_no8:
+	test            $4, %ecx                        # a 4-byte piece left?
+	{disp32} jz     .Lgcm_dec_ghashkaratsuba_tail2_final1_no4
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm0, %xmm0
+	add             $4, %rdx
+	add             $4, %rsi
+.Lgcm_dec_ghashkaratsuba_tail2_final1_no4:
+	test            $2, %ecx                        # a 2-byte piece left?
+	{disp32} jz     .Lgcm_dec_ghashkaratsuba_tail2_final1_no2
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm0, %xmm0
+	add             $2, %rdx
+	add             $2, %rsi
+.Lgcm_dec_ghashkaratsuba_tail2_final1_no2:
+	test            $1, %ecx                        # a 1-byte piece left?
+	{disp32} jz     .Lgcm_dec_ghashkaratsuba_tail2_final1_no1
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lgcm_dec_ghashkaratsuba_tail2_final1_no1:
+	{disp32} jmp    .Lgcm_dec_ghashkaratsuba_tail2_store
+.Lgcm_dec_ghashkaratsuba_tail2_store:
+	vmovdqu         %xmm9, (%r9)
+.Lgcm_dec_ghashkaratsuba_tail2_return:
+	xor             %eax, %eax
+	vzeroupper
+	add             $16, %rsp
+	.cfi_adjust_cfa_offset -16
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2, . - aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2
+
+# int aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+#   any len
+#
+# One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
+# loop as aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2, then the last 1..4 blocks and the lengths block
+# in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
+#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+# Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
+#                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
+#                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
+# Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
+# T0 doubles as TMP.
+# Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
+# Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2
+	.hidden	aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2
+	.type	aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2, @function
+aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2:
+	.cfi_startproc
+	endbr64
+	sub             $16, %rsp
+	.cfi_adjust_cfa_offset 16
+	btr             $63, %rcx                       # the length without the flag
+# the byte-reflection mask and the reduction constant, one copy per lane
+	vmovdqu         .Lgcm_bswap_mask_16(%rip), %xmm15
+	vpxor           %xmm9, %xmm9, %xmm9
+	vpxor           %xmm5, %xmm5, %xmm5
+	vpxor           %xmm6, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm7, %xmm7
+# GHASH of the AAD (AAD, AADLEN from the record)
+	mov             40(%r8), %r10
+	test            %r10, %r10
+	{disp32} jz     .Lgcm_enc_ghashkaratsuba_tail2_rec_aad_done
+	mov             32(%r8), %rax
+# GHASH of LEN bytes at rax, a vector at a time, the k-th block from the end times H^k
+	lea             768(%rdi), %r9
+	sub             %r10, %r9
+	vpxor           %xmm5, %xmm5, %xmm5
+	vpxor           %xmm6, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm7, %xmm7
+.Lgcm_enc_ghashkaratsuba_tail2_rec_aad_vector:
+	vmovdqu         (%rax), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4             # the running hash joins block 0
+	vpxor           %xmm9, %xmm9, %xmm9
+	vpclmulqdq      $0, (%r9), %xmm4, %xmm8         # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, (%r9), %xmm4, %xmm8        # d_L*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, (%r9), %xmm4, %xmm8         # d_H*h_L
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, (%r9), %xmm4, %xmm8        # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+	add             $16, %rax
+	add             $16, %r9
+	sub             $16, %r10
+	ja              .Lgcm_enc_ghashkaratsuba_tail2_rec_aad_vector
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqa         %xmm7, %xmm9
+	vpxor           %xmm5, %xmm5, %xmm5
+	vpxor           %xmm6, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm7, %xmm7
+.Lgcm_enc_ghashkaratsuba_tail2_rec_aad_done:
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# the first and last round keys into registers; the middle ones are read each round
+	vmovdqu         (%rdi), %xmm12
+	vmovdqu         (%r10), %xmm13
+# E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu         (%r8), %xmm4
+	vpxor           %xmm12, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_rec_j0_aes128
+	{disp32} je     .Lgcm_enc_ghashkaratsuba_tail2_rec_j0_aes192
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lgcm_enc_ghashkaratsuba_tail2_rec_j0_aes192:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lgcm_enc_ghashkaratsuba_tail2_rec_j0_aes128:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         -32(%r10), %xmm4, %xmm4
+	vaesenc         -16(%r10), %xmm4, %xmm4
+	vaesenclast     %xmm13, %xmm4, %xmm4
+	vmovdqu         %xmm4, 48(%r8)
+	vmovdqu         (%r8), %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm10
+	vpaddd          .Lgcm_record_offsets_16(%rip), %xmm10, %xmm10 # CTR: J0 + 1, + 2, ... per lane
+	vmovdqu         .Lgcm_lane_count(%rip), %xmm11
+	test            %rcx, %rcx                      # whole blocks only
+	{disp32} jz     .Lgcm_enc_ghashkaratsuba_tail2_rec_partial
+# bulk: whole iterations of 4 blocks, CTR and GHASH stitched
+	sub             $64, %rcx
+	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_rec_tail
+.Lgcm_enc_ghashkaratsuba_tail2_rec_loop:
+# LLVM-MCA-BEGIN gcm_enc_ghashkaratsuba_tail2_rec_aesni_avx_main_loop
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm1
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm2
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm3
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           %xmm12, %xmm2, %xmm2
+	vpxor           %xmm12, %xmm3, %xmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_rec_main_aes128
+	{disp32} je     .Lgcm_enc_ghashkaratsuba_tail2_rec_main_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+.Lgcm_enc_ghashkaratsuba_tail2_rec_main_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+.Lgcm_enc_ghashkaratsuba_tail2_rec_main_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           (%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm0, %xmm0
+	vmovdqu         %xmm0, (%rsi)
+	vpxor           16(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm1, %xmm1
+	vmovdqu         %xmm1, 16(%rsi)
+	vpxor           32(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm2, %xmm2
+	vmovdqu         %xmm2, 32(%rsi)
+	vpxor           48(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm3, %xmm3
+	vmovdqu         %xmm3, 48(%rsi)
+# GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vpshufb         %xmm15, %xmm0, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4
+# GHASH step 1: the products of vector 0
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5     # LO = d_L*h_L
+	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7    # HI = d_H*h_H
+	vpclmulqdq      $0, 1264(%rdi), %xmm8, %xmm6    # MI = (d_L^d_H)*(h_L^h_H)
+# GHASH step 2: vector 1 into D, reflected
+	vpshufb         %xmm15, %xmm1, %xmm4
+# GHASH step 3: the products of vector 1
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 1280(%rdi), %xmm8, %xmm8    # (d_L^d_H)*(h_L^h_H)
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8     # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 4: vector 2 into D, reflected
+	vpshufb         %xmm15, %xmm2, %xmm4
+# GHASH step 5: the products of vector 2
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 1296(%rdi), %xmm8, %xmm8    # (d_L^d_H)*(h_L^h_H)
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8     # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 6: vector 3 into D, reflected
+	vpshufb         %xmm15, %xmm3, %xmm4
+# GHASH step 7: the products of vector 3
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 1312(%rdi), %xmm8, %xmm8    # (d_L^d_H)*(h_L^h_H)
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8     # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm6, %xmm6
+# GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 11: ACC = HI
+	vmovdqa         %xmm7, %xmm9
+	add             $64, %rdx
+	add             $64, %rsi
+	sub             $64, %rcx
+	jae             .Lgcm_enc_ghashkaratsuba_tail2_rec_loop
+# LLVM-MCA-END
+	vpxor           %xmm5, %xmm5, %xmm5
+	vpxor           %xmm6, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm7, %xmm7
+# LO/MI/HI from here on: zeros, or the products of the whole blocks after the bulk
+# loop, which share one reduction with the partial block and the lengths block
+.Lgcm_enc_ghashkaratsuba_tail2_rec_tail:
+	add             $64, %rcx
+	{disp32} jz     .Lgcm_enc_ghashkaratsuba_tail2_rec_partial
+# CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
+# LEN, so their start waits in the stack slots for the GHASH pass
+	mov             %rsi, (%rsp)
+	mov             %rcx, 8(%rsp)
+
+# Groups of 2 vectors while at least 32 bytes remain.
+.Lgcm_enc_ghashkaratsuba_tail2_rec_group_loop:
+	cmp             $32, %rcx
+	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_rec_final
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm1
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_rec_group_aes128
+	{disp32} je     .Lgcm_enc_ghashkaratsuba_tail2_rec_group_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+.Lgcm_enc_ghashkaratsuba_tail2_rec_group_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+.Lgcm_enc_ghashkaratsuba_tail2_rec_group_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
+	vpxor           (%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm0, %xmm0
+	vmovdqu         %xmm0, (%rsi)
+	vpxor           16(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm1, %xmm1
+	vmovdqu         %xmm1, 16(%rsi)
+	add             $32, %rdx
+	add             $32, %rsi
+	sub             $32, %rcx
+	jnz             .Lgcm_enc_ghashkaratsuba_tail2_rec_group_loop
+	{disp32} jmp    .Lgcm_enc_ghashkaratsuba_tail2_rec_tail_crypted
+
+.Lgcm_enc_ghashkaratsuba_tail2_rec_final:
+# 1..32 bytes remain: pick the final group by the number of vectors they need,
+# so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             $16, %rcx
+	{disp32} jbe    .Lgcm_enc_ghashkaratsuba_tail2_rec_final1
+.Lgcm_enc_ghashkaratsuba_tail2_rec_final2:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm1
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_rec_final2_aes128
+	{disp32} je     .Lgcm_enc_ghashkaratsuba_tail2_rec_final2_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+.Lgcm_enc_ghashkaratsuba_tail2_rec_final2_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+.Lgcm_enc_ghashkaratsuba_tail2_rec_final2_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
+	vpxor           (%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm0, %xmm0
+	vmovdqu         %xmm0, (%rsi)
+	add             $16, %rdx
+	add             $16, %rsi
+	sub             $16, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
+	vaesenclast     %xmm13, %xmm1, %xmm1
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_rec_final2_bytes # less than a lane left: the pieces
+	vpxor           (%rdx), %xmm1, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} jmp    .Lgcm_enc_ghashkaratsuba_tail2_rec_tail_crypted
+.Lgcm_enc_ghashkaratsuba_tail2_rec_final2_bytes:
+	test            $8, %ecx                        # a 8-byte piece left?
+	{disp32} jz     .Lgcm_enc_ghashkaratsuba_tail2_rec_final2_no8
+	vmovq           %xmm1, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm1, %xmm1
+	add             $8, %rdx
+	add             $8, %rsi
+.Lgcm_enc_ghashkaratsuba_tail2_rec_final2_no8:
+	test            $4, %ecx                        # a 4-byte piece left?
+	{disp32} jz     .Lgcm_enc_ghashkaratsuba_tail2_rec_final2_no4
+	vmovd           %xmm1, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm1, %xmm1
+	add             $4, %rdx
+	add             $4, %rsi
+.Lgcm_enc_ghashkaratsuba_tail2_rec_final2_no4:
+	test            $2, %ecx                        # a 2-byte piece left?
+	{disp32} jz     .Lgcm_enc_ghashkaratsuba_tail2_rec_final2_no2
+	vmovd           %xmm1, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm1, %xmm1
+	add             $2, %rdx
+	add             $2, %rsi
+.Lgcm_enc_ghashkaratsuba_tail2_rec_final2_no2:
+	test            $1, %ecx                        # a 1-byte piece left?
+	{disp32} jz     .Lgcm_enc_ghashkaratsuba_tail2_rec_final2_no1
+	vmovd           %xmm1, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lgcm_enc_ghashkaratsuba_tail2_rec_final2_no1:
+	{disp32} jmp    .Lgcm_enc_ghashkaratsuba_tail2_rec_tail_crypted
+.Lgcm_enc_ghashkaratsuba_tail2_rec_final1:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_rec_final1_aes128
+	{disp32} je     .Lgcm_enc_ghashkaratsuba_tail2_rec_final1_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+.Lgcm_enc_ghashkaratsuba_tail2_rec_final1_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+.Lgcm_enc_ghashkaratsuba_tail2_rec_final1_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
+	vaesenclast     %xmm13, %xmm0, %xmm0
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_rec_final1_bytes # less than a lane left: the pieces
+	vpxor           (%rdx), %xmm0, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} jmp    .Lgcm_enc_ghashkaratsuba_tail2_rec_tail_crypted
+.Lgcm_enc_ghashkaratsuba_tail2_rec_final1_bytes:
+	test            $8, %ecx                        # a 8-byte piece left?
+	{disp32} jz     .Lgcm_enc_ghashkaratsuba_tail2_rec_final1_no8
+	vmovq           %xmm0, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm0, %xmm0
+	add             $8, %rdx
+	add             $8, %rsi
+.Lgcm_enc_ghashkaratsuba_tail2_rec_final1_no8:
+	test            $4, %ecx                        # a 4-byte piece left?
+	{disp32} jz     .Lgcm_enc_ghashkaratsuba_tail2_rec_final1_no4
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm0, %xmm0
+	add             $4, %rdx
+	add             $4, %rsi
+.Lgcm_enc_ghashkaratsuba_tail2_rec_final1_no4:
+	test            $2, %ecx                        # a 2-byte piece left?
+	{disp32} jz     .Lgcm_enc_ghashkaratsuba_tail2_rec_final1_no2
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm0, %xmm0
+	add             $2, %rdx
+	add             $2, %rsi
+.Lgcm_enc_ghashkaratsuba_tail2_rec_final1_no2:
+	test            $1, %ecx                        # a 1-byte piece left?
+	{disp32} jz     .Lgcm_enc_ghashkaratsuba_tail2_rec_final1_no1
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lgcm_enc_ghashkaratsuba_tail2_rec_final1_no1:
+	{disp32} jmp    .Lgcm_enc_ghashkaratsuba_tail2_rec_tail_crypted
+.Lgcm_enc_ghashkaratsuba_tail2_rec_tail_crypted:
+	mov             (%rsp), %rdx                    # hash the ciphertext just written
+	mov             8(%rsp), %rcx
+	xor             %r11d, %r11d
+	cmpq            $0, 96(%r8)
+	setne           %r11b
+	shl             $4, %r11d                       # 16 if a partial block follows
+	lea             752(%rdi), %r9
+	sub             %r11, %r9
+	sub             %rcx, %r9                       # H^(blocks + 1): the lengths block takes H^1
+
+# GHASH of LEN bytes at rdx, a vector at a time, with the powers from r9 on
+.Lgcm_enc_ghashkaratsuba_tail2_rec_ghash_vector:
+	vmovdqu         (%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4             # the running hash joins block 0
+	vpxor           %xmm9, %xmm9, %xmm9
+	vpclmulqdq      $0, (%r9), %xmm4, %xmm8         # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, (%r9), %xmm4, %xmm8        # d_L*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, (%r9), %xmm4, %xmm8         # d_H*h_L
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, (%r9), %xmm4, %xmm8        # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+	add             $16, %rdx
+	add             $16, %r9
+	sub             $16, %rcx
+	ja              .Lgcm_enc_ghashkaratsuba_tail2_rec_ghash_vector
+.Lgcm_enc_ghashkaratsuba_tail2_rec_partial:
+	mov             96(%r8), %r11
+	test            %r11, %r11
+	{disp32} jz     .Lgcm_enc_ghashkaratsuba_tail2_rec_no_data
+# the partial block, zero-padded in the record: its keystream block on xmm
+	vmovdqu         64(%r8), %xmm4
+	vpxor           %xmm12, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_rec_part_aes128
+	{disp32} je     .Lgcm_enc_ghashkaratsuba_tail2_rec_part_aes192
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lgcm_enc_ghashkaratsuba_tail2_rec_part_aes192:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lgcm_enc_ghashkaratsuba_tail2_rec_part_aes128:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         -32(%r10), %xmm4, %xmm4
+	vaesenc         -16(%r10), %xmm4, %xmm4
+	vaesenclast     %xmm13, %xmm4, %xmm4
+	vmovdqu         80(%r8), %xmm0
+	vpxor           %xmm0, %xmm4, %xmm4
+	vmovdqu         %xmm4, 80(%r8)
+	lea             .Lgcm_tail_bytes+16(%rip), %r9
+	sub             %r11, %r9
+	vpand           (%r9), %xmm4, %xmm4             # GHASH sees the padding as zeros
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4             # ACC is zero if a block took it
+	vpxor           %xmm9, %xmm9, %xmm9
+	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8     # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8    # d_L*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8     # d_H*h_L
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8     # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8    # d_L*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8     # d_H*h_L
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqa         %xmm7, %xmm9
+	{disp32} jmp    .Lgcm_enc_ghashkaratsuba_tail2_rec_tag
+.Lgcm_enc_ghashkaratsuba_tail2_rec_no_data:
+# no text left: the lengths block alone joins the sum
+	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpxor           %xmm9, %xmm4, %xmm4
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8     # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8    # d_L*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8     # d_H*h_L
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqa         %xmm7, %xmm9
+.Lgcm_enc_ghashkaratsuba_tail2_rec_tag:
+# tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
+	vpshufb         %xmm15, %xmm9, %xmm9
+	vpxor           48(%r8), %xmm9, %xmm9
+	vmovdqu         %xmm9, 48(%r8)
+	xor             %eax, %eax
+	vzeroupper
+	add             $16, %rsp
+	.cfi_adjust_cfa_offset -16
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2, . - aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2
+
+# int aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+#   any len
+#
+# One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
+# loop as aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2, then the last 1..4 blocks and the lengths block
+# in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
+#                      KEYEND=r10, TMPG=r11, HPTR=r9
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+# Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
+#                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
+#                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
+# Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
+# T0 doubles as TMP.
+# Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
+# Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2
+	.hidden	aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2
+	.type	aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2, @function
+aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2:
+	.cfi_startproc
+	endbr64
+	sub             $16, %rsp
+	.cfi_adjust_cfa_offset 16
+	btr             $63, %rcx                       # the length without the flag
+# the byte-reflection mask and the reduction constant, one copy per lane
+	vmovdqu         .Lgcm_bswap_mask_16(%rip), %xmm15
+	vpxor           %xmm9, %xmm9, %xmm9
+	vpxor           %xmm5, %xmm5, %xmm5
+	vpxor           %xmm6, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm7, %xmm7
+# GHASH of the AAD (AAD, AADLEN from the record)
+	mov             40(%r8), %r10
+	test            %r10, %r10
+	{disp32} jz     .Lgcm_dec_ghashkaratsuba_tail2_rec_aad_done
+	mov             32(%r8), %rax
+# GHASH of LEN bytes at rax, a vector at a time, the k-th block from the end times H^k
+	lea             768(%rdi), %r9
+	sub             %r10, %r9
+	vpxor           %xmm5, %xmm5, %xmm5
+	vpxor           %xmm6, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm7, %xmm7
+.Lgcm_dec_ghashkaratsuba_tail2_rec_aad_vector:
+	vmovdqu         (%rax), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4             # the running hash joins block 0
+	vpxor           %xmm9, %xmm9, %xmm9
+	vpclmulqdq      $0, (%r9), %xmm4, %xmm8         # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, (%r9), %xmm4, %xmm8        # d_L*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, (%r9), %xmm4, %xmm8         # d_H*h_L
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, (%r9), %xmm4, %xmm8        # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+	add             $16, %rax
+	add             $16, %r9
+	sub             $16, %r10
+	ja              .Lgcm_dec_ghashkaratsuba_tail2_rec_aad_vector
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqa         %xmm7, %xmm9
+	vpxor           %xmm5, %xmm5, %xmm5
+	vpxor           %xmm6, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm7, %xmm7
+.Lgcm_dec_ghashkaratsuba_tail2_rec_aad_done:
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# the first and last round keys into registers; the middle ones are read each round
+	vmovdqu         (%rdi), %xmm12
+	vmovdqu         (%r10), %xmm13
+# E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu         (%r8), %xmm4
+	vpxor           %xmm12, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_ghashkaratsuba_tail2_rec_j0_aes128
+	{disp32} je     .Lgcm_dec_ghashkaratsuba_tail2_rec_j0_aes192
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lgcm_dec_ghashkaratsuba_tail2_rec_j0_aes192:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lgcm_dec_ghashkaratsuba_tail2_rec_j0_aes128:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         -32(%r10), %xmm4, %xmm4
+	vaesenc         -16(%r10), %xmm4, %xmm4
+	vaesenclast     %xmm13, %xmm4, %xmm4
+	vmovdqu         %xmm4, 48(%r8)
+	vmovdqu         (%r8), %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm10
+	vpaddd          .Lgcm_record_offsets_16(%rip), %xmm10, %xmm10 # CTR: J0 + 1, + 2, ... per lane
+	vmovdqu         .Lgcm_lane_count(%rip), %xmm11
+	test            %rcx, %rcx                      # whole blocks only
+	{disp32} jz     .Lgcm_dec_ghashkaratsuba_tail2_rec_partial
+# bulk: whole iterations of 4 blocks, CTR and GHASH stitched
+	sub             $64, %rcx
+	{disp32} jb     .Lgcm_dec_ghashkaratsuba_tail2_rec_tail
+.Lgcm_dec_ghashkaratsuba_tail2_rec_loop:
+# LLVM-MCA-BEGIN gcm_dec_ghashkaratsuba_tail2_rec_aesni_avx_main_loop
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm1
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm2
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm3
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           %xmm12, %xmm2, %xmm2
+	vpxor           %xmm12, %xmm3, %xmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_ghashkaratsuba_tail2_rec_main_aes128
+	{disp32} je     .Lgcm_dec_ghashkaratsuba_tail2_rec_main_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+.Lgcm_dec_ghashkaratsuba_tail2_rec_main_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+.Lgcm_dec_ghashkaratsuba_tail2_rec_main_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vmovdqu         (%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4
+# GHASH step 1: the products of vector 0
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 704(%rdi), %xmm4, %xmm5     # LO = d_L*h_L
+	vpclmulqdq      $17, 704(%rdi), %xmm4, %xmm7    # HI = d_H*h_H
+	vpclmulqdq      $0, 1264(%rdi), %xmm8, %xmm6    # MI = (d_L^d_H)*(h_L^h_H)
+
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 2: vector 1 into D, reflected
+	vmovdqu         16(%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+# GHASH step 3: the products of vector 1
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 1280(%rdi), %xmm8, %xmm8    # (d_L^d_H)*(h_L^h_H)
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $0, 720(%rdi), %xmm4, %xmm8     # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $17, 720(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 4: vector 2 into D, reflected
+	vmovdqu         32(%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 5: the products of vector 2
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 1296(%rdi), %xmm8, %xmm8    # (d_L^d_H)*(h_L^h_H)
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8     # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 6: vector 3 into D, reflected
+	vmovdqu         48(%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 7: the products of vector 3
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 1312(%rdi), %xmm8, %xmm8    # (d_L^d_H)*(h_L^h_H)
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8     # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm6, %xmm6
+# GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 11: ACC = HI
+	vmovdqa         %xmm7, %xmm9
+
+# last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           (%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm0, %xmm0
+	vmovdqu         %xmm0, (%rsi)
+	vpxor           16(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm1, %xmm1
+	vmovdqu         %xmm1, 16(%rsi)
+	vpxor           32(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm2, %xmm2
+	vmovdqu         %xmm2, 32(%rsi)
+	vpxor           48(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm3, %xmm3
+	vmovdqu         %xmm3, 48(%rsi)
+	add             $64, %rdx
+	add             $64, %rsi
+	sub             $64, %rcx
+	jae             .Lgcm_dec_ghashkaratsuba_tail2_rec_loop
+# LLVM-MCA-END
+	vpxor           %xmm5, %xmm5, %xmm5
+	vpxor           %xmm6, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm7, %xmm7
+# LO/MI/HI from here on: zeros, or the products of the whole blocks after the bulk
+# loop, which share one reduction with the partial block and the lengths block
+.Lgcm_dec_ghashkaratsuba_tail2_rec_tail:
+	add             $64, %rcx
+	{disp32} jz     .Lgcm_dec_ghashkaratsuba_tail2_rec_partial
+# GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
+# GHASH pass advances SRC and LEN, so their start waits in the stack slots
+	mov             %rdx, (%rsp)
+	mov             %rcx, 8(%rsp)
+	xor             %r11d, %r11d
+	cmpq            $0, 96(%r8)
+	setne           %r11b
+	shl             $4, %r11d                       # 16 if a partial block follows
+	lea             752(%rdi), %r9
+	sub             %r11, %r9
+	sub             %rcx, %r9                       # H^(blocks + 1): the lengths block takes H^1
+
+# GHASH of LEN bytes at rdx, a vector at a time, with the powers from r9 on
+.Lgcm_dec_ghashkaratsuba_tail2_rec_ghash_vector:
+	vmovdqu         (%rdx), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4             # the running hash joins block 0
+	vpxor           %xmm9, %xmm9, %xmm9
+	vpclmulqdq      $0, (%r9), %xmm4, %xmm8         # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, (%r9), %xmm4, %xmm8        # d_L*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, (%r9), %xmm4, %xmm8         # d_H*h_L
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, (%r9), %xmm4, %xmm8        # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+	add             $16, %rdx
+	add             $16, %r9
+	sub             $16, %rcx
+	ja              .Lgcm_dec_ghashkaratsuba_tail2_rec_ghash_vector
+	mov             8(%rsp), %rcx
+	mov             (%rsp), %rdx
+
+# Groups of 2 vectors while at least 32 bytes remain.
+.Lgcm_dec_ghashkaratsuba_tail2_rec_group_loop:
+	cmp             $32, %rcx
+	{disp32} jb     .Lgcm_dec_ghashkaratsuba_tail2_rec_final
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm1
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_ghashkaratsuba_tail2_rec_group_aes128
+	{disp32} je     .Lgcm_dec_ghashkaratsuba_tail2_rec_group_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+.Lgcm_dec_ghashkaratsuba_tail2_rec_group_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+.Lgcm_dec_ghashkaratsuba_tail2_rec_group_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
+	vpxor           (%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm0, %xmm0
+	vmovdqu         %xmm0, (%rsi)
+	vpxor           16(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm1, %xmm1
+	vmovdqu         %xmm1, 16(%rsi)
+	add             $32, %rdx
+	add             $32, %rsi
+	sub             $32, %rcx
+	jnz             .Lgcm_dec_ghashkaratsuba_tail2_rec_group_loop
+	{disp32} jmp    .Lgcm_dec_ghashkaratsuba_tail2_rec_partial
+
+.Lgcm_dec_ghashkaratsuba_tail2_rec_final:
+# 1..32 bytes remain: pick the final group by the number of vectors they need,
+# so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             $16, %rcx
+	{disp32} jbe    .Lgcm_dec_ghashkaratsuba_tail2_rec_final1
+.Lgcm_dec_ghashkaratsuba_tail2_rec_final2:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm1
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_ghashkaratsuba_tail2_rec_final2_aes128
+	{disp32} je     .Lgcm_dec_ghashkaratsuba_tail2_rec_final2_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+.Lgcm_dec_ghashkaratsuba_tail2_rec_final2_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+.Lgcm_dec_ghashkaratsuba_tail2_rec_final2_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
+	vpxor           (%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm0, %xmm0
+	vmovdqu         %xmm0, (%rsi)
+	add             $16, %rdx
+	add             $16, %rsi
+	sub             $16, %rcx
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
+	vaesenclast     %xmm13, %xmm1, %xmm1
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_dec_ghashkaratsuba_tail2_rec_final2_bytes # less than a lane left: the pieces
+	vpxor           (%rdx), %xmm1, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} jmp    .Lgcm_dec_ghashkaratsuba_tail2_rec_partial
+.Lgcm_dec_ghashkaratsuba_tail2_rec_final2_bytes:
+	test            $8, %ecx                        # a 8-byte piece left?
+	{disp32} jz     .Lgcm_dec_ghashkaratsuba_tail2_rec_final2_no8
+	vmovq           %xmm1, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm1, %xmm1
+	add             $8, %rdx
+	add             $8, %rsi
+.Lgcm_dec_ghashkaratsuba_tail2_rec_final2_no8:
+	test            $4, %ecx                        # a 4-byte piece left?
+	{disp32} jz     .Lgcm_dec_ghashkaratsuba_tail2_rec_final2_no4
+	vmovd           %xmm1, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm1, %xmm1
+	add             $4, %rdx
+	add             $4, %rsi
+.Lgcm_dec_ghashkaratsuba_tail2_rec_final2_no4:
+	test            $2, %ecx                        # a 2-byte piece left?
+	{disp32} jz     .Lgcm_dec_ghashkaratsuba_tail2_rec_final2_no2
+	vmovd           %xmm1, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm1, %xmm1
+	add             $2, %rdx
+	add             $2, %rsi
+.Lgcm_dec_ghashkaratsuba_tail2_rec_final2_no2:
+	test            $1, %ecx                        # a 1-byte piece left?
+	{disp32} jz     .Lgcm_dec_ghashkaratsuba_tail2_rec_final2_no1
+	vmovd           %xmm1, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lgcm_dec_ghashkaratsuba_tail2_rec_final2_no1:
+	{disp32} jmp    .Lgcm_dec_ghashkaratsuba_tail2_rec_partial
+.Lgcm_dec_ghashkaratsuba_tail2_rec_final1:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_ghashkaratsuba_tail2_rec_final1_aes128
+	{disp32} je     .Lgcm_dec_ghashkaratsuba_tail2_rec_final1_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+.Lgcm_dec_ghashkaratsuba_tail2_rec_final1_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+.Lgcm_dec_ghashkaratsuba_tail2_rec_final1_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+# the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+# 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
+	vaesenclast     %xmm13, %xmm0, %xmm0
+	cmp             $16, %rcx
+	{disp32} jb     .Lgcm_dec_ghashkaratsuba_tail2_rec_final1_bytes # less than a lane left: the pieces
+	vpxor           (%rdx), %xmm0, %xmm8
+	vmovdqu         %xmm8, (%rsi)
+	{disp32} jmp    .Lgcm_dec_ghashkaratsuba_tail2_rec_partial
+.Lgcm_dec_ghashkaratsuba_tail2_rec_final1_bytes:
+	test            $8, %ecx                        # a 8-byte piece left?
+	{disp32} jz     .Lgcm_dec_ghashkaratsuba_tail2_rec_final1_no8
+	vmovq           %xmm0, %r11
+	xor             (%rdx), %r11
+	mov             %r11, (%rsi)
+	vpsrldq         $8, %xmm0, %xmm0
+	add             $8, %rdx
+	add             $8, %rsi
+.Lgcm_dec_ghashkaratsuba_tail2_rec_final1_no8:
+	test            $4, %ecx                        # a 4-byte piece left?
+	{disp32} jz     .Lgcm_dec_ghashkaratsuba_tail2_rec_final1_no4
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11d
+	mov             %r11d, (%rsi)
+	vpsrldq         $4, %xmm0, %xmm0
+	add             $4, %rdx
+	add             $4, %rsi
+.Lgcm_dec_ghashkaratsuba_tail2_rec_final1_no4:
+	test            $2, %ecx                        # a 2-byte piece left?
+	{disp32} jz     .Lgcm_dec_ghashkaratsuba_tail2_rec_final1_no2
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11w
+	mov             %r11w, (%rsi)
+	vpsrldq         $2, %xmm0, %xmm0
+	add             $2, %rdx
+	add             $2, %rsi
+.Lgcm_dec_ghashkaratsuba_tail2_rec_final1_no2:
+	test            $1, %ecx                        # a 1-byte piece left?
+	{disp32} jz     .Lgcm_dec_ghashkaratsuba_tail2_rec_final1_no1
+	vmovd           %xmm0, %r11d
+	xor             (%rdx), %r11b
+	mov             %r11b, (%rsi)
+.Lgcm_dec_ghashkaratsuba_tail2_rec_final1_no1:
+	{disp32} jmp    .Lgcm_dec_ghashkaratsuba_tail2_rec_partial
+.Lgcm_dec_ghashkaratsuba_tail2_rec_partial:
+	mov             96(%r8), %r11
+	test            %r11, %r11
+	{disp32} jz     .Lgcm_dec_ghashkaratsuba_tail2_rec_no_data
+# the partial block, zero-padded in the record: its keystream block on xmm
+	vmovdqu         64(%r8), %xmm4
+	vpxor           %xmm12, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_ghashkaratsuba_tail2_rec_part_aes128
+	{disp32} je     .Lgcm_dec_ghashkaratsuba_tail2_rec_part_aes192
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lgcm_dec_ghashkaratsuba_tail2_rec_part_aes192:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lgcm_dec_ghashkaratsuba_tail2_rec_part_aes128:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         -32(%r10), %xmm4, %xmm4
+	vaesenc         -16(%r10), %xmm4, %xmm4
+	vaesenclast     %xmm13, %xmm4, %xmm4
+	vmovdqu         80(%r8), %xmm0
+	vpxor           %xmm0, %xmm4, %xmm4
+	vmovdqu         %xmm4, 80(%r8)
+	vmovdqa         %xmm0, %xmm4                    # GHASH the ciphertext (zero-padded)
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4             # ACC is zero if a block took it
+	vpxor           %xmm9, %xmm9, %xmm9
+	vpclmulqdq      $0, 736(%rdi), %xmm4, %xmm8     # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, 736(%rdi), %xmm4, %xmm8    # d_L*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 736(%rdi), %xmm4, %xmm8     # d_H*h_L
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 736(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8     # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8    # d_L*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8     # d_H*h_L
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqa         %xmm7, %xmm9
+	{disp32} jmp    .Lgcm_dec_ghashkaratsuba_tail2_rec_tag
+.Lgcm_dec_ghashkaratsuba_tail2_rec_no_data:
+# no text left: the lengths block alone joins the sum
+	vmovdqu         16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpxor           %xmm9, %xmm4, %xmm4
+	vpclmulqdq      $0, 752(%rdi), %xmm4, %xmm8     # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, 752(%rdi), %xmm4, %xmm8    # d_L*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 752(%rdi), %xmm4, %xmm8     # d_H*h_L
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 752(%rdi), %xmm4, %xmm8    # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+	vmovdqa         %xmm7, %xmm9
+.Lgcm_dec_ghashkaratsuba_tail2_rec_tag:
+# tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
+	vpshufb         %xmm15, %xmm9, %xmm9
+	vpxor           48(%r8), %xmm9, %xmm9
+	vmovdqu         %xmm9, 48(%r8)
+	xor             %eax, %eax
+	vzeroupper
+	add             $16, %rsp
+	.cfi_adjust_cfa_offset -16
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2, . - aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2

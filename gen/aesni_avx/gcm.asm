@@ -3,6 +3,7 @@
 ; mode: gcm (GCM: GHASH and CTR (inc32) with GHASH, one pass (SP 800-38D))
 ; isa:  aesni_avx (AES-NI on xmm, VEX-encoded AVX, 16 registers); abi: sysv
 ; knobs: GHASH=school KEYS=mem TAIL=4 UNROLL=4
+; variant _ghashkaratsuba_tail2: GHASH=karatsuba TAIL=2 (for znver1; generator/tuning.json), named <symbol>_ghashkaratsuba_tail2
 ; regenerate: python3 -m generator gen --isa aesni_avx --mode gcm GHASH=school KEYS=mem TAIL=4 UNROLL=4
 ;   (or: make gen ISA=aesni_avx MODE=gcm GHASH=school KEYS=mem TAIL=4 UNROLL=4)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -3415,3 +3416,2536 @@ L.gcm_tail_bytes:
 	dd 4, 16, 5
 	db 'GNU', 0
 	dd 0xc0000002, 0x4, 0x3, 0x0
+
+; GCM for aesni_avx, the functions with GHASH=karatsuba (suffix _ghashkaratsuba_tail2).
+
+; int aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+;   len a multiple of 16
+;
+; acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 4 blocks per iteration are
+; multiplied by H^4..H^1 and summed before one reduction.
+;
+; Registers (general): KEY=rdi, ACCP=rsi, SRC=rdx, LEN=rcx, TMPG=rax, HPTR=r10
+; Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
+;                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, BSWAP=xmm15
+; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2:function hidden
+aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2:
+	endbr64
+	vmovdqu         xmm9, oword [rsi]
+	test            rcx, rcx
+	jz              near L.gcm_ghash_ghashkaratsuba_tail2_store
+; the byte-reflection mask and the reduction constant, one copy per lane
+	vmovdqu         xmm15, oword [rel L.gcm_bswap_mask_16]
+	sub             rcx, 64
+	jb              near L.gcm_ghash_ghashkaratsuba_tail2_tail
+L.gcm_ghash_ghashkaratsuba_tail2_loop:
+	vmovdqu         xmm0, oword [rdx]
+	vmovdqu         xmm1, oword [rdx + 16]
+	vmovdqu         xmm2, oword [rdx + 32]
+	vmovdqu         xmm3, oword [rdx + 48]
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vpshufb         xmm4, xmm0, xmm15
+	vpxor           xmm4, xmm4, xmm9
+; GHASH step 1: the products of vector 0
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17 ; HI = d_H*h_H
+	vpclmulqdq      xmm6, xmm8, oword [rdi + 1264], 0 ; MI = (d_L^d_H)*(h_L^h_H)
+; GHASH step 2: vector 1 into D, reflected
+	vpshufb         xmm4, xmm1, xmm15
+; GHASH step 3: the products of vector 1
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 1280], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 4: vector 2 into D, reflected
+	vpshufb         xmm4, xmm2, xmm15
+; GHASH step 5: the products of vector 2
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 1296], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 6: vector 3 into D, reflected
+	vpshufb         xmm4, xmm3, xmm15
+; GHASH step 7: the products of vector 3
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 1312], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm7
+; GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 11: ACC = HI
+	vmovdqa         xmm9, xmm7
+	add             rdx, 64
+	sub             rcx, 64
+	jae             L.gcm_ghash_ghashkaratsuba_tail2_loop
+L.gcm_ghash_ghashkaratsuba_tail2_tail:
+	add             rcx, 64
+	jz              near L.gcm_ghash_ghashkaratsuba_tail2_store
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
+	lea             r10, [rdi + 768]
+	sub             r10, rcx
+	vpxor           xmm5, xmm5, xmm5
+	vpxor           xmm6, xmm6, xmm6
+	vpxor           xmm7, xmm7, xmm7
+L.gcm_ghash_ghashkaratsuba_tail2_tail_vector:
+	vmovdqu         xmm4, oword [rdx]
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9                ; the running hash joins block 0
+	vpxor           xmm9, xmm9, xmm9
+	vpclmulqdq      xmm8, xmm4, oword [r10], 0      ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r10], 16     ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r10], 1      ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r10], 17     ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+	add             rdx, 16
+	add             r10, 16
+	sub             rcx, 16
+	ja              L.gcm_ghash_ghashkaratsuba_tail2_tail_vector
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqa         xmm9, xmm7
+L.gcm_ghash_ghashkaratsuba_tail2_store:
+	vmovdqu         oword [rsi], xmm9
+	xor             eax, eax
+	vzeroupper
+	ret
+
+; int aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+;   len % 16 == 0
+;
+; Encrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
+; ciphertext into acc.  Per iteration 4 vectors (4 blocks): the AES rounds of the
+; counters and the GHASH of the ciphertext just produced, whose 4 products with
+; H^4..H^1 are summed and reduced once.
+;
+; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      HPTR=r8 (CTRP's register, once the counter is loaded)
+; Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
+;                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
+;                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
+; Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
+; T0 doubles as TMP.
+; Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
+; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2:function hidden
+aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2:
+	endbr64
+	sub             rsp, 16
+	btr             rcx, 63                         ; the length without the flag
+	test            rcx, rcx
+	jz              near L.gcm_enc_ghashkaratsuba_tail2_return
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; the first and last round keys into registers; the middle ones are read each round
+	vmovdqu         xmm12, oword [rdi]
+	vmovdqu         xmm13, oword [r10]
+; the byte-reflection mask and the reduction constant, one copy per lane
+	vmovdqu         xmm15, oword [rel L.gcm_bswap_mask_16]
+; ACC = acc; CTR = the counter block reflected, lane i counting from block i
+	vmovdqu         xmm9, oword [r9]
+	vmovdqu         xmm10, oword [r8]
+	vpshufb         xmm10, xmm10, xmm15
+	vmovdqu         xmm11, oword [rel L.gcm_lane_count]
+; bulk: whole iterations of 4 blocks, CTR and GHASH stitched
+	sub             rcx, 64
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_tail
+L.gcm_enc_ghashkaratsuba_tail2_loop:
+; LLVM-MCA-BEGIN gcm_enc_ghashkaratsuba_tail2_aesni_avx_main_loop
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm2, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm3, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_main_aes128
+	je              near L.gcm_enc_ghashkaratsuba_tail2_main_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_main_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_main_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	vpxor           xmm8, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm8
+	vmovdqu         oword [rsi + 32], xmm2
+	vpxor           xmm8, xmm13, oword [rdx + 48]
+	vaesenclast     xmm3, xmm3, xmm8
+	vmovdqu         oword [rsi + 48], xmm3
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vpshufb         xmm4, xmm0, xmm15
+	vpxor           xmm4, xmm4, xmm9
+; GHASH step 1: the products of vector 0
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17 ; HI = d_H*h_H
+	vpclmulqdq      xmm6, xmm8, oword [rdi + 1264], 0 ; MI = (d_L^d_H)*(h_L^h_H)
+; GHASH step 2: vector 1 into D, reflected
+	vpshufb         xmm4, xmm1, xmm15
+; GHASH step 3: the products of vector 1
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 1280], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 4: vector 2 into D, reflected
+	vpshufb         xmm4, xmm2, xmm15
+; GHASH step 5: the products of vector 2
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 1296], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 6: vector 3 into D, reflected
+	vpshufb         xmm4, xmm3, xmm15
+; GHASH step 7: the products of vector 3
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 1312], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm7
+; GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 11: ACC = HI
+	vmovdqa         xmm9, xmm7
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+	jae             L.gcm_enc_ghashkaratsuba_tail2_loop
+; LLVM-MCA-END
+L.gcm_enc_ghashkaratsuba_tail2_tail:
+; what the bulk loop left: LEN + 64 = 0..48 bytes of whole blocks
+	add             rcx, 64
+	jz              near L.gcm_enc_ghashkaratsuba_tail2_store
+; CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
+; LEN, so their start waits in the stack slots for the GHASH pass
+	mov             qword [rsp], rsi
+	mov             qword [rsp + 8], rcx
+
+; Groups of 2 vectors while at least 32 bytes remain.
+L.gcm_enc_ghashkaratsuba_tail2_group_loop:
+	cmp             rcx, 32
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_final
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_group_aes128
+	je              near L.gcm_enc_ghashkaratsuba_tail2_group_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_group_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_group_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	add             rdx, 32
+	add             rsi, 32
+	sub             rcx, 32
+	jnz             L.gcm_enc_ghashkaratsuba_tail2_group_loop
+	jmp             near L.gcm_enc_ghashkaratsuba_tail2_tail_crypted
+
+L.gcm_enc_ghashkaratsuba_tail2_final:
+; 1..32 bytes remain: pick the final group by the number of vectors they need,
+; so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             rcx, 16
+	jbe             near L.gcm_enc_ghashkaratsuba_tail2_final1
+L.gcm_enc_ghashkaratsuba_tail2_final2:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_final2_aes128
+	je              near L.gcm_enc_ghashkaratsuba_tail2_final2_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_final2_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_final2_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	add             rdx, 16
+	add             rsi, 16
+	sub             rcx, 16
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
+	vaesenclast     xmm1, xmm1, xmm13
+	cmp             rcx, 16
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_final2_bytes ; less than a lane left: the pieces
+	vpxor           xmm8, xmm1, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	jmp             near L.gcm_enc_ghashkaratsuba_tail2_tail_crypted
+L.gcm_enc_ghashkaratsuba_tail2_final2_bytes:
+	test            ecx, 8                          ; a 8-byte piece left?
+	jz              near L.gcm_enc_ghashkaratsuba_tail2_final2_no8
+	vmovq           r11, xmm1
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm1, xmm1, 8
+	add             rdx, 8
+	add             rsi, 8
+L.gcm_enc_ghashkaratsuba_tail2_final2_no8:
+	test            ecx, 4                          ; a 4-byte piece left?
+	jz              near L.gcm_enc_ghashkaratsuba_tail2_final2_no4
+	vmovd           r11d, xmm1
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm1, xmm1, 4
+	add             rdx, 4
+	add             rsi, 4
+L.gcm_enc_ghashkaratsuba_tail2_final2_no4:
+	test            ecx, 2                          ; a 2-byte piece left?
+	jz              near L.gcm_enc_ghashkaratsuba_tail2_final2_no2
+	vmovd           r11d, xmm1
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm1, xmm1, 2
+	add             rdx, 2
+	add             rsi, 2
+L.gcm_enc_ghashkaratsuba_tail2_final2_no2:
+	test            ecx, 1                          ; a 1-byte piece left?
+	jz              near L.gcm_enc_ghashkaratsuba_tail2_final2_no1
+	vmovd           r11d, xmm1
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.gcm_enc_ghashkaratsuba_tail2_final2_no1:
+	jmp             near L.gcm_enc_ghashkaratsuba_tail2_tail_crypted
+L.gcm_enc_ghashkaratsuba_tail2_final1:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_final1_aes128
+	je              near L.gcm_enc_ghashkaratsuba_tail2_final1_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_final1_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_final1_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
+	vaesenclast     xmm0, xmm0, xmm13
+	cmp             rcx, 16
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_final1_bytes ; less than a lane left: the pieces
+	vpxor           xmm8, xmm0, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	jmp             near L.gcm_enc_ghashkaratsuba_tail2_tail_crypted
+L.gcm_enc_ghashkaratsuba_tail2_final1_bytes:
+	test            ecx, 8                          ; a 8-byte piece left?
+	jz              near L.gcm_enc_ghashkaratsuba_tail2_final1_no8
+	vmovq           r11, xmm0
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm0, xmm0, 8
+	add             rdx, 8
+	add             rsi, 8
+L.gcm_enc_ghashkaratsuba_tail2_final1_no8:
+	test            ecx, 4                          ; a 4-byte piece left?
+	jz              near L.gcm_enc_ghashkaratsuba_tail2_final1_no4
+	vmovd           r11d, xmm0
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm0, xmm0, 4
+	add             rdx, 4
+	add             rsi, 4
+L.gcm_enc_ghashkaratsuba_tail2_final1_no4:
+	test            ecx, 2                          ; a 2-byte piece left?
+	jz              near L.gcm_enc_ghashkaratsuba_tail2_final1_no2
+	vmovd           r11d, xmm0
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm0, xmm0, 2
+	add             rdx, 2
+	add             rsi, 2
+L.gcm_enc_ghashkaratsuba_tail2_final1_no2:
+	test            ecx, 1                          ; a 1-byte piece left?
+	jz              near L.gcm_enc_ghashkaratsuba_tail2_final1_no1
+	vmovd           r11d, xmm0
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.gcm_enc_ghashkaratsuba_tail2_final1_no1:
+	jmp             near L.gcm_enc_ghashkaratsuba_tail2_tail_crypted
+L.gcm_enc_ghashkaratsuba_tail2_tail_crypted:
+	mov             rdx, qword [rsp]                ; hash the ciphertext just written
+	mov             rcx, qword [rsp + 8]
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
+	lea             r8, [rdi + 768]
+	sub             r8, rcx
+	vpxor           xmm5, xmm5, xmm5
+	vpxor           xmm6, xmm6, xmm6
+	vpxor           xmm7, xmm7, xmm7
+L.gcm_enc_ghashkaratsuba_tail2_ghash_vector:
+	vmovdqu         xmm4, oword [rdx]
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9                ; the running hash joins block 0
+	vpxor           xmm9, xmm9, xmm9
+	vpclmulqdq      xmm8, xmm4, oword [r8], 0       ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r8], 16      ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r8], 1       ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r8], 17      ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+	add             rdx, 16
+	add             r8, 16
+	sub             rcx, 16
+	ja              L.gcm_enc_ghashkaratsuba_tail2_ghash_vector
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqa         xmm9, xmm7
+L.gcm_enc_ghashkaratsuba_tail2_store:
+	vmovdqu         oword [r9], xmm9
+L.gcm_enc_ghashkaratsuba_tail2_return:
+	xor             eax, eax
+	vzeroupper
+	add             rsp, 16
+	ret
+
+; int aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+;   len % 16 == 0
+;
+; Decrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
+; ciphertext into acc.  Per iteration 4 vectors (4 blocks): the AES rounds of the
+; counters and the GHASH of the source blocks, whose 4 products with
+; H^4..H^1 are summed and reduced once.
+;
+; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      HPTR=r8 (CTRP's register, once the counter is loaded)
+; Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
+;                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
+;                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
+; Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
+; T0 doubles as TMP.
+; Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
+; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2:function hidden
+aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2:
+	endbr64
+	sub             rsp, 16
+	btr             rcx, 63                         ; the length without the flag
+	test            rcx, rcx
+	jz              near L.gcm_dec_ghashkaratsuba_tail2_return
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; the first and last round keys into registers; the middle ones are read each round
+	vmovdqu         xmm12, oword [rdi]
+	vmovdqu         xmm13, oword [r10]
+; the byte-reflection mask and the reduction constant, one copy per lane
+	vmovdqu         xmm15, oword [rel L.gcm_bswap_mask_16]
+; ACC = acc; CTR = the counter block reflected, lane i counting from block i
+	vmovdqu         xmm9, oword [r9]
+	vmovdqu         xmm10, oword [r8]
+	vpshufb         xmm10, xmm10, xmm15
+	vmovdqu         xmm11, oword [rel L.gcm_lane_count]
+; bulk: whole iterations of 4 blocks, CTR and GHASH stitched
+	sub             rcx, 64
+	jb              near L.gcm_dec_ghashkaratsuba_tail2_tail
+L.gcm_dec_ghashkaratsuba_tail2_loop:
+; LLVM-MCA-BEGIN gcm_dec_ghashkaratsuba_tail2_aesni_avx_main_loop
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm2, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm3, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_ghashkaratsuba_tail2_main_aes128
+	je              near L.gcm_dec_ghashkaratsuba_tail2_main_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_dec_ghashkaratsuba_tail2_main_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_dec_ghashkaratsuba_tail2_main_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vmovdqu         xmm4, oword [rdx]
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9
+; GHASH step 1: the products of vector 0
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17 ; HI = d_H*h_H
+	vpclmulqdq      xmm6, xmm8, oword [rdi + 1264], 0 ; MI = (d_L^d_H)*(h_L^h_H)
+
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 2: vector 1 into D, reflected
+	vmovdqu         xmm4, oword [rdx + 16]
+	vpshufb         xmm4, xmm4, xmm15
+; GHASH step 3: the products of vector 1
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 1280], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 4: vector 2 into D, reflected
+	vmovdqu         xmm4, oword [rdx + 32]
+	vpshufb         xmm4, xmm4, xmm15
+
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 5: the products of vector 2
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 1296], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 6: vector 3 into D, reflected
+	vmovdqu         xmm4, oword [rdx + 48]
+	vpshufb         xmm4, xmm4, xmm15
+
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 7: the products of vector 3
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 1312], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm7
+; GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 11: ACC = HI
+	vmovdqa         xmm9, xmm7
+
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	vpxor           xmm8, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm8
+	vmovdqu         oword [rsi + 32], xmm2
+	vpxor           xmm8, xmm13, oword [rdx + 48]
+	vaesenclast     xmm3, xmm3, xmm8
+	vmovdqu         oword [rsi + 48], xmm3
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+	jae             L.gcm_dec_ghashkaratsuba_tail2_loop
+; LLVM-MCA-END
+L.gcm_dec_ghashkaratsuba_tail2_tail:
+; what the bulk loop left: LEN + 64 = 0..48 bytes of whole blocks
+	add             rcx, 64
+	jz              near L.gcm_dec_ghashkaratsuba_tail2_store
+; GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
+; GHASH pass advances SRC and LEN, so their start waits in the stack slots
+	mov             qword [rsp], rdx
+	mov             qword [rsp + 8], rcx
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
+	lea             r8, [rdi + 768]
+	sub             r8, rcx
+	vpxor           xmm5, xmm5, xmm5
+	vpxor           xmm6, xmm6, xmm6
+	vpxor           xmm7, xmm7, xmm7
+L.gcm_dec_ghashkaratsuba_tail2_ghash_vector:
+	vmovdqu         xmm4, oword [rdx]
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9                ; the running hash joins block 0
+	vpxor           xmm9, xmm9, xmm9
+	vpclmulqdq      xmm8, xmm4, oword [r8], 0       ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r8], 16      ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r8], 1       ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r8], 17      ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+	add             rdx, 16
+	add             r8, 16
+	sub             rcx, 16
+	ja              L.gcm_dec_ghashkaratsuba_tail2_ghash_vector
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqa         xmm9, xmm7
+	mov             rcx, qword [rsp + 8]
+	mov             rdx, qword [rsp]
+
+; Groups of 2 vectors while at least 32 bytes remain.
+L.gcm_dec_ghashkaratsuba_tail2_group_loop:
+	cmp             rcx, 32
+	jb              near L.gcm_dec_ghashkaratsuba_tail2_final
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_ghashkaratsuba_tail2_group_aes128
+	je              near L.gcm_dec_ghashkaratsuba_tail2_group_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+L.gcm_dec_ghashkaratsuba_tail2_group_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+L.gcm_dec_ghashkaratsuba_tail2_group_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	add             rdx, 32
+	add             rsi, 32
+	sub             rcx, 32
+	jnz             L.gcm_dec_ghashkaratsuba_tail2_group_loop
+	jmp             near L.gcm_dec_ghashkaratsuba_tail2_store
+
+L.gcm_dec_ghashkaratsuba_tail2_final:
+; 1..32 bytes remain: pick the final group by the number of vectors they need,
+; so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             rcx, 16
+	jbe             near L.gcm_dec_ghashkaratsuba_tail2_final1
+L.gcm_dec_ghashkaratsuba_tail2_final2:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_ghashkaratsuba_tail2_final2_aes128
+	je              near L.gcm_dec_ghashkaratsuba_tail2_final2_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+L.gcm_dec_ghashkaratsuba_tail2_final2_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+L.gcm_dec_ghashkaratsuba_tail2_final2_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	add             rdx, 16
+	add             rsi, 16
+	sub             rcx, 16
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
+	vaesenclast     xmm1, xmm1, xmm13
+	cmp             rcx, 16
+	jb              near L.gcm_dec_ghashkaratsuba_tail2_final2_bytes ; less than a lane left: the pieces
+	vpxor           xmm8, xmm1, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	jmp             near L.gcm_dec_ghashkaratsuba_tail2_store
+L.gcm_dec_ghashkaratsuba_tail2_final2_bytes:
+	test            ecx, 8                          ; a 8-byte piece left?
+	jz              near L.gcm_dec_ghashkaratsuba_tail2_final2_no8
+	vmovq           r11, xmm1
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm1, xmm1, 8
+	add             rdx, 8
+	add             rsi, 8
+L.gcm_dec_ghashkaratsuba_tail2_final2_no8:
+	test            ecx, 4                          ; a 4-byte piece left?
+	jz              near L.gcm_dec_ghashkaratsuba_tail2_final2_no4
+	vmovd           r11d, xmm1
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm1, xmm1, 4
+	add             rdx, 4
+	add             rsi, 4
+L.gcm_dec_ghashkaratsuba_tail2_final2_no4:
+	test            ecx, 2                          ; a 2-byte piece left?
+	jz              near L.gcm_dec_ghashkaratsuba_tail2_final2_no2
+	vmovd           r11d, xmm1
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm1, xmm1, 2
+	add             rdx, 2
+	add             rsi, 2
+L.gcm_dec_ghashkaratsuba_tail2_final2_no2:
+	test            ecx, 1                          ; a 1-byte piece left?
+	jz              near L.gcm_dec_ghashkaratsuba_tail2_final2_no1
+	vmovd           r11d, xmm1
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.gcm_dec_ghashkaratsuba_tail2_final2_no1:
+	jmp             near L.gcm_dec_ghashkaratsuba_tail2_store
+L.gcm_dec_ghashkaratsuba_tail2_final1:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_ghashkaratsuba_tail2_final1_aes128
+	je              near L.gcm_dec_ghashkaratsuba_tail2_final1_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+L.gcm_dec_ghashkaratsuba_tail2_final1_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+L.gcm_dec_ghashkaratsuba_tail2_final1_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
+	vaesenclast     xmm0, xmm0, xmm13
+	cmp             rcx, 16
+	jb              near L.gcm_dec_ghashkaratsuba_tail2_final1_bytes ; less than a lane left: the pieces
+	vpxor           xmm8, xmm0, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	jmp             near L.gcm_dec_ghashkaratsuba_tail2_store
+L.gcm_dec_ghashkaratsuba_tail2_final1_bytes:
+	test            ecx, 8                          ; a 8-byte piece left?
+	jz              near L.gcm_dec_ghashkaratsuba_tail2_final1_no8
+	vmovq           r11, xmm0
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm0, xmm0, 8
+	add             rdx, 8
+	add             rsi, 8
+L.gcm_dec_ghashkaratsuba_tail2_final1_no8:
+	test            ecx, 4                          ; a 4-byte piece left?
+	jz              near L.gcm_dec_ghashkaratsuba_tail2_final1_no4
+	vmovd           r11d, xmm0
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm0, xmm0, 4
+	add             rdx, 4
+	add             rsi, 4
+L.gcm_dec_ghashkaratsuba_tail2_final1_no4:
+	test            ecx, 2                          ; a 2-byte piece left?
+	jz              near L.gcm_dec_ghashkaratsuba_tail2_final1_no2
+	vmovd           r11d, xmm0
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm0, xmm0, 2
+	add             rdx, 2
+	add             rsi, 2
+L.gcm_dec_ghashkaratsuba_tail2_final1_no2:
+	test            ecx, 1                          ; a 1-byte piece left?
+	jz              near L.gcm_dec_ghashkaratsuba_tail2_final1_no1
+	vmovd           r11d, xmm0
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.gcm_dec_ghashkaratsuba_tail2_final1_no1:
+	jmp             near L.gcm_dec_ghashkaratsuba_tail2_store
+L.gcm_dec_ghashkaratsuba_tail2_store:
+	vmovdqu         oword [r9], xmm9
+L.gcm_dec_ghashkaratsuba_tail2_return:
+	xor             eax, eax
+	vzeroupper
+	add             rsp, 16
+	ret
+
+; int aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+;   any len
+;
+; One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
+; loop as aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2, then the last 1..4 blocks and the lengths block
+; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+;
+; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
+;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+; Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
+;                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
+;                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
+; Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
+; T0 doubles as TMP.
+; Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
+; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2:function hidden
+aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2:
+	endbr64
+	sub             rsp, 16
+	btr             rcx, 63                         ; the length without the flag
+; the byte-reflection mask and the reduction constant, one copy per lane
+	vmovdqu         xmm15, oword [rel L.gcm_bswap_mask_16]
+	vpxor           xmm9, xmm9, xmm9
+	vpxor           xmm5, xmm5, xmm5
+	vpxor           xmm6, xmm6, xmm6
+	vpxor           xmm7, xmm7, xmm7
+; GHASH of the AAD (AAD, AADLEN from the record)
+	mov             r10, qword [r8 + 40]
+	test            r10, r10
+	jz              near L.gcm_enc_ghashkaratsuba_tail2_rec_aad_done
+	mov             rax, qword [r8 + 32]
+; GHASH of LEN bytes at rax, a vector at a time, the k-th block from the end times H^k
+	lea             r9, [rdi + 768]
+	sub             r9, r10
+	vpxor           xmm5, xmm5, xmm5
+	vpxor           xmm6, xmm6, xmm6
+	vpxor           xmm7, xmm7, xmm7
+L.gcm_enc_ghashkaratsuba_tail2_rec_aad_vector:
+	vmovdqu         xmm4, oword [rax]
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9                ; the running hash joins block 0
+	vpxor           xmm9, xmm9, xmm9
+	vpclmulqdq      xmm8, xmm4, oword [r9], 0       ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r9], 16      ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r9], 1       ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r9], 17      ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+	add             rax, 16
+	add             r9, 16
+	sub             r10, 16
+	ja              L.gcm_enc_ghashkaratsuba_tail2_rec_aad_vector
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqa         xmm9, xmm7
+	vpxor           xmm5, xmm5, xmm5
+	vpxor           xmm6, xmm6, xmm6
+	vpxor           xmm7, xmm7, xmm7
+L.gcm_enc_ghashkaratsuba_tail2_rec_aad_done:
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; the first and last round keys into registers; the middle ones are read each round
+	vmovdqu         xmm12, oword [rdi]
+	vmovdqu         xmm13, oword [r10]
+; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu         xmm4, oword [r8]
+	vpxor           xmm4, xmm4, xmm12
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_rec_j0_aes128
+	je              near L.gcm_enc_ghashkaratsuba_tail2_rec_j0_aes192
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.gcm_enc_ghashkaratsuba_tail2_rec_j0_aes192:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.gcm_enc_ghashkaratsuba_tail2_rec_j0_aes128:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	vaesenclast     xmm4, xmm4, xmm13
+	vmovdqu         oword [r8 + 48], xmm4
+	vmovdqu         xmm10, oword [r8]
+	vpshufb         xmm10, xmm10, xmm15
+	vpaddd          xmm10, xmm10, oword [rel L.gcm_record_offsets_16] ; CTR: J0 + 1, + 2, ... per lane
+	vmovdqu         xmm11, oword [rel L.gcm_lane_count]
+	test            rcx, rcx                        ; whole blocks only
+	jz              near L.gcm_enc_ghashkaratsuba_tail2_rec_partial
+; bulk: whole iterations of 4 blocks, CTR and GHASH stitched
+	sub             rcx, 64
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_rec_tail
+L.gcm_enc_ghashkaratsuba_tail2_rec_loop:
+; LLVM-MCA-BEGIN gcm_enc_ghashkaratsuba_tail2_rec_aesni_avx_main_loop
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm2, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm3, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_rec_main_aes128
+	je              near L.gcm_enc_ghashkaratsuba_tail2_rec_main_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_rec_main_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_rec_main_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	vpxor           xmm8, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm8
+	vmovdqu         oword [rsi + 32], xmm2
+	vpxor           xmm8, xmm13, oword [rdx + 48]
+	vaesenclast     xmm3, xmm3, xmm8
+	vmovdqu         oword [rsi + 48], xmm3
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vpshufb         xmm4, xmm0, xmm15
+	vpxor           xmm4, xmm4, xmm9
+; GHASH step 1: the products of vector 0
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17 ; HI = d_H*h_H
+	vpclmulqdq      xmm6, xmm8, oword [rdi + 1264], 0 ; MI = (d_L^d_H)*(h_L^h_H)
+; GHASH step 2: vector 1 into D, reflected
+	vpshufb         xmm4, xmm1, xmm15
+; GHASH step 3: the products of vector 1
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 1280], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 4: vector 2 into D, reflected
+	vpshufb         xmm4, xmm2, xmm15
+; GHASH step 5: the products of vector 2
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 1296], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 6: vector 3 into D, reflected
+	vpshufb         xmm4, xmm3, xmm15
+; GHASH step 7: the products of vector 3
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 1312], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm7
+; GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 11: ACC = HI
+	vmovdqa         xmm9, xmm7
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+	jae             L.gcm_enc_ghashkaratsuba_tail2_rec_loop
+; LLVM-MCA-END
+	vpxor           xmm5, xmm5, xmm5
+	vpxor           xmm6, xmm6, xmm6
+	vpxor           xmm7, xmm7, xmm7
+; LO/MI/HI from here on: zeros, or the products of the whole blocks after the bulk
+; loop, which share one reduction with the partial block and the lengths block
+L.gcm_enc_ghashkaratsuba_tail2_rec_tail:
+	add             rcx, 64
+	jz              near L.gcm_enc_ghashkaratsuba_tail2_rec_partial
+; CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
+; LEN, so their start waits in the stack slots for the GHASH pass
+	mov             qword [rsp], rsi
+	mov             qword [rsp + 8], rcx
+
+; Groups of 2 vectors while at least 32 bytes remain.
+L.gcm_enc_ghashkaratsuba_tail2_rec_group_loop:
+	cmp             rcx, 32
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_rec_final
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_rec_group_aes128
+	je              near L.gcm_enc_ghashkaratsuba_tail2_rec_group_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_rec_group_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_rec_group_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	add             rdx, 32
+	add             rsi, 32
+	sub             rcx, 32
+	jnz             L.gcm_enc_ghashkaratsuba_tail2_rec_group_loop
+	jmp             near L.gcm_enc_ghashkaratsuba_tail2_rec_tail_crypted
+
+L.gcm_enc_ghashkaratsuba_tail2_rec_final:
+; 1..32 bytes remain: pick the final group by the number of vectors they need,
+; so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             rcx, 16
+	jbe             near L.gcm_enc_ghashkaratsuba_tail2_rec_final1
+L.gcm_enc_ghashkaratsuba_tail2_rec_final2:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_rec_final2_aes128
+	je              near L.gcm_enc_ghashkaratsuba_tail2_rec_final2_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_rec_final2_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_rec_final2_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	add             rdx, 16
+	add             rsi, 16
+	sub             rcx, 16
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
+	vaesenclast     xmm1, xmm1, xmm13
+	cmp             rcx, 16
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_rec_final2_bytes ; less than a lane left: the pieces
+	vpxor           xmm8, xmm1, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	jmp             near L.gcm_enc_ghashkaratsuba_tail2_rec_tail_crypted
+L.gcm_enc_ghashkaratsuba_tail2_rec_final2_bytes:
+	test            ecx, 8                          ; a 8-byte piece left?
+	jz              near L.gcm_enc_ghashkaratsuba_tail2_rec_final2_no8
+	vmovq           r11, xmm1
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm1, xmm1, 8
+	add             rdx, 8
+	add             rsi, 8
+L.gcm_enc_ghashkaratsuba_tail2_rec_final2_no8:
+	test            ecx, 4                          ; a 4-byte piece left?
+	jz              near L.gcm_enc_ghashkaratsuba_tail2_rec_final2_no4
+	vmovd           r11d, xmm1
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm1, xmm1, 4
+	add             rdx, 4
+	add             rsi, 4
+L.gcm_enc_ghashkaratsuba_tail2_rec_final2_no4:
+	test            ecx, 2                          ; a 2-byte piece left?
+	jz              near L.gcm_enc_ghashkaratsuba_tail2_rec_final2_no2
+	vmovd           r11d, xmm1
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm1, xmm1, 2
+	add             rdx, 2
+	add             rsi, 2
+L.gcm_enc_ghashkaratsuba_tail2_rec_final2_no2:
+	test            ecx, 1                          ; a 1-byte piece left?
+	jz              near L.gcm_enc_ghashkaratsuba_tail2_rec_final2_no1
+	vmovd           r11d, xmm1
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.gcm_enc_ghashkaratsuba_tail2_rec_final2_no1:
+	jmp             near L.gcm_enc_ghashkaratsuba_tail2_rec_tail_crypted
+L.gcm_enc_ghashkaratsuba_tail2_rec_final1:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_rec_final1_aes128
+	je              near L.gcm_enc_ghashkaratsuba_tail2_rec_final1_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_rec_final1_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_rec_final1_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
+	vaesenclast     xmm0, xmm0, xmm13
+	cmp             rcx, 16
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_rec_final1_bytes ; less than a lane left: the pieces
+	vpxor           xmm8, xmm0, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	jmp             near L.gcm_enc_ghashkaratsuba_tail2_rec_tail_crypted
+L.gcm_enc_ghashkaratsuba_tail2_rec_final1_bytes:
+	test            ecx, 8                          ; a 8-byte piece left?
+	jz              near L.gcm_enc_ghashkaratsuba_tail2_rec_final1_no8
+	vmovq           r11, xmm0
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm0, xmm0, 8
+	add             rdx, 8
+	add             rsi, 8
+L.gcm_enc_ghashkaratsuba_tail2_rec_final1_no8:
+	test            ecx, 4                          ; a 4-byte piece left?
+	jz              near L.gcm_enc_ghashkaratsuba_tail2_rec_final1_no4
+	vmovd           r11d, xmm0
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm0, xmm0, 4
+	add             rdx, 4
+	add             rsi, 4
+L.gcm_enc_ghashkaratsuba_tail2_rec_final1_no4:
+	test            ecx, 2                          ; a 2-byte piece left?
+	jz              near L.gcm_enc_ghashkaratsuba_tail2_rec_final1_no2
+	vmovd           r11d, xmm0
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm0, xmm0, 2
+	add             rdx, 2
+	add             rsi, 2
+L.gcm_enc_ghashkaratsuba_tail2_rec_final1_no2:
+	test            ecx, 1                          ; a 1-byte piece left?
+	jz              near L.gcm_enc_ghashkaratsuba_tail2_rec_final1_no1
+	vmovd           r11d, xmm0
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.gcm_enc_ghashkaratsuba_tail2_rec_final1_no1:
+	jmp             near L.gcm_enc_ghashkaratsuba_tail2_rec_tail_crypted
+L.gcm_enc_ghashkaratsuba_tail2_rec_tail_crypted:
+	mov             rdx, qword [rsp]                ; hash the ciphertext just written
+	mov             rcx, qword [rsp + 8]
+	xor             r11d, r11d
+	cmp             qword [r8 + 96], 0
+	setne           r11b
+	shl             r11d, 4                         ; 16 if a partial block follows
+	lea             r9, [rdi + 752]
+	sub             r9, r11
+	sub             r9, rcx                         ; H^(blocks + 1): the lengths block takes H^1
+
+; GHASH of LEN bytes at rdx, a vector at a time, with the powers from r9 on
+L.gcm_enc_ghashkaratsuba_tail2_rec_ghash_vector:
+	vmovdqu         xmm4, oword [rdx]
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9                ; the running hash joins block 0
+	vpxor           xmm9, xmm9, xmm9
+	vpclmulqdq      xmm8, xmm4, oword [r9], 0       ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r9], 16      ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r9], 1       ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r9], 17      ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+	add             rdx, 16
+	add             r9, 16
+	sub             rcx, 16
+	ja              L.gcm_enc_ghashkaratsuba_tail2_rec_ghash_vector
+L.gcm_enc_ghashkaratsuba_tail2_rec_partial:
+	mov             r11, qword [r8 + 96]
+	test            r11, r11
+	jz              near L.gcm_enc_ghashkaratsuba_tail2_rec_no_data
+; the partial block, zero-padded in the record: its keystream block on xmm
+	vmovdqu         xmm4, oword [r8 + 64]
+	vpxor           xmm4, xmm4, xmm12
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_rec_part_aes128
+	je              near L.gcm_enc_ghashkaratsuba_tail2_rec_part_aes192
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.gcm_enc_ghashkaratsuba_tail2_rec_part_aes192:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.gcm_enc_ghashkaratsuba_tail2_rec_part_aes128:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	vaesenclast     xmm4, xmm4, xmm13
+	vmovdqu         xmm0, oword [r8 + 80]
+	vpxor           xmm4, xmm4, xmm0
+	vmovdqu         oword [r8 + 80], xmm4
+	lea             r9, [rel L.gcm_tail_bytes + 16]
+	sub             r9, r11
+	vpand           xmm4, xmm4, oword [r9]          ; GHASH sees the padding as zeros
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9                ; ACC is zero if a block took it
+	vpxor           xmm9, xmm9, xmm9
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqa         xmm9, xmm7
+	jmp             near L.gcm_enc_ghashkaratsuba_tail2_rec_tag
+L.gcm_enc_ghashkaratsuba_tail2_rec_no_data:
+; no text left: the lengths block alone joins the sum
+	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpxor           xmm4, xmm4, xmm9
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqa         xmm9, xmm7
+L.gcm_enc_ghashkaratsuba_tail2_rec_tag:
+; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
+	vpshufb         xmm9, xmm9, xmm15
+	vpxor           xmm9, xmm9, oword [r8 + 48]
+	vmovdqu         oword [r8 + 48], xmm9
+	xor             eax, eax
+	vzeroupper
+	add             rsp, 16
+	ret
+
+; int aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+;   any len
+;
+; One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
+; loop as aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2, then the last 1..4 blocks and the lengths block
+; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+;
+; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
+;                      KEYEND=r10, TMPG=r11, HPTR=r9
+;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+; Registers (vector): X0=xmm0, X1=xmm1, X2=xmm2, X3=xmm3, D=xmm4, LO=xmm5
+;                     MI=xmm6, HI=xmm7, T0=xmm8, ACC=xmm9, CTR=xmm10, INC=xmm11
+;                     K0=xmm12, KLAST=xmm13, KT=xmm14, BSWAP=xmm15
+; Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
+; T0 doubles as TMP.
+; Round keys KLAST-1..KLAST-13 are loaded into KT once per round (those a key size has).
+; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2:function hidden
+aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2:
+	endbr64
+	sub             rsp, 16
+	btr             rcx, 63                         ; the length without the flag
+; the byte-reflection mask and the reduction constant, one copy per lane
+	vmovdqu         xmm15, oword [rel L.gcm_bswap_mask_16]
+	vpxor           xmm9, xmm9, xmm9
+	vpxor           xmm5, xmm5, xmm5
+	vpxor           xmm6, xmm6, xmm6
+	vpxor           xmm7, xmm7, xmm7
+; GHASH of the AAD (AAD, AADLEN from the record)
+	mov             r10, qword [r8 + 40]
+	test            r10, r10
+	jz              near L.gcm_dec_ghashkaratsuba_tail2_rec_aad_done
+	mov             rax, qword [r8 + 32]
+; GHASH of LEN bytes at rax, a vector at a time, the k-th block from the end times H^k
+	lea             r9, [rdi + 768]
+	sub             r9, r10
+	vpxor           xmm5, xmm5, xmm5
+	vpxor           xmm6, xmm6, xmm6
+	vpxor           xmm7, xmm7, xmm7
+L.gcm_dec_ghashkaratsuba_tail2_rec_aad_vector:
+	vmovdqu         xmm4, oword [rax]
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9                ; the running hash joins block 0
+	vpxor           xmm9, xmm9, xmm9
+	vpclmulqdq      xmm8, xmm4, oword [r9], 0       ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r9], 16      ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r9], 1       ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r9], 17      ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+	add             rax, 16
+	add             r9, 16
+	sub             r10, 16
+	ja              L.gcm_dec_ghashkaratsuba_tail2_rec_aad_vector
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqa         xmm9, xmm7
+	vpxor           xmm5, xmm5, xmm5
+	vpxor           xmm6, xmm6, xmm6
+	vpxor           xmm7, xmm7, xmm7
+L.gcm_dec_ghashkaratsuba_tail2_rec_aad_done:
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; the first and last round keys into registers; the middle ones are read each round
+	vmovdqu         xmm12, oword [rdi]
+	vmovdqu         xmm13, oword [r10]
+; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu         xmm4, oword [r8]
+	vpxor           xmm4, xmm4, xmm12
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_ghashkaratsuba_tail2_rec_j0_aes128
+	je              near L.gcm_dec_ghashkaratsuba_tail2_rec_j0_aes192
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.gcm_dec_ghashkaratsuba_tail2_rec_j0_aes192:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.gcm_dec_ghashkaratsuba_tail2_rec_j0_aes128:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	vaesenclast     xmm4, xmm4, xmm13
+	vmovdqu         oword [r8 + 48], xmm4
+	vmovdqu         xmm10, oword [r8]
+	vpshufb         xmm10, xmm10, xmm15
+	vpaddd          xmm10, xmm10, oword [rel L.gcm_record_offsets_16] ; CTR: J0 + 1, + 2, ... per lane
+	vmovdqu         xmm11, oword [rel L.gcm_lane_count]
+	test            rcx, rcx                        ; whole blocks only
+	jz              near L.gcm_dec_ghashkaratsuba_tail2_rec_partial
+; bulk: whole iterations of 4 blocks, CTR and GHASH stitched
+	sub             rcx, 64
+	jb              near L.gcm_dec_ghashkaratsuba_tail2_rec_tail
+L.gcm_dec_ghashkaratsuba_tail2_rec_loop:
+; LLVM-MCA-BEGIN gcm_dec_ghashkaratsuba_tail2_rec_aesni_avx_main_loop
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm2, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm3, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_ghashkaratsuba_tail2_rec_main_aes128
+	je              near L.gcm_dec_ghashkaratsuba_tail2_rec_main_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_dec_ghashkaratsuba_tail2_rec_main_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_dec_ghashkaratsuba_tail2_rec_main_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vmovdqu         xmm4, oword [rdx]
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9
+; GHASH step 1: the products of vector 0
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 704], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 704], 17 ; HI = d_H*h_H
+	vpclmulqdq      xmm6, xmm8, oword [rdi + 1264], 0 ; MI = (d_L^d_H)*(h_L^h_H)
+
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 2: vector 1 into D, reflected
+	vmovdqu         xmm4, oword [rdx + 16]
+	vpshufb         xmm4, xmm4, xmm15
+; GHASH step 3: the products of vector 1
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 1280], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 720], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 4: vector 2 into D, reflected
+	vmovdqu         xmm4, oword [rdx + 32]
+	vpshufb         xmm4, xmm4, xmm15
+
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 5: the products of vector 2
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 1296], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 6: vector 3 into D, reflected
+	vmovdqu         xmm4, oword [rdx + 48]
+	vpshufb         xmm4, xmm4, xmm15
+
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 7: the products of vector 3
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 1312], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm7
+; GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 11: ACC = HI
+	vmovdqa         xmm9, xmm7
+
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	vpxor           xmm8, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm8
+	vmovdqu         oword [rsi + 32], xmm2
+	vpxor           xmm8, xmm13, oword [rdx + 48]
+	vaesenclast     xmm3, xmm3, xmm8
+	vmovdqu         oword [rsi + 48], xmm3
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+	jae             L.gcm_dec_ghashkaratsuba_tail2_rec_loop
+; LLVM-MCA-END
+	vpxor           xmm5, xmm5, xmm5
+	vpxor           xmm6, xmm6, xmm6
+	vpxor           xmm7, xmm7, xmm7
+; LO/MI/HI from here on: zeros, or the products of the whole blocks after the bulk
+; loop, which share one reduction with the partial block and the lengths block
+L.gcm_dec_ghashkaratsuba_tail2_rec_tail:
+	add             rcx, 64
+	jz              near L.gcm_dec_ghashkaratsuba_tail2_rec_partial
+; GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
+; GHASH pass advances SRC and LEN, so their start waits in the stack slots
+	mov             qword [rsp], rdx
+	mov             qword [rsp + 8], rcx
+	xor             r11d, r11d
+	cmp             qword [r8 + 96], 0
+	setne           r11b
+	shl             r11d, 4                         ; 16 if a partial block follows
+	lea             r9, [rdi + 752]
+	sub             r9, r11
+	sub             r9, rcx                         ; H^(blocks + 1): the lengths block takes H^1
+
+; GHASH of LEN bytes at rdx, a vector at a time, with the powers from r9 on
+L.gcm_dec_ghashkaratsuba_tail2_rec_ghash_vector:
+	vmovdqu         xmm4, oword [rdx]
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9                ; the running hash joins block 0
+	vpxor           xmm9, xmm9, xmm9
+	vpclmulqdq      xmm8, xmm4, oword [r9], 0       ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r9], 16      ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r9], 1       ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [r9], 17      ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+	add             rdx, 16
+	add             r9, 16
+	sub             rcx, 16
+	ja              L.gcm_dec_ghashkaratsuba_tail2_rec_ghash_vector
+	mov             rcx, qword [rsp + 8]
+	mov             rdx, qword [rsp]
+
+; Groups of 2 vectors while at least 32 bytes remain.
+L.gcm_dec_ghashkaratsuba_tail2_rec_group_loop:
+	cmp             rcx, 32
+	jb              near L.gcm_dec_ghashkaratsuba_tail2_rec_final
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_ghashkaratsuba_tail2_rec_group_aes128
+	je              near L.gcm_dec_ghashkaratsuba_tail2_rec_group_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+L.gcm_dec_ghashkaratsuba_tail2_rec_group_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+L.gcm_dec_ghashkaratsuba_tail2_rec_group_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	add             rdx, 32
+	add             rsi, 32
+	sub             rcx, 32
+	jnz             L.gcm_dec_ghashkaratsuba_tail2_rec_group_loop
+	jmp             near L.gcm_dec_ghashkaratsuba_tail2_rec_partial
+
+L.gcm_dec_ghashkaratsuba_tail2_rec_final:
+; 1..32 bytes remain: pick the final group by the number of vectors they need,
+; so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             rcx, 16
+	jbe             near L.gcm_dec_ghashkaratsuba_tail2_rec_final1
+L.gcm_dec_ghashkaratsuba_tail2_rec_final2:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_ghashkaratsuba_tail2_rec_final2_aes128
+	je              near L.gcm_dec_ghashkaratsuba_tail2_rec_final2_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+L.gcm_dec_ghashkaratsuba_tail2_rec_final2_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+L.gcm_dec_ghashkaratsuba_tail2_rec_final2_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	add             rdx, 16
+	add             rsi, 16
+	sub             rcx, 16
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
+	vaesenclast     xmm1, xmm1, xmm13
+	cmp             rcx, 16
+	jb              near L.gcm_dec_ghashkaratsuba_tail2_rec_final2_bytes ; less than a lane left: the pieces
+	vpxor           xmm8, xmm1, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	jmp             near L.gcm_dec_ghashkaratsuba_tail2_rec_partial
+L.gcm_dec_ghashkaratsuba_tail2_rec_final2_bytes:
+	test            ecx, 8                          ; a 8-byte piece left?
+	jz              near L.gcm_dec_ghashkaratsuba_tail2_rec_final2_no8
+	vmovq           r11, xmm1
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm1, xmm1, 8
+	add             rdx, 8
+	add             rsi, 8
+L.gcm_dec_ghashkaratsuba_tail2_rec_final2_no8:
+	test            ecx, 4                          ; a 4-byte piece left?
+	jz              near L.gcm_dec_ghashkaratsuba_tail2_rec_final2_no4
+	vmovd           r11d, xmm1
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm1, xmm1, 4
+	add             rdx, 4
+	add             rsi, 4
+L.gcm_dec_ghashkaratsuba_tail2_rec_final2_no4:
+	test            ecx, 2                          ; a 2-byte piece left?
+	jz              near L.gcm_dec_ghashkaratsuba_tail2_rec_final2_no2
+	vmovd           r11d, xmm1
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm1, xmm1, 2
+	add             rdx, 2
+	add             rsi, 2
+L.gcm_dec_ghashkaratsuba_tail2_rec_final2_no2:
+	test            ecx, 1                          ; a 1-byte piece left?
+	jz              near L.gcm_dec_ghashkaratsuba_tail2_rec_final2_no1
+	vmovd           r11d, xmm1
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.gcm_dec_ghashkaratsuba_tail2_rec_final2_no1:
+	jmp             near L.gcm_dec_ghashkaratsuba_tail2_rec_partial
+L.gcm_dec_ghashkaratsuba_tail2_rec_final1:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_ghashkaratsuba_tail2_rec_final1_aes128
+	je              near L.gcm_dec_ghashkaratsuba_tail2_rec_final1_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+L.gcm_dec_ghashkaratsuba_tail2_rec_final1_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+L.gcm_dec_ghashkaratsuba_tail2_rec_final1_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
+; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
+	vaesenclast     xmm0, xmm0, xmm13
+	cmp             rcx, 16
+	jb              near L.gcm_dec_ghashkaratsuba_tail2_rec_final1_bytes ; less than a lane left: the pieces
+	vpxor           xmm8, xmm0, oword [rdx]
+	vmovdqu         oword [rsi], xmm8
+	jmp             near L.gcm_dec_ghashkaratsuba_tail2_rec_partial
+L.gcm_dec_ghashkaratsuba_tail2_rec_final1_bytes:
+	test            ecx, 8                          ; a 8-byte piece left?
+	jz              near L.gcm_dec_ghashkaratsuba_tail2_rec_final1_no8
+	vmovq           r11, xmm0
+	xor             r11, qword [rdx]
+	mov             qword [rsi], r11
+	vpsrldq         xmm0, xmm0, 8
+	add             rdx, 8
+	add             rsi, 8
+L.gcm_dec_ghashkaratsuba_tail2_rec_final1_no8:
+	test            ecx, 4                          ; a 4-byte piece left?
+	jz              near L.gcm_dec_ghashkaratsuba_tail2_rec_final1_no4
+	vmovd           r11d, xmm0
+	xor             r11d, dword [rdx]
+	mov             dword [rsi], r11d
+	vpsrldq         xmm0, xmm0, 4
+	add             rdx, 4
+	add             rsi, 4
+L.gcm_dec_ghashkaratsuba_tail2_rec_final1_no4:
+	test            ecx, 2                          ; a 2-byte piece left?
+	jz              near L.gcm_dec_ghashkaratsuba_tail2_rec_final1_no2
+	vmovd           r11d, xmm0
+	xor             r11w, word [rdx]
+	mov             word [rsi], r11w
+	vpsrldq         xmm0, xmm0, 2
+	add             rdx, 2
+	add             rsi, 2
+L.gcm_dec_ghashkaratsuba_tail2_rec_final1_no2:
+	test            ecx, 1                          ; a 1-byte piece left?
+	jz              near L.gcm_dec_ghashkaratsuba_tail2_rec_final1_no1
+	vmovd           r11d, xmm0
+	xor             r11b, byte [rdx]
+	mov             byte [rsi], r11b
+L.gcm_dec_ghashkaratsuba_tail2_rec_final1_no1:
+	jmp             near L.gcm_dec_ghashkaratsuba_tail2_rec_partial
+L.gcm_dec_ghashkaratsuba_tail2_rec_partial:
+	mov             r11, qword [r8 + 96]
+	test            r11, r11
+	jz              near L.gcm_dec_ghashkaratsuba_tail2_rec_no_data
+; the partial block, zero-padded in the record: its keystream block on xmm
+	vmovdqu         xmm4, oword [r8 + 64]
+	vpxor           xmm4, xmm4, xmm12
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_ghashkaratsuba_tail2_rec_part_aes128
+	je              near L.gcm_dec_ghashkaratsuba_tail2_rec_part_aes192
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.gcm_dec_ghashkaratsuba_tail2_rec_part_aes192:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.gcm_dec_ghashkaratsuba_tail2_rec_part_aes128:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	vaesenclast     xmm4, xmm4, xmm13
+	vmovdqu         xmm0, oword [r8 + 80]
+	vpxor           xmm4, xmm4, xmm0
+	vmovdqu         oword [r8 + 80], xmm4
+	vmovdqa         xmm4, xmm0                      ; GHASH the ciphertext (zero-padded)
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9                ; ACC is zero if a block took it
+	vpxor           xmm9, xmm9, xmm9
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 736], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqa         xmm9, xmm7
+	jmp             near L.gcm_dec_ghashkaratsuba_tail2_rec_tag
+L.gcm_dec_ghashkaratsuba_tail2_rec_no_data:
+; no text left: the lengths block alone joins the sum
+	vmovdqu         xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpxor           xmm4, xmm4, xmm9
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 752], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+	vmovdqa         xmm9, xmm7
+L.gcm_dec_ghashkaratsuba_tail2_rec_tag:
+; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
+	vpshufb         xmm9, xmm9, xmm15
+	vpxor           xmm9, xmm9, oword [r8 + 48]
+	vmovdqu         oword [r8 + 48], xmm9
+	xor             eax, eax
+	vzeroupper
+	add             rsp, 16
+	ret

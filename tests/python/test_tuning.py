@@ -125,7 +125,8 @@ class Uarches(unittest.TestCase):
         cases = [("AuthenticAMD", 25, 17, "znver4"), ("AuthenticAMD", 25, 0x61, "znver4"),
                  ("AuthenticAMD", 25, 0x21, None), ("AuthenticAMD", 26, 2, "znver5"),
                  ("GenuineIntel", 6, 0x8f, "sapphirerapids"), ("GenuineIntel", 6, 0x55, None),
-                 ("", -1, -1, None)]
+                 ("AuthenticAMD", 23, 1, "znver1"), ("AuthenticAMD", 23, 8, None),
+                 ("AuthenticAMD", 23, 0x31, None), ("", -1, -1, None)]
         for vendor, family, model, want in cases:
             got = uarch.for_cpu(vendor, family, model)
             self.assertEqual(got.name if got else None, want, (vendor, family, model))
@@ -159,7 +160,7 @@ class CommittedTuningFile(unittest.TestCase):
 
     def test_every_entry_names_a_machine_of_its_uarch(self):
         """Never an entry measured elsewhere: the machine it names is that uarch."""
-        words = {"znver4": "Zen 4", "znver5": "Zen 5",
+        words = {"znver1": "Zen (", "znver4": "Zen 4", "znver5": "Zen 5",
                  "sapphirerapids": ("Sapphire Rapids", "Emerald Rapids")}
         document = tuning.load()
         entries = [(u, e) for per_isa in document["variants"].values()
