@@ -43,7 +43,7 @@ all: lib
 # make gen [ISA=name] [MODE=name] [KNOB=value ...] [GEN_OUT=dir]: the generator takes
 # every knob (generator/knobs.py) from make's command line, so none is dropped
 # (tests/python/test_gen_files.py checks it against the command each generated header
-# prints); GEN_OUT writes there instead of gen/.
+# prints); GEN_OUT writes there instead of gen/ (its manifest lists the files it holds).
 GEN_ARGS := $(if $(ISA),--isa $(ISA)) $(if $(MODE),--mode $(MODE)) \
             $(if $(GEN_OUT),--out $(GEN_OUT)) --make-overrides '$(MAKEOVERRIDES)'
 gen:

@@ -123,12 +123,17 @@ def _write_if_changed(path, text, check, stale):
 
 
 def manifest_entries(out, abi, chosen):
-    """The manifest's entries of every ISA x mode: the knobs just generated (chosen:
-    {(isa, mode): knobs}), else those the existing manifest records, else the defaults."""
+    """The manifest's entries of the ISA x mode files in out: the knobs just generated
+    (chosen: {(isa, mode): knobs}), else those the existing manifest records, else the
+    defaults.  A pair with no file in out (a fresh --out / GEN_OUT directory holding only
+    what was just generated) has no entry: the manifest describes the files beside it."""
     recorded = manifest.load(out)
     entries = []
     for isa, mode in generated_pairs():
         key = (isa.name, mode.name)
+        if key not in chosen and not os.path.exists(os.path.join(out, isa.name,
+                                                                 f"{mode.name}.S")):
+            continue
         if key in chosen:
             knobs = chosen[key]
         elif key in recorded:

@@ -163,12 +163,14 @@ def _apart(text: str, primary: str, suffix: str) -> str:
 
 
 def generate(mode: Mode, isa: Isa, knobs, abi: Abi, printers=None,
-             symbol_prefix: str = "") -> Dict[str, str]:
+             symbol_prefix: str = "", with_variants: bool = True) -> Dict[str, str]:
     """Returns {'S': GNU as text, 'asm': NASM text}, or {key: text} of the given printers
     ({key: printer class}, e.g. {'S': AppleAttPrinter}); plan.Refused (exit 2 from the
     CLI) when the knobs do not fit, before anything is rendered.  symbol_prefix: see
-    printers/base.py (vendored bundles)."""
-    return build(mode, isa, knobs, abi, printers, symbol_prefix).texts
+    printers/base.py (vendored bundles).  with_variants=False: the knobs' functions only,
+    without generator/tuning.json's uarch variants (a test that renders every knob set
+    has each variant's set among them)."""
+    return build(mode, isa, knobs, abi, printers, symbol_prefix, with_variants).texts
 
 
 @dataclass
@@ -181,9 +183,9 @@ class Output:
 
 
 def build(mode: Mode, isa: Isa, knobs, abi: Abi, printers=None,
-          symbol_prefix: str = "") -> Output:
+          symbol_prefix: str = "", with_variants: bool = True) -> Output:
     plan = make_plan(mode, isa, knobs)
-    extra, skipped = variants(mode, isa, knobs)
+    extra, skipped = variants(mode, isa, knobs) if with_variants else ([], [])
     primary = render_neutral(plan, abi)
     neutral = primary
     for v in extra:

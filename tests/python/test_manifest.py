@@ -214,6 +214,29 @@ class PartialGen(unittest.TestCase):
                                  changed["files"]["S"]["sha256"])
 
 
+    def test_fresh_out_directory_describes_only_its_files(self):
+        """`gen --out EMPTY --isa X --mode Y`: the manifest and header list that file alone
+        (none of the files it does not hold); a second file joins it, the first keeps its
+        entry."""
+        with tempfile.TemporaryDirectory() as tmp:
+            def gen(*args):
+                result = subprocess.run([sys.executable, "-m", "generator", "gen", "--out",
+                                         tmp, *args], cwd=REPO, capture_output=True,
+                                        text=True)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                with open(os.path.join(tmp, "manifest.json"), encoding="utf-8") as handle:
+                    return {(e["isa"], e["mode"]): e for e in json.load(handle)["generated"]}
+            first = gen("--isa", "aesni_avx", "--mode", "xts", "TWEAK=double")
+            self.assertEqual(list(first), [("aesni_avx", "xts")])
+            self.assertEqual(first[("aesni_avx", "xts")]["knobs"]["TWEAK"], "double")
+            both = gen("--isa", "avx10_512", "--mode", "ctr")
+            self.assertEqual(sorted(both), [("aesni_avx", "xts"), ("avx10_512", "ctr")])
+            self.assertEqual(both[("aesni_avx", "xts")], first[("aesni_avx", "xts")])
+            with open(os.path.join(tmp, "aesgen_gen.h"), encoding="utf-8") as handle:
+                header = handle.read()
+            self.assertIn("AESGEN_GEN_STRIDE_avx10_512_ctr", header)
+            self.assertNotIn("AESGEN_GEN_STRIDE_vaes_avx2_gcm", header)
+
     def test_unreadable_manifest_is_a_clear_error(self):
         with tempfile.TemporaryDirectory() as tmp:
             with open(os.path.join(tmp, "manifest.json"), "w", encoding="utf-8") as handle:
