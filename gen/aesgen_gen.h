@@ -166,6 +166,7 @@ enum {
  * <symbol>_variant of gen/<isa>/<mode>.S (a uarch not listed: the file's own) */
 #define AESGEN_GEN_UARCH_VARIANTS_vperm_ssse3(X)
 #define AESGEN_GEN_UARCH_VARIANTS_aesni_avx(X) \
+    X(aesni_avx, xctr, ZNVER1, _counterschain) \
     X(aesni_avx, xts, ZNVER1, _onepassgroups_tail2_tweakdouble) \
     X(aesni_avx, gcm, ZNVER1, _ghashkaratsuba_tail2)
 #define AESGEN_GEN_UARCH_VARIANTS_vaes_avx2(X)
@@ -179,6 +180,7 @@ enum {
     X(avx10_512, gcm, ZNVER5, _tail2_unroll8)
 /* X(isa, mode, _variant, name of the first uarch taking it): each variant once */
 #define AESGEN_GEN_VARIANT_SETS(X) \
+    X(aesni_avx, xctr, _counterschain, znver1) \
     X(aesni_avx, xts, _onepassgroups_tail2_tweakdouble, znver1) \
     X(aesni_avx, gcm, _ghashkaratsuba_tail2, znver1) \
     X(avx10_256, gcm, _ghashschool, sapphirerapids) \
@@ -279,7 +281,7 @@ int aesgen_ctr_crypt_vperm_ssse3(const aesgen_aes_key *key, uint8_t *dst, const 
 #define AESGEN_GEN_UNROLL_vperm_ssse3_ctr 8
 #define AESGEN_GEN_STRIDE_vperm_ssse3_ctr 128
 
-/* gen/vperm_ssse3/xctr.S: KEYS=mem ONEPASS=loop TAIL=1 UNROLL=8; main loop 128 bytes per iteration */
+/* gen/vperm_ssse3/xctr.S: COUNTERS=base KEYS=mem ONEPASS=loop TAIL=1 UNROLL=8; main loop 128 bytes per iteration */
 int aesgen_xctr_crypt_vperm_ssse3(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 #define AESGEN_GEN_UNROLL_vperm_ssse3_xctr 8
 #define AESGEN_GEN_STRIDE_vperm_ssse3_xctr 128
@@ -295,8 +297,9 @@ int aesgen_ctr_crypt_aesni_avx(const aesgen_aes_key *key, uint8_t *dst, const ui
 #define AESGEN_GEN_UNROLL_aesni_avx_ctr 8
 #define AESGEN_GEN_STRIDE_aesni_avx_ctr 128
 
-/* gen/aesni_avx/xctr.S: KEYS=mem ONEPASS=loop TAIL=4 UNROLL=8; main loop 128 bytes per iteration */
+/* gen/aesni_avx/xctr.S: COUNTERS=base KEYS=mem ONEPASS=loop TAIL=4 UNROLL=8; main loop 128 bytes per iteration */
 int aesgen_xctr_crypt_aesni_avx(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
+AESGEN_GEN_VARIANT int aesgen_xctr_crypt_aesni_avx_counterschain(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 #define AESGEN_GEN_UNROLL_aesni_avx_xctr 8
 #define AESGEN_GEN_STRIDE_aesni_avx_xctr 128
 
@@ -327,7 +330,7 @@ int aesgen_ctr_crypt_vaes_avx2(const aesgen_aes_key *key, uint8_t *dst, const ui
 #define AESGEN_GEN_UNROLL_vaes_avx2_ctr 8
 #define AESGEN_GEN_STRIDE_vaes_avx2_ctr 256
 
-/* gen/vaes_avx2/xctr.S: KEYS=mem ONEPASS=loop TAIL=4 UNROLL=8; main loop 256 bytes per iteration */
+/* gen/vaes_avx2/xctr.S: COUNTERS=base KEYS=mem ONEPASS=loop TAIL=4 UNROLL=8; main loop 256 bytes per iteration */
 int aesgen_xctr_crypt_vaes_avx2(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 #define AESGEN_GEN_UNROLL_vaes_avx2_xctr 8
 #define AESGEN_GEN_STRIDE_vaes_avx2_xctr 256
@@ -352,7 +355,7 @@ int aesgen_ctr_crypt_avx10_256(const aesgen_aes_key *key, uint8_t *dst, const ui
 #define AESGEN_GEN_UNROLL_avx10_256_ctr 8
 #define AESGEN_GEN_STRIDE_avx10_256_ctr 256
 
-/* gen/avx10_256/xctr.S: KEYS=reg ONEPASS=loop TAIL=4 UNROLL=8; main loop 256 bytes per iteration */
+/* gen/avx10_256/xctr.S: COUNTERS=base KEYS=reg ONEPASS=loop TAIL=4 UNROLL=8; main loop 256 bytes per iteration */
 int aesgen_xctr_crypt_avx10_256(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 #define AESGEN_GEN_UNROLL_avx10_256_xctr 8
 #define AESGEN_GEN_STRIDE_avx10_256_xctr 256
@@ -383,7 +386,7 @@ AESGEN_GEN_VARIANT int aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16(const a
 #define AESGEN_GEN_UNROLL_avx10_512_ctr 8
 #define AESGEN_GEN_STRIDE_avx10_512_ctr 512
 
-/* gen/avx10_512/xctr.S: KEYS=reg ONEPASS=loop TAIL=4 UNROLL=8; main loop 512 bytes per iteration */
+/* gen/avx10_512/xctr.S: COUNTERS=base KEYS=reg ONEPASS=loop TAIL=4 UNROLL=8; main loop 512 bytes per iteration */
 int aesgen_xctr_crypt_avx10_512(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 AESGEN_GEN_VARIANT int aesgen_xctr_crypt_avx10_512_keysmem_tail8_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 #define AESGEN_GEN_UNROLL_avx10_512_xctr 8
@@ -429,6 +432,7 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_tail2_unroll8(const aesge
     X(vperm_ssse3, xts, aesgen_xts_decrypt_vperm_ssse3) \
     X(aesni_avx, ctr, aesgen_ctr_crypt_aesni_avx) \
     X(aesni_avx, xctr, aesgen_xctr_crypt_aesni_avx) \
+    X(aesni_avx, xctr, aesgen_xctr_crypt_aesni_avx_counterschain) \
     X(aesni_avx, xts, aesgen_xts_encrypt_aesni_avx) \
     X(aesni_avx, xts, aesgen_xts_decrypt_aesni_avx) \
     X(aesni_avx, xts, aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble) \
@@ -501,6 +505,8 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_ctr_crypt_aesni_av
                "aesgen_ctr_crypt_aesni_avx: the aesgen_ctr_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xctr_crypt_aesni_avx), aesgen_xctr_fn),
                "aesgen_xctr_crypt_aesni_avx: the aesgen_xctr_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xctr_crypt_aesni_avx_counterschain), aesgen_xctr_fn),
+               "aesgen_xctr_crypt_aesni_avx_counterschain: the aesgen_xctr_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_encrypt_aesni_avx), aesgen_xts_fn),
                "aesgen_xts_encrypt_aesni_avx: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_aesni_avx), aesgen_xts_fn),

@@ -85,15 +85,17 @@ ISAS = {isa.name: isa for isa in (
                      # its groups after the bitsliced loop are vector-permute: no second path
                      ("ONEPASS", ("loop",)),
                      # no PCLMULQDQ: its XTS doubles each tweak (templates/vperm/xts.j2)
-                     ("TWEAK", ("double",)))),
+                     ("TWEAK", ("double",)),
+                     # its XCTR makes its counter blocks its own way (templates/vperm/xctr.j2)
+                     ("COUNTERS", ("base",)))),
     Isa("aesni_avx", 16, 16, False, _VEX, "AES-NI on xmm, VEX-encoded AVX, 16 registers"),
-    # TWEAK=double steps one block at a time: 128-bit vectors only
+    # TWEAK=double and COUNTERS=chain: measured on 128-bit vectors only
     Isa("vaes_avx2", 32, 16, False, _VAES, "VAES on ymm, VEX-encoded AVX2, 16 registers",
-        knob_values=(("TWEAK", ("clmul",)),)),
+        knob_values=(("TWEAK", ("clmul",)), ("COUNTERS", ("base",)))),
     Isa("avx10_256", 32, 32, True, _AVX10, "VAES on ymm, EVEX, 32 registers and opmasks",
-        knob_values=(("TWEAK", ("clmul",)),)),
+        knob_values=(("TWEAK", ("clmul",)), ("COUNTERS", ("base",)))),
     Isa("avx10_512", 64, 32, True, _AVX10, "VAES on zmm, EVEX, 32 registers and opmasks",
-        knob_values=(("TWEAK", ("clmul",)),)),
+        knob_values=(("TWEAK", ("clmul",)), ("COUNTERS", ("base",)))),
 )}
 
 

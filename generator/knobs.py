@@ -57,6 +57,10 @@ KNOBS = {knob.name: knob for knob in (
          "the previous one times x, five shift/add/logic ops and no multiply (a serial "
          "chain; 128-bit vectors only, for CPUs where VPCLMULQDQ blocks the AES pipes, e.g. "
          "Zen 1)"),
+    Knob("COUNTERS", ("base", "chain"), str,
+         "XCTR counter vectors: base = each added to the base with its own step constant "
+         "(independent, a memory operand each); chain = each the previous one plus a step "
+         "held in a register (a serial chain of adds; 128-bit vectors only)"),
     Knob("ONEPASS", ("loop", "groups"), str,
          "a message of exactly one main-loop iteration: loop = one pass of the main loop; "
          "groups = the groups of TAIL vectors and the final group (the main loop only "

@@ -197,9 +197,11 @@ class XctrPlan(Plan):
     def allocate(self):
         v, U = self.vregs, self.knobs["UNROLL"]
         self.take("KS", v.many("KS", U))
-        # no INC: each vector of counters adds its own step constant (xctr.j2)
+        # no INC: each vector of counters adds its own step constant (xctr.j2), unless
+        # COUNTERS=chain adds one step, held in STEP, down the vectors
         for role in ("CTR", "IVK", "TMP", "KLAST"):
             self.take(role, v.one(role))
+        self.take("STEP", v.one("STEP") if self.knobs["COUNTERS"] == "chain" else None)
         self.R["K0"] = None              # round key 0 is folded into IVK
         self.round_keys(self.knobs["KEYS"] == "reg")
         self.functions["crypt"] = FunctionPlan(

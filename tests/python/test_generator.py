@@ -397,6 +397,20 @@ class Generation(unittest.TestCase):
                                  (tweak, name))
                 self.assertNotIn(absent + " ", body, (tweak, name))
 
+    def test_xctr_counters_knob_picks_the_counter_form(self):
+        """COUNTERS=base adds each counter vector's own step from .Lxctr_steps; chain adds
+        the STEP register down the vectors, no step read in the loop."""
+        import re
+        mode, isa = get_mode("xctr"), get_isa("aesni_avx")
+        for counters, steps_read, register_adds in (("base", 8, 0), ("chain", 0, 8)):
+            text = generate(mode, isa, resolve(mode, isa, {"COUNTERS": counters}), SYSV,
+                            with_variants=False)["S"]
+            body = re.search(r"# LLVM-MCA-BEGIN xctr_aesni_avx_main_loop\n(.*?)"
+                             r"# LLVM-MCA-END", text, re.S).group(1)
+            self.assertEqual(body.count(".Lxctr_steps"), steps_read, counters)
+            self.assertEqual(len(re.findall(r"vpaddq\s+%xmm\d+, %xmm\d+, %xmm\d+", body)),
+                             register_adds, counters)
+
     def test_arguments_come_from_the_abi(self):
         mode, isa = get_mode("ctr"), get_isa("avx10_512")
         text = generate(mode, isa, resolve(mode, isa, {}), SYSV)["S"]
