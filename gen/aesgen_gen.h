@@ -167,7 +167,7 @@ enum {
 #define AESGEN_GEN_UARCH_VARIANTS_vperm_ssse3(X)
 #define AESGEN_GEN_UARCH_VARIANTS_aesni_avx(X) \
     X(aesni_avx, xctr, ZNVER1, _counterschain) \
-    X(aesni_avx, xts, ZNVER1, _onepassgroups_tail2_tweakdouble) \
+    X(aesni_avx, xts, ZNVER1, _tweakgpr_unroll8) \
     X(aesni_avx, gcm, ZNVER1, _ghashkaratsuba_tail2)
 #define AESGEN_GEN_UARCH_VARIANTS_vaes_avx2(X)
 #define AESGEN_GEN_UARCH_VARIANTS_avx10_256(X) \
@@ -181,7 +181,7 @@ enum {
 /* X(isa, mode, _variant, name of the first uarch taking it): each variant once */
 #define AESGEN_GEN_VARIANT_SETS(X) \
     X(aesni_avx, xctr, _counterschain, znver1) \
-    X(aesni_avx, xts, _onepassgroups_tail2_tweakdouble, znver1) \
+    X(aesni_avx, xts, _tweakgpr_unroll8, znver1) \
     X(aesni_avx, gcm, _ghashkaratsuba_tail2, znver1) \
     X(avx10_256, gcm, _ghashschool, sapphirerapids) \
     X(avx10_512, ctr, _keysmem_tail8_unroll16, znver5) \
@@ -306,8 +306,8 @@ AESGEN_GEN_VARIANT int aesgen_xctr_crypt_aesni_avx_counterschain(const aesgen_ae
 /* gen/aesni_avx/xts.S: KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4; main loop 64 bytes per iteration */
 int aesgen_xts_encrypt_aesni_avx(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 int aesgen_xts_decrypt_aesni_avx(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
-AESGEN_GEN_VARIANT int aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
-AESGEN_GEN_VARIANT int aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+AESGEN_GEN_VARIANT int aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+AESGEN_GEN_VARIANT int aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #define AESGEN_GEN_UNROLL_aesni_avx_xts 4
 #define AESGEN_GEN_STRIDE_aesni_avx_xts 64
 
@@ -435,8 +435,8 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_tail2_unroll8(const aesge
     X(aesni_avx, xctr, aesgen_xctr_crypt_aesni_avx_counterschain) \
     X(aesni_avx, xts, aesgen_xts_encrypt_aesni_avx) \
     X(aesni_avx, xts, aesgen_xts_decrypt_aesni_avx) \
-    X(aesni_avx, xts, aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble) \
-    X(aesni_avx, xts, aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble) \
+    X(aesni_avx, xts, aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8) \
+    X(aesni_avx, xts, aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8) \
     X(aesni_avx, gcm, aesgen_gcm_ghash_aesni_avx) \
     X(aesni_avx, gcm, aesgen_gcm_enc_update_aesni_avx) \
     X(aesni_avx, gcm, aesgen_gcm_dec_update_aesni_avx) \
@@ -511,10 +511,10 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_encrypt_aesni_
                "aesgen_xts_encrypt_aesni_avx: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_aesni_avx), aesgen_xts_fn),
                "aesgen_xts_decrypt_aesni_avx: the aesgen_xts_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble), aesgen_xts_fn),
-               "aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble: the aesgen_xts_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble), aesgen_xts_fn),
-               "aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble: the aesgen_xts_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8), aesgen_xts_fn),
+               "aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8: the aesgen_xts_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8), aesgen_xts_fn),
+               "aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_ghash_aesni_avx), aesgen_gcm_ghash_fn),
                "aesgen_gcm_ghash_aesni_avx: the aesgen_gcm_ghash_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_update_aesni_avx), aesgen_gcm_update_fn),

@@ -51,12 +51,13 @@ KNOBS = {knob.name: knob for knob in (
          "competes with VAES for the same pipes, e.g. Zen 4)"),
     Knob("TAIL", (1, 2, 4, 8), _int,
          "vectors processed side by side after the main loop (blocks left over)"),
-    Knob("TWEAK", ("clmul", "double"), str,
+    Knob("TWEAK", ("clmul", "double", "gpr"), str,
          "XTS tweaks of an iteration: clmul = each straight from the first, T*x^k by shifts "
          "and one carry-less multiply folding the k bits back (independent); double = each "
          "the previous one times x, five shift/add/logic ops and no multiply (a serial "
          "chain; 128-bit vectors only, for CPUs where VPCLMULQDQ blocks the AES pipes, e.g. "
-         "Zen 1)"),
+         "Zen 1); gpr = the same doubling in general registers (add/adc), each tweak moved "
+         "in by vmovq + vpinsrq, two vector ops per block for five (aesni_avx only)"),
     Knob("COUNTERS", ("base", "chain"), str,
          "XCTR counter vectors: base = each added to the base with its own step constant "
          "(independent, a memory operand each); chain = each the previous one plus a step "

@@ -241,21 +241,41 @@ class XtsPlan(Plan):
         # TW: the tweak registers (spilled: [scratch]), after X in the map
         self.R["TW"] = tweaks
         self.groups.insert(self.groups.index("X") + 1, "TW")
+        gpr_tweaks = self.knobs.get("TWEAK") == "gpr"      # the main loop's tweak in TLO:THI
+        # the spilled tweaks (TWEAK=gpr: its main loop's too, templates/xts.j2 crypt_vectors_gpr)
         frame = U * isa.vector_bytes if self.spill else 0
         for direction in ("encrypt", "decrypt"):
             self.functions[direction] = FunctionPlan(
                 f"xts_{direction}", ("KEY", "KEY2", "DST", "SRC", "LEN", "IVP"),
-                ("ROUNDS", "KEYEND", "TMPG"),
-                aliases=(("PART", "KEY2", "once the tweak is made"),), stack=frame)
+                ("ROUNDS", "KEYEND", "TMPG") + (("THI",) if gpr_tweaks else ()),
+                aliases=(("PART", "KEY2", "once the tweak is made"),)
+                + ((("TLO", "IVP", "in the main loop"), ("TSIGN", "TMPG", "in the main loop"))
+                   if gpr_tweaks else ()), stack=frame)
+
+    def tweak_registers(self, count):
+        """Where a group of count vectors keeps its tweaks: TW0.. when the plan holds them in
+        registers; when spilled, the block registers the group leaves unused
+        (X[count..2*count-1]) if there are enough, so that short messages never go through
+        the stack; else None (the stack slots)."""
+        if not self.spill:
+            return self.R["TW"][:count]
+        if 2 * count <= len(self.R["X"]):
+            return self.R["X"][count:2 * count]
+        return None
 
     def notes(self, fn):
         tweak = self.R["TW"][0].role
         lines = super().notes(fn) + [
             f"Ciphertext stealing reuses X0 (the block), {tweak} (the last 16 source bytes),",
             "POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks)."]
+        if self.knobs.get("TWEAK") == "gpr":
+            lines.append("TLO:THI: the next block's tweak in the main loop (TWEAK=gpr; BASE "
+                         "before and after it), TSIGN the doubling's scratch.")
         if self.spill:
             lines.append(f"Tweaks: on the stack, vector j at [rsp + {self.isa.vector_bytes}*j] "
-                         f"(j < {self.knobs['UNROLL']}); TWS is the register they are made in.")
+                         f"(j < {self.knobs['UNROLL']}); TWS is the register they are made in; "
+                         f"a group of at most {len(self.R['X']) // 2} vectors keeps its own in "
+                         "the block registers it leaves unused.")
         return lines
 
 

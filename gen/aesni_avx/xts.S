@@ -3,7 +3,7 @@
 # mode: xts (XTS with ciphertext stealing (IEEE 1619, SP 800-38E), encrypt and decrypt)
 # isa:  aesni_avx (AES-NI on xmm, VEX-encoded AVX, 16 registers); abi: sysv
 # knobs: KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4
-# variant _onepassgroups_tail2_tweakdouble: ONEPASS=groups TAIL=2 TWEAK=double (for znver1; generator/tuning.json), named <symbol>_onepassgroups_tail2_tweakdouble
+# variant _tweakgpr_unroll8: TWEAK=gpr UNROLL=8 (for znver1; generator/tuning.json), named <symbol>_tweakgpr_unroll8
 # regenerate: python3 -m generator gen --isa aesni_avx --mode xts KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4
 #   (or: make gen ISA=aesni_avx MODE=xts KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -1405,7 +1405,7 @@ aesgen_xts_decrypt_aesni_avx:
 	.asciz	"GNU"
 	.long	0xc0000002, 0x4, 0x3, 0x0
 
-# int aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+# int aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #
 # One XTS data unit of len >= 16 bytes.  key1 is the data key's encryption schedule, key2 the
 # tweak key's encryption schedule.  Block j is E_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
@@ -1420,10 +1420,12 @@ aesgen_xts_decrypt_aesni_avx:
 # 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
 # (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
 #
-# TWEAK=double: a block's tweak is the previous one's times x instead (vpaddq doubles both
-# quadwords, vpsrad/vpshufd/vpand put the two bits shifted out back as 1 and 0x87): five
-# simple ops and no multiply, in a chain of the iteration's 4 steps that the previous
-# blocks' AES rounds hide (where a carry-less multiply blocks the AES units, as on Zen 1).
+# TWEAK=gpr: as double, but the main loop doubles in general registers (TLO:THI, add/adc
+# and a sign mask: six integer ops on the integer pipes) and moves each block's tweak into
+# its block register by vmovq + vpinsrq and to a stack slot for the last round: the vector
+# pipes, which the AES rounds fill, get two ops per tweak for five, and no register holds
+# a tweak.  BASE goes to TLO:THI when the loop starts and back when it ends, so short
+# messages never pay for the crossings.
 #
 # Several tweaks per vector: BASE holds the tweaks of the next 1 block(s), one per
 # 128-bit lane; vector j of an iteration uses
@@ -1431,26 +1433,35 @@ aesgen_xts_decrypt_aesni_avx:
 # not a serial chain), and BASE moves on by x^(1*vectors).  The tweak is XORed in
 # with round key 0 (two vpxor) and folded into the last round key
 # (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
-# 4 vectors per main-loop iteration; the rest goes through a final group of 1..2 vectors
+# 8 vectors per main-loop iteration; the rest goes through a final group of 1..4 vectors
 # whose last may hold fewer blocks than lanes (block-sized accesses); a partial last block is
 # handled by ciphertext stealing on xmm.
 #
 # Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
-#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, THI=rbx
 #                      PART=rsi (KEY2's register, once the tweak is made)
+#                      TLO=r9 (IVP's register, in the main loop)
+#                      TSIGN=r11 (TMPG's register, in the main loop)
 # Registers (vector): BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
-#                     X2=xmm6, X3=xmm7, TW0=xmm8, TW1=xmm11, TW2=xmm12, TW3=xmm13
-#                     K0=xmm9, KLAST=xmm10, KT=xmm14
-# Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+#                     X2=xmm6, X3=xmm7, X4=xmm8, X5=xmm9, X6=xmm10, X7=xmm11
+#                     TWS=xmm12, K0=xmm13, KLAST=xmm14, KT=xmm15
+# Ciphertext stealing reuses X0 (the block), TWS (the last 16 source bytes),
 # POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
+# TLO:THI: the next block's tweak in the main loop (TWEAK=gpr; BASE before and after it), TSIGN the doubling's scratch.
+# Tweaks: on the stack, vector j at [rsp + 16*j] (j < 8); TWS is the register they are made in; a group of at most 4 vectors keeps its own in the block registers it leaves unused.
 	.text
 	.p2align 5, 0xcc
-	.globl	aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble
-	.hidden	aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble
-	.type	aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble, @function
-aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble:
+	.globl	aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8
+	.hidden	aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8
+	.type	aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8, @function
+aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	sub             $128, %rsp
+	.cfi_adjust_cfa_offset 128
 	mov             240(%rdi), %eax                 # key1 and key2 share the size
 # T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             (%rsi,%rax,8), %r10
@@ -1459,14 +1470,14 @@ aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble:
 	vpxor           (%rsi), %xmm0, %xmm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_tweak_aes128_onepassgroups_tail2_tweakdouble
-	{disp32} je     .Lxts_enc_tweak_aes192_onepassgroups_tail2_tweakdouble
+	{disp32} jb     .Lxts_enc_tweak_aes128_tweakgpr_unroll8
+	{disp32} je     .Lxts_enc_tweak_aes192_tweakgpr_unroll8
 	vaesenc         -208(%r10), %xmm0, %xmm0
 	vaesenc         -192(%r10), %xmm0, %xmm0
-.Lxts_enc_tweak_aes192_onepassgroups_tail2_tweakdouble:
+.Lxts_enc_tweak_aes192_tweakgpr_unroll8:
 	vaesenc         -176(%r10), %xmm0, %xmm0
 	vaesenc         -160(%r10), %xmm0, %xmm0
-.Lxts_enc_tweak_aes128_onepassgroups_tail2_tweakdouble:
+.Lxts_enc_tweak_aes128_tweakgpr_unroll8:
 	vaesenc         -144(%r10), %xmm0, %xmm0
 	vaesenc         -128(%r10), %xmm0, %xmm0
 	vaesenc         -112(%r10), %xmm0, %xmm0
@@ -1480,33 +1491,43 @@ aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble:
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
 # the first and last round keys into registers; the middle ones are read each round
-	vmovdqu         (%rdi), %xmm9
-	vmovdqu         (%r10), %xmm10
-	vmovdqu         .Lxts_poly_onepassgroups_tail2_tweakdouble(%rip), %xmm1
+	vmovdqu         (%rdi), %xmm13
+	vmovdqu         (%r10), %xmm14
+	vmovdqu         .Lxts_poly_tweakgpr_unroll8(%rip), %xmm1
 # PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
-	{disp32} jz     .Lxts_enc_whole_blocks_onepassgroups_tail2_tweakdouble
+	{disp32} jz     .Lxts_enc_whole_blocks_tweakgpr_unroll8
 	sub             %rsi, %r8
 	sub             $16, %r8                        # its last whole block goes to stealing
-.Lxts_enc_whole_blocks_onepassgroups_tail2_tweakdouble:
-	sub             $64, %r8
-	{disp32} ja     .Lxts_enc_main_loop_onepassgroups_tail2_tweakdouble # more than one iteration; out of line, so short messages fall through
-.Lxts_enc_main_done_onepassgroups_tail2_tweakdouble:
-	add             $64, %r8                        # 0 <= LEN <= 64 remain
-	{disp32} jz     .Lxts_enc_no_tail_onepassgroups_tail2_tweakdouble
+.Lxts_enc_whole_blocks_tweakgpr_unroll8:
+	sub             $128, %r8
+	{disp32} jae    .Lxts_enc_main_loop_tweakgpr_unroll8 # out of line, so short messages fall through
+.Lxts_enc_main_done_tweakgpr_unroll8:
+	add             $128, %r8                       # 0 <= LEN < 128 remain
+	{disp32} jz     .Lxts_enc_no_tail_tweakgpr_unroll8
 
-# Groups of 2 vectors while at least 32 bytes remain.
+# Groups of 4 vectors while at least 64 bytes remain.
 .Lxts_enc_group_loop:
-	cmp             $32, %r8
-	{disp32} jb     .Lxts_enc_final_onepassgroups_tail2_tweakdouble
-# the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
+	cmp             $64, %r8
+	{disp32} jb     .Lxts_enc_final_tweakgpr_unroll8
+# the tweaks of 4 blocks: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         %xmm0, %xmm8
 	vpsrad          $31, %xmm8, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
 	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
-	vpaddq          %xmm8, %xmm8, %xmm11
-	vpxor           %xmm2, %xmm11, %xmm11           # xmm11 = xmm8 * x
+	vpaddq          %xmm8, %xmm8, %xmm9
+	vpxor           %xmm2, %xmm9, %xmm9             # xmm9 = xmm8 * x
+	vpsrad          $31, %xmm9, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm9, %xmm9, %xmm10
+	vpxor           %xmm2, %xmm10, %xmm10           # xmm10 = xmm9 * x
+	vpsrad          $31, %xmm10, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm10, %xmm10, %xmm11
+	vpxor           %xmm2, %xmm11, %xmm11           # xmm11 = xmm10 * x
 	vpsrad          $31, %xmm11, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
 	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
@@ -1514,142 +1535,410 @@ aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble:
 	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm11 * x
 # xmm4 = data ^ tweak ^ round key 0
 	vpxor           (%rcx), %xmm8, %xmm4
-	vpxor           %xmm9, %xmm4, %xmm4
+	vpxor           %xmm13, %xmm4, %xmm4
 # xmm5 = data ^ tweak ^ round key 0
-	vpxor           16(%rcx), %xmm11, %xmm5
-	vpxor           %xmm9, %xmm5, %xmm5
-# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	vpxor           16(%rcx), %xmm9, %xmm5
+	vpxor           %xmm13, %xmm5, %xmm5
+# xmm6 = data ^ tweak ^ round key 0
+	vpxor           32(%rcx), %xmm10, %xmm6
+	vpxor           %xmm13, %xmm6, %xmm6
+# xmm7 = data ^ tweak ^ round key 0
+	vpxor           48(%rcx), %xmm11, %xmm7
+	vpxor           %xmm13, %xmm7, %xmm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_enc_group_aes128
 	{disp32} je     .Lxts_enc_group_aes192
-	vmovdqu         -208(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -192(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -208(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -192(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
 .Lxts_enc_group_aes192:
-	vmovdqu         -176(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -160(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -176(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -160(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
 .Lxts_enc_group_aes128:
-	vmovdqu         -144(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -128(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -112(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -96(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -80(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -64(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -48(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -32(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -16(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -144(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -128(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -112(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -96(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -80(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -64(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -48(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -32(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -16(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
 # last round with the tweak folded into the key: the output is the block ^ tweak
-	vpxor           %xmm8, %xmm10, %xmm2
+	vpxor           %xmm8, %xmm14, %xmm2
 	vaesenclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
-	vpxor           %xmm11, %xmm10, %xmm2
+	vpxor           %xmm9, %xmm14, %xmm2
 	vaesenclast     %xmm2, %xmm5, %xmm5
 	vmovdqu         %xmm5, 16(%rdx)
-	add             $32, %rcx
-	add             $32, %rdx
-	sub             $32, %r8
+	vpxor           %xmm10, %xmm14, %xmm2
+	vaesenclast     %xmm2, %xmm6, %xmm6
+	vmovdqu         %xmm6, 32(%rdx)
+	vpxor           %xmm11, %xmm14, %xmm2
+	vaesenclast     %xmm2, %xmm7, %xmm7
+	vmovdqu         %xmm7, 48(%rdx)
+	add             $64, %rcx
+	add             $64, %rdx
+	sub             $64, %r8
 	jnz             .Lxts_enc_group_loop
-	{disp32} jmp    .Lxts_enc_no_tail_onepassgroups_tail2_tweakdouble
+	{disp32} jmp    .Lxts_enc_no_tail_tweakgpr_unroll8
 
-.Lxts_enc_final_onepassgroups_tail2_tweakdouble:
-# 1..32 bytes remain: pick the final group by the number of vectors they need,
+.Lxts_enc_final_tweakgpr_unroll8:
+# 1..64 bytes remain: pick the final group by the number of vectors they need,
 # so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             $16, %r8
-	{disp32} jbe    .Lxts_enc_final1_onepassgroups_tail2_tweakdouble
-.Lxts_enc_final2_onepassgroups_tail2_tweakdouble:
-# the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
+	{disp32} jbe    .Lxts_enc_final1_tweakgpr_unroll8
+	cmp             $32, %r8
+	{disp32} jbe    .Lxts_enc_final2_tweakgpr_unroll8
+	cmp             $48, %r8
+	{disp32} jbe    .Lxts_enc_final3_tweakgpr_unroll8
+.Lxts_enc_final4_tweakgpr_unroll8:
+# the tweaks of 4 blocks: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         %xmm0, %xmm8
 	vpsrad          $31, %xmm8, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
 	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
-	vpaddq          %xmm8, %xmm8, %xmm11
-	vpxor           %xmm2, %xmm11, %xmm11           # xmm11 = xmm8 * x
+	vpaddq          %xmm8, %xmm8, %xmm9
+	vpxor           %xmm2, %xmm9, %xmm9             # xmm9 = xmm8 * x
+	vpsrad          $31, %xmm9, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm9, %xmm9, %xmm10
+	vpxor           %xmm2, %xmm10, %xmm10           # xmm10 = xmm9 * x
+	vpsrad          $31, %xmm10, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm10, %xmm10, %xmm11
+	vpxor           %xmm2, %xmm11, %xmm11           # xmm11 = xmm10 * x
 	vpsrad          $31, %xmm11, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
 	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
 	vpaddq          %xmm11, %xmm11, %xmm0
 	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm11 * x
-	sub             $16, %r8                        # bytes in the last vector
+	sub             $48, %r8                        # bytes in the last vector
 # xmm4 = data ^ tweak ^ round key 0
 	vpxor           (%rcx), %xmm8, %xmm4
-	vpxor           %xmm9, %xmm4, %xmm4
+	vpxor           %xmm13, %xmm4, %xmm4
 # xmm5 = data ^ tweak ^ round key 0
-	vpxor           16(%rcx), %xmm11, %xmm5
-	vpxor           %xmm9, %xmm5, %xmm5
-# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	vpxor           16(%rcx), %xmm9, %xmm5
+	vpxor           %xmm13, %xmm5, %xmm5
+# xmm6 = data ^ tweak ^ round key 0
+	vpxor           32(%rcx), %xmm10, %xmm6
+	vpxor           %xmm13, %xmm6, %xmm6
+# xmm7 = data ^ tweak ^ round key 0
+	vpxor           48(%rcx), %xmm11, %xmm7
+	vpxor           %xmm13, %xmm7, %xmm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_final2_aes128_onepassgroups_tail2_tweakdouble
-	{disp32} je     .Lxts_enc_final2_aes192_onepassgroups_tail2_tweakdouble
-	vmovdqu         -208(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -192(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-.Lxts_enc_final2_aes192_onepassgroups_tail2_tweakdouble:
-	vmovdqu         -176(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -160(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-.Lxts_enc_final2_aes128_onepassgroups_tail2_tweakdouble:
-	vmovdqu         -144(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -128(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -112(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -96(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -80(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -64(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -48(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -32(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vmovdqu         -16(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vpxor           %xmm8, %xmm10, %xmm2
+	{disp32} jb     .Lxts_enc_final4_aes128_tweakgpr_unroll8
+	{disp32} je     .Lxts_enc_final4_aes192_tweakgpr_unroll8
+	vmovdqu         -208(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -192(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+.Lxts_enc_final4_aes192_tweakgpr_unroll8:
+	vmovdqu         -176(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -160(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+.Lxts_enc_final4_aes128_tweakgpr_unroll8:
+	vmovdqu         -144(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -128(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -112(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -96(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -80(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -64(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -48(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -32(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -16(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm14, %xmm2
 	vaesenclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
-	vpxor           %xmm11, %xmm10, %xmm2
+	vpxor           %xmm9, %xmm14, %xmm2
+	vaesenclast     %xmm2, %xmm5, %xmm5
+	vmovdqu         %xmm5, 16(%rdx)
+	vpxor           %xmm10, %xmm14, %xmm2
+	vaesenclast     %xmm2, %xmm6, %xmm6
+	vmovdqu         %xmm6, 32(%rdx)
+	vpxor           %xmm11, %xmm14, %xmm2
+	vaesenclast     %xmm2, %xmm7, %xmm7
+	vmovdqu         %xmm7, 48(%rdx)
+	add             %r8, %rcx
+	add             %r8, %rdx
+	add             $48, %rcx
+	add             $48, %rdx
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	{disp32} jmp    .Lxts_enc_steal_or_done_tweakgpr_unroll8
+.Lxts_enc_final3_tweakgpr_unroll8:
+# the tweaks of 3 blocks: block j = BASE * x^j, each the previous one doubled
+	vmovdqa         %xmm0, %xmm7
+	vpsrad          $31, %xmm7, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm7, %xmm7, %xmm8
+	vpxor           %xmm2, %xmm8, %xmm8             # xmm8 = xmm7 * x
+	vpsrad          $31, %xmm8, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm8, %xmm8, %xmm9
+	vpxor           %xmm2, %xmm9, %xmm9             # xmm9 = xmm8 * x
+	vpsrad          $31, %xmm9, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm9, %xmm9, %xmm0
+	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm9 * x
+	sub             $32, %r8                        # bytes in the last vector
+# xmm4 = data ^ tweak ^ round key 0
+	vpxor           (%rcx), %xmm7, %xmm4
+	vpxor           %xmm13, %xmm4, %xmm4
+# xmm5 = data ^ tweak ^ round key 0
+	vpxor           16(%rcx), %xmm8, %xmm5
+	vpxor           %xmm13, %xmm5, %xmm5
+# xmm6 = data ^ tweak ^ round key 0
+	vpxor           32(%rcx), %xmm9, %xmm6
+	vpxor           %xmm13, %xmm6, %xmm6
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_final3_aes128_tweakgpr_unroll8
+	{disp32} je     .Lxts_enc_final3_aes192_tweakgpr_unroll8
+	vmovdqu         -208(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vmovdqu         -192(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+.Lxts_enc_final3_aes192_tweakgpr_unroll8:
+	vmovdqu         -176(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vmovdqu         -160(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+.Lxts_enc_final3_aes128_tweakgpr_unroll8:
+	vmovdqu         -144(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vmovdqu         -128(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vmovdqu         -112(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vmovdqu         -96(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vmovdqu         -80(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vmovdqu         -64(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vmovdqu         -48(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vmovdqu         -32(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vmovdqu         -16(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm14, %xmm2
+	vaesenclast     %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
+	vpxor           %xmm8, %xmm14, %xmm2
+	vaesenclast     %xmm2, %xmm5, %xmm5
+	vmovdqu         %xmm5, 16(%rdx)
+	vpxor           %xmm9, %xmm14, %xmm2
+	vaesenclast     %xmm2, %xmm6, %xmm6
+	vmovdqu         %xmm6, 32(%rdx)
+	add             %r8, %rcx
+	add             %r8, %rdx
+	add             $32, %rcx
+	add             $32, %rdx
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	{disp32} jmp    .Lxts_enc_steal_or_done_tweakgpr_unroll8
+.Lxts_enc_final2_tweakgpr_unroll8:
+# the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
+	vmovdqa         %xmm0, %xmm6
+	vpsrad          $31, %xmm6, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm6, %xmm6, %xmm7
+	vpxor           %xmm2, %xmm7, %xmm7             # xmm7 = xmm6 * x
+	vpsrad          $31, %xmm7, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm7, %xmm7, %xmm0
+	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm7 * x
+	sub             $16, %r8                        # bytes in the last vector
+# xmm4 = data ^ tweak ^ round key 0
+	vpxor           (%rcx), %xmm6, %xmm4
+	vpxor           %xmm13, %xmm4, %xmm4
+# xmm5 = data ^ tweak ^ round key 0
+	vpxor           16(%rcx), %xmm7, %xmm5
+	vpxor           %xmm13, %xmm5, %xmm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_final2_aes128_tweakgpr_unroll8
+	{disp32} je     .Lxts_enc_final2_aes192_tweakgpr_unroll8
+	vmovdqu         -208(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vmovdqu         -192(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+.Lxts_enc_final2_aes192_tweakgpr_unroll8:
+	vmovdqu         -176(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vmovdqu         -160(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+.Lxts_enc_final2_aes128_tweakgpr_unroll8:
+	vmovdqu         -144(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vmovdqu         -128(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vmovdqu         -112(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vmovdqu         -96(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vmovdqu         -80(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vmovdqu         -64(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vmovdqu         -48(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vmovdqu         -32(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vmovdqu         -16(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vpxor           %xmm6, %xmm14, %xmm2
+	vaesenclast     %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
+	vpxor           %xmm7, %xmm14, %xmm2
 	vaesenclast     %xmm2, %xmm5, %xmm5
 	vmovdqu         %xmm5, 16(%rdx)
 	add             %r8, %rcx
@@ -1657,84 +1946,84 @@ aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble:
 	add             $16, %rcx
 	add             $16, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
-	{disp32} jmp    .Lxts_enc_steal_or_done_onepassgroups_tail2_tweakdouble
-.Lxts_enc_final1_onepassgroups_tail2_tweakdouble:
+	{disp32} jmp    .Lxts_enc_steal_or_done_tweakgpr_unroll8
+.Lxts_enc_final1_tweakgpr_unroll8:
 # the tweaks of 1 block: block j = BASE * x^j, each the previous one doubled
-	vmovdqa         %xmm0, %xmm8
-	vpsrad          $31, %xmm8, %xmm2
+	vmovdqa         %xmm0, %xmm5
+	vpsrad          $31, %xmm5, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
 	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
-	vpaddq          %xmm8, %xmm8, %xmm0
-	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm8 * x
+	vpaddq          %xmm5, %xmm5, %xmm0
+	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm5 * x
 # xmm4 = data ^ tweak ^ round key 0
-	vpxor           (%rcx), %xmm8, %xmm4
-	vpxor           %xmm9, %xmm4, %xmm4
+	vpxor           (%rcx), %xmm5, %xmm4
+	vpxor           %xmm13, %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_final1_aes128_onepassgroups_tail2_tweakdouble
-	{disp32} je     .Lxts_enc_final1_aes192_onepassgroups_tail2_tweakdouble
-	vmovdqu         -208(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vmovdqu         -192(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-.Lxts_enc_final1_aes192_onepassgroups_tail2_tweakdouble:
-	vmovdqu         -176(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vmovdqu         -160(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-.Lxts_enc_final1_aes128_onepassgroups_tail2_tweakdouble:
-	vmovdqu         -144(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vmovdqu         -128(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vmovdqu         -112(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vmovdqu         -96(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vmovdqu         -80(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vmovdqu         -64(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vmovdqu         -48(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vmovdqu         -32(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vmovdqu         -16(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vpxor           %xmm8, %xmm10, %xmm2
+	{disp32} jb     .Lxts_enc_final1_aes128_tweakgpr_unroll8
+	{disp32} je     .Lxts_enc_final1_aes192_tweakgpr_unroll8
+	vmovdqu         -208(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vmovdqu         -192(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+.Lxts_enc_final1_aes192_tweakgpr_unroll8:
+	vmovdqu         -176(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vmovdqu         -160(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+.Lxts_enc_final1_aes128_tweakgpr_unroll8:
+	vmovdqu         -144(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vmovdqu         -128(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vmovdqu         -112(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vmovdqu         -96(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vmovdqu         -80(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vmovdqu         -64(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vmovdqu         -48(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vmovdqu         -32(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vmovdqu         -16(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vpxor           %xmm5, %xmm14, %xmm2
 	vaesenclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
 	add             %r8, %rcx
 	add             %r8, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
-	{disp32} jmp    .Lxts_enc_steal_or_done_onepassgroups_tail2_tweakdouble
-.Lxts_enc_no_tail_onepassgroups_tail2_tweakdouble:
+	{disp32} jmp    .Lxts_enc_steal_or_done_tweakgpr_unroll8
+.Lxts_enc_no_tail_tweakgpr_unroll8:
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
-.Lxts_enc_steal_or_done_onepassgroups_tail2_tweakdouble:
+.Lxts_enc_steal_or_done_tweakgpr_unroll8:
 	test            %rsi, %rsi
-	{disp32} jz     .Lxts_enc_return_onepassgroups_tail2_tweakdouble
+	{disp32} jz     .Lxts_enc_return_tweakgpr_unroll8
 # ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
 # (encryption: the last whole block under TA, the stolen block under TB)
 # xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
-	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
-	vpslldq         $8, %xmm8, %xmm8                # low half's carry into high
+	vpsrlq          $63, %xmm2, %xmm12              # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm12, %xmm0        # high half's, times 0x87
+	vpslldq         $8, %xmm12, %xmm12              # low half's carry into high
 	vpsllq          $1, %xmm2, %xmm3
-	vpxor           %xmm8, %xmm3, %xmm3
+	vpxor           %xmm12, %xmm3, %xmm3
 	vpxor           %xmm0, %xmm3, %xmm3
-	vmovdqu         (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
+	vmovdqu         (%rcx,%rsi,1), %xmm12           # last 16 bytes of src
 	vpxor           (%rcx), %xmm2, %xmm4
 	vpxor           (%rdi), %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_steal_a_aes128_onepassgroups_tail2_tweakdouble
-	{disp32} je     .Lxts_enc_steal_a_aes192_onepassgroups_tail2_tweakdouble
+	{disp32} jb     .Lxts_enc_steal_a_aes128_tweakgpr_unroll8
+	{disp32} je     .Lxts_enc_steal_a_aes192_tweakgpr_unroll8
 	vaesenc         -208(%r10), %xmm4, %xmm4
 	vaesenc         -192(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_a_aes192_onepassgroups_tail2_tweakdouble:
+.Lxts_enc_steal_a_aes192_tweakgpr_unroll8:
 	vaesenc         -176(%r10), %xmm4, %xmm4
 	vaesenc         -160(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_a_aes128_onepassgroups_tail2_tweakdouble:
+.Lxts_enc_steal_a_aes128_tweakgpr_unroll8:
 	vaesenc         -144(%r10), %xmm4, %xmm4
 	vaesenc         -128(%r10), %xmm4, %xmm4
 	vaesenc         -112(%r10), %xmm4, %xmm4
@@ -1746,31 +2035,31 @@ aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble:
 	vaesenc         -16(%r10), %xmm4, %xmm4
 	vaesenclast     (%r10), %xmm4, %xmm4
 	vpxor           %xmm2, %xmm4, %xmm4
-	lea             .Lxts_cts_table_onepassgroups_tail2_tweakdouble(%rip), %r11
+	lea             .Lxts_cts_table_tweakgpr_unroll8(%rip), %r11
 # short block out: CC's first PART bytes, at the top of a store ending at the end
 	vmovdqu         (%r11,%rsi,1), %xmm1
 	vpshufb         %xmm1, %xmm4, %xmm1
 # last whole block in: the PART stolen bytes, then CC from byte PART on
 	neg             %rsi
 	vmovdqu         32(%r11,%rsi,1), %xmm0
-	vpshufb         %xmm0, %xmm8, %xmm8
+	vpshufb         %xmm0, %xmm12, %xmm12
 	vmovdqu         64(%r11,%rsi,1), %xmm0
 	neg             %rsi
 	vpand           %xmm0, %xmm4, %xmm4
-	vpor            %xmm8, %xmm4, %xmm4
+	vpor            %xmm12, %xmm4, %xmm4
 	vmovdqu         %xmm1, (%rdx,%rsi,1)
 	vpxor           %xmm3, %xmm4, %xmm4
 	vpxor           (%rdi), %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_steal_b_aes128_onepassgroups_tail2_tweakdouble
-	{disp32} je     .Lxts_enc_steal_b_aes192_onepassgroups_tail2_tweakdouble
+	{disp32} jb     .Lxts_enc_steal_b_aes128_tweakgpr_unroll8
+	{disp32} je     .Lxts_enc_steal_b_aes192_tweakgpr_unroll8
 	vaesenc         -208(%r10), %xmm4, %xmm4
 	vaesenc         -192(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_b_aes192_onepassgroups_tail2_tweakdouble:
+.Lxts_enc_steal_b_aes192_tweakgpr_unroll8:
 	vaesenc         -176(%r10), %xmm4, %xmm4
 	vaesenc         -160(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_b_aes128_onepassgroups_tail2_tweakdouble:
+.Lxts_enc_steal_b_aes128_tweakgpr_unroll8:
 	vaesenc         -144(%r10), %xmm4, %xmm4
 	vaesenc         -128(%r10), %xmm4, %xmm4
 	vaesenc         -112(%r10), %xmm4, %xmm4
@@ -1783,144 +2072,284 @@ aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble:
 	vaesenclast     (%r10), %xmm4, %xmm4
 	vpxor           %xmm3, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
-.Lxts_enc_return_onepassgroups_tail2_tweakdouble:
+.Lxts_enc_return_tweakgpr_unroll8:
 	xor             %eax, %eax
 	vzeroupper
+	add             $128, %rsp
+	.cfi_adjust_cfa_offset -128
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 
-	.p2align 6, 0xcc
-.Lxts_enc_main_loop_onepassgroups_tail2_tweakdouble:
-# LLVM-MCA-BEGIN xts_enc_aesni_avx_main_loop_onepassgroups_tail2_tweakdouble
-# main loop: 4 vectors = 64 bytes per iteration; entered with LEN = the bytes
-# left - 64, placed after the epilogue so short messages never jump over it
-# the tweaks of 4 blocks: block j = BASE * x^j, each the previous one doubled
-	vmovdqa         %xmm0, %xmm8
-	vpsrad          $31, %xmm8, %xmm2
-	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
-	vpaddq          %xmm8, %xmm8, %xmm11
-	vpxor           %xmm2, %xmm11, %xmm11           # xmm11 = xmm8 * x
-	vpsrad          $31, %xmm11, %xmm2
-	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
-	vpaddq          %xmm11, %xmm11, %xmm12
-	vpxor           %xmm2, %xmm12, %xmm12           # xmm12 = xmm11 * x
-	vpsrad          $31, %xmm12, %xmm2
-	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
-	vpaddq          %xmm12, %xmm12, %xmm13
-	vpxor           %xmm2, %xmm13, %xmm13           # xmm13 = xmm12 * x
-	vpsrad          $31, %xmm13, %xmm2
-	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
-	vpaddq          %xmm13, %xmm13, %xmm0
-	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm13 * x
-# xmm4 = data ^ tweak ^ round key 0
-	vpxor           (%rcx), %xmm8, %xmm4
-	vpxor           %xmm9, %xmm4, %xmm4
-# xmm5 = data ^ tweak ^ round key 0
-	vpxor           16(%rcx), %xmm11, %xmm5
-	vpxor           %xmm9, %xmm5, %xmm5
-# xmm6 = data ^ tweak ^ round key 0
-	vpxor           32(%rcx), %xmm12, %xmm6
-	vpxor           %xmm9, %xmm6, %xmm6
-# xmm7 = data ^ tweak ^ round key 0
-	vpxor           48(%rcx), %xmm13, %xmm7
-	vpxor           %xmm9, %xmm7, %xmm7
-# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
-	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_main_aes128_onepassgroups_tail2_tweakdouble
-	{disp32} je     .Lxts_enc_main_aes192_onepassgroups_tail2_tweakdouble
-	vmovdqu         -208(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -192(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-.Lxts_enc_main_aes192_onepassgroups_tail2_tweakdouble:
-	vmovdqu         -176(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -160(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-.Lxts_enc_main_aes128_onepassgroups_tail2_tweakdouble:
-	vmovdqu         -144(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -128(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -112(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -96(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -80(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -64(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -48(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -32(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-	vmovdqu         -16(%r10), %xmm14
-	vaesenc         %xmm14, %xmm4, %xmm4
-	vaesenc         %xmm14, %xmm5, %xmm5
-	vaesenc         %xmm14, %xmm6, %xmm6
-	vaesenc         %xmm14, %xmm7, %xmm7
-# last round with the tweak folded into the key: the output is the block ^ tweak
-	vpxor           %xmm8, %xmm10, %xmm2
-	vaesenclast     %xmm2, %xmm4, %xmm4
-	vmovdqu         %xmm4, (%rdx)
-	vpxor           %xmm11, %xmm10, %xmm2
-	vaesenclast     %xmm2, %xmm5, %xmm5
-	vmovdqu         %xmm5, 16(%rdx)
-	vpxor           %xmm12, %xmm10, %xmm2
-	vaesenclast     %xmm2, %xmm6, %xmm6
-	vmovdqu         %xmm6, 32(%rdx)
-	vpxor           %xmm13, %xmm10, %xmm2
-	vaesenclast     %xmm2, %xmm7, %xmm7
-	vmovdqu         %xmm7, 48(%rdx)
-	add             $64, %rcx
-	add             $64, %rdx
-	sub             $64, %r8
-	jae             .Lxts_enc_main_loop_onepassgroups_tail2_tweakdouble
-# LLVM-MCA-END
-	jmp             .Lxts_enc_main_done_onepassgroups_tail2_tweakdouble
-	.cfi_endproc
-	.size	aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble, . - aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble
+.Lxts_enc_main_loop_tweakgpr_unroll8:
+	vmovq           %xmm0, %r9                      # BASE into TLO:THI for the loop
+	vpextrq         $1, %xmm0, %rbx
+	{disp32} jmp    .Lxts_enc_main_iteration
 
-# int aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+	.p2align 6, 0xcc
+.Lxts_enc_main_iteration:
+# LLVM-MCA-BEGIN xts_enc_aesni_avx_main_loop_tweakgpr_unroll8
+# main loop: 8 vectors = 128 bytes per iteration; entered with LEN = the bytes
+# left - 128, placed after the epilogue so short messages never jump over it
+# the tweaks of 8 blocks from TLO:THI, each the previous one doubled in general
+# registers, to its stack slot and, whitened, into its block register
+	mov             %r9, (%rsp)
+	mov             %rbx, 8(%rsp)
+	vmovq           %r9, %xmm4
+	vpinsrq         $1, %rbx, %xmm4, %xmm4
+	vpxor           (%rcx), %xmm4, %xmm4
+	vpxor           %xmm13, %xmm4, %xmm4            # data ^ tweak ^ round key 0
+	mov             %rbx, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rbx, %rbx
+	xor             %r11, %r9                       # TLO:THI *= x
+	mov             %r9, 16(%rsp)
+	mov             %rbx, 24(%rsp)
+	vmovq           %r9, %xmm5
+	vpinsrq         $1, %rbx, %xmm5, %xmm5
+	vpxor           16(%rcx), %xmm5, %xmm5
+	vpxor           %xmm13, %xmm5, %xmm5            # data ^ tweak ^ round key 0
+	mov             %rbx, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rbx, %rbx
+	xor             %r11, %r9                       # TLO:THI *= x
+	mov             %r9, 32(%rsp)
+	mov             %rbx, 40(%rsp)
+	vmovq           %r9, %xmm6
+	vpinsrq         $1, %rbx, %xmm6, %xmm6
+	vpxor           32(%rcx), %xmm6, %xmm6
+	vpxor           %xmm13, %xmm6, %xmm6            # data ^ tweak ^ round key 0
+	mov             %rbx, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rbx, %rbx
+	xor             %r11, %r9                       # TLO:THI *= x
+	mov             %r9, 48(%rsp)
+	mov             %rbx, 56(%rsp)
+	vmovq           %r9, %xmm7
+	vpinsrq         $1, %rbx, %xmm7, %xmm7
+	vpxor           48(%rcx), %xmm7, %xmm7
+	vpxor           %xmm13, %xmm7, %xmm7            # data ^ tweak ^ round key 0
+	mov             %rbx, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rbx, %rbx
+	xor             %r11, %r9                       # TLO:THI *= x
+	mov             %r9, 64(%rsp)
+	mov             %rbx, 72(%rsp)
+	vmovq           %r9, %xmm8
+	vpinsrq         $1, %rbx, %xmm8, %xmm8
+	vpxor           64(%rcx), %xmm8, %xmm8
+	vpxor           %xmm13, %xmm8, %xmm8            # data ^ tweak ^ round key 0
+	mov             %rbx, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rbx, %rbx
+	xor             %r11, %r9                       # TLO:THI *= x
+	mov             %r9, 80(%rsp)
+	mov             %rbx, 88(%rsp)
+	vmovq           %r9, %xmm9
+	vpinsrq         $1, %rbx, %xmm9, %xmm9
+	vpxor           80(%rcx), %xmm9, %xmm9
+	vpxor           %xmm13, %xmm9, %xmm9            # data ^ tweak ^ round key 0
+	mov             %rbx, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rbx, %rbx
+	xor             %r11, %r9                       # TLO:THI *= x
+	mov             %r9, 96(%rsp)
+	mov             %rbx, 104(%rsp)
+	vmovq           %r9, %xmm10
+	vpinsrq         $1, %rbx, %xmm10, %xmm10
+	vpxor           96(%rcx), %xmm10, %xmm10
+	vpxor           %xmm13, %xmm10, %xmm10          # data ^ tweak ^ round key 0
+	mov             %rbx, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rbx, %rbx
+	xor             %r11, %r9                       # TLO:THI *= x
+	mov             %r9, 112(%rsp)
+	mov             %rbx, 120(%rsp)
+	vmovq           %r9, %xmm11
+	vpinsrq         $1, %rbx, %xmm11, %xmm11
+	vpxor           112(%rcx), %xmm11, %xmm11
+	vpxor           %xmm13, %xmm11, %xmm11          # data ^ tweak ^ round key 0
+	mov             %rbx, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rbx, %rbx
+	xor             %r11, %r9                       # TLO:THI *= x
+# the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_main_aes128_tweakgpr_unroll8
+	{disp32} je     .Lxts_enc_main_aes192_tweakgpr_unroll8
+	vmovdqu         -208(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vaesenc         %xmm15, %xmm8, %xmm8
+	vaesenc         %xmm15, %xmm9, %xmm9
+	vaesenc         %xmm15, %xmm10, %xmm10
+	vaesenc         %xmm15, %xmm11, %xmm11
+	vmovdqu         -192(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vaesenc         %xmm15, %xmm8, %xmm8
+	vaesenc         %xmm15, %xmm9, %xmm9
+	vaesenc         %xmm15, %xmm10, %xmm10
+	vaesenc         %xmm15, %xmm11, %xmm11
+.Lxts_enc_main_aes192_tweakgpr_unroll8:
+	vmovdqu         -176(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vaesenc         %xmm15, %xmm8, %xmm8
+	vaesenc         %xmm15, %xmm9, %xmm9
+	vaesenc         %xmm15, %xmm10, %xmm10
+	vaesenc         %xmm15, %xmm11, %xmm11
+	vmovdqu         -160(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vaesenc         %xmm15, %xmm8, %xmm8
+	vaesenc         %xmm15, %xmm9, %xmm9
+	vaesenc         %xmm15, %xmm10, %xmm10
+	vaesenc         %xmm15, %xmm11, %xmm11
+.Lxts_enc_main_aes128_tweakgpr_unroll8:
+	vmovdqu         -144(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vaesenc         %xmm15, %xmm8, %xmm8
+	vaesenc         %xmm15, %xmm9, %xmm9
+	vaesenc         %xmm15, %xmm10, %xmm10
+	vaesenc         %xmm15, %xmm11, %xmm11
+	vmovdqu         -128(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vaesenc         %xmm15, %xmm8, %xmm8
+	vaesenc         %xmm15, %xmm9, %xmm9
+	vaesenc         %xmm15, %xmm10, %xmm10
+	vaesenc         %xmm15, %xmm11, %xmm11
+	vmovdqu         -112(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vaesenc         %xmm15, %xmm8, %xmm8
+	vaesenc         %xmm15, %xmm9, %xmm9
+	vaesenc         %xmm15, %xmm10, %xmm10
+	vaesenc         %xmm15, %xmm11, %xmm11
+	vmovdqu         -96(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vaesenc         %xmm15, %xmm8, %xmm8
+	vaesenc         %xmm15, %xmm9, %xmm9
+	vaesenc         %xmm15, %xmm10, %xmm10
+	vaesenc         %xmm15, %xmm11, %xmm11
+	vmovdqu         -80(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vaesenc         %xmm15, %xmm8, %xmm8
+	vaesenc         %xmm15, %xmm9, %xmm9
+	vaesenc         %xmm15, %xmm10, %xmm10
+	vaesenc         %xmm15, %xmm11, %xmm11
+	vmovdqu         -64(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vaesenc         %xmm15, %xmm8, %xmm8
+	vaesenc         %xmm15, %xmm9, %xmm9
+	vaesenc         %xmm15, %xmm10, %xmm10
+	vaesenc         %xmm15, %xmm11, %xmm11
+	vmovdqu         -48(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vaesenc         %xmm15, %xmm8, %xmm8
+	vaesenc         %xmm15, %xmm9, %xmm9
+	vaesenc         %xmm15, %xmm10, %xmm10
+	vaesenc         %xmm15, %xmm11, %xmm11
+	vmovdqu         -32(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vaesenc         %xmm15, %xmm8, %xmm8
+	vaesenc         %xmm15, %xmm9, %xmm9
+	vaesenc         %xmm15, %xmm10, %xmm10
+	vaesenc         %xmm15, %xmm11, %xmm11
+	vmovdqu         -16(%r10), %xmm15
+	vaesenc         %xmm15, %xmm4, %xmm4
+	vaesenc         %xmm15, %xmm5, %xmm5
+	vaesenc         %xmm15, %xmm6, %xmm6
+	vaesenc         %xmm15, %xmm7, %xmm7
+	vaesenc         %xmm15, %xmm8, %xmm8
+	vaesenc         %xmm15, %xmm9, %xmm9
+	vaesenc         %xmm15, %xmm10, %xmm10
+	vaesenc         %xmm15, %xmm11, %xmm11
+# last round, then the tweak from its slot
+	vaesenclast     %xmm14, %xmm4, %xmm4
+	vpxor           (%rsp), %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
+	vaesenclast     %xmm14, %xmm5, %xmm5
+	vpxor           16(%rsp), %xmm5, %xmm5
+	vmovdqu         %xmm5, 16(%rdx)
+	vaesenclast     %xmm14, %xmm6, %xmm6
+	vpxor           32(%rsp), %xmm6, %xmm6
+	vmovdqu         %xmm6, 32(%rdx)
+	vaesenclast     %xmm14, %xmm7, %xmm7
+	vpxor           48(%rsp), %xmm7, %xmm7
+	vmovdqu         %xmm7, 48(%rdx)
+	vaesenclast     %xmm14, %xmm8, %xmm8
+	vpxor           64(%rsp), %xmm8, %xmm8
+	vmovdqu         %xmm8, 64(%rdx)
+	vaesenclast     %xmm14, %xmm9, %xmm9
+	vpxor           80(%rsp), %xmm9, %xmm9
+	vmovdqu         %xmm9, 80(%rdx)
+	vaesenclast     %xmm14, %xmm10, %xmm10
+	vpxor           96(%rsp), %xmm10, %xmm10
+	vmovdqu         %xmm10, 96(%rdx)
+	vaesenclast     %xmm14, %xmm11, %xmm11
+	vpxor           112(%rsp), %xmm11, %xmm11
+	vmovdqu         %xmm11, 112(%rdx)
+	add             $128, %rcx
+	add             $128, %rdx
+	sub             $128, %r8
+	jae             .Lxts_enc_main_iteration
+# LLVM-MCA-END
+	vmovq           %r9, %xmm0
+	vpinsrq         $1, %rbx, %xmm0, %xmm0
+	jmp             .Lxts_enc_main_done_tweakgpr_unroll8
+	.cfi_endproc
+	.size	aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8, . - aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8
+
+# int aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #
 # One XTS data unit of len >= 16 bytes.  key1 is the data key's equivalent inverse (AESDEC) schedule, key2 the
 # tweak key's encryption schedule.  Block j is D_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
@@ -1935,10 +2364,12 @@ aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble:
 # 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
 # (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
 #
-# TWEAK=double: a block's tweak is the previous one's times x instead (vpaddq doubles both
-# quadwords, vpsrad/vpshufd/vpand put the two bits shifted out back as 1 and 0x87): five
-# simple ops and no multiply, in a chain of the iteration's 4 steps that the previous
-# blocks' AES rounds hide (where a carry-less multiply blocks the AES units, as on Zen 1).
+# TWEAK=gpr: as double, but the main loop doubles in general registers (TLO:THI, add/adc
+# and a sign mask: six integer ops on the integer pipes) and moves each block's tweak into
+# its block register by vmovq + vpinsrq and to a stack slot for the last round: the vector
+# pipes, which the AES rounds fill, get two ops per tweak for five, and no register holds
+# a tweak.  BASE goes to TLO:THI when the loop starts and back when it ends, so short
+# messages never pay for the crossings.
 #
 # Several tweaks per vector: BASE holds the tweaks of the next 1 block(s), one per
 # 128-bit lane; vector j of an iteration uses
@@ -1946,26 +2377,35 @@ aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble:
 # not a serial chain), and BASE moves on by x^(1*vectors).  The tweak is XORed in
 # with round key 0 (two vpxor) and folded into the last round key
 # (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
-# 4 vectors per main-loop iteration; the rest goes through a final group of 1..2 vectors
+# 8 vectors per main-loop iteration; the rest goes through a final group of 1..4 vectors
 # whose last may hold fewer blocks than lanes (block-sized accesses); a partial last block is
 # handled by ciphertext stealing on xmm.
 #
 # Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
-#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, THI=rbx
 #                      PART=rsi (KEY2's register, once the tweak is made)
+#                      TLO=r9 (IVP's register, in the main loop)
+#                      TSIGN=r11 (TMPG's register, in the main loop)
 # Registers (vector): BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
-#                     X2=xmm6, X3=xmm7, TW0=xmm8, TW1=xmm11, TW2=xmm12, TW3=xmm13
-#                     K0=xmm9, KLAST=xmm10, KT=xmm14
-# Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+#                     X2=xmm6, X3=xmm7, X4=xmm8, X5=xmm9, X6=xmm10, X7=xmm11
+#                     TWS=xmm12, K0=xmm13, KLAST=xmm14, KT=xmm15
+# Ciphertext stealing reuses X0 (the block), TWS (the last 16 source bytes),
 # POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
+# TLO:THI: the next block's tweak in the main loop (TWEAK=gpr; BASE before and after it), TSIGN the doubling's scratch.
+# Tweaks: on the stack, vector j at [rsp + 16*j] (j < 8); TWS is the register they are made in; a group of at most 4 vectors keeps its own in the block registers it leaves unused.
 	.text
 	.p2align 5, 0xcc
-	.globl	aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble
-	.hidden	aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble
-	.type	aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble, @function
-aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble:
+	.globl	aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8
+	.hidden	aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8
+	.type	aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8, @function
+aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	.cfi_startproc
 	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	sub             $128, %rsp
+	.cfi_adjust_cfa_offset 128
 	mov             240(%rdi), %eax                 # key1 and key2 share the size
 # T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             (%rsi,%rax,8), %r10
@@ -1974,14 +2414,14 @@ aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble:
 	vpxor           (%rsi), %xmm0, %xmm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_tweak_aes128_onepassgroups_tail2_tweakdouble
-	{disp32} je     .Lxts_dec_tweak_aes192_onepassgroups_tail2_tweakdouble
+	{disp32} jb     .Lxts_dec_tweak_aes128_tweakgpr_unroll8
+	{disp32} je     .Lxts_dec_tweak_aes192_tweakgpr_unroll8
 	vaesenc         -208(%r10), %xmm0, %xmm0
 	vaesenc         -192(%r10), %xmm0, %xmm0
-.Lxts_dec_tweak_aes192_onepassgroups_tail2_tweakdouble:
+.Lxts_dec_tweak_aes192_tweakgpr_unroll8:
 	vaesenc         -176(%r10), %xmm0, %xmm0
 	vaesenc         -160(%r10), %xmm0, %xmm0
-.Lxts_dec_tweak_aes128_onepassgroups_tail2_tweakdouble:
+.Lxts_dec_tweak_aes128_tweakgpr_unroll8:
 	vaesenc         -144(%r10), %xmm0, %xmm0
 	vaesenc         -128(%r10), %xmm0, %xmm0
 	vaesenc         -112(%r10), %xmm0, %xmm0
@@ -1995,33 +2435,43 @@ aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble:
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
 # the first and last round keys into registers; the middle ones are read each round
-	vmovdqu         (%rdi), %xmm9
-	vmovdqu         (%r10), %xmm10
-	vmovdqu         .Lxts_poly_onepassgroups_tail2_tweakdouble(%rip), %xmm1
+	vmovdqu         (%rdi), %xmm13
+	vmovdqu         (%r10), %xmm14
+	vmovdqu         .Lxts_poly_tweakgpr_unroll8(%rip), %xmm1
 # PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
-	{disp32} jz     .Lxts_dec_whole_blocks_onepassgroups_tail2_tweakdouble
+	{disp32} jz     .Lxts_dec_whole_blocks_tweakgpr_unroll8
 	sub             %rsi, %r8
 	sub             $16, %r8                        # its last whole block goes to stealing
-.Lxts_dec_whole_blocks_onepassgroups_tail2_tweakdouble:
-	sub             $64, %r8
-	{disp32} ja     .Lxts_dec_main_loop_onepassgroups_tail2_tweakdouble # more than one iteration; out of line, so short messages fall through
-.Lxts_dec_main_done_onepassgroups_tail2_tweakdouble:
-	add             $64, %r8                        # 0 <= LEN <= 64 remain
-	{disp32} jz     .Lxts_dec_no_tail_onepassgroups_tail2_tweakdouble
+.Lxts_dec_whole_blocks_tweakgpr_unroll8:
+	sub             $128, %r8
+	{disp32} jae    .Lxts_dec_main_loop_tweakgpr_unroll8 # out of line, so short messages fall through
+.Lxts_dec_main_done_tweakgpr_unroll8:
+	add             $128, %r8                       # 0 <= LEN < 128 remain
+	{disp32} jz     .Lxts_dec_no_tail_tweakgpr_unroll8
 
-# Groups of 2 vectors while at least 32 bytes remain.
+# Groups of 4 vectors while at least 64 bytes remain.
 .Lxts_dec_group_loop:
-	cmp             $32, %r8
-	{disp32} jb     .Lxts_dec_final_onepassgroups_tail2_tweakdouble
-# the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
+	cmp             $64, %r8
+	{disp32} jb     .Lxts_dec_final_tweakgpr_unroll8
+# the tweaks of 4 blocks: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         %xmm0, %xmm8
 	vpsrad          $31, %xmm8, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
 	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
-	vpaddq          %xmm8, %xmm8, %xmm11
-	vpxor           %xmm2, %xmm11, %xmm11           # xmm11 = xmm8 * x
+	vpaddq          %xmm8, %xmm8, %xmm9
+	vpxor           %xmm2, %xmm9, %xmm9             # xmm9 = xmm8 * x
+	vpsrad          $31, %xmm9, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm9, %xmm9, %xmm10
+	vpxor           %xmm2, %xmm10, %xmm10           # xmm10 = xmm9 * x
+	vpsrad          $31, %xmm10, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm10, %xmm10, %xmm11
+	vpxor           %xmm2, %xmm11, %xmm11           # xmm11 = xmm10 * x
 	vpsrad          $31, %xmm11, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
 	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
@@ -2029,142 +2479,410 @@ aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble:
 	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm11 * x
 # xmm4 = data ^ tweak ^ round key 0
 	vpxor           (%rcx), %xmm8, %xmm4
-	vpxor           %xmm9, %xmm4, %xmm4
+	vpxor           %xmm13, %xmm4, %xmm4
 # xmm5 = data ^ tweak ^ round key 0
-	vpxor           16(%rcx), %xmm11, %xmm5
-	vpxor           %xmm9, %xmm5, %xmm5
-# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	vpxor           16(%rcx), %xmm9, %xmm5
+	vpxor           %xmm13, %xmm5, %xmm5
+# xmm6 = data ^ tweak ^ round key 0
+	vpxor           32(%rcx), %xmm10, %xmm6
+	vpxor           %xmm13, %xmm6, %xmm6
+# xmm7 = data ^ tweak ^ round key 0
+	vpxor           48(%rcx), %xmm11, %xmm7
+	vpxor           %xmm13, %xmm7, %xmm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_group_aes128
 	{disp32} je     .Lxts_dec_group_aes192
-	vmovdqu         -208(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -192(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -208(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vmovdqu         -192(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
 .Lxts_dec_group_aes192:
-	vmovdqu         -176(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -160(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -176(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vmovdqu         -160(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
 .Lxts_dec_group_aes128:
-	vmovdqu         -144(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -128(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -112(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -96(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -80(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -64(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -48(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -32(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -16(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -144(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vmovdqu         -128(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vmovdqu         -112(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vmovdqu         -96(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vmovdqu         -80(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vmovdqu         -64(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vmovdqu         -48(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vmovdqu         -32(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vmovdqu         -16(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
 # last round with the tweak folded into the key: the output is the block ^ tweak
-	vpxor           %xmm8, %xmm10, %xmm2
+	vpxor           %xmm8, %xmm14, %xmm2
 	vaesdeclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
-	vpxor           %xmm11, %xmm10, %xmm2
+	vpxor           %xmm9, %xmm14, %xmm2
 	vaesdeclast     %xmm2, %xmm5, %xmm5
 	vmovdqu         %xmm5, 16(%rdx)
-	add             $32, %rcx
-	add             $32, %rdx
-	sub             $32, %r8
+	vpxor           %xmm10, %xmm14, %xmm2
+	vaesdeclast     %xmm2, %xmm6, %xmm6
+	vmovdqu         %xmm6, 32(%rdx)
+	vpxor           %xmm11, %xmm14, %xmm2
+	vaesdeclast     %xmm2, %xmm7, %xmm7
+	vmovdqu         %xmm7, 48(%rdx)
+	add             $64, %rcx
+	add             $64, %rdx
+	sub             $64, %r8
 	jnz             .Lxts_dec_group_loop
-	{disp32} jmp    .Lxts_dec_no_tail_onepassgroups_tail2_tweakdouble
+	{disp32} jmp    .Lxts_dec_no_tail_tweakgpr_unroll8
 
-.Lxts_dec_final_onepassgroups_tail2_tweakdouble:
-# 1..32 bytes remain: pick the final group by the number of vectors they need,
+.Lxts_dec_final_tweakgpr_unroll8:
+# 1..64 bytes remain: pick the final group by the number of vectors they need,
 # so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             $16, %r8
-	{disp32} jbe    .Lxts_dec_final1_onepassgroups_tail2_tweakdouble
-.Lxts_dec_final2_onepassgroups_tail2_tweakdouble:
-# the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
+	{disp32} jbe    .Lxts_dec_final1_tweakgpr_unroll8
+	cmp             $32, %r8
+	{disp32} jbe    .Lxts_dec_final2_tweakgpr_unroll8
+	cmp             $48, %r8
+	{disp32} jbe    .Lxts_dec_final3_tweakgpr_unroll8
+.Lxts_dec_final4_tweakgpr_unroll8:
+# the tweaks of 4 blocks: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         %xmm0, %xmm8
 	vpsrad          $31, %xmm8, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
 	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
-	vpaddq          %xmm8, %xmm8, %xmm11
-	vpxor           %xmm2, %xmm11, %xmm11           # xmm11 = xmm8 * x
+	vpaddq          %xmm8, %xmm8, %xmm9
+	vpxor           %xmm2, %xmm9, %xmm9             # xmm9 = xmm8 * x
+	vpsrad          $31, %xmm9, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm9, %xmm9, %xmm10
+	vpxor           %xmm2, %xmm10, %xmm10           # xmm10 = xmm9 * x
+	vpsrad          $31, %xmm10, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm10, %xmm10, %xmm11
+	vpxor           %xmm2, %xmm11, %xmm11           # xmm11 = xmm10 * x
 	vpsrad          $31, %xmm11, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
 	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
 	vpaddq          %xmm11, %xmm11, %xmm0
 	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm11 * x
-	sub             $16, %r8                        # bytes in the last vector
+	sub             $48, %r8                        # bytes in the last vector
 # xmm4 = data ^ tweak ^ round key 0
 	vpxor           (%rcx), %xmm8, %xmm4
-	vpxor           %xmm9, %xmm4, %xmm4
+	vpxor           %xmm13, %xmm4, %xmm4
 # xmm5 = data ^ tweak ^ round key 0
-	vpxor           16(%rcx), %xmm11, %xmm5
-	vpxor           %xmm9, %xmm5, %xmm5
-# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	vpxor           16(%rcx), %xmm9, %xmm5
+	vpxor           %xmm13, %xmm5, %xmm5
+# xmm6 = data ^ tweak ^ round key 0
+	vpxor           32(%rcx), %xmm10, %xmm6
+	vpxor           %xmm13, %xmm6, %xmm6
+# xmm7 = data ^ tweak ^ round key 0
+	vpxor           48(%rcx), %xmm11, %xmm7
+	vpxor           %xmm13, %xmm7, %xmm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_final2_aes128_onepassgroups_tail2_tweakdouble
-	{disp32} je     .Lxts_dec_final2_aes192_onepassgroups_tail2_tweakdouble
-	vmovdqu         -208(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -192(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-.Lxts_dec_final2_aes192_onepassgroups_tail2_tweakdouble:
-	vmovdqu         -176(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -160(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-.Lxts_dec_final2_aes128_onepassgroups_tail2_tweakdouble:
-	vmovdqu         -144(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -128(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -112(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -96(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -80(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -64(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -48(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -32(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vmovdqu         -16(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vpxor           %xmm8, %xmm10, %xmm2
+	{disp32} jb     .Lxts_dec_final4_aes128_tweakgpr_unroll8
+	{disp32} je     .Lxts_dec_final4_aes192_tweakgpr_unroll8
+	vmovdqu         -208(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vmovdqu         -192(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+.Lxts_dec_final4_aes192_tweakgpr_unroll8:
+	vmovdqu         -176(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vmovdqu         -160(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+.Lxts_dec_final4_aes128_tweakgpr_unroll8:
+	vmovdqu         -144(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vmovdqu         -128(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vmovdqu         -112(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vmovdqu         -96(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vmovdqu         -80(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vmovdqu         -64(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vmovdqu         -48(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vmovdqu         -32(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vmovdqu         -16(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm14, %xmm2
 	vaesdeclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
-	vpxor           %xmm11, %xmm10, %xmm2
+	vpxor           %xmm9, %xmm14, %xmm2
+	vaesdeclast     %xmm2, %xmm5, %xmm5
+	vmovdqu         %xmm5, 16(%rdx)
+	vpxor           %xmm10, %xmm14, %xmm2
+	vaesdeclast     %xmm2, %xmm6, %xmm6
+	vmovdqu         %xmm6, 32(%rdx)
+	vpxor           %xmm11, %xmm14, %xmm2
+	vaesdeclast     %xmm2, %xmm7, %xmm7
+	vmovdqu         %xmm7, 48(%rdx)
+	add             %r8, %rcx
+	add             %r8, %rdx
+	add             $48, %rcx
+	add             $48, %rdx
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	{disp32} jmp    .Lxts_dec_steal_or_done_tweakgpr_unroll8
+.Lxts_dec_final3_tweakgpr_unroll8:
+# the tweaks of 3 blocks: block j = BASE * x^j, each the previous one doubled
+	vmovdqa         %xmm0, %xmm7
+	vpsrad          $31, %xmm7, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm7, %xmm7, %xmm8
+	vpxor           %xmm2, %xmm8, %xmm8             # xmm8 = xmm7 * x
+	vpsrad          $31, %xmm8, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm8, %xmm8, %xmm9
+	vpxor           %xmm2, %xmm9, %xmm9             # xmm9 = xmm8 * x
+	vpsrad          $31, %xmm9, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm9, %xmm9, %xmm0
+	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm9 * x
+	sub             $32, %r8                        # bytes in the last vector
+# xmm4 = data ^ tweak ^ round key 0
+	vpxor           (%rcx), %xmm7, %xmm4
+	vpxor           %xmm13, %xmm4, %xmm4
+# xmm5 = data ^ tweak ^ round key 0
+	vpxor           16(%rcx), %xmm8, %xmm5
+	vpxor           %xmm13, %xmm5, %xmm5
+# xmm6 = data ^ tweak ^ round key 0
+	vpxor           32(%rcx), %xmm9, %xmm6
+	vpxor           %xmm13, %xmm6, %xmm6
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final3_aes128_tweakgpr_unroll8
+	{disp32} je     .Lxts_dec_final3_aes192_tweakgpr_unroll8
+	vmovdqu         -208(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vmovdqu         -192(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+.Lxts_dec_final3_aes192_tweakgpr_unroll8:
+	vmovdqu         -176(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vmovdqu         -160(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+.Lxts_dec_final3_aes128_tweakgpr_unroll8:
+	vmovdqu         -144(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vmovdqu         -128(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vmovdqu         -112(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vmovdqu         -96(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vmovdqu         -80(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vmovdqu         -64(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vmovdqu         -48(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vmovdqu         -32(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vmovdqu         -16(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm14, %xmm2
+	vaesdeclast     %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
+	vpxor           %xmm8, %xmm14, %xmm2
+	vaesdeclast     %xmm2, %xmm5, %xmm5
+	vmovdqu         %xmm5, 16(%rdx)
+	vpxor           %xmm9, %xmm14, %xmm2
+	vaesdeclast     %xmm2, %xmm6, %xmm6
+	vmovdqu         %xmm6, 32(%rdx)
+	add             %r8, %rcx
+	add             %r8, %rdx
+	add             $32, %rcx
+	add             $32, %rdx
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	{disp32} jmp    .Lxts_dec_steal_or_done_tweakgpr_unroll8
+.Lxts_dec_final2_tweakgpr_unroll8:
+# the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
+	vmovdqa         %xmm0, %xmm6
+	vpsrad          $31, %xmm6, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm6, %xmm6, %xmm7
+	vpxor           %xmm2, %xmm7, %xmm7             # xmm7 = xmm6 * x
+	vpsrad          $31, %xmm7, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm7, %xmm7, %xmm0
+	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm7 * x
+	sub             $16, %r8                        # bytes in the last vector
+# xmm4 = data ^ tweak ^ round key 0
+	vpxor           (%rcx), %xmm6, %xmm4
+	vpxor           %xmm13, %xmm4, %xmm4
+# xmm5 = data ^ tweak ^ round key 0
+	vpxor           16(%rcx), %xmm7, %xmm5
+	vpxor           %xmm13, %xmm5, %xmm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final2_aes128_tweakgpr_unroll8
+	{disp32} je     .Lxts_dec_final2_aes192_tweakgpr_unroll8
+	vmovdqu         -208(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vmovdqu         -192(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+.Lxts_dec_final2_aes192_tweakgpr_unroll8:
+	vmovdqu         -176(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vmovdqu         -160(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+.Lxts_dec_final2_aes128_tweakgpr_unroll8:
+	vmovdqu         -144(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vmovdqu         -128(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vmovdqu         -112(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vmovdqu         -96(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vmovdqu         -80(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vmovdqu         -64(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vmovdqu         -48(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vmovdqu         -32(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vmovdqu         -16(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vpxor           %xmm6, %xmm14, %xmm2
+	vaesdeclast     %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
+	vpxor           %xmm7, %xmm14, %xmm2
 	vaesdeclast     %xmm2, %xmm5, %xmm5
 	vmovdqu         %xmm5, 16(%rdx)
 	add             %r8, %rcx
@@ -2172,84 +2890,84 @@ aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble:
 	add             $16, %rcx
 	add             $16, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
-	{disp32} jmp    .Lxts_dec_steal_or_done_onepassgroups_tail2_tweakdouble
-.Lxts_dec_final1_onepassgroups_tail2_tweakdouble:
+	{disp32} jmp    .Lxts_dec_steal_or_done_tweakgpr_unroll8
+.Lxts_dec_final1_tweakgpr_unroll8:
 # the tweaks of 1 block: block j = BASE * x^j, each the previous one doubled
-	vmovdqa         %xmm0, %xmm8
-	vpsrad          $31, %xmm8, %xmm2
+	vmovdqa         %xmm0, %xmm5
+	vpsrad          $31, %xmm5, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
 	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
-	vpaddq          %xmm8, %xmm8, %xmm0
-	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm8 * x
+	vpaddq          %xmm5, %xmm5, %xmm0
+	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm5 * x
 # xmm4 = data ^ tweak ^ round key 0
-	vpxor           (%rcx), %xmm8, %xmm4
-	vpxor           %xmm9, %xmm4, %xmm4
+	vpxor           (%rcx), %xmm5, %xmm4
+	vpxor           %xmm13, %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_final1_aes128_onepassgroups_tail2_tweakdouble
-	{disp32} je     .Lxts_dec_final1_aes192_onepassgroups_tail2_tweakdouble
-	vmovdqu         -208(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vmovdqu         -192(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-.Lxts_dec_final1_aes192_onepassgroups_tail2_tweakdouble:
-	vmovdqu         -176(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vmovdqu         -160(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-.Lxts_dec_final1_aes128_onepassgroups_tail2_tweakdouble:
-	vmovdqu         -144(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vmovdqu         -128(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vmovdqu         -112(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vmovdqu         -96(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vmovdqu         -80(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vmovdqu         -64(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vmovdqu         -48(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vmovdqu         -32(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vmovdqu         -16(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vpxor           %xmm8, %xmm10, %xmm2
+	{disp32} jb     .Lxts_dec_final1_aes128_tweakgpr_unroll8
+	{disp32} je     .Lxts_dec_final1_aes192_tweakgpr_unroll8
+	vmovdqu         -208(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vmovdqu         -192(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+.Lxts_dec_final1_aes192_tweakgpr_unroll8:
+	vmovdqu         -176(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vmovdqu         -160(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+.Lxts_dec_final1_aes128_tweakgpr_unroll8:
+	vmovdqu         -144(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vmovdqu         -128(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vmovdqu         -112(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vmovdqu         -96(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vmovdqu         -80(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vmovdqu         -64(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vmovdqu         -48(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vmovdqu         -32(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vmovdqu         -16(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vpxor           %xmm5, %xmm14, %xmm2
 	vaesdeclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
 	add             %r8, %rcx
 	add             %r8, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
-	{disp32} jmp    .Lxts_dec_steal_or_done_onepassgroups_tail2_tweakdouble
-.Lxts_dec_no_tail_onepassgroups_tail2_tweakdouble:
+	{disp32} jmp    .Lxts_dec_steal_or_done_tweakgpr_unroll8
+.Lxts_dec_no_tail_tweakgpr_unroll8:
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
-.Lxts_dec_steal_or_done_onepassgroups_tail2_tweakdouble:
+.Lxts_dec_steal_or_done_tweakgpr_unroll8:
 	test            %rsi, %rsi
-	{disp32} jz     .Lxts_dec_return_onepassgroups_tail2_tweakdouble
+	{disp32} jz     .Lxts_dec_return_tweakgpr_unroll8
 # ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
 # (decryption: the last whole block under TB, the stolen block under TA)
 # xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
-	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
-	vpslldq         $8, %xmm8, %xmm8                # low half's carry into high
+	vpsrlq          $63, %xmm2, %xmm12              # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm12, %xmm0        # high half's, times 0x87
+	vpslldq         $8, %xmm12, %xmm12              # low half's carry into high
 	vpsllq          $1, %xmm2, %xmm3
-	vpxor           %xmm8, %xmm3, %xmm3
+	vpxor           %xmm12, %xmm3, %xmm3
 	vpxor           %xmm0, %xmm3, %xmm3
-	vmovdqu         (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
+	vmovdqu         (%rcx,%rsi,1), %xmm12           # last 16 bytes of src
 	vpxor           (%rcx), %xmm3, %xmm4
 	vpxor           (%rdi), %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_steal_a_aes128_onepassgroups_tail2_tweakdouble
-	{disp32} je     .Lxts_dec_steal_a_aes192_onepassgroups_tail2_tweakdouble
+	{disp32} jb     .Lxts_dec_steal_a_aes128_tweakgpr_unroll8
+	{disp32} je     .Lxts_dec_steal_a_aes192_tweakgpr_unroll8
 	vaesdec         -208(%r10), %xmm4, %xmm4
 	vaesdec         -192(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_a_aes192_onepassgroups_tail2_tweakdouble:
+.Lxts_dec_steal_a_aes192_tweakgpr_unroll8:
 	vaesdec         -176(%r10), %xmm4, %xmm4
 	vaesdec         -160(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_a_aes128_onepassgroups_tail2_tweakdouble:
+.Lxts_dec_steal_a_aes128_tweakgpr_unroll8:
 	vaesdec         -144(%r10), %xmm4, %xmm4
 	vaesdec         -128(%r10), %xmm4, %xmm4
 	vaesdec         -112(%r10), %xmm4, %xmm4
@@ -2261,31 +2979,31 @@ aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble:
 	vaesdec         -16(%r10), %xmm4, %xmm4
 	vaesdeclast     (%r10), %xmm4, %xmm4
 	vpxor           %xmm3, %xmm4, %xmm4
-	lea             .Lxts_cts_table_onepassgroups_tail2_tweakdouble(%rip), %r11
+	lea             .Lxts_cts_table_tweakgpr_unroll8(%rip), %r11
 # short block out: CC's first PART bytes, at the top of a store ending at the end
 	vmovdqu         (%r11,%rsi,1), %xmm1
 	vpshufb         %xmm1, %xmm4, %xmm1
 # last whole block in: the PART stolen bytes, then CC from byte PART on
 	neg             %rsi
 	vmovdqu         32(%r11,%rsi,1), %xmm0
-	vpshufb         %xmm0, %xmm8, %xmm8
+	vpshufb         %xmm0, %xmm12, %xmm12
 	vmovdqu         64(%r11,%rsi,1), %xmm0
 	neg             %rsi
 	vpand           %xmm0, %xmm4, %xmm4
-	vpor            %xmm8, %xmm4, %xmm4
+	vpor            %xmm12, %xmm4, %xmm4
 	vmovdqu         %xmm1, (%rdx,%rsi,1)
 	vpxor           %xmm2, %xmm4, %xmm4
 	vpxor           (%rdi), %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_steal_b_aes128_onepassgroups_tail2_tweakdouble
-	{disp32} je     .Lxts_dec_steal_b_aes192_onepassgroups_tail2_tweakdouble
+	{disp32} jb     .Lxts_dec_steal_b_aes128_tweakgpr_unroll8
+	{disp32} je     .Lxts_dec_steal_b_aes192_tweakgpr_unroll8
 	vaesdec         -208(%r10), %xmm4, %xmm4
 	vaesdec         -192(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_b_aes192_onepassgroups_tail2_tweakdouble:
+.Lxts_dec_steal_b_aes192_tweakgpr_unroll8:
 	vaesdec         -176(%r10), %xmm4, %xmm4
 	vaesdec         -160(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_b_aes128_onepassgroups_tail2_tweakdouble:
+.Lxts_dec_steal_b_aes128_tweakgpr_unroll8:
 	vaesdec         -144(%r10), %xmm4, %xmm4
 	vaesdec         -128(%r10), %xmm4, %xmm4
 	vaesdec         -112(%r10), %xmm4, %xmm4
@@ -2298,147 +3016,287 @@ aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble:
 	vaesdeclast     (%r10), %xmm4, %xmm4
 	vpxor           %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
-.Lxts_dec_return_onepassgroups_tail2_tweakdouble:
+.Lxts_dec_return_tweakgpr_unroll8:
 	xor             %eax, %eax
 	vzeroupper
+	add             $128, %rsp
+	.cfi_adjust_cfa_offset -128
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	ret
 
+.Lxts_dec_main_loop_tweakgpr_unroll8:
+	vmovq           %xmm0, %r9                      # BASE into TLO:THI for the loop
+	vpextrq         $1, %xmm0, %rbx
+	{disp32} jmp    .Lxts_dec_main_iteration
+
 	.p2align 6, 0xcc
-.Lxts_dec_main_loop_onepassgroups_tail2_tweakdouble:
-# LLVM-MCA-BEGIN xts_dec_aesni_avx_main_loop_onepassgroups_tail2_tweakdouble
-# main loop: 4 vectors = 64 bytes per iteration; entered with LEN = the bytes
-# left - 64, placed after the epilogue so short messages never jump over it
-# the tweaks of 4 blocks: block j = BASE * x^j, each the previous one doubled
-	vmovdqa         %xmm0, %xmm8
-	vpsrad          $31, %xmm8, %xmm2
-	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
-	vpaddq          %xmm8, %xmm8, %xmm11
-	vpxor           %xmm2, %xmm11, %xmm11           # xmm11 = xmm8 * x
-	vpsrad          $31, %xmm11, %xmm2
-	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
-	vpaddq          %xmm11, %xmm11, %xmm12
-	vpxor           %xmm2, %xmm12, %xmm12           # xmm12 = xmm11 * x
-	vpsrad          $31, %xmm12, %xmm2
-	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
-	vpaddq          %xmm12, %xmm12, %xmm13
-	vpxor           %xmm2, %xmm13, %xmm13           # xmm13 = xmm12 * x
-	vpsrad          $31, %xmm13, %xmm2
-	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
-	vpaddq          %xmm13, %xmm13, %xmm0
-	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm13 * x
-# xmm4 = data ^ tweak ^ round key 0
-	vpxor           (%rcx), %xmm8, %xmm4
-	vpxor           %xmm9, %xmm4, %xmm4
-# xmm5 = data ^ tweak ^ round key 0
-	vpxor           16(%rcx), %xmm11, %xmm5
-	vpxor           %xmm9, %xmm5, %xmm5
-# xmm6 = data ^ tweak ^ round key 0
-	vpxor           32(%rcx), %xmm12, %xmm6
-	vpxor           %xmm9, %xmm6, %xmm6
-# xmm7 = data ^ tweak ^ round key 0
-	vpxor           48(%rcx), %xmm13, %xmm7
-	vpxor           %xmm9, %xmm7, %xmm7
-# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+.Lxts_dec_main_iteration:
+# LLVM-MCA-BEGIN xts_dec_aesni_avx_main_loop_tweakgpr_unroll8
+# main loop: 8 vectors = 128 bytes per iteration; entered with LEN = the bytes
+# left - 128, placed after the epilogue so short messages never jump over it
+# the tweaks of 8 blocks from TLO:THI, each the previous one doubled in general
+# registers, to its stack slot and, whitened, into its block register
+	mov             %r9, (%rsp)
+	mov             %rbx, 8(%rsp)
+	vmovq           %r9, %xmm4
+	vpinsrq         $1, %rbx, %xmm4, %xmm4
+	vpxor           (%rcx), %xmm4, %xmm4
+	vpxor           %xmm13, %xmm4, %xmm4            # data ^ tweak ^ round key 0
+	mov             %rbx, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rbx, %rbx
+	xor             %r11, %r9                       # TLO:THI *= x
+	mov             %r9, 16(%rsp)
+	mov             %rbx, 24(%rsp)
+	vmovq           %r9, %xmm5
+	vpinsrq         $1, %rbx, %xmm5, %xmm5
+	vpxor           16(%rcx), %xmm5, %xmm5
+	vpxor           %xmm13, %xmm5, %xmm5            # data ^ tweak ^ round key 0
+	mov             %rbx, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rbx, %rbx
+	xor             %r11, %r9                       # TLO:THI *= x
+	mov             %r9, 32(%rsp)
+	mov             %rbx, 40(%rsp)
+	vmovq           %r9, %xmm6
+	vpinsrq         $1, %rbx, %xmm6, %xmm6
+	vpxor           32(%rcx), %xmm6, %xmm6
+	vpxor           %xmm13, %xmm6, %xmm6            # data ^ tweak ^ round key 0
+	mov             %rbx, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rbx, %rbx
+	xor             %r11, %r9                       # TLO:THI *= x
+	mov             %r9, 48(%rsp)
+	mov             %rbx, 56(%rsp)
+	vmovq           %r9, %xmm7
+	vpinsrq         $1, %rbx, %xmm7, %xmm7
+	vpxor           48(%rcx), %xmm7, %xmm7
+	vpxor           %xmm13, %xmm7, %xmm7            # data ^ tweak ^ round key 0
+	mov             %rbx, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rbx, %rbx
+	xor             %r11, %r9                       # TLO:THI *= x
+	mov             %r9, 64(%rsp)
+	mov             %rbx, 72(%rsp)
+	vmovq           %r9, %xmm8
+	vpinsrq         $1, %rbx, %xmm8, %xmm8
+	vpxor           64(%rcx), %xmm8, %xmm8
+	vpxor           %xmm13, %xmm8, %xmm8            # data ^ tweak ^ round key 0
+	mov             %rbx, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rbx, %rbx
+	xor             %r11, %r9                       # TLO:THI *= x
+	mov             %r9, 80(%rsp)
+	mov             %rbx, 88(%rsp)
+	vmovq           %r9, %xmm9
+	vpinsrq         $1, %rbx, %xmm9, %xmm9
+	vpxor           80(%rcx), %xmm9, %xmm9
+	vpxor           %xmm13, %xmm9, %xmm9            # data ^ tweak ^ round key 0
+	mov             %rbx, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rbx, %rbx
+	xor             %r11, %r9                       # TLO:THI *= x
+	mov             %r9, 96(%rsp)
+	mov             %rbx, 104(%rsp)
+	vmovq           %r9, %xmm10
+	vpinsrq         $1, %rbx, %xmm10, %xmm10
+	vpxor           96(%rcx), %xmm10, %xmm10
+	vpxor           %xmm13, %xmm10, %xmm10          # data ^ tweak ^ round key 0
+	mov             %rbx, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rbx, %rbx
+	xor             %r11, %r9                       # TLO:THI *= x
+	mov             %r9, 112(%rsp)
+	mov             %rbx, 120(%rsp)
+	vmovq           %r9, %xmm11
+	vpinsrq         $1, %rbx, %xmm11, %xmm11
+	vpxor           112(%rcx), %xmm11, %xmm11
+	vpxor           %xmm13, %xmm11, %xmm11          # data ^ tweak ^ round key 0
+	mov             %rbx, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rbx, %rbx
+	xor             %r11, %r9                       # TLO:THI *= x
+# the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_main_aes128_onepassgroups_tail2_tweakdouble
-	{disp32} je     .Lxts_dec_main_aes192_onepassgroups_tail2_tweakdouble
-	vmovdqu         -208(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -192(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-.Lxts_dec_main_aes192_onepassgroups_tail2_tweakdouble:
-	vmovdqu         -176(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -160(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-.Lxts_dec_main_aes128_onepassgroups_tail2_tweakdouble:
-	vmovdqu         -144(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -128(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -112(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -96(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -80(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -64(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -48(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -32(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-	vmovdqu         -16(%r10), %xmm14
-	vaesdec         %xmm14, %xmm4, %xmm4
-	vaesdec         %xmm14, %xmm5, %xmm5
-	vaesdec         %xmm14, %xmm6, %xmm6
-	vaesdec         %xmm14, %xmm7, %xmm7
-# last round with the tweak folded into the key: the output is the block ^ tweak
-	vpxor           %xmm8, %xmm10, %xmm2
-	vaesdeclast     %xmm2, %xmm4, %xmm4
+	{disp32} jb     .Lxts_dec_main_aes128_tweakgpr_unroll8
+	{disp32} je     .Lxts_dec_main_aes192_tweakgpr_unroll8
+	vmovdqu         -208(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vaesdec         %xmm15, %xmm8, %xmm8
+	vaesdec         %xmm15, %xmm9, %xmm9
+	vaesdec         %xmm15, %xmm10, %xmm10
+	vaesdec         %xmm15, %xmm11, %xmm11
+	vmovdqu         -192(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vaesdec         %xmm15, %xmm8, %xmm8
+	vaesdec         %xmm15, %xmm9, %xmm9
+	vaesdec         %xmm15, %xmm10, %xmm10
+	vaesdec         %xmm15, %xmm11, %xmm11
+.Lxts_dec_main_aes192_tweakgpr_unroll8:
+	vmovdqu         -176(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vaesdec         %xmm15, %xmm8, %xmm8
+	vaesdec         %xmm15, %xmm9, %xmm9
+	vaesdec         %xmm15, %xmm10, %xmm10
+	vaesdec         %xmm15, %xmm11, %xmm11
+	vmovdqu         -160(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vaesdec         %xmm15, %xmm8, %xmm8
+	vaesdec         %xmm15, %xmm9, %xmm9
+	vaesdec         %xmm15, %xmm10, %xmm10
+	vaesdec         %xmm15, %xmm11, %xmm11
+.Lxts_dec_main_aes128_tweakgpr_unroll8:
+	vmovdqu         -144(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vaesdec         %xmm15, %xmm8, %xmm8
+	vaesdec         %xmm15, %xmm9, %xmm9
+	vaesdec         %xmm15, %xmm10, %xmm10
+	vaesdec         %xmm15, %xmm11, %xmm11
+	vmovdqu         -128(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vaesdec         %xmm15, %xmm8, %xmm8
+	vaesdec         %xmm15, %xmm9, %xmm9
+	vaesdec         %xmm15, %xmm10, %xmm10
+	vaesdec         %xmm15, %xmm11, %xmm11
+	vmovdqu         -112(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vaesdec         %xmm15, %xmm8, %xmm8
+	vaesdec         %xmm15, %xmm9, %xmm9
+	vaesdec         %xmm15, %xmm10, %xmm10
+	vaesdec         %xmm15, %xmm11, %xmm11
+	vmovdqu         -96(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vaesdec         %xmm15, %xmm8, %xmm8
+	vaesdec         %xmm15, %xmm9, %xmm9
+	vaesdec         %xmm15, %xmm10, %xmm10
+	vaesdec         %xmm15, %xmm11, %xmm11
+	vmovdqu         -80(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vaesdec         %xmm15, %xmm8, %xmm8
+	vaesdec         %xmm15, %xmm9, %xmm9
+	vaesdec         %xmm15, %xmm10, %xmm10
+	vaesdec         %xmm15, %xmm11, %xmm11
+	vmovdqu         -64(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vaesdec         %xmm15, %xmm8, %xmm8
+	vaesdec         %xmm15, %xmm9, %xmm9
+	vaesdec         %xmm15, %xmm10, %xmm10
+	vaesdec         %xmm15, %xmm11, %xmm11
+	vmovdqu         -48(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vaesdec         %xmm15, %xmm8, %xmm8
+	vaesdec         %xmm15, %xmm9, %xmm9
+	vaesdec         %xmm15, %xmm10, %xmm10
+	vaesdec         %xmm15, %xmm11, %xmm11
+	vmovdqu         -32(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vaesdec         %xmm15, %xmm8, %xmm8
+	vaesdec         %xmm15, %xmm9, %xmm9
+	vaesdec         %xmm15, %xmm10, %xmm10
+	vaesdec         %xmm15, %xmm11, %xmm11
+	vmovdqu         -16(%r10), %xmm15
+	vaesdec         %xmm15, %xmm4, %xmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vaesdec         %xmm15, %xmm8, %xmm8
+	vaesdec         %xmm15, %xmm9, %xmm9
+	vaesdec         %xmm15, %xmm10, %xmm10
+	vaesdec         %xmm15, %xmm11, %xmm11
+# last round, then the tweak from its slot
+	vaesdeclast     %xmm14, %xmm4, %xmm4
+	vpxor           (%rsp), %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
-	vpxor           %xmm11, %xmm10, %xmm2
-	vaesdeclast     %xmm2, %xmm5, %xmm5
+	vaesdeclast     %xmm14, %xmm5, %xmm5
+	vpxor           16(%rsp), %xmm5, %xmm5
 	vmovdqu         %xmm5, 16(%rdx)
-	vpxor           %xmm12, %xmm10, %xmm2
-	vaesdeclast     %xmm2, %xmm6, %xmm6
+	vaesdeclast     %xmm14, %xmm6, %xmm6
+	vpxor           32(%rsp), %xmm6, %xmm6
 	vmovdqu         %xmm6, 32(%rdx)
-	vpxor           %xmm13, %xmm10, %xmm2
-	vaesdeclast     %xmm2, %xmm7, %xmm7
+	vaesdeclast     %xmm14, %xmm7, %xmm7
+	vpxor           48(%rsp), %xmm7, %xmm7
 	vmovdqu         %xmm7, 48(%rdx)
-	add             $64, %rcx
-	add             $64, %rdx
-	sub             $64, %r8
-	jae             .Lxts_dec_main_loop_onepassgroups_tail2_tweakdouble
+	vaesdeclast     %xmm14, %xmm8, %xmm8
+	vpxor           64(%rsp), %xmm8, %xmm8
+	vmovdqu         %xmm8, 64(%rdx)
+	vaesdeclast     %xmm14, %xmm9, %xmm9
+	vpxor           80(%rsp), %xmm9, %xmm9
+	vmovdqu         %xmm9, 80(%rdx)
+	vaesdeclast     %xmm14, %xmm10, %xmm10
+	vpxor           96(%rsp), %xmm10, %xmm10
+	vmovdqu         %xmm10, 96(%rdx)
+	vaesdeclast     %xmm14, %xmm11, %xmm11
+	vpxor           112(%rsp), %xmm11, %xmm11
+	vmovdqu         %xmm11, 112(%rdx)
+	add             $128, %rcx
+	add             $128, %rdx
+	sub             $128, %r8
+	jae             .Lxts_dec_main_iteration
 # LLVM-MCA-END
-	jmp             .Lxts_dec_main_done_onepassgroups_tail2_tweakdouble
+	vmovq           %r9, %xmm0
+	vpinsrq         $1, %rbx, %xmm0, %xmm0
+	jmp             .Lxts_dec_main_done_tweakgpr_unroll8
 	.cfi_endproc
-	.size	aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble, . - aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble
+	.size	aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8, . - aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8
 
 	.section .rodata
 	.p2align 6
 # The reduction constant: x^128 = x^7 + x^2 + x + 1, i.e. 0x87, in each lane's low half.
-.Lxts_poly_onepassgroups_tail2_tweakdouble:
+.Lxts_poly_tweakgpr_unroll8:
 	.quad	0x87, 0
 # mul_x's fold-back: bit 127 -> 0x87 in dword 0, bit 63 -> 1 in dword 2.
 .Lxts_double_mask:
@@ -2446,7 +3304,7 @@ aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble:
 # Ciphertext stealing: vpshufb patterns (0x80 makes a zero byte) and a byte mask.
 # At +PART: moves a block's first PART bytes to its end.  At 32-PART: moves a block's
 # last PART bytes to its start.  At 64-PART: 0x00 for the first PART bytes, 0xff after.
-.Lxts_cts_table_onepassgroups_tail2_tweakdouble:
+.Lxts_cts_table_tweakgpr_unroll8:
 	.byte	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
 	.byte	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
 	.byte	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128

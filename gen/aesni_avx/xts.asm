@@ -3,7 +3,7 @@
 ; mode: xts (XTS with ciphertext stealing (IEEE 1619, SP 800-38E), encrypt and decrypt)
 ; isa:  aesni_avx (AES-NI on xmm, VEX-encoded AVX, 16 registers); abi: sysv
 ; knobs: KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4
-; variant _onepassgroups_tail2_tweakdouble: ONEPASS=groups TAIL=2 TWEAK=double (for znver1; generator/tuning.json), named <symbol>_onepassgroups_tail2_tweakdouble
+; variant _tweakgpr_unroll8: TWEAK=gpr UNROLL=8 (for znver1; generator/tuning.json), named <symbol>_tweakgpr_unroll8
 ; regenerate: python3 -m generator gen --isa aesni_avx --mode xts KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4
 ;   (or: make gen ISA=aesni_avx MODE=xts KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -1398,7 +1398,7 @@ L.xts_cts_table:
 	db 'GNU', 0
 	dd 0xc0000002, 0x4, 0x3, 0x0
 
-; int aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+; int aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 ;
 ; One XTS data unit of len >= 16 bytes.  key1 is the data key's encryption schedule, key2 the
 ; tweak key's encryption schedule.  Block j is E_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
@@ -1413,10 +1413,12 @@ L.xts_cts_table:
 ; 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
 ; (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
 ;
-; TWEAK=double: a block's tweak is the previous one's times x instead (vpaddq doubles both
-; quadwords, vpsrad/vpshufd/vpand put the two bits shifted out back as 1 and 0x87): five
-; simple ops and no multiply, in a chain of the iteration's 4 steps that the previous
-; blocks' AES rounds hide (where a carry-less multiply blocks the AES units, as on Zen 1).
+; TWEAK=gpr: as double, but the main loop doubles in general registers (TLO:THI, add/adc
+; and a sign mask: six integer ops on the integer pipes) and moves each block's tweak into
+; its block register by vmovq + vpinsrq and to a stack slot for the last round: the vector
+; pipes, which the AES rounds fill, get two ops per tweak for five, and no register holds
+; a tweak.  BASE goes to TLO:THI when the loop starts and back when it ends, so short
+; messages never pay for the crossings.
 ;
 ; Several tweaks per vector: BASE holds the tweaks of the next 1 block(s), one per
 ; 128-bit lane; vector j of an iteration uses
@@ -1424,23 +1426,29 @@ L.xts_cts_table:
 ; not a serial chain), and BASE moves on by x^(1*vectors).  The tweak is XORed in
 ; with round key 0 (two vpxor) and folded into the last round key
 ; (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
-; 4 vectors per main-loop iteration; the rest goes through a final group of 1..2 vectors
+; 8 vectors per main-loop iteration; the rest goes through a final group of 1..4 vectors
 ; whose last may hold fewer blocks than lanes (block-sized accesses); a partial last block is
 ; handled by ciphertext stealing on xmm.
 ;
 ; Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, THI=rbx
 ;                      PART=rsi (KEY2's register, once the tweak is made)
+;                      TLO=r9 (IVP's register, in the main loop)
+;                      TSIGN=r11 (TMPG's register, in the main loop)
 ; Registers (vector): BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
-;                     X2=xmm6, X3=xmm7, TW0=xmm8, TW1=xmm11, TW2=xmm12, TW3=xmm13
-;                     K0=xmm9, KLAST=xmm10, KT=xmm14
-; Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+;                     X2=xmm6, X3=xmm7, X4=xmm8, X5=xmm9, X6=xmm10, X7=xmm11
+;                     TWS=xmm12, K0=xmm13, KLAST=xmm14, KT=xmm15
+; Ciphertext stealing reuses X0 (the block), TWS (the last 16 source bytes),
 ; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
+; TLO:THI: the next block's tweak in the main loop (TWEAK=gpr; BASE before and after it), TSIGN the doubling's scratch.
+; Tweaks: on the stack, vector j at [rsp + 16*j] (j < 8); TWS is the register they are made in; a group of at most 4 vectors keeps its own in the block registers it leaves unused.
 	section .text
 	align 32, db 0xcc
-	global aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble:function hidden
-aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble:
+	global aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:function hidden
+aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 	endbr64
+	push            rbx
+	sub             rsp, 128
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
 ; T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             r10, [rsi + rax*8]
@@ -1449,14 +1457,14 @@ aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakdouble:
 	vpxor           xmm0, xmm0, oword [rsi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xts_enc_tweak_aes128_onepassgroups_tail2_tweakdouble
-	je              near L.xts_enc_tweak_aes192_onepassgroups_tail2_tweakdouble
+	jb              near L.xts_enc_tweak_aes128_tweakgpr_unroll8
+	je              near L.xts_enc_tweak_aes192_tweakgpr_unroll8
 	vaesenc         xmm0, xmm0, oword [r10 - 208]
 	vaesenc         xmm0, xmm0, oword [r10 - 192]
-L.xts_enc_tweak_aes192_onepassgroups_tail2_tweakdouble:
+L.xts_enc_tweak_aes192_tweakgpr_unroll8:
 	vaesenc         xmm0, xmm0, oword [r10 - 176]
 	vaesenc         xmm0, xmm0, oword [r10 - 160]
-L.xts_enc_tweak_aes128_onepassgroups_tail2_tweakdouble:
+L.xts_enc_tweak_aes128_tweakgpr_unroll8:
 	vaesenc         xmm0, xmm0, oword [r10 - 144]
 	vaesenc         xmm0, xmm0, oword [r10 - 128]
 	vaesenc         xmm0, xmm0, oword [r10 - 112]
@@ -1470,33 +1478,43 @@ L.xts_enc_tweak_aes128_onepassgroups_tail2_tweakdouble:
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
 ; the first and last round keys into registers; the middle ones are read each round
-	vmovdqu         xmm9, oword [rdi]
-	vmovdqu         xmm10, oword [r10]
-	vmovdqu         xmm1, oword [rel L.xts_poly_onepassgroups_tail2_tweakdouble]
+	vmovdqu         xmm13, oword [rdi]
+	vmovdqu         xmm14, oword [r10]
+	vmovdqu         xmm1, oword [rel L.xts_poly_tweakgpr_unroll8]
 ; PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
-	jz              near L.xts_enc_whole_blocks_onepassgroups_tail2_tweakdouble
+	jz              near L.xts_enc_whole_blocks_tweakgpr_unroll8
 	sub             r8, rsi
 	sub             r8, 16                          ; its last whole block goes to stealing
-L.xts_enc_whole_blocks_onepassgroups_tail2_tweakdouble:
-	sub             r8, 64
-	ja              near L.xts_enc_main_loop_onepassgroups_tail2_tweakdouble ; more than one iteration; out of line, so short messages fall through
-L.xts_enc_main_done_onepassgroups_tail2_tweakdouble:
-	add             r8, 64                          ; 0 <= LEN <= 64 remain
-	jz              near L.xts_enc_no_tail_onepassgroups_tail2_tweakdouble
+L.xts_enc_whole_blocks_tweakgpr_unroll8:
+	sub             r8, 128
+	jae             near L.xts_enc_main_loop_tweakgpr_unroll8 ; out of line, so short messages fall through
+L.xts_enc_main_done_tweakgpr_unroll8:
+	add             r8, 128                         ; 0 <= LEN < 128 remain
+	jz              near L.xts_enc_no_tail_tweakgpr_unroll8
 
-; Groups of 2 vectors while at least 32 bytes remain.
+; Groups of 4 vectors while at least 64 bytes remain.
 L.xts_enc_group_loop:
-	cmp             r8, 32
-	jb              near L.xts_enc_final_onepassgroups_tail2_tweakdouble
-; the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
+	cmp             r8, 64
+	jb              near L.xts_enc_final_tweakgpr_unroll8
+; the tweaks of 4 blocks: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         xmm8, xmm0
 	vpsrad          xmm2, xmm8, 31
 	vpshufd         xmm2, xmm2, 147
 	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
-	vpaddq          xmm11, xmm8, xmm8
-	vpxor           xmm11, xmm11, xmm2              ; xmm11 = xmm8 * x
+	vpaddq          xmm9, xmm8, xmm8
+	vpxor           xmm9, xmm9, xmm2                ; xmm9 = xmm8 * x
+	vpsrad          xmm2, xmm9, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm10, xmm9, xmm9
+	vpxor           xmm10, xmm10, xmm2              ; xmm10 = xmm9 * x
+	vpsrad          xmm2, xmm10, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm11, xmm10, xmm10
+	vpxor           xmm11, xmm11, xmm2              ; xmm11 = xmm10 * x
 	vpsrad          xmm2, xmm11, 31
 	vpshufd         xmm2, xmm2, 147
 	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
@@ -1504,142 +1522,410 @@ L.xts_enc_group_loop:
 	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm11 * x
 ; xmm4 = data ^ tweak ^ round key 0
 	vpxor           xmm4, xmm8, oword [rcx]
-	vpxor           xmm4, xmm4, xmm9
+	vpxor           xmm4, xmm4, xmm13
 ; xmm5 = data ^ tweak ^ round key 0
-	vpxor           xmm5, xmm11, oword [rcx + 16]
-	vpxor           xmm5, xmm5, xmm9
-; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	vpxor           xmm5, xmm9, oword [rcx + 16]
+	vpxor           xmm5, xmm5, xmm13
+; xmm6 = data ^ tweak ^ round key 0
+	vpxor           xmm6, xmm10, oword [rcx + 32]
+	vpxor           xmm6, xmm6, xmm13
+; xmm7 = data ^ tweak ^ round key 0
+	vpxor           xmm7, xmm11, oword [rcx + 48]
+	vpxor           xmm7, xmm7, xmm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_enc_group_aes128
 	je              near L.xts_enc_group_aes192
-	vmovdqu         xmm14, oword [r10 - 208]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 192]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm15, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 192]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
 L.xts_enc_group_aes192:
-	vmovdqu         xmm14, oword [r10 - 176]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 160]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm15, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 160]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
 L.xts_enc_group_aes128:
-	vmovdqu         xmm14, oword [r10 - 144]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 128]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 112]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 96]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 80]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 64]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 48]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 32]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 16]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm15, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 16]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
 ; last round with the tweak folded into the key: the output is the block ^ tweak
-	vpxor           xmm2, xmm10, xmm8
+	vpxor           xmm2, xmm14, xmm8
 	vaesenclast     xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
-	vpxor           xmm2, xmm10, xmm11
+	vpxor           xmm2, xmm14, xmm9
 	vaesenclast     xmm5, xmm5, xmm2
 	vmovdqu         oword [rdx + 16], xmm5
-	add             rcx, 32
-	add             rdx, 32
-	sub             r8, 32
+	vpxor           xmm2, xmm14, xmm10
+	vaesenclast     xmm6, xmm6, xmm2
+	vmovdqu         oword [rdx + 32], xmm6
+	vpxor           xmm2, xmm14, xmm11
+	vaesenclast     xmm7, xmm7, xmm2
+	vmovdqu         oword [rdx + 48], xmm7
+	add             rcx, 64
+	add             rdx, 64
+	sub             r8, 64
 	jnz             L.xts_enc_group_loop
-	jmp             near L.xts_enc_no_tail_onepassgroups_tail2_tweakdouble
+	jmp             near L.xts_enc_no_tail_tweakgpr_unroll8
 
-L.xts_enc_final_onepassgroups_tail2_tweakdouble:
-; 1..32 bytes remain: pick the final group by the number of vectors they need,
+L.xts_enc_final_tweakgpr_unroll8:
+; 1..64 bytes remain: pick the final group by the number of vectors they need,
 ; so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             r8, 16
-	jbe             near L.xts_enc_final1_onepassgroups_tail2_tweakdouble
-L.xts_enc_final2_onepassgroups_tail2_tweakdouble:
-; the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
+	jbe             near L.xts_enc_final1_tweakgpr_unroll8
+	cmp             r8, 32
+	jbe             near L.xts_enc_final2_tweakgpr_unroll8
+	cmp             r8, 48
+	jbe             near L.xts_enc_final3_tweakgpr_unroll8
+L.xts_enc_final4_tweakgpr_unroll8:
+; the tweaks of 4 blocks: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         xmm8, xmm0
 	vpsrad          xmm2, xmm8, 31
 	vpshufd         xmm2, xmm2, 147
 	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
-	vpaddq          xmm11, xmm8, xmm8
-	vpxor           xmm11, xmm11, xmm2              ; xmm11 = xmm8 * x
+	vpaddq          xmm9, xmm8, xmm8
+	vpxor           xmm9, xmm9, xmm2                ; xmm9 = xmm8 * x
+	vpsrad          xmm2, xmm9, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm10, xmm9, xmm9
+	vpxor           xmm10, xmm10, xmm2              ; xmm10 = xmm9 * x
+	vpsrad          xmm2, xmm10, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm11, xmm10, xmm10
+	vpxor           xmm11, xmm11, xmm2              ; xmm11 = xmm10 * x
 	vpsrad          xmm2, xmm11, 31
 	vpshufd         xmm2, xmm2, 147
 	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
 	vpaddq          xmm0, xmm11, xmm11
 	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm11 * x
-	sub             r8, 16                          ; bytes in the last vector
+	sub             r8, 48                          ; bytes in the last vector
 ; xmm4 = data ^ tweak ^ round key 0
 	vpxor           xmm4, xmm8, oword [rcx]
-	vpxor           xmm4, xmm4, xmm9
+	vpxor           xmm4, xmm4, xmm13
 ; xmm5 = data ^ tweak ^ round key 0
-	vpxor           xmm5, xmm11, oword [rcx + 16]
-	vpxor           xmm5, xmm5, xmm9
-; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	vpxor           xmm5, xmm9, oword [rcx + 16]
+	vpxor           xmm5, xmm5, xmm13
+; xmm6 = data ^ tweak ^ round key 0
+	vpxor           xmm6, xmm10, oword [rcx + 32]
+	vpxor           xmm6, xmm6, xmm13
+; xmm7 = data ^ tweak ^ round key 0
+	vpxor           xmm7, xmm11, oword [rcx + 48]
+	vpxor           xmm7, xmm7, xmm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xts_enc_final2_aes128_onepassgroups_tail2_tweakdouble
-	je              near L.xts_enc_final2_aes192_onepassgroups_tail2_tweakdouble
-	vmovdqu         xmm14, oword [r10 - 208]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 192]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-L.xts_enc_final2_aes192_onepassgroups_tail2_tweakdouble:
-	vmovdqu         xmm14, oword [r10 - 176]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 160]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-L.xts_enc_final2_aes128_onepassgroups_tail2_tweakdouble:
-	vmovdqu         xmm14, oword [r10 - 144]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 128]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 112]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 96]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 80]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 64]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 48]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 32]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 16]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vpxor           xmm2, xmm10, xmm8
+	jb              near L.xts_enc_final4_aes128_tweakgpr_unroll8
+	je              near L.xts_enc_final4_aes192_tweakgpr_unroll8
+	vmovdqu         xmm15, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 192]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+L.xts_enc_final4_aes192_tweakgpr_unroll8:
+	vmovdqu         xmm15, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 160]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+L.xts_enc_final4_aes128_tweakgpr_unroll8:
+	vmovdqu         xmm15, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 16]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vpxor           xmm2, xmm14, xmm8
 	vaesenclast     xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
-	vpxor           xmm2, xmm10, xmm11
+	vpxor           xmm2, xmm14, xmm9
+	vaesenclast     xmm5, xmm5, xmm2
+	vmovdqu         oword [rdx + 16], xmm5
+	vpxor           xmm2, xmm14, xmm10
+	vaesenclast     xmm6, xmm6, xmm2
+	vmovdqu         oword [rdx + 32], xmm6
+	vpxor           xmm2, xmm14, xmm11
+	vaesenclast     xmm7, xmm7, xmm2
+	vmovdqu         oword [rdx + 48], xmm7
+	add             rcx, r8
+	add             rdx, r8
+	add             rcx, 48
+	add             rdx, 48
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	jmp             near L.xts_enc_steal_or_done_tweakgpr_unroll8
+L.xts_enc_final3_tweakgpr_unroll8:
+; the tweaks of 3 blocks: block j = BASE * x^j, each the previous one doubled
+	vmovdqa         xmm7, xmm0
+	vpsrad          xmm2, xmm7, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm8, xmm7, xmm7
+	vpxor           xmm8, xmm8, xmm2                ; xmm8 = xmm7 * x
+	vpsrad          xmm2, xmm8, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm9, xmm8, xmm8
+	vpxor           xmm9, xmm9, xmm2                ; xmm9 = xmm8 * x
+	vpsrad          xmm2, xmm9, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm0, xmm9, xmm9
+	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm9 * x
+	sub             r8, 32                          ; bytes in the last vector
+; xmm4 = data ^ tweak ^ round key 0
+	vpxor           xmm4, xmm7, oword [rcx]
+	vpxor           xmm4, xmm4, xmm13
+; xmm5 = data ^ tweak ^ round key 0
+	vpxor           xmm5, xmm8, oword [rcx + 16]
+	vpxor           xmm5, xmm5, xmm13
+; xmm6 = data ^ tweak ^ round key 0
+	vpxor           xmm6, xmm9, oword [rcx + 32]
+	vpxor           xmm6, xmm6, xmm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_enc_final3_aes128_tweakgpr_unroll8
+	je              near L.xts_enc_final3_aes192_tweakgpr_unroll8
+	vmovdqu         xmm15, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vmovdqu         xmm15, oword [r10 - 192]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+L.xts_enc_final3_aes192_tweakgpr_unroll8:
+	vmovdqu         xmm15, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vmovdqu         xmm15, oword [r10 - 160]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+L.xts_enc_final3_aes128_tweakgpr_unroll8:
+	vmovdqu         xmm15, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vmovdqu         xmm15, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vmovdqu         xmm15, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vmovdqu         xmm15, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vmovdqu         xmm15, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vmovdqu         xmm15, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vmovdqu         xmm15, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vmovdqu         xmm15, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vmovdqu         xmm15, oword [r10 - 16]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vpxor           xmm2, xmm14, xmm7
+	vaesenclast     xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
+	vpxor           xmm2, xmm14, xmm8
+	vaesenclast     xmm5, xmm5, xmm2
+	vmovdqu         oword [rdx + 16], xmm5
+	vpxor           xmm2, xmm14, xmm9
+	vaesenclast     xmm6, xmm6, xmm2
+	vmovdqu         oword [rdx + 32], xmm6
+	add             rcx, r8
+	add             rdx, r8
+	add             rcx, 32
+	add             rdx, 32
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	jmp             near L.xts_enc_steal_or_done_tweakgpr_unroll8
+L.xts_enc_final2_tweakgpr_unroll8:
+; the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
+	vmovdqa         xmm6, xmm0
+	vpsrad          xmm2, xmm6, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm7, xmm6, xmm6
+	vpxor           xmm7, xmm7, xmm2                ; xmm7 = xmm6 * x
+	vpsrad          xmm2, xmm7, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm0, xmm7, xmm7
+	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm7 * x
+	sub             r8, 16                          ; bytes in the last vector
+; xmm4 = data ^ tweak ^ round key 0
+	vpxor           xmm4, xmm6, oword [rcx]
+	vpxor           xmm4, xmm4, xmm13
+; xmm5 = data ^ tweak ^ round key 0
+	vpxor           xmm5, xmm7, oword [rcx + 16]
+	vpxor           xmm5, xmm5, xmm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_enc_final2_aes128_tweakgpr_unroll8
+	je              near L.xts_enc_final2_aes192_tweakgpr_unroll8
+	vmovdqu         xmm15, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vmovdqu         xmm15, oword [r10 - 192]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+L.xts_enc_final2_aes192_tweakgpr_unroll8:
+	vmovdqu         xmm15, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vmovdqu         xmm15, oword [r10 - 160]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+L.xts_enc_final2_aes128_tweakgpr_unroll8:
+	vmovdqu         xmm15, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vmovdqu         xmm15, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vmovdqu         xmm15, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vmovdqu         xmm15, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vmovdqu         xmm15, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vmovdqu         xmm15, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vmovdqu         xmm15, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vmovdqu         xmm15, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vmovdqu         xmm15, oword [r10 - 16]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vpxor           xmm2, xmm14, xmm6
+	vaesenclast     xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
+	vpxor           xmm2, xmm14, xmm7
 	vaesenclast     xmm5, xmm5, xmm2
 	vmovdqu         oword [rdx + 16], xmm5
 	add             rcx, r8
@@ -1647,84 +1933,84 @@ L.xts_enc_final2_aes128_onepassgroups_tail2_tweakdouble:
 	add             rcx, 16
 	add             rdx, 16
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
-	jmp             near L.xts_enc_steal_or_done_onepassgroups_tail2_tweakdouble
-L.xts_enc_final1_onepassgroups_tail2_tweakdouble:
+	jmp             near L.xts_enc_steal_or_done_tweakgpr_unroll8
+L.xts_enc_final1_tweakgpr_unroll8:
 ; the tweaks of 1 block: block j = BASE * x^j, each the previous one doubled
-	vmovdqa         xmm8, xmm0
-	vpsrad          xmm2, xmm8, 31
+	vmovdqa         xmm5, xmm0
+	vpsrad          xmm2, xmm5, 31
 	vpshufd         xmm2, xmm2, 147
 	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
-	vpaddq          xmm0, xmm8, xmm8
-	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm8 * x
+	vpaddq          xmm0, xmm5, xmm5
+	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm5 * x
 ; xmm4 = data ^ tweak ^ round key 0
-	vpxor           xmm4, xmm8, oword [rcx]
-	vpxor           xmm4, xmm4, xmm9
+	vpxor           xmm4, xmm5, oword [rcx]
+	vpxor           xmm4, xmm4, xmm13
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xts_enc_final1_aes128_onepassgroups_tail2_tweakdouble
-	je              near L.xts_enc_final1_aes192_onepassgroups_tail2_tweakdouble
-	vmovdqu         xmm14, oword [r10 - 208]
-	vaesenc         xmm4, xmm4, xmm14
-	vmovdqu         xmm14, oword [r10 - 192]
-	vaesenc         xmm4, xmm4, xmm14
-L.xts_enc_final1_aes192_onepassgroups_tail2_tweakdouble:
-	vmovdqu         xmm14, oword [r10 - 176]
-	vaesenc         xmm4, xmm4, xmm14
-	vmovdqu         xmm14, oword [r10 - 160]
-	vaesenc         xmm4, xmm4, xmm14
-L.xts_enc_final1_aes128_onepassgroups_tail2_tweakdouble:
-	vmovdqu         xmm14, oword [r10 - 144]
-	vaesenc         xmm4, xmm4, xmm14
-	vmovdqu         xmm14, oword [r10 - 128]
-	vaesenc         xmm4, xmm4, xmm14
-	vmovdqu         xmm14, oword [r10 - 112]
-	vaesenc         xmm4, xmm4, xmm14
-	vmovdqu         xmm14, oword [r10 - 96]
-	vaesenc         xmm4, xmm4, xmm14
-	vmovdqu         xmm14, oword [r10 - 80]
-	vaesenc         xmm4, xmm4, xmm14
-	vmovdqu         xmm14, oword [r10 - 64]
-	vaesenc         xmm4, xmm4, xmm14
-	vmovdqu         xmm14, oword [r10 - 48]
-	vaesenc         xmm4, xmm4, xmm14
-	vmovdqu         xmm14, oword [r10 - 32]
-	vaesenc         xmm4, xmm4, xmm14
-	vmovdqu         xmm14, oword [r10 - 16]
-	vaesenc         xmm4, xmm4, xmm14
-	vpxor           xmm2, xmm10, xmm8
+	jb              near L.xts_enc_final1_aes128_tweakgpr_unroll8
+	je              near L.xts_enc_final1_aes192_tweakgpr_unroll8
+	vmovdqu         xmm15, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, xmm15
+	vmovdqu         xmm15, oword [r10 - 192]
+	vaesenc         xmm4, xmm4, xmm15
+L.xts_enc_final1_aes192_tweakgpr_unroll8:
+	vmovdqu         xmm15, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, xmm15
+	vmovdqu         xmm15, oword [r10 - 160]
+	vaesenc         xmm4, xmm4, xmm15
+L.xts_enc_final1_aes128_tweakgpr_unroll8:
+	vmovdqu         xmm15, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, xmm15
+	vmovdqu         xmm15, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, xmm15
+	vmovdqu         xmm15, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, xmm15
+	vmovdqu         xmm15, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, xmm15
+	vmovdqu         xmm15, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, xmm15
+	vmovdqu         xmm15, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, xmm15
+	vmovdqu         xmm15, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, xmm15
+	vmovdqu         xmm15, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, xmm15
+	vmovdqu         xmm15, oword [r10 - 16]
+	vaesenc         xmm4, xmm4, xmm15
+	vpxor           xmm2, xmm14, xmm5
 	vaesenclast     xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
 	add             rcx, r8
 	add             rdx, r8
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
-	jmp             near L.xts_enc_steal_or_done_onepassgroups_tail2_tweakdouble
-L.xts_enc_no_tail_onepassgroups_tail2_tweakdouble:
+	jmp             near L.xts_enc_steal_or_done_tweakgpr_unroll8
+L.xts_enc_no_tail_tweakgpr_unroll8:
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
-L.xts_enc_steal_or_done_onepassgroups_tail2_tweakdouble:
+L.xts_enc_steal_or_done_tweakgpr_unroll8:
 	test            rsi, rsi
-	jz              near L.xts_enc_return_onepassgroups_tail2_tweakdouble
+	jz              near L.xts_enc_return_tweakgpr_unroll8
 ; ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
 ; (encryption: the last whole block under TA, the stolen block under TB)
 ; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
-	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
-	vpslldq         xmm8, xmm8, 8                   ; low half's carry into high
+	vpsrlq          xmm12, xmm2, 63                 ; top 1 bits of each half
+	vpclmulqdq      xmm0, xmm12, xmm1, 1            ; high half's, times 0x87
+	vpslldq         xmm12, xmm12, 8                 ; low half's carry into high
 	vpsllq          xmm3, xmm2, 1
-	vpxor           xmm3, xmm3, xmm8
+	vpxor           xmm3, xmm3, xmm12
 	vpxor           xmm3, xmm3, xmm0
-	vmovdqu         xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
+	vmovdqu         xmm12, oword [rcx + rsi*1]      ; last 16 bytes of src
 	vpxor           xmm4, xmm2, oword [rcx]
 	vpxor           xmm4, xmm4, oword [rdi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xts_enc_steal_a_aes128_onepassgroups_tail2_tweakdouble
-	je              near L.xts_enc_steal_a_aes192_onepassgroups_tail2_tweakdouble
+	jb              near L.xts_enc_steal_a_aes128_tweakgpr_unroll8
+	je              near L.xts_enc_steal_a_aes192_tweakgpr_unroll8
 	vaesenc         xmm4, xmm4, oword [r10 - 208]
 	vaesenc         xmm4, xmm4, oword [r10 - 192]
-L.xts_enc_steal_a_aes192_onepassgroups_tail2_tweakdouble:
+L.xts_enc_steal_a_aes192_tweakgpr_unroll8:
 	vaesenc         xmm4, xmm4, oword [r10 - 176]
 	vaesenc         xmm4, xmm4, oword [r10 - 160]
-L.xts_enc_steal_a_aes128_onepassgroups_tail2_tweakdouble:
+L.xts_enc_steal_a_aes128_tweakgpr_unroll8:
 	vaesenc         xmm4, xmm4, oword [r10 - 144]
 	vaesenc         xmm4, xmm4, oword [r10 - 128]
 	vaesenc         xmm4, xmm4, oword [r10 - 112]
@@ -1736,31 +2022,31 @@ L.xts_enc_steal_a_aes128_onepassgroups_tail2_tweakdouble:
 	vaesenc         xmm4, xmm4, oword [r10 - 16]
 	vaesenclast     xmm4, xmm4, oword [r10]
 	vpxor           xmm4, xmm4, xmm2
-	lea             r11, [rel L.xts_cts_table_onepassgroups_tail2_tweakdouble]
+	lea             r11, [rel L.xts_cts_table_tweakgpr_unroll8]
 ; short block out: CC's first PART bytes, at the top of a store ending at the end
 	vmovdqu         xmm1, oword [r11 + rsi*1]
 	vpshufb         xmm1, xmm4, xmm1
 ; last whole block in: the PART stolen bytes, then CC from byte PART on
 	neg             rsi
 	vmovdqu         xmm0, oword [r11 + rsi*1 + 32]
-	vpshufb         xmm8, xmm8, xmm0
+	vpshufb         xmm12, xmm12, xmm0
 	vmovdqu         xmm0, oword [r11 + rsi*1 + 64]
 	neg             rsi
 	vpand           xmm4, xmm4, xmm0
-	vpor            xmm4, xmm4, xmm8
+	vpor            xmm4, xmm4, xmm12
 	vmovdqu         oword [rdx + rsi*1], xmm1
 	vpxor           xmm4, xmm4, xmm3
 	vpxor           xmm4, xmm4, oword [rdi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xts_enc_steal_b_aes128_onepassgroups_tail2_tweakdouble
-	je              near L.xts_enc_steal_b_aes192_onepassgroups_tail2_tweakdouble
+	jb              near L.xts_enc_steal_b_aes128_tweakgpr_unroll8
+	je              near L.xts_enc_steal_b_aes192_tweakgpr_unroll8
 	vaesenc         xmm4, xmm4, oword [r10 - 208]
 	vaesenc         xmm4, xmm4, oword [r10 - 192]
-L.xts_enc_steal_b_aes192_onepassgroups_tail2_tweakdouble:
+L.xts_enc_steal_b_aes192_tweakgpr_unroll8:
 	vaesenc         xmm4, xmm4, oword [r10 - 176]
 	vaesenc         xmm4, xmm4, oword [r10 - 160]
-L.xts_enc_steal_b_aes128_onepassgroups_tail2_tweakdouble:
+L.xts_enc_steal_b_aes128_tweakgpr_unroll8:
 	vaesenc         xmm4, xmm4, oword [r10 - 144]
 	vaesenc         xmm4, xmm4, oword [r10 - 128]
 	vaesenc         xmm4, xmm4, oword [r10 - 112]
@@ -1773,142 +2059,279 @@ L.xts_enc_steal_b_aes128_onepassgroups_tail2_tweakdouble:
 	vaesenclast     xmm4, xmm4, oword [r10]
 	vpxor           xmm4, xmm4, xmm3
 	vmovdqu         oword [rdx], xmm4
-L.xts_enc_return_onepassgroups_tail2_tweakdouble:
+L.xts_enc_return_tweakgpr_unroll8:
 	xor             eax, eax
 	vzeroupper
+	add             rsp, 128
+	pop             rbx
 	ret
 
-	align 64, db 0xcc
-L.xts_enc_main_loop_onepassgroups_tail2_tweakdouble:
-; LLVM-MCA-BEGIN xts_enc_aesni_avx_main_loop_onepassgroups_tail2_tweakdouble
-; main loop: 4 vectors = 64 bytes per iteration; entered with LEN = the bytes
-; left - 64, placed after the epilogue so short messages never jump over it
-; the tweaks of 4 blocks: block j = BASE * x^j, each the previous one doubled
-	vmovdqa         xmm8, xmm0
-	vpsrad          xmm2, xmm8, 31
-	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
-	vpaddq          xmm11, xmm8, xmm8
-	vpxor           xmm11, xmm11, xmm2              ; xmm11 = xmm8 * x
-	vpsrad          xmm2, xmm11, 31
-	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
-	vpaddq          xmm12, xmm11, xmm11
-	vpxor           xmm12, xmm12, xmm2              ; xmm12 = xmm11 * x
-	vpsrad          xmm2, xmm12, 31
-	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
-	vpaddq          xmm13, xmm12, xmm12
-	vpxor           xmm13, xmm13, xmm2              ; xmm13 = xmm12 * x
-	vpsrad          xmm2, xmm13, 31
-	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
-	vpaddq          xmm0, xmm13, xmm13
-	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm13 * x
-; xmm4 = data ^ tweak ^ round key 0
-	vpxor           xmm4, xmm8, oword [rcx]
-	vpxor           xmm4, xmm4, xmm9
-; xmm5 = data ^ tweak ^ round key 0
-	vpxor           xmm5, xmm11, oword [rcx + 16]
-	vpxor           xmm5, xmm5, xmm9
-; xmm6 = data ^ tweak ^ round key 0
-	vpxor           xmm6, xmm12, oword [rcx + 32]
-	vpxor           xmm6, xmm6, xmm9
-; xmm7 = data ^ tweak ^ round key 0
-	vpxor           xmm7, xmm13, oword [rcx + 48]
-	vpxor           xmm7, xmm7, xmm9
-; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
-	cmp             eax, 12
-	jb              near L.xts_enc_main_aes128_onepassgroups_tail2_tweakdouble
-	je              near L.xts_enc_main_aes192_onepassgroups_tail2_tweakdouble
-	vmovdqu         xmm14, oword [r10 - 208]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 192]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
-L.xts_enc_main_aes192_onepassgroups_tail2_tweakdouble:
-	vmovdqu         xmm14, oword [r10 - 176]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 160]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
-L.xts_enc_main_aes128_onepassgroups_tail2_tweakdouble:
-	vmovdqu         xmm14, oword [r10 - 144]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 128]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 112]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 96]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 80]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 64]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 48]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 32]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 16]
-	vaesenc         xmm4, xmm4, xmm14
-	vaesenc         xmm5, xmm5, xmm14
-	vaesenc         xmm6, xmm6, xmm14
-	vaesenc         xmm7, xmm7, xmm14
-; last round with the tweak folded into the key: the output is the block ^ tweak
-	vpxor           xmm2, xmm10, xmm8
-	vaesenclast     xmm4, xmm4, xmm2
-	vmovdqu         oword [rdx], xmm4
-	vpxor           xmm2, xmm10, xmm11
-	vaesenclast     xmm5, xmm5, xmm2
-	vmovdqu         oword [rdx + 16], xmm5
-	vpxor           xmm2, xmm10, xmm12
-	vaesenclast     xmm6, xmm6, xmm2
-	vmovdqu         oword [rdx + 32], xmm6
-	vpxor           xmm2, xmm10, xmm13
-	vaesenclast     xmm7, xmm7, xmm2
-	vmovdqu         oword [rdx + 48], xmm7
-	add             rcx, 64
-	add             rdx, 64
-	sub             r8, 64
-	jae             L.xts_enc_main_loop_onepassgroups_tail2_tweakdouble
-; LLVM-MCA-END
-	jmp             L.xts_enc_main_done_onepassgroups_tail2_tweakdouble
+L.xts_enc_main_loop_tweakgpr_unroll8:
+	vmovq           r9, xmm0                        ; BASE into TLO:THI for the loop
+	vpextrq         rbx, xmm0, 1
+	jmp             near L.xts_enc_main_iteration
 
-; int aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+	align 64, db 0xcc
+L.xts_enc_main_iteration:
+; LLVM-MCA-BEGIN xts_enc_aesni_avx_main_loop_tweakgpr_unroll8
+; main loop: 8 vectors = 128 bytes per iteration; entered with LEN = the bytes
+; left - 128, placed after the epilogue so short messages never jump over it
+; the tweaks of 8 blocks from TLO:THI, each the previous one doubled in general
+; registers, to its stack slot and, whitened, into its block register
+	mov             qword [rsp], r9
+	mov             qword [rsp + 8], rbx
+	vmovq           xmm4, r9
+	vpinsrq         xmm4, xmm4, rbx, 1
+	vpxor           xmm4, xmm4, oword [rcx]
+	vpxor           xmm4, xmm4, xmm13               ; data ^ tweak ^ round key 0
+	mov             r11, rbx
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rbx, rbx
+	xor             r9, r11                         ; TLO:THI *= x
+	mov             qword [rsp + 16], r9
+	mov             qword [rsp + 24], rbx
+	vmovq           xmm5, r9
+	vpinsrq         xmm5, xmm5, rbx, 1
+	vpxor           xmm5, xmm5, oword [rcx + 16]
+	vpxor           xmm5, xmm5, xmm13               ; data ^ tweak ^ round key 0
+	mov             r11, rbx
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rbx, rbx
+	xor             r9, r11                         ; TLO:THI *= x
+	mov             qword [rsp + 32], r9
+	mov             qword [rsp + 40], rbx
+	vmovq           xmm6, r9
+	vpinsrq         xmm6, xmm6, rbx, 1
+	vpxor           xmm6, xmm6, oword [rcx + 32]
+	vpxor           xmm6, xmm6, xmm13               ; data ^ tweak ^ round key 0
+	mov             r11, rbx
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rbx, rbx
+	xor             r9, r11                         ; TLO:THI *= x
+	mov             qword [rsp + 48], r9
+	mov             qword [rsp + 56], rbx
+	vmovq           xmm7, r9
+	vpinsrq         xmm7, xmm7, rbx, 1
+	vpxor           xmm7, xmm7, oword [rcx + 48]
+	vpxor           xmm7, xmm7, xmm13               ; data ^ tweak ^ round key 0
+	mov             r11, rbx
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rbx, rbx
+	xor             r9, r11                         ; TLO:THI *= x
+	mov             qword [rsp + 64], r9
+	mov             qword [rsp + 72], rbx
+	vmovq           xmm8, r9
+	vpinsrq         xmm8, xmm8, rbx, 1
+	vpxor           xmm8, xmm8, oword [rcx + 64]
+	vpxor           xmm8, xmm8, xmm13               ; data ^ tweak ^ round key 0
+	mov             r11, rbx
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rbx, rbx
+	xor             r9, r11                         ; TLO:THI *= x
+	mov             qword [rsp + 80], r9
+	mov             qword [rsp + 88], rbx
+	vmovq           xmm9, r9
+	vpinsrq         xmm9, xmm9, rbx, 1
+	vpxor           xmm9, xmm9, oword [rcx + 80]
+	vpxor           xmm9, xmm9, xmm13               ; data ^ tweak ^ round key 0
+	mov             r11, rbx
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rbx, rbx
+	xor             r9, r11                         ; TLO:THI *= x
+	mov             qword [rsp + 96], r9
+	mov             qword [rsp + 104], rbx
+	vmovq           xmm10, r9
+	vpinsrq         xmm10, xmm10, rbx, 1
+	vpxor           xmm10, xmm10, oword [rcx + 96]
+	vpxor           xmm10, xmm10, xmm13             ; data ^ tweak ^ round key 0
+	mov             r11, rbx
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rbx, rbx
+	xor             r9, r11                         ; TLO:THI *= x
+	mov             qword [rsp + 112], r9
+	mov             qword [rsp + 120], rbx
+	vmovq           xmm11, r9
+	vpinsrq         xmm11, xmm11, rbx, 1
+	vpxor           xmm11, xmm11, oword [rcx + 112]
+	vpxor           xmm11, xmm11, xmm13             ; data ^ tweak ^ round key 0
+	mov             r11, rbx
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rbx, rbx
+	xor             r9, r11                         ; TLO:THI *= x
+; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_enc_main_aes128_tweakgpr_unroll8
+	je              near L.xts_enc_main_aes192_tweakgpr_unroll8
+	vmovdqu         xmm15, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vaesenc         xmm8, xmm8, xmm15
+	vaesenc         xmm9, xmm9, xmm15
+	vaesenc         xmm10, xmm10, xmm15
+	vaesenc         xmm11, xmm11, xmm15
+	vmovdqu         xmm15, oword [r10 - 192]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vaesenc         xmm8, xmm8, xmm15
+	vaesenc         xmm9, xmm9, xmm15
+	vaesenc         xmm10, xmm10, xmm15
+	vaesenc         xmm11, xmm11, xmm15
+L.xts_enc_main_aes192_tweakgpr_unroll8:
+	vmovdqu         xmm15, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vaesenc         xmm8, xmm8, xmm15
+	vaesenc         xmm9, xmm9, xmm15
+	vaesenc         xmm10, xmm10, xmm15
+	vaesenc         xmm11, xmm11, xmm15
+	vmovdqu         xmm15, oword [r10 - 160]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vaesenc         xmm8, xmm8, xmm15
+	vaesenc         xmm9, xmm9, xmm15
+	vaesenc         xmm10, xmm10, xmm15
+	vaesenc         xmm11, xmm11, xmm15
+L.xts_enc_main_aes128_tweakgpr_unroll8:
+	vmovdqu         xmm15, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vaesenc         xmm8, xmm8, xmm15
+	vaesenc         xmm9, xmm9, xmm15
+	vaesenc         xmm10, xmm10, xmm15
+	vaesenc         xmm11, xmm11, xmm15
+	vmovdqu         xmm15, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vaesenc         xmm8, xmm8, xmm15
+	vaesenc         xmm9, xmm9, xmm15
+	vaesenc         xmm10, xmm10, xmm15
+	vaesenc         xmm11, xmm11, xmm15
+	vmovdqu         xmm15, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vaesenc         xmm8, xmm8, xmm15
+	vaesenc         xmm9, xmm9, xmm15
+	vaesenc         xmm10, xmm10, xmm15
+	vaesenc         xmm11, xmm11, xmm15
+	vmovdqu         xmm15, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vaesenc         xmm8, xmm8, xmm15
+	vaesenc         xmm9, xmm9, xmm15
+	vaesenc         xmm10, xmm10, xmm15
+	vaesenc         xmm11, xmm11, xmm15
+	vmovdqu         xmm15, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vaesenc         xmm8, xmm8, xmm15
+	vaesenc         xmm9, xmm9, xmm15
+	vaesenc         xmm10, xmm10, xmm15
+	vaesenc         xmm11, xmm11, xmm15
+	vmovdqu         xmm15, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vaesenc         xmm8, xmm8, xmm15
+	vaesenc         xmm9, xmm9, xmm15
+	vaesenc         xmm10, xmm10, xmm15
+	vaesenc         xmm11, xmm11, xmm15
+	vmovdqu         xmm15, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vaesenc         xmm8, xmm8, xmm15
+	vaesenc         xmm9, xmm9, xmm15
+	vaesenc         xmm10, xmm10, xmm15
+	vaesenc         xmm11, xmm11, xmm15
+	vmovdqu         xmm15, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vaesenc         xmm8, xmm8, xmm15
+	vaesenc         xmm9, xmm9, xmm15
+	vaesenc         xmm10, xmm10, xmm15
+	vaesenc         xmm11, xmm11, xmm15
+	vmovdqu         xmm15, oword [r10 - 16]
+	vaesenc         xmm4, xmm4, xmm15
+	vaesenc         xmm5, xmm5, xmm15
+	vaesenc         xmm6, xmm6, xmm15
+	vaesenc         xmm7, xmm7, xmm15
+	vaesenc         xmm8, xmm8, xmm15
+	vaesenc         xmm9, xmm9, xmm15
+	vaesenc         xmm10, xmm10, xmm15
+	vaesenc         xmm11, xmm11, xmm15
+; last round, then the tweak from its slot
+	vaesenclast     xmm4, xmm4, xmm14
+	vpxor           xmm4, xmm4, oword [rsp]
+	vmovdqu         oword [rdx], xmm4
+	vaesenclast     xmm5, xmm5, xmm14
+	vpxor           xmm5, xmm5, oword [rsp + 16]
+	vmovdqu         oword [rdx + 16], xmm5
+	vaesenclast     xmm6, xmm6, xmm14
+	vpxor           xmm6, xmm6, oword [rsp + 32]
+	vmovdqu         oword [rdx + 32], xmm6
+	vaesenclast     xmm7, xmm7, xmm14
+	vpxor           xmm7, xmm7, oword [rsp + 48]
+	vmovdqu         oword [rdx + 48], xmm7
+	vaesenclast     xmm8, xmm8, xmm14
+	vpxor           xmm8, xmm8, oword [rsp + 64]
+	vmovdqu         oword [rdx + 64], xmm8
+	vaesenclast     xmm9, xmm9, xmm14
+	vpxor           xmm9, xmm9, oword [rsp + 80]
+	vmovdqu         oword [rdx + 80], xmm9
+	vaesenclast     xmm10, xmm10, xmm14
+	vpxor           xmm10, xmm10, oword [rsp + 96]
+	vmovdqu         oword [rdx + 96], xmm10
+	vaesenclast     xmm11, xmm11, xmm14
+	vpxor           xmm11, xmm11, oword [rsp + 112]
+	vmovdqu         oword [rdx + 112], xmm11
+	add             rcx, 128
+	add             rdx, 128
+	sub             r8, 128
+	jae             L.xts_enc_main_iteration
+; LLVM-MCA-END
+	vmovq           xmm0, r9
+	vpinsrq         xmm0, xmm0, rbx, 1
+	jmp             L.xts_enc_main_done_tweakgpr_unroll8
+
+; int aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 ;
 ; One XTS data unit of len >= 16 bytes.  key1 is the data key's equivalent inverse (AESDEC) schedule, key2 the
 ; tweak key's encryption schedule.  Block j is D_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
@@ -1923,10 +2346,12 @@ L.xts_enc_main_aes128_onepassgroups_tail2_tweakdouble:
 ; 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
 ; (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
 ;
-; TWEAK=double: a block's tweak is the previous one's times x instead (vpaddq doubles both
-; quadwords, vpsrad/vpshufd/vpand put the two bits shifted out back as 1 and 0x87): five
-; simple ops and no multiply, in a chain of the iteration's 4 steps that the previous
-; blocks' AES rounds hide (where a carry-less multiply blocks the AES units, as on Zen 1).
+; TWEAK=gpr: as double, but the main loop doubles in general registers (TLO:THI, add/adc
+; and a sign mask: six integer ops on the integer pipes) and moves each block's tweak into
+; its block register by vmovq + vpinsrq and to a stack slot for the last round: the vector
+; pipes, which the AES rounds fill, get two ops per tweak for five, and no register holds
+; a tweak.  BASE goes to TLO:THI when the loop starts and back when it ends, so short
+; messages never pay for the crossings.
 ;
 ; Several tweaks per vector: BASE holds the tweaks of the next 1 block(s), one per
 ; 128-bit lane; vector j of an iteration uses
@@ -1934,23 +2359,29 @@ L.xts_enc_main_aes128_onepassgroups_tail2_tweakdouble:
 ; not a serial chain), and BASE moves on by x^(1*vectors).  The tweak is XORed in
 ; with round key 0 (two vpxor) and folded into the last round key
 ; (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
-; 4 vectors per main-loop iteration; the rest goes through a final group of 1..2 vectors
+; 8 vectors per main-loop iteration; the rest goes through a final group of 1..4 vectors
 ; whose last may hold fewer blocks than lanes (block-sized accesses); a partial last block is
 ; handled by ciphertext stealing on xmm.
 ;
 ; Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
-;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, THI=rbx
 ;                      PART=rsi (KEY2's register, once the tweak is made)
+;                      TLO=r9 (IVP's register, in the main loop)
+;                      TSIGN=r11 (TMPG's register, in the main loop)
 ; Registers (vector): BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
-;                     X2=xmm6, X3=xmm7, TW0=xmm8, TW1=xmm11, TW2=xmm12, TW3=xmm13
-;                     K0=xmm9, KLAST=xmm10, KT=xmm14
-; Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+;                     X2=xmm6, X3=xmm7, X4=xmm8, X5=xmm9, X6=xmm10, X7=xmm11
+;                     TWS=xmm12, K0=xmm13, KLAST=xmm14, KT=xmm15
+; Ciphertext stealing reuses X0 (the block), TWS (the last 16 source bytes),
 ; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
+; TLO:THI: the next block's tweak in the main loop (TWEAK=gpr; BASE before and after it), TSIGN the doubling's scratch.
+; Tweaks: on the stack, vector j at [rsp + 16*j] (j < 8); TWS is the register they are made in; a group of at most 4 vectors keeps its own in the block registers it leaves unused.
 	section .text
 	align 32, db 0xcc
-	global aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble:function hidden
-aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble:
+	global aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:function hidden
+aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	endbr64
+	push            rbx
+	sub             rsp, 128
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
 ; T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             r10, [rsi + rax*8]
@@ -1959,14 +2390,14 @@ aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakdouble:
 	vpxor           xmm0, xmm0, oword [rsi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xts_dec_tweak_aes128_onepassgroups_tail2_tweakdouble
-	je              near L.xts_dec_tweak_aes192_onepassgroups_tail2_tweakdouble
+	jb              near L.xts_dec_tweak_aes128_tweakgpr_unroll8
+	je              near L.xts_dec_tweak_aes192_tweakgpr_unroll8
 	vaesenc         xmm0, xmm0, oword [r10 - 208]
 	vaesenc         xmm0, xmm0, oword [r10 - 192]
-L.xts_dec_tweak_aes192_onepassgroups_tail2_tweakdouble:
+L.xts_dec_tweak_aes192_tweakgpr_unroll8:
 	vaesenc         xmm0, xmm0, oword [r10 - 176]
 	vaesenc         xmm0, xmm0, oword [r10 - 160]
-L.xts_dec_tweak_aes128_onepassgroups_tail2_tweakdouble:
+L.xts_dec_tweak_aes128_tweakgpr_unroll8:
 	vaesenc         xmm0, xmm0, oword [r10 - 144]
 	vaesenc         xmm0, xmm0, oword [r10 - 128]
 	vaesenc         xmm0, xmm0, oword [r10 - 112]
@@ -1980,33 +2411,43 @@ L.xts_dec_tweak_aes128_onepassgroups_tail2_tweakdouble:
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
 ; the first and last round keys into registers; the middle ones are read each round
-	vmovdqu         xmm9, oword [rdi]
-	vmovdqu         xmm10, oword [r10]
-	vmovdqu         xmm1, oword [rel L.xts_poly_onepassgroups_tail2_tweakdouble]
+	vmovdqu         xmm13, oword [rdi]
+	vmovdqu         xmm14, oword [r10]
+	vmovdqu         xmm1, oword [rel L.xts_poly_tweakgpr_unroll8]
 ; PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
-	jz              near L.xts_dec_whole_blocks_onepassgroups_tail2_tweakdouble
+	jz              near L.xts_dec_whole_blocks_tweakgpr_unroll8
 	sub             r8, rsi
 	sub             r8, 16                          ; its last whole block goes to stealing
-L.xts_dec_whole_blocks_onepassgroups_tail2_tweakdouble:
-	sub             r8, 64
-	ja              near L.xts_dec_main_loop_onepassgroups_tail2_tweakdouble ; more than one iteration; out of line, so short messages fall through
-L.xts_dec_main_done_onepassgroups_tail2_tweakdouble:
-	add             r8, 64                          ; 0 <= LEN <= 64 remain
-	jz              near L.xts_dec_no_tail_onepassgroups_tail2_tweakdouble
+L.xts_dec_whole_blocks_tweakgpr_unroll8:
+	sub             r8, 128
+	jae             near L.xts_dec_main_loop_tweakgpr_unroll8 ; out of line, so short messages fall through
+L.xts_dec_main_done_tweakgpr_unroll8:
+	add             r8, 128                         ; 0 <= LEN < 128 remain
+	jz              near L.xts_dec_no_tail_tweakgpr_unroll8
 
-; Groups of 2 vectors while at least 32 bytes remain.
+; Groups of 4 vectors while at least 64 bytes remain.
 L.xts_dec_group_loop:
-	cmp             r8, 32
-	jb              near L.xts_dec_final_onepassgroups_tail2_tweakdouble
-; the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
+	cmp             r8, 64
+	jb              near L.xts_dec_final_tweakgpr_unroll8
+; the tweaks of 4 blocks: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         xmm8, xmm0
 	vpsrad          xmm2, xmm8, 31
 	vpshufd         xmm2, xmm2, 147
 	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
-	vpaddq          xmm11, xmm8, xmm8
-	vpxor           xmm11, xmm11, xmm2              ; xmm11 = xmm8 * x
+	vpaddq          xmm9, xmm8, xmm8
+	vpxor           xmm9, xmm9, xmm2                ; xmm9 = xmm8 * x
+	vpsrad          xmm2, xmm9, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm10, xmm9, xmm9
+	vpxor           xmm10, xmm10, xmm2              ; xmm10 = xmm9 * x
+	vpsrad          xmm2, xmm10, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm11, xmm10, xmm10
+	vpxor           xmm11, xmm11, xmm2              ; xmm11 = xmm10 * x
 	vpsrad          xmm2, xmm11, 31
 	vpshufd         xmm2, xmm2, 147
 	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
@@ -2014,142 +2455,410 @@ L.xts_dec_group_loop:
 	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm11 * x
 ; xmm4 = data ^ tweak ^ round key 0
 	vpxor           xmm4, xmm8, oword [rcx]
-	vpxor           xmm4, xmm4, xmm9
+	vpxor           xmm4, xmm4, xmm13
 ; xmm5 = data ^ tweak ^ round key 0
-	vpxor           xmm5, xmm11, oword [rcx + 16]
-	vpxor           xmm5, xmm5, xmm9
-; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	vpxor           xmm5, xmm9, oword [rcx + 16]
+	vpxor           xmm5, xmm5, xmm13
+; xmm6 = data ^ tweak ^ round key 0
+	vpxor           xmm6, xmm10, oword [rcx + 32]
+	vpxor           xmm6, xmm6, xmm13
+; xmm7 = data ^ tweak ^ round key 0
+	vpxor           xmm7, xmm11, oword [rcx + 48]
+	vpxor           xmm7, xmm7, xmm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xts_dec_group_aes128
 	je              near L.xts_dec_group_aes192
-	vmovdqu         xmm14, oword [r10 - 208]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 192]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm15, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 192]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
 L.xts_dec_group_aes192:
-	vmovdqu         xmm14, oword [r10 - 176]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 160]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm15, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 160]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
 L.xts_dec_group_aes128:
-	vmovdqu         xmm14, oword [r10 - 144]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 128]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 112]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 96]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 80]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 64]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 48]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 32]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 16]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm15, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 16]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
 ; last round with the tweak folded into the key: the output is the block ^ tweak
-	vpxor           xmm2, xmm10, xmm8
+	vpxor           xmm2, xmm14, xmm8
 	vaesdeclast     xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
-	vpxor           xmm2, xmm10, xmm11
+	vpxor           xmm2, xmm14, xmm9
 	vaesdeclast     xmm5, xmm5, xmm2
 	vmovdqu         oword [rdx + 16], xmm5
-	add             rcx, 32
-	add             rdx, 32
-	sub             r8, 32
+	vpxor           xmm2, xmm14, xmm10
+	vaesdeclast     xmm6, xmm6, xmm2
+	vmovdqu         oword [rdx + 32], xmm6
+	vpxor           xmm2, xmm14, xmm11
+	vaesdeclast     xmm7, xmm7, xmm2
+	vmovdqu         oword [rdx + 48], xmm7
+	add             rcx, 64
+	add             rdx, 64
+	sub             r8, 64
 	jnz             L.xts_dec_group_loop
-	jmp             near L.xts_dec_no_tail_onepassgroups_tail2_tweakdouble
+	jmp             near L.xts_dec_no_tail_tweakgpr_unroll8
 
-L.xts_dec_final_onepassgroups_tail2_tweakdouble:
-; 1..32 bytes remain: pick the final group by the number of vectors they need,
+L.xts_dec_final_tweakgpr_unroll8:
+; 1..64 bytes remain: pick the final group by the number of vectors they need,
 ; so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             r8, 16
-	jbe             near L.xts_dec_final1_onepassgroups_tail2_tweakdouble
-L.xts_dec_final2_onepassgroups_tail2_tweakdouble:
-; the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
+	jbe             near L.xts_dec_final1_tweakgpr_unroll8
+	cmp             r8, 32
+	jbe             near L.xts_dec_final2_tweakgpr_unroll8
+	cmp             r8, 48
+	jbe             near L.xts_dec_final3_tweakgpr_unroll8
+L.xts_dec_final4_tweakgpr_unroll8:
+; the tweaks of 4 blocks: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         xmm8, xmm0
 	vpsrad          xmm2, xmm8, 31
 	vpshufd         xmm2, xmm2, 147
 	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
-	vpaddq          xmm11, xmm8, xmm8
-	vpxor           xmm11, xmm11, xmm2              ; xmm11 = xmm8 * x
+	vpaddq          xmm9, xmm8, xmm8
+	vpxor           xmm9, xmm9, xmm2                ; xmm9 = xmm8 * x
+	vpsrad          xmm2, xmm9, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm10, xmm9, xmm9
+	vpxor           xmm10, xmm10, xmm2              ; xmm10 = xmm9 * x
+	vpsrad          xmm2, xmm10, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm11, xmm10, xmm10
+	vpxor           xmm11, xmm11, xmm2              ; xmm11 = xmm10 * x
 	vpsrad          xmm2, xmm11, 31
 	vpshufd         xmm2, xmm2, 147
 	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
 	vpaddq          xmm0, xmm11, xmm11
 	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm11 * x
-	sub             r8, 16                          ; bytes in the last vector
+	sub             r8, 48                          ; bytes in the last vector
 ; xmm4 = data ^ tweak ^ round key 0
 	vpxor           xmm4, xmm8, oword [rcx]
-	vpxor           xmm4, xmm4, xmm9
+	vpxor           xmm4, xmm4, xmm13
 ; xmm5 = data ^ tweak ^ round key 0
-	vpxor           xmm5, xmm11, oword [rcx + 16]
-	vpxor           xmm5, xmm5, xmm9
-; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	vpxor           xmm5, xmm9, oword [rcx + 16]
+	vpxor           xmm5, xmm5, xmm13
+; xmm6 = data ^ tweak ^ round key 0
+	vpxor           xmm6, xmm10, oword [rcx + 32]
+	vpxor           xmm6, xmm6, xmm13
+; xmm7 = data ^ tweak ^ round key 0
+	vpxor           xmm7, xmm11, oword [rcx + 48]
+	vpxor           xmm7, xmm7, xmm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xts_dec_final2_aes128_onepassgroups_tail2_tweakdouble
-	je              near L.xts_dec_final2_aes192_onepassgroups_tail2_tweakdouble
-	vmovdqu         xmm14, oword [r10 - 208]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 192]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-L.xts_dec_final2_aes192_onepassgroups_tail2_tweakdouble:
-	vmovdqu         xmm14, oword [r10 - 176]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 160]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-L.xts_dec_final2_aes128_onepassgroups_tail2_tweakdouble:
-	vmovdqu         xmm14, oword [r10 - 144]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 128]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 112]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 96]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 80]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 64]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 48]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 32]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vmovdqu         xmm14, oword [r10 - 16]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vpxor           xmm2, xmm10, xmm8
+	jb              near L.xts_dec_final4_aes128_tweakgpr_unroll8
+	je              near L.xts_dec_final4_aes192_tweakgpr_unroll8
+	vmovdqu         xmm15, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 192]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+L.xts_dec_final4_aes192_tweakgpr_unroll8:
+	vmovdqu         xmm15, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 160]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+L.xts_dec_final4_aes128_tweakgpr_unroll8:
+	vmovdqu         xmm15, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vmovdqu         xmm15, oword [r10 - 16]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vpxor           xmm2, xmm14, xmm8
 	vaesdeclast     xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
-	vpxor           xmm2, xmm10, xmm11
+	vpxor           xmm2, xmm14, xmm9
+	vaesdeclast     xmm5, xmm5, xmm2
+	vmovdqu         oword [rdx + 16], xmm5
+	vpxor           xmm2, xmm14, xmm10
+	vaesdeclast     xmm6, xmm6, xmm2
+	vmovdqu         oword [rdx + 32], xmm6
+	vpxor           xmm2, xmm14, xmm11
+	vaesdeclast     xmm7, xmm7, xmm2
+	vmovdqu         oword [rdx + 48], xmm7
+	add             rcx, r8
+	add             rdx, r8
+	add             rcx, 48
+	add             rdx, 48
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	jmp             near L.xts_dec_steal_or_done_tweakgpr_unroll8
+L.xts_dec_final3_tweakgpr_unroll8:
+; the tweaks of 3 blocks: block j = BASE * x^j, each the previous one doubled
+	vmovdqa         xmm7, xmm0
+	vpsrad          xmm2, xmm7, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm8, xmm7, xmm7
+	vpxor           xmm8, xmm8, xmm2                ; xmm8 = xmm7 * x
+	vpsrad          xmm2, xmm8, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm9, xmm8, xmm8
+	vpxor           xmm9, xmm9, xmm2                ; xmm9 = xmm8 * x
+	vpsrad          xmm2, xmm9, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm0, xmm9, xmm9
+	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm9 * x
+	sub             r8, 32                          ; bytes in the last vector
+; xmm4 = data ^ tweak ^ round key 0
+	vpxor           xmm4, xmm7, oword [rcx]
+	vpxor           xmm4, xmm4, xmm13
+; xmm5 = data ^ tweak ^ round key 0
+	vpxor           xmm5, xmm8, oword [rcx + 16]
+	vpxor           xmm5, xmm5, xmm13
+; xmm6 = data ^ tweak ^ round key 0
+	vpxor           xmm6, xmm9, oword [rcx + 32]
+	vpxor           xmm6, xmm6, xmm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final3_aes128_tweakgpr_unroll8
+	je              near L.xts_dec_final3_aes192_tweakgpr_unroll8
+	vmovdqu         xmm15, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vmovdqu         xmm15, oword [r10 - 192]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+L.xts_dec_final3_aes192_tweakgpr_unroll8:
+	vmovdqu         xmm15, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vmovdqu         xmm15, oword [r10 - 160]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+L.xts_dec_final3_aes128_tweakgpr_unroll8:
+	vmovdqu         xmm15, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vmovdqu         xmm15, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vmovdqu         xmm15, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vmovdqu         xmm15, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vmovdqu         xmm15, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vmovdqu         xmm15, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vmovdqu         xmm15, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vmovdqu         xmm15, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vmovdqu         xmm15, oword [r10 - 16]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vpxor           xmm2, xmm14, xmm7
+	vaesdeclast     xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
+	vpxor           xmm2, xmm14, xmm8
+	vaesdeclast     xmm5, xmm5, xmm2
+	vmovdqu         oword [rdx + 16], xmm5
+	vpxor           xmm2, xmm14, xmm9
+	vaesdeclast     xmm6, xmm6, xmm2
+	vmovdqu         oword [rdx + 32], xmm6
+	add             rcx, r8
+	add             rdx, r8
+	add             rcx, 32
+	add             rdx, 32
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	jmp             near L.xts_dec_steal_or_done_tweakgpr_unroll8
+L.xts_dec_final2_tweakgpr_unroll8:
+; the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
+	vmovdqa         xmm6, xmm0
+	vpsrad          xmm2, xmm6, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm7, xmm6, xmm6
+	vpxor           xmm7, xmm7, xmm2                ; xmm7 = xmm6 * x
+	vpsrad          xmm2, xmm7, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm0, xmm7, xmm7
+	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm7 * x
+	sub             r8, 16                          ; bytes in the last vector
+; xmm4 = data ^ tweak ^ round key 0
+	vpxor           xmm4, xmm6, oword [rcx]
+	vpxor           xmm4, xmm4, xmm13
+; xmm5 = data ^ tweak ^ round key 0
+	vpxor           xmm5, xmm7, oword [rcx + 16]
+	vpxor           xmm5, xmm5, xmm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final2_aes128_tweakgpr_unroll8
+	je              near L.xts_dec_final2_aes192_tweakgpr_unroll8
+	vmovdqu         xmm15, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vmovdqu         xmm15, oword [r10 - 192]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+L.xts_dec_final2_aes192_tweakgpr_unroll8:
+	vmovdqu         xmm15, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vmovdqu         xmm15, oword [r10 - 160]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+L.xts_dec_final2_aes128_tweakgpr_unroll8:
+	vmovdqu         xmm15, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vmovdqu         xmm15, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vmovdqu         xmm15, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vmovdqu         xmm15, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vmovdqu         xmm15, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vmovdqu         xmm15, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vmovdqu         xmm15, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vmovdqu         xmm15, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vmovdqu         xmm15, oword [r10 - 16]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vpxor           xmm2, xmm14, xmm6
+	vaesdeclast     xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
+	vpxor           xmm2, xmm14, xmm7
 	vaesdeclast     xmm5, xmm5, xmm2
 	vmovdqu         oword [rdx + 16], xmm5
 	add             rcx, r8
@@ -2157,84 +2866,84 @@ L.xts_dec_final2_aes128_onepassgroups_tail2_tweakdouble:
 	add             rcx, 16
 	add             rdx, 16
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
-	jmp             near L.xts_dec_steal_or_done_onepassgroups_tail2_tweakdouble
-L.xts_dec_final1_onepassgroups_tail2_tweakdouble:
+	jmp             near L.xts_dec_steal_or_done_tweakgpr_unroll8
+L.xts_dec_final1_tweakgpr_unroll8:
 ; the tweaks of 1 block: block j = BASE * x^j, each the previous one doubled
-	vmovdqa         xmm8, xmm0
-	vpsrad          xmm2, xmm8, 31
+	vmovdqa         xmm5, xmm0
+	vpsrad          xmm2, xmm5, 31
 	vpshufd         xmm2, xmm2, 147
 	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
-	vpaddq          xmm0, xmm8, xmm8
-	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm8 * x
+	vpaddq          xmm0, xmm5, xmm5
+	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm5 * x
 ; xmm4 = data ^ tweak ^ round key 0
-	vpxor           xmm4, xmm8, oword [rcx]
-	vpxor           xmm4, xmm4, xmm9
+	vpxor           xmm4, xmm5, oword [rcx]
+	vpxor           xmm4, xmm4, xmm13
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xts_dec_final1_aes128_onepassgroups_tail2_tweakdouble
-	je              near L.xts_dec_final1_aes192_onepassgroups_tail2_tweakdouble
-	vmovdqu         xmm14, oword [r10 - 208]
-	vaesdec         xmm4, xmm4, xmm14
-	vmovdqu         xmm14, oword [r10 - 192]
-	vaesdec         xmm4, xmm4, xmm14
-L.xts_dec_final1_aes192_onepassgroups_tail2_tweakdouble:
-	vmovdqu         xmm14, oword [r10 - 176]
-	vaesdec         xmm4, xmm4, xmm14
-	vmovdqu         xmm14, oword [r10 - 160]
-	vaesdec         xmm4, xmm4, xmm14
-L.xts_dec_final1_aes128_onepassgroups_tail2_tweakdouble:
-	vmovdqu         xmm14, oword [r10 - 144]
-	vaesdec         xmm4, xmm4, xmm14
-	vmovdqu         xmm14, oword [r10 - 128]
-	vaesdec         xmm4, xmm4, xmm14
-	vmovdqu         xmm14, oword [r10 - 112]
-	vaesdec         xmm4, xmm4, xmm14
-	vmovdqu         xmm14, oword [r10 - 96]
-	vaesdec         xmm4, xmm4, xmm14
-	vmovdqu         xmm14, oword [r10 - 80]
-	vaesdec         xmm4, xmm4, xmm14
-	vmovdqu         xmm14, oword [r10 - 64]
-	vaesdec         xmm4, xmm4, xmm14
-	vmovdqu         xmm14, oword [r10 - 48]
-	vaesdec         xmm4, xmm4, xmm14
-	vmovdqu         xmm14, oword [r10 - 32]
-	vaesdec         xmm4, xmm4, xmm14
-	vmovdqu         xmm14, oword [r10 - 16]
-	vaesdec         xmm4, xmm4, xmm14
-	vpxor           xmm2, xmm10, xmm8
+	jb              near L.xts_dec_final1_aes128_tweakgpr_unroll8
+	je              near L.xts_dec_final1_aes192_tweakgpr_unroll8
+	vmovdqu         xmm15, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, xmm15
+	vmovdqu         xmm15, oword [r10 - 192]
+	vaesdec         xmm4, xmm4, xmm15
+L.xts_dec_final1_aes192_tweakgpr_unroll8:
+	vmovdqu         xmm15, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, xmm15
+	vmovdqu         xmm15, oword [r10 - 160]
+	vaesdec         xmm4, xmm4, xmm15
+L.xts_dec_final1_aes128_tweakgpr_unroll8:
+	vmovdqu         xmm15, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, xmm15
+	vmovdqu         xmm15, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, xmm15
+	vmovdqu         xmm15, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, xmm15
+	vmovdqu         xmm15, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, xmm15
+	vmovdqu         xmm15, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, xmm15
+	vmovdqu         xmm15, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, xmm15
+	vmovdqu         xmm15, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, xmm15
+	vmovdqu         xmm15, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, xmm15
+	vmovdqu         xmm15, oword [r10 - 16]
+	vaesdec         xmm4, xmm4, xmm15
+	vpxor           xmm2, xmm14, xmm5
 	vaesdeclast     xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
 	add             rcx, r8
 	add             rdx, r8
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
-	jmp             near L.xts_dec_steal_or_done_onepassgroups_tail2_tweakdouble
-L.xts_dec_no_tail_onepassgroups_tail2_tweakdouble:
+	jmp             near L.xts_dec_steal_or_done_tweakgpr_unroll8
+L.xts_dec_no_tail_tweakgpr_unroll8:
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
-L.xts_dec_steal_or_done_onepassgroups_tail2_tweakdouble:
+L.xts_dec_steal_or_done_tweakgpr_unroll8:
 	test            rsi, rsi
-	jz              near L.xts_dec_return_onepassgroups_tail2_tweakdouble
+	jz              near L.xts_dec_return_tweakgpr_unroll8
 ; ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
 ; (decryption: the last whole block under TB, the stolen block under TA)
 ; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
-	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
-	vpslldq         xmm8, xmm8, 8                   ; low half's carry into high
+	vpsrlq          xmm12, xmm2, 63                 ; top 1 bits of each half
+	vpclmulqdq      xmm0, xmm12, xmm1, 1            ; high half's, times 0x87
+	vpslldq         xmm12, xmm12, 8                 ; low half's carry into high
 	vpsllq          xmm3, xmm2, 1
-	vpxor           xmm3, xmm3, xmm8
+	vpxor           xmm3, xmm3, xmm12
 	vpxor           xmm3, xmm3, xmm0
-	vmovdqu         xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
+	vmovdqu         xmm12, oword [rcx + rsi*1]      ; last 16 bytes of src
 	vpxor           xmm4, xmm3, oword [rcx]
 	vpxor           xmm4, xmm4, oword [rdi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xts_dec_steal_a_aes128_onepassgroups_tail2_tweakdouble
-	je              near L.xts_dec_steal_a_aes192_onepassgroups_tail2_tweakdouble
+	jb              near L.xts_dec_steal_a_aes128_tweakgpr_unroll8
+	je              near L.xts_dec_steal_a_aes192_tweakgpr_unroll8
 	vaesdec         xmm4, xmm4, oword [r10 - 208]
 	vaesdec         xmm4, xmm4, oword [r10 - 192]
-L.xts_dec_steal_a_aes192_onepassgroups_tail2_tweakdouble:
+L.xts_dec_steal_a_aes192_tweakgpr_unroll8:
 	vaesdec         xmm4, xmm4, oword [r10 - 176]
 	vaesdec         xmm4, xmm4, oword [r10 - 160]
-L.xts_dec_steal_a_aes128_onepassgroups_tail2_tweakdouble:
+L.xts_dec_steal_a_aes128_tweakgpr_unroll8:
 	vaesdec         xmm4, xmm4, oword [r10 - 144]
 	vaesdec         xmm4, xmm4, oword [r10 - 128]
 	vaesdec         xmm4, xmm4, oword [r10 - 112]
@@ -2246,31 +2955,31 @@ L.xts_dec_steal_a_aes128_onepassgroups_tail2_tweakdouble:
 	vaesdec         xmm4, xmm4, oword [r10 - 16]
 	vaesdeclast     xmm4, xmm4, oword [r10]
 	vpxor           xmm4, xmm4, xmm3
-	lea             r11, [rel L.xts_cts_table_onepassgroups_tail2_tweakdouble]
+	lea             r11, [rel L.xts_cts_table_tweakgpr_unroll8]
 ; short block out: CC's first PART bytes, at the top of a store ending at the end
 	vmovdqu         xmm1, oword [r11 + rsi*1]
 	vpshufb         xmm1, xmm4, xmm1
 ; last whole block in: the PART stolen bytes, then CC from byte PART on
 	neg             rsi
 	vmovdqu         xmm0, oword [r11 + rsi*1 + 32]
-	vpshufb         xmm8, xmm8, xmm0
+	vpshufb         xmm12, xmm12, xmm0
 	vmovdqu         xmm0, oword [r11 + rsi*1 + 64]
 	neg             rsi
 	vpand           xmm4, xmm4, xmm0
-	vpor            xmm4, xmm4, xmm8
+	vpor            xmm4, xmm4, xmm12
 	vmovdqu         oword [rdx + rsi*1], xmm1
 	vpxor           xmm4, xmm4, xmm2
 	vpxor           xmm4, xmm4, oword [rdi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xts_dec_steal_b_aes128_onepassgroups_tail2_tweakdouble
-	je              near L.xts_dec_steal_b_aes192_onepassgroups_tail2_tweakdouble
+	jb              near L.xts_dec_steal_b_aes128_tweakgpr_unroll8
+	je              near L.xts_dec_steal_b_aes192_tweakgpr_unroll8
 	vaesdec         xmm4, xmm4, oword [r10 - 208]
 	vaesdec         xmm4, xmm4, oword [r10 - 192]
-L.xts_dec_steal_b_aes192_onepassgroups_tail2_tweakdouble:
+L.xts_dec_steal_b_aes192_tweakgpr_unroll8:
 	vaesdec         xmm4, xmm4, oword [r10 - 176]
 	vaesdec         xmm4, xmm4, oword [r10 - 160]
-L.xts_dec_steal_b_aes128_onepassgroups_tail2_tweakdouble:
+L.xts_dec_steal_b_aes128_tweakgpr_unroll8:
 	vaesdec         xmm4, xmm4, oword [r10 - 144]
 	vaesdec         xmm4, xmm4, oword [r10 - 128]
 	vaesdec         xmm4, xmm4, oword [r10 - 112]
@@ -2283,145 +2992,282 @@ L.xts_dec_steal_b_aes128_onepassgroups_tail2_tweakdouble:
 	vaesdeclast     xmm4, xmm4, oword [r10]
 	vpxor           xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
-L.xts_dec_return_onepassgroups_tail2_tweakdouble:
+L.xts_dec_return_tweakgpr_unroll8:
 	xor             eax, eax
 	vzeroupper
+	add             rsp, 128
+	pop             rbx
 	ret
 
+L.xts_dec_main_loop_tweakgpr_unroll8:
+	vmovq           r9, xmm0                        ; BASE into TLO:THI for the loop
+	vpextrq         rbx, xmm0, 1
+	jmp             near L.xts_dec_main_iteration
+
 	align 64, db 0xcc
-L.xts_dec_main_loop_onepassgroups_tail2_tweakdouble:
-; LLVM-MCA-BEGIN xts_dec_aesni_avx_main_loop_onepassgroups_tail2_tweakdouble
-; main loop: 4 vectors = 64 bytes per iteration; entered with LEN = the bytes
-; left - 64, placed after the epilogue so short messages never jump over it
-; the tweaks of 4 blocks: block j = BASE * x^j, each the previous one doubled
-	vmovdqa         xmm8, xmm0
-	vpsrad          xmm2, xmm8, 31
-	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
-	vpaddq          xmm11, xmm8, xmm8
-	vpxor           xmm11, xmm11, xmm2              ; xmm11 = xmm8 * x
-	vpsrad          xmm2, xmm11, 31
-	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
-	vpaddq          xmm12, xmm11, xmm11
-	vpxor           xmm12, xmm12, xmm2              ; xmm12 = xmm11 * x
-	vpsrad          xmm2, xmm12, 31
-	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
-	vpaddq          xmm13, xmm12, xmm12
-	vpxor           xmm13, xmm13, xmm2              ; xmm13 = xmm12 * x
-	vpsrad          xmm2, xmm13, 31
-	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
-	vpaddq          xmm0, xmm13, xmm13
-	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm13 * x
-; xmm4 = data ^ tweak ^ round key 0
-	vpxor           xmm4, xmm8, oword [rcx]
-	vpxor           xmm4, xmm4, xmm9
-; xmm5 = data ^ tweak ^ round key 0
-	vpxor           xmm5, xmm11, oword [rcx + 16]
-	vpxor           xmm5, xmm5, xmm9
-; xmm6 = data ^ tweak ^ round key 0
-	vpxor           xmm6, xmm12, oword [rcx + 32]
-	vpxor           xmm6, xmm6, xmm9
-; xmm7 = data ^ tweak ^ round key 0
-	vpxor           xmm7, xmm13, oword [rcx + 48]
-	vpxor           xmm7, xmm7, xmm9
-; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+L.xts_dec_main_iteration:
+; LLVM-MCA-BEGIN xts_dec_aesni_avx_main_loop_tweakgpr_unroll8
+; main loop: 8 vectors = 128 bytes per iteration; entered with LEN = the bytes
+; left - 128, placed after the epilogue so short messages never jump over it
+; the tweaks of 8 blocks from TLO:THI, each the previous one doubled in general
+; registers, to its stack slot and, whitened, into its block register
+	mov             qword [rsp], r9
+	mov             qword [rsp + 8], rbx
+	vmovq           xmm4, r9
+	vpinsrq         xmm4, xmm4, rbx, 1
+	vpxor           xmm4, xmm4, oword [rcx]
+	vpxor           xmm4, xmm4, xmm13               ; data ^ tweak ^ round key 0
+	mov             r11, rbx
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rbx, rbx
+	xor             r9, r11                         ; TLO:THI *= x
+	mov             qword [rsp + 16], r9
+	mov             qword [rsp + 24], rbx
+	vmovq           xmm5, r9
+	vpinsrq         xmm5, xmm5, rbx, 1
+	vpxor           xmm5, xmm5, oword [rcx + 16]
+	vpxor           xmm5, xmm5, xmm13               ; data ^ tweak ^ round key 0
+	mov             r11, rbx
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rbx, rbx
+	xor             r9, r11                         ; TLO:THI *= x
+	mov             qword [rsp + 32], r9
+	mov             qword [rsp + 40], rbx
+	vmovq           xmm6, r9
+	vpinsrq         xmm6, xmm6, rbx, 1
+	vpxor           xmm6, xmm6, oword [rcx + 32]
+	vpxor           xmm6, xmm6, xmm13               ; data ^ tweak ^ round key 0
+	mov             r11, rbx
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rbx, rbx
+	xor             r9, r11                         ; TLO:THI *= x
+	mov             qword [rsp + 48], r9
+	mov             qword [rsp + 56], rbx
+	vmovq           xmm7, r9
+	vpinsrq         xmm7, xmm7, rbx, 1
+	vpxor           xmm7, xmm7, oword [rcx + 48]
+	vpxor           xmm7, xmm7, xmm13               ; data ^ tweak ^ round key 0
+	mov             r11, rbx
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rbx, rbx
+	xor             r9, r11                         ; TLO:THI *= x
+	mov             qword [rsp + 64], r9
+	mov             qword [rsp + 72], rbx
+	vmovq           xmm8, r9
+	vpinsrq         xmm8, xmm8, rbx, 1
+	vpxor           xmm8, xmm8, oword [rcx + 64]
+	vpxor           xmm8, xmm8, xmm13               ; data ^ tweak ^ round key 0
+	mov             r11, rbx
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rbx, rbx
+	xor             r9, r11                         ; TLO:THI *= x
+	mov             qword [rsp + 80], r9
+	mov             qword [rsp + 88], rbx
+	vmovq           xmm9, r9
+	vpinsrq         xmm9, xmm9, rbx, 1
+	vpxor           xmm9, xmm9, oword [rcx + 80]
+	vpxor           xmm9, xmm9, xmm13               ; data ^ tweak ^ round key 0
+	mov             r11, rbx
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rbx, rbx
+	xor             r9, r11                         ; TLO:THI *= x
+	mov             qword [rsp + 96], r9
+	mov             qword [rsp + 104], rbx
+	vmovq           xmm10, r9
+	vpinsrq         xmm10, xmm10, rbx, 1
+	vpxor           xmm10, xmm10, oword [rcx + 96]
+	vpxor           xmm10, xmm10, xmm13             ; data ^ tweak ^ round key 0
+	mov             r11, rbx
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rbx, rbx
+	xor             r9, r11                         ; TLO:THI *= x
+	mov             qword [rsp + 112], r9
+	mov             qword [rsp + 120], rbx
+	vmovq           xmm11, r9
+	vpinsrq         xmm11, xmm11, rbx, 1
+	vpxor           xmm11, xmm11, oword [rcx + 112]
+	vpxor           xmm11, xmm11, xmm13             ; data ^ tweak ^ round key 0
+	mov             r11, rbx
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rbx, rbx
+	xor             r9, r11                         ; TLO:THI *= x
+; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xts_dec_main_aes128_onepassgroups_tail2_tweakdouble
-	je              near L.xts_dec_main_aes192_onepassgroups_tail2_tweakdouble
-	vmovdqu         xmm14, oword [r10 - 208]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vaesdec         xmm6, xmm6, xmm14
-	vaesdec         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 192]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vaesdec         xmm6, xmm6, xmm14
-	vaesdec         xmm7, xmm7, xmm14
-L.xts_dec_main_aes192_onepassgroups_tail2_tweakdouble:
-	vmovdqu         xmm14, oword [r10 - 176]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vaesdec         xmm6, xmm6, xmm14
-	vaesdec         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 160]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vaesdec         xmm6, xmm6, xmm14
-	vaesdec         xmm7, xmm7, xmm14
-L.xts_dec_main_aes128_onepassgroups_tail2_tweakdouble:
-	vmovdqu         xmm14, oword [r10 - 144]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vaesdec         xmm6, xmm6, xmm14
-	vaesdec         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 128]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vaesdec         xmm6, xmm6, xmm14
-	vaesdec         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 112]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vaesdec         xmm6, xmm6, xmm14
-	vaesdec         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 96]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vaesdec         xmm6, xmm6, xmm14
-	vaesdec         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 80]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vaesdec         xmm6, xmm6, xmm14
-	vaesdec         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 64]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vaesdec         xmm6, xmm6, xmm14
-	vaesdec         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 48]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vaesdec         xmm6, xmm6, xmm14
-	vaesdec         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 32]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vaesdec         xmm6, xmm6, xmm14
-	vaesdec         xmm7, xmm7, xmm14
-	vmovdqu         xmm14, oword [r10 - 16]
-	vaesdec         xmm4, xmm4, xmm14
-	vaesdec         xmm5, xmm5, xmm14
-	vaesdec         xmm6, xmm6, xmm14
-	vaesdec         xmm7, xmm7, xmm14
-; last round with the tweak folded into the key: the output is the block ^ tweak
-	vpxor           xmm2, xmm10, xmm8
-	vaesdeclast     xmm4, xmm4, xmm2
+	jb              near L.xts_dec_main_aes128_tweakgpr_unroll8
+	je              near L.xts_dec_main_aes192_tweakgpr_unroll8
+	vmovdqu         xmm15, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vaesdec         xmm8, xmm8, xmm15
+	vaesdec         xmm9, xmm9, xmm15
+	vaesdec         xmm10, xmm10, xmm15
+	vaesdec         xmm11, xmm11, xmm15
+	vmovdqu         xmm15, oword [r10 - 192]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vaesdec         xmm8, xmm8, xmm15
+	vaesdec         xmm9, xmm9, xmm15
+	vaesdec         xmm10, xmm10, xmm15
+	vaesdec         xmm11, xmm11, xmm15
+L.xts_dec_main_aes192_tweakgpr_unroll8:
+	vmovdqu         xmm15, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vaesdec         xmm8, xmm8, xmm15
+	vaesdec         xmm9, xmm9, xmm15
+	vaesdec         xmm10, xmm10, xmm15
+	vaesdec         xmm11, xmm11, xmm15
+	vmovdqu         xmm15, oword [r10 - 160]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vaesdec         xmm8, xmm8, xmm15
+	vaesdec         xmm9, xmm9, xmm15
+	vaesdec         xmm10, xmm10, xmm15
+	vaesdec         xmm11, xmm11, xmm15
+L.xts_dec_main_aes128_tweakgpr_unroll8:
+	vmovdqu         xmm15, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vaesdec         xmm8, xmm8, xmm15
+	vaesdec         xmm9, xmm9, xmm15
+	vaesdec         xmm10, xmm10, xmm15
+	vaesdec         xmm11, xmm11, xmm15
+	vmovdqu         xmm15, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vaesdec         xmm8, xmm8, xmm15
+	vaesdec         xmm9, xmm9, xmm15
+	vaesdec         xmm10, xmm10, xmm15
+	vaesdec         xmm11, xmm11, xmm15
+	vmovdqu         xmm15, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vaesdec         xmm8, xmm8, xmm15
+	vaesdec         xmm9, xmm9, xmm15
+	vaesdec         xmm10, xmm10, xmm15
+	vaesdec         xmm11, xmm11, xmm15
+	vmovdqu         xmm15, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vaesdec         xmm8, xmm8, xmm15
+	vaesdec         xmm9, xmm9, xmm15
+	vaesdec         xmm10, xmm10, xmm15
+	vaesdec         xmm11, xmm11, xmm15
+	vmovdqu         xmm15, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vaesdec         xmm8, xmm8, xmm15
+	vaesdec         xmm9, xmm9, xmm15
+	vaesdec         xmm10, xmm10, xmm15
+	vaesdec         xmm11, xmm11, xmm15
+	vmovdqu         xmm15, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vaesdec         xmm8, xmm8, xmm15
+	vaesdec         xmm9, xmm9, xmm15
+	vaesdec         xmm10, xmm10, xmm15
+	vaesdec         xmm11, xmm11, xmm15
+	vmovdqu         xmm15, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vaesdec         xmm8, xmm8, xmm15
+	vaesdec         xmm9, xmm9, xmm15
+	vaesdec         xmm10, xmm10, xmm15
+	vaesdec         xmm11, xmm11, xmm15
+	vmovdqu         xmm15, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vaesdec         xmm8, xmm8, xmm15
+	vaesdec         xmm9, xmm9, xmm15
+	vaesdec         xmm10, xmm10, xmm15
+	vaesdec         xmm11, xmm11, xmm15
+	vmovdqu         xmm15, oword [r10 - 16]
+	vaesdec         xmm4, xmm4, xmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vaesdec         xmm8, xmm8, xmm15
+	vaesdec         xmm9, xmm9, xmm15
+	vaesdec         xmm10, xmm10, xmm15
+	vaesdec         xmm11, xmm11, xmm15
+; last round, then the tweak from its slot
+	vaesdeclast     xmm4, xmm4, xmm14
+	vpxor           xmm4, xmm4, oword [rsp]
 	vmovdqu         oword [rdx], xmm4
-	vpxor           xmm2, xmm10, xmm11
-	vaesdeclast     xmm5, xmm5, xmm2
+	vaesdeclast     xmm5, xmm5, xmm14
+	vpxor           xmm5, xmm5, oword [rsp + 16]
 	vmovdqu         oword [rdx + 16], xmm5
-	vpxor           xmm2, xmm10, xmm12
-	vaesdeclast     xmm6, xmm6, xmm2
+	vaesdeclast     xmm6, xmm6, xmm14
+	vpxor           xmm6, xmm6, oword [rsp + 32]
 	vmovdqu         oword [rdx + 32], xmm6
-	vpxor           xmm2, xmm10, xmm13
-	vaesdeclast     xmm7, xmm7, xmm2
+	vaesdeclast     xmm7, xmm7, xmm14
+	vpxor           xmm7, xmm7, oword [rsp + 48]
 	vmovdqu         oword [rdx + 48], xmm7
-	add             rcx, 64
-	add             rdx, 64
-	sub             r8, 64
-	jae             L.xts_dec_main_loop_onepassgroups_tail2_tweakdouble
+	vaesdeclast     xmm8, xmm8, xmm14
+	vpxor           xmm8, xmm8, oword [rsp + 64]
+	vmovdqu         oword [rdx + 64], xmm8
+	vaesdeclast     xmm9, xmm9, xmm14
+	vpxor           xmm9, xmm9, oword [rsp + 80]
+	vmovdqu         oword [rdx + 80], xmm9
+	vaesdeclast     xmm10, xmm10, xmm14
+	vpxor           xmm10, xmm10, oword [rsp + 96]
+	vmovdqu         oword [rdx + 96], xmm10
+	vaesdeclast     xmm11, xmm11, xmm14
+	vpxor           xmm11, xmm11, oword [rsp + 112]
+	vmovdqu         oword [rdx + 112], xmm11
+	add             rcx, 128
+	add             rdx, 128
+	sub             r8, 128
+	jae             L.xts_dec_main_iteration
 ; LLVM-MCA-END
-	jmp             L.xts_dec_main_done_onepassgroups_tail2_tweakdouble
+	vmovq           xmm0, r9
+	vpinsrq         xmm0, xmm0, rbx, 1
+	jmp             L.xts_dec_main_done_tweakgpr_unroll8
 
 	section .rodata align=64
 	align 64, db 0
 ; The reduction constant: x^128 = x^7 + x^2 + x + 1, i.e. 0x87, in each lane's low half.
-L.xts_poly_onepassgroups_tail2_tweakdouble:
+L.xts_poly_tweakgpr_unroll8:
 	dq	0x87, 0
 ; mul_x's fold-back: bit 127 -> 0x87 in dword 0, bit 63 -> 1 in dword 2.
 L.xts_double_mask:
@@ -2429,7 +3275,7 @@ L.xts_double_mask:
 ; Ciphertext stealing: vpshufb patterns (0x80 makes a zero byte) and a byte mask.
 ; At +PART: moves a block's first PART bytes to its end.  At 32-PART: moves a block's
 ; last PART bytes to its start.  At 64-PART: 0x00 for the first PART bytes, 0xff after.
-L.xts_cts_table_onepassgroups_tail2_tweakdouble:
+L.xts_cts_table_tweakgpr_unroll8:
 	db	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
 	db	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
 	db	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128

@@ -27,9 +27,9 @@ ifneq ($(BUILD),$(CT_BUILD))
 $(CT_LIB): ct-lib ;
 endif
 
-$(CT_BUILD)/ct_check.o: tests/ct/ct_check.c runtime/include/aesgen.h | test-tools
+$(CT_BUILD)/ct_check.o: tests/ct/ct_check.c runtime/include/aesgen.h gen/aesgen_gen.h | test-tools
 	@mkdir -p $(@D)
-	$(CC) $(CT_CFLAGS) -std=c11 -Wall -Wextra -Iruntime/include -c -o $@ $<
+	$(CC) $(CT_CFLAGS) -std=c11 -Wall -Wextra -Iruntime/include -Iruntime/src -Igen -c -o $@ $<
 
 $(CT_BUILD)/util_planted.o: runtime/src/util.c $(CT_LIB)
 	$(CC) $(CT_CFLAGS) -std=c11 -Wall -Wextra -fPIC -Iruntime/include -Iruntime/src -Igen \

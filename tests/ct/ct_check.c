@@ -9,7 +9,8 @@
  *
  * Operations, for `generic`, `vperm_ssse3` (vector-permute AES: pshufb lookups on
  * secret indexes are data flow, not addresses, so memcheck passes them; a table read at
- * a secret address would be reported) and `aesni_avx` (valgrind 3.19 decodes neither VAES
+ * a secret address would be reported) and `aesni_avx`, once per uarch variant of
+ * gen/aesgen_gen.h whatever the CPU (valgrind 3.19 decodes neither VAES
  * nor AVX-512, so the other ISAs cannot run here; tests/python/test_ct_static.py
  * checks their GCM counter branches statically):
  *   key setup of every mode (encryption and decryption schedules, GCM's H powers),
@@ -35,6 +36,7 @@
 #include <valgrind/valgrind.h>
 
 #include "aesgen.h"
+#include "aesgen_gen.h"     /* the uarch names whose variants aesni_avx is checked under */
 
 static unsigned long passed, failed;
 static bool expect_leak;      /* the planted build: the tag checks must report errors */
@@ -274,11 +276,27 @@ int main(int argc, char **argv)
            "          avx10_512 are not checked here (see tests/python/test_ct_static.py).\n");
     if (!expect_leak)
         check_sees_secret_addresses();
-    static const char *const isas[] = { "generic", "vperm_ssse3", "aesni_avx" };
-    for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
-        isa_now = isas[i];
-        int rc = aesgen_select_isa(isas[i]);
-        result(rc == AESGEN_OK, "select %s under valgrind (returned %d)", isas[i], rc);
+    /* aesni_avx once per variant (its file's own, then each uarch's, whatever this CPU
+     * is: e.g. znver1's XTS doubles its tweaks with add/adc in general registers). */
+#define AESGEN_CT_UARCH_NAME(name, NAME) #name,
+    static const char *const variants[] = { "default", AESGEN_GEN_UARCHES(AESGEN_CT_UARCH_NAME) };
+#undef AESGEN_CT_UARCH_NAME
+    static const struct { const char *isa, *variant; } runs[] = {
+        { "generic", "default" }, { "vperm_ssse3", "default" },
+    };
+    size_t count = sizeof runs / sizeof runs[0] + sizeof variants / sizeof variants[0];
+    for (size_t i = 0; i < count; i++) {
+        bool own = i < sizeof runs / sizeof runs[0];
+        const char *isa = own ? runs[i].isa : "aesni_avx";
+        const char *variant = own ? runs[i].variant : variants[i - sizeof runs / sizeof runs[0]];
+        static char label[64];
+        snprintf(label, sizeof label, "%s%s%s", isa, strcmp(variant, "default") ? "/" : "",
+                 strcmp(variant, "default") ? variant : "");
+        isa_now = label;
+        int rc = aesgen_select_variant(variant);
+        result(rc == AESGEN_OK, "select variant %s under valgrind (returned %d)", variant, rc);
+        rc = aesgen_select_isa(isa);
+        result(rc == AESGEN_OK, "select %s under valgrind (returned %d)", isa, rc);
         if (rc != AESGEN_OK)
             continue;
         if (!expect_leak) {

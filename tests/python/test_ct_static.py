@@ -10,7 +10,9 @@ a small taint analysis per function, in layout order:
   data, tweaks and, in GCM, counters derived from J0 (a secret unless the IV is
   12 bytes).  Taint follows every general-register and flag write.
 - A violation: a conditional branch, setcc or cmovcc on flags computed from a secret,
-  or a secret register in a memory address.
+  or a secret register in a memory address.  adc and sbb read the carry as data (fixed
+  latency arithmetic, as XTS TWEAK=gpr's 128-bit doubling does): their result is secret
+  when the carry is.
 - The one sanctioned exception, the EVEX GCM bulk loop's counter-carry decision
   (templates/gcm.j2, bulk_counters): the counter's low byte, zero-extended
   (movzx), OR'ed with the AESGEN_GCM_SECRET_COUNTER flag taken from bit 63 of the
@@ -70,7 +72,8 @@ FLAG_WRITERS = {"add", "sub", "and", "or", "xor", "cmp", "test", "inc", "dec", "
 READ_MODIFY = {"add", "sub", "and", "or", "xor", "inc", "dec", "neg", "shl", "shr", "sar",
                "rol", "ror", "btr", "bts", "btc", "adc", "sbb", "imul"}
 NO_DESTINATION = {"cmp", "test", "bt", "push", "vptest"}
-FLAG_READERS = re.compile(r"^(j(?!mp)[a-z]+|set[a-z]+|cmov[a-z]+|adc|sbb)$")
+FLAG_READERS = re.compile(r"^(j(?!mp)[a-z]+|set[a-z]+|cmov[a-z]+)$")
+CARRY_AS_DATA = {"adc", "sbb"}
 VECTOR_TO_GPR = re.compile(r"^(vmovd|vmovq|vpextr[bwdq]|vpmovmskb|vmovmskp[sd]|kmov[bwdq])$")
 
 LINE = re.compile(r"^\s+(?:\{disp32\}\s+)?([a-z][a-z0-9]*)\s*(.*?)\s*(?:#.*)?$")
@@ -136,7 +139,8 @@ def check_function(name, lines):
 
         regs = [register(op) for op in ops]
         sources = [state[r[0]] for r in regs if r]
-        tainted = any(s in SECRET_STATES for s in sources)
+        tainted = any(s in SECRET_STATES for s in sources) or \
+            (mnemonic in CARRY_AS_DATA and flags == TAINT)
         dest = regs[-1] if regs and mnemonic not in NO_DESTINATION else None
         if ops and not register(ops[-1]):
             dest = None                                  # memory or vector destination
@@ -280,6 +284,31 @@ class CheckerSelfTest(unittest.TestCase):
         broken = self.text.replace("movzbl          %r11b, %r11d",
                                    "movzbl          %r11b, %r11d\n\tmov (%rdi,%r11,1), %rax", 1)
         self.assertCaught(broken)
+
+
+class CarryAsData(unittest.TestCase):
+    """adc/sbb on a secret carry are arithmetic, not a select: allowed, but the result is
+    secret from then on (in an address, or its flags in a branch, it is caught)."""
+
+    @staticmethod
+    def violations(*body):
+        text = "\n".join(["f:", "\t.cfi_startproc", "\tvmovq %xmm0, %rax",
+                          "\tadd %rax, %rax", "\tmov $0, %rdx", *body, "\t.cfi_endproc"])
+        return check_file(text, gcm=False)
+
+    def test_adc_on_a_secret_carry_is_allowed(self):
+        self.assertEqual(self.violations("\tadc $0, %rdx"), [])
+
+    def test_its_result_is_secret(self):
+        self.assertTrue(self.violations("\tadc $0, %rdx", "\tmov (%rdi,%rdx,1), %rcx"))
+        self.assertTrue(self.violations("\tsbb %rcx, %rdx", "\ttest %rdx, %rdx", "\tjz .Lx"))
+
+    def test_a_public_carry_stays_public(self):
+        self.assertEqual(self.violations("\tmov $1, %rcx", "\tadd %rcx, %rcx",
+                                         "\tadc $0, %rdx", "\tmov (%rdi,%rdx,1), %rcx"), [])
+
+    def test_a_branch_on_the_carry_is_caught(self):
+        self.assertTrue(self.violations("\tjc .Lx"))
 
 
 if __name__ == "__main__":

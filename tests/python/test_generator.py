@@ -381,21 +381,26 @@ class Generation(unittest.TestCase):
 
     def test_xts_tweak_knob_picks_the_main_loops_tweak_step(self):
         """TWEAK=clmul makes each of an iteration's tweaks with a vpclmulqdq; TWEAK=double
-        doubles the previous one (vpsrad, vpaddq) and multiplies nothing in the loop."""
+        doubles the previous one (vpsrad, vpaddq) and multiplies nothing in the loop;
+        TWEAK=gpr doubles in general registers (adc) and moves each tweak in (vpinsrq)."""
         import re
         mode, isa = get_mode("xts"), get_isa("aesni_avx")
         for tweak, present, absent in (("clmul", "vpclmulqdq", "vpsrad"),
-                                       ("double", "vpsrad", "vpclmulqdq")):
-            text = generate(mode, isa, resolve(mode, isa, {"TWEAK": tweak}), SYSV)["S"]
+                                       ("double", "vpsrad", "vpclmulqdq"),
+                                       ("gpr", "adc", "vpsrad")):
+            text = generate(mode, isa, resolve(mode, isa, {"TWEAK": tweak}), SYSV,
+                            with_variants=False)["S"]
             # the file's own functions (not the uarch variants of generator/tuning.json)
             loops = [(name, body) for name, body in
                      re.findall(r"# LLVM-MCA-BEGIN (\S+)\n(.*?)# LLVM-MCA-END", text, re.S)
                      if name in ("xts_enc_aesni_avx_main_loop", "xts_dec_aesni_avx_main_loop")]
             self.assertEqual(len(loops), 2, tweak)
             for name, body in loops:
-                self.assertEqual(body.count(present + " "), 4,   # UNROLL=4: 3 tweaks and the next BASE
-                                 (tweak, name))
+                # UNROLL=4: 3 tweaks and the next BASE (gpr: 4 doublings, BASE untouched)
+                self.assertEqual(body.count(present + " "), 4, (tweak, name))
                 self.assertNotIn(absent + " ", body, (tweak, name))
+                self.assertEqual(body.count("vpinsrq "), 4 if tweak == "gpr" else 0, (tweak, name))
+                self.assertEqual("vpclmulqdq " in body, tweak == "clmul", (tweak, name))
 
     def test_xctr_counters_knob_picks_the_counter_form(self):
         """COUNTERS=base adds each counter vector's own step from .Lxctr_steps; chain adds

@@ -57,9 +57,9 @@ class EveryCombinationPlansOrIsRefused(unittest.TestCase):
         # 896 for the four VEX/EVEX ISAs (per ISA: 28 UNROLL x KEYS x TAIL <= UNROLL, times
         # 2 ONEPASS for ctr, xctr and xts, times 2 GHASH for gcm) + 54 for vperm_ssse3's
         # ctr, xctr, xts with its own UNROLL values (1, 2, 3, 8) and ONEPASS=loop only, + 56
-        # for aesni_avx's xts with TWEAK=double and 56 for its xctr with COUNTERS=chain (the
-        # other ISAs take one value of each)
-        self.assertEqual(planned + refused, 1062)
+        # for aesni_avx's xts with TWEAK=double, 56 with TWEAK=gpr and 56 for its xctr with
+        # COUNTERS=chain (the other ISAs take one value of each)
+        self.assertEqual(planned + refused, 1118)
         self.assertGreater(planned, 250)
         self.assertGreater(refused, 200)
 
@@ -82,7 +82,7 @@ class EveryCombinationPlansOrIsRefused(unittest.TestCase):
                         continue
                     for value in {"KEYS": ("reg", "mem"), "GHASH": ("school", "karatsuba"),
                                   "ONEPASS": ("loop", "groups"),
-                                  "TWEAK": ("clmul", "double"),
+                                  "TWEAK": ("clmul", "double", "gpr"),
                                   "COUNTERS": ("base", "chain"),
                                   "TAIL": (1, 2, 4, 8)}[name]:
                         if value == knobs[name]:
@@ -139,6 +139,30 @@ class FitRules(unittest.TestCase):
         registers = self.plan("xts", "avx10_256", KEYS="mem", UNROLL=8)
         self.assertEqual([r.role for r in registers.R["TW"]], [f"TW{j}" for j in range(8)])
         self.assertEqual(registers.functions["decrypt"].stack, 0)
+
+    def test_xts_spilled_groups_keep_their_tweaks_in_free_block_registers(self):
+        """Spilled (aesni_avx UNROLL=8): a group of at most 4 vectors holds its tweaks in
+        the block registers it does not use; the main loop's 8 are on the stack."""
+        spilled = self.plan("xts", "aesni_avx", UNROLL=8, TWEAK="gpr")
+        self.assertTrue(spilled.spill)
+        X = spilled.R["X"]
+        self.assertEqual(spilled.tweak_registers(1), X[1:2])
+        self.assertEqual(spilled.tweak_registers(4), X[4:8])
+        self.assertIsNone(spilled.tweak_registers(5))
+        self.assertIsNone(spilled.tweak_registers(8))
+        held = self.plan("xts", "aesni_avx", UNROLL=4, TWEAK="double")
+        self.assertEqual(held.tweak_registers(3), held.R["TW"][:3])
+
+    def test_xts_gpr_tweaks_take_general_registers(self):
+        """TWEAK=gpr: THI a temp of its own, TLO and TSIGN the registers of IVP and TMPG
+        (dead in the main loop); other TWEAK values name none of them."""
+        fn = self.plan("xts", "aesni_avx", UNROLL=8, TWEAK="gpr").functions["encrypt"]
+        self.assertIn("THI", fn.temps)
+        self.assertEqual({a[:2] for a in fn.aliases} & {("TLO", "IVP"), ("TSIGN", "TMPG")},
+                         {("TLO", "IVP"), ("TSIGN", "TMPG")})
+        other = self.plan("xts", "aesni_avx", UNROLL=8, TWEAK="double").functions["encrypt"]
+        self.assertNotIn("THI", other.temps)
+        self.assertEqual([a[0] for a in other.aliases], ["PART"])
 
     def test_round_keys(self):
         self.assertEqual(len(self.plan("ctr", "avx10_512", KEYS="reg").R["KMID"]), 13)
