@@ -166,6 +166,7 @@ enum {
  * <symbol>_variant of gen/<isa>/<mode>.S (a uarch not listed: the file's own) */
 #define AESGEN_GEN_UARCH_VARIANTS_vperm_ssse3(X)
 #define AESGEN_GEN_UARCH_VARIANTS_aesni_avx(X) \
+    X(aesni_avx, ctr, ZNVER1, _countersgpr) \
     X(aesni_avx, xctr, ZNVER1, _counterschain) \
     X(aesni_avx, xts, ZNVER1, _tweakgpr_unroll8) \
     X(aesni_avx, gcm, ZNVER1, _ghashkaratsuba_tail2)
@@ -180,6 +181,7 @@ enum {
     X(avx10_512, gcm, ZNVER5, _tail2_unroll8)
 /* X(isa, mode, _variant, name of the first uarch taking it): each variant once */
 #define AESGEN_GEN_VARIANT_SETS(X) \
+    X(aesni_avx, ctr, _countersgpr, znver1) \
     X(aesni_avx, xctr, _counterschain, znver1) \
     X(aesni_avx, xts, _tweakgpr_unroll8, znver1) \
     X(aesni_avx, gcm, _ghashkaratsuba_tail2, znver1) \
@@ -276,7 +278,7 @@ _Static_assert(AESGEN_GCM_H_POWERS == AESGEN_LAYOUT_GCM_H_POWERS &&
  * C tests check every variant listed here. */
 #define AESGEN_GEN_VARIANT __attribute__((weak))
 
-/* gen/vperm_ssse3/ctr.S: KEYS=mem ONEPASS=loop TAIL=1 UNROLL=8; main loop 128 bytes per iteration */
+/* gen/vperm_ssse3/ctr.S: COUNTERS=base KEYS=mem ONEPASS=loop TAIL=1 UNROLL=8; main loop 128 bytes per iteration */
 int aesgen_ctr_crypt_vperm_ssse3(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 #define AESGEN_GEN_UNROLL_vperm_ssse3_ctr 8
 #define AESGEN_GEN_STRIDE_vperm_ssse3_ctr 128
@@ -292,8 +294,9 @@ int aesgen_xts_decrypt_vperm_ssse3(const aesgen_aes_key *key1, const aesgen_aes_
 #define AESGEN_GEN_UNROLL_vperm_ssse3_xts 8
 #define AESGEN_GEN_STRIDE_vperm_ssse3_xts 128
 
-/* gen/aesni_avx/ctr.S: KEYS=mem ONEPASS=loop TAIL=4 UNROLL=8; main loop 128 bytes per iteration */
+/* gen/aesni_avx/ctr.S: COUNTERS=base KEYS=mem ONEPASS=loop TAIL=4 UNROLL=8; main loop 128 bytes per iteration */
 int aesgen_ctr_crypt_aesni_avx(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
+AESGEN_GEN_VARIANT int aesgen_ctr_crypt_aesni_avx_countersgpr(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 #define AESGEN_GEN_UNROLL_aesni_avx_ctr 8
 #define AESGEN_GEN_STRIDE_aesni_avx_ctr 128
 
@@ -325,7 +328,7 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2(cons
 #define AESGEN_GEN_UNROLL_aesni_avx_gcm 4
 #define AESGEN_GEN_STRIDE_aesni_avx_gcm 64
 
-/* gen/vaes_avx2/ctr.S: KEYS=mem ONEPASS=loop TAIL=4 UNROLL=8; main loop 256 bytes per iteration */
+/* gen/vaes_avx2/ctr.S: COUNTERS=base KEYS=mem ONEPASS=loop TAIL=4 UNROLL=8; main loop 256 bytes per iteration */
 int aesgen_ctr_crypt_vaes_avx2(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 #define AESGEN_GEN_UNROLL_vaes_avx2_ctr 8
 #define AESGEN_GEN_STRIDE_vaes_avx2_ctr 256
@@ -350,7 +353,7 @@ int aesgen_gcm_dec_record_vaes_avx2(const aesgen_gcm_key *key, uint8_t *dst, con
 #define AESGEN_GEN_UNROLL_vaes_avx2_gcm 4
 #define AESGEN_GEN_STRIDE_vaes_avx2_gcm 128
 
-/* gen/avx10_256/ctr.S: KEYS=reg ONEPASS=loop TAIL=4 UNROLL=8; main loop 256 bytes per iteration */
+/* gen/avx10_256/ctr.S: COUNTERS=base KEYS=reg ONEPASS=loop TAIL=4 UNROLL=8; main loop 256 bytes per iteration */
 int aesgen_ctr_crypt_avx10_256(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 #define AESGEN_GEN_UNROLL_avx10_256_ctr 8
 #define AESGEN_GEN_STRIDE_avx10_256_ctr 256
@@ -380,7 +383,7 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_256_ghashschool(const aesgen_
 #define AESGEN_GEN_UNROLL_avx10_256_gcm 4
 #define AESGEN_GEN_STRIDE_avx10_256_gcm 128
 
-/* gen/avx10_512/ctr.S: KEYS=reg ONEPASS=loop TAIL=4 UNROLL=8; main loop 512 bytes per iteration */
+/* gen/avx10_512/ctr.S: COUNTERS=base KEYS=reg ONEPASS=loop TAIL=4 UNROLL=8; main loop 512 bytes per iteration */
 int aesgen_ctr_crypt_avx10_512(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 AESGEN_GEN_VARIANT int aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 #define AESGEN_GEN_UNROLL_avx10_512_ctr 8
@@ -431,6 +434,7 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_tail2_unroll8(const aesge
     X(vperm_ssse3, xts, aesgen_xts_encrypt_vperm_ssse3) \
     X(vperm_ssse3, xts, aesgen_xts_decrypt_vperm_ssse3) \
     X(aesni_avx, ctr, aesgen_ctr_crypt_aesni_avx) \
+    X(aesni_avx, ctr, aesgen_ctr_crypt_aesni_avx_countersgpr) \
     X(aesni_avx, xctr, aesgen_xctr_crypt_aesni_avx) \
     X(aesni_avx, xctr, aesgen_xctr_crypt_aesni_avx_counterschain) \
     X(aesni_avx, xts, aesgen_xts_encrypt_aesni_avx) \
@@ -503,6 +507,8 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_vperm_
                "aesgen_xts_decrypt_vperm_ssse3: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_ctr_crypt_aesni_avx), aesgen_ctr_fn),
                "aesgen_ctr_crypt_aesni_avx: the aesgen_ctr_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_ctr_crypt_aesni_avx_countersgpr), aesgen_ctr_fn),
+               "aesgen_ctr_crypt_aesni_avx_countersgpr: the aesgen_ctr_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xctr_crypt_aesni_avx), aesgen_xctr_fn),
                "aesgen_xctr_crypt_aesni_avx: the aesgen_xctr_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xctr_crypt_aesni_avx_counterschain), aesgen_xctr_fn),

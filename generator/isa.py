@@ -89,7 +89,8 @@ ISAS = {isa.name: isa for isa in (
                      # its XCTR makes its counter blocks its own way (templates/vperm/xctr.j2)
                      ("COUNTERS", ("base",)))),
     Isa("aesni_avx", 16, 16, False, _VEX, "AES-NI on xmm, VEX-encoded AVX, 16 registers"),
-    # TWEAK=double and COUNTERS=chain: measured on 128-bit vectors only; TWEAK=gpr makes
+    # TWEAK=double and COUNTERS=chain: measured on 128-bit vectors only (COUNTERS=gpr: one
+    # block per store); TWEAK=gpr makes
     # one block's tweak per vmovq + vpinsrq (a wider vector would need a pair per lane)
     Isa("vaes_avx2", 32, 16, False, _VAES, "VAES on ymm, VEX-encoded AVX2, 16 registers",
         knob_values=(("TWEAK", ("clmul",)), ("COUNTERS", ("base",)))),

@@ -58,10 +58,12 @@ KNOBS = {knob.name: knob for knob in (
          "chain; 128-bit vectors only, for CPUs where VPCLMULQDQ blocks the AES pipes, e.g. "
          "Zen 1); gpr = the same doubling in general registers (add/adc), each tweak moved "
          "in by vmovq + vpinsrq, two vector ops per block for five (aesni_avx only)"),
-    Knob("COUNTERS", ("base", "chain"), str,
-         "XCTR counter vectors: base = each added to the base with its own step constant "
-         "(independent, a memory operand each); chain = each the previous one plus a step "
-         "held in a register (a serial chain of adds; 128-bit vectors only)"),
+    Knob("COUNTERS", ("base", "chain", "gpr"), str,
+         "counter vectors: base = each added to the base with its own step constant "
+         "(independent; CTR: big-endian byte adds); chain (xctr) = each the previous one plus "
+         "a step held in a register (a serial chain of adds; 128-bit vectors only); gpr (ctr, "
+         "aesni_avx) = the main loop's blocks made one iteration ahead in general registers "
+         "(lea, bswap, xor round key 0) into a stack ring and loaded whitened: no vector op"),
     Knob("ONEPASS", ("loop", "groups"), str,
          "a message of exactly one main-loop iteration: loop = one pass of the main loop; "
          "groups = the groups of TAIL vectors and the final group (the main loop only "

@@ -18,8 +18,8 @@ class Mode:
 
 
 MODES = {mode.name: mode for mode in (
-    Mode("ctr", "ctr.j2", ("UNROLL", "KEYS", "TAIL", "ONEPASS"),
-         {"UNROLL": 8, "TAIL": 4, "ONEPASS": "loop"},
+    Mode("ctr", "ctr.j2", ("UNROLL", "KEYS", "TAIL", "ONEPASS", "COUNTERS"),
+         {"UNROLL": 8, "TAIL": 4, "ONEPASS": "loop", "COUNTERS": "base"},
          "CTR with a 128-bit big-endian counter (SP 800-38A)"),
     Mode("xctr", "xctr.j2", ("UNROLL", "KEYS", "TAIL", "ONEPASS", "COUNTERS"),
          {"UNROLL": 8, "TAIL": 4, "ONEPASS": "loop", "COUNTERS": "base"},

@@ -181,19 +181,45 @@ class Plan:
         return lines + self.notes(fn)
 
 
+def _counters_rule(mode_name, refused):
+    def check(isa, knobs):
+        if knobs.get("COUNTERS") in refused:
+            return f"COUNTERS={knobs['COUNTERS']} is not a counter form of {mode_name}"
+        return None
+    return Rule(f"{mode_name}: COUNTERS is not " + " or ".join(refused), check)
+
+
 class CtrPlan(Plan):
+    """COUNTERS=gpr: the main loop's counter blocks, whitened, in a ring of two halves of
+    UNROLL blocks on the stack (RING: the current half's offset), written one iteration
+    ahead from general registers (templates/ctr.j2 gpr_blocks)."""
+    RULES = Plan.RULES + (_counters_rule("ctr", ("chain",)),)
+
     def allocate(self):
         v, U = self.vregs, self.knobs["UNROLL"]
         self.take("KS", v.many("KS", U))
         for role in ("CTR", "BASE", "INC", "BSWAP", "TMP", "K0", "KLAST"):
             self.take(role, v.one(role))
         self.round_keys(self.knobs["KEYS"] == "reg")
+        gpr = self.knobs.get("COUNTERS") == "gpr"
         self.functions["crypt"] = FunctionPlan(
             "ctr_crypt", ("KEY", "DST", "SRC", "LEN", "CTR_LO", "CTR_HI"),
-            ("ROUNDS", "KEYEND", "TMPG"))
+            ("ROUNDS", "KEYEND", "TMPG") + (("RING",) if gpr else ()),
+            stack=2 * U * self.isa.vector_bytes if gpr else 0)
+
+    def notes(self, fn):
+        lines = super().notes(fn)
+        if self.knobs.get("COUNTERS") == "gpr":
+            U = self.knobs["UNROLL"]
+            lines.append(f"COUNTERS=gpr: the main loop's whitened counter blocks at [rsp + RING + "
+                         f"16*j] (j < {U}; RING = 0 or {16 * U}, the halves swap each "
+                         "iteration), wiped when the loop ends.")
+        return lines
 
 
 class XctrPlan(Plan):
+    RULES = Plan.RULES + (_counters_rule("xctr", ("gpr",)),)
+
     def allocate(self):
         v, U = self.vregs, self.knobs["UNROLL"]
         self.take("KS", v.many("KS", U))

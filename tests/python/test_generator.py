@@ -107,6 +107,13 @@ class CommandLine(unittest.TestCase):
         self.assert_usage_error(run_cli("gen", "--check", "--mode", "ctr", "TWEAK=double"),
                                 "knob TWEAK does not apply to mode ctr")
 
+    def test_counter_forms_belong_to_their_mode(self):
+        result = run_cli("gen", "--check", "--isa", "aesni_avx", "--mode", "ctr", "COUNTERS=chain")
+        self.assert_usage_error(result, "COUNTERS=chain is not a counter form of ctr",
+                                "or set COUNTERS=base")
+        result = run_cli("gen", "--check", "--isa", "aesni_avx", "--mode", "xctr", "COUNTERS=gpr")
+        self.assert_usage_error(result, "COUNTERS=gpr is not a counter form of xctr")
+
     def test_unroll_too_big_for_register_file(self):
         result = run_cli("gen", "--check", "--isa", "avx10_512", "--mode", "ctr",
                          "UNROLL=16", "KEYS=reg")
@@ -415,6 +422,24 @@ class Generation(unittest.TestCase):
             self.assertEqual(body.count(".Lxctr_steps"), steps_read, counters)
             self.assertEqual(len(re.findall(r"vpaddq\s+%xmm\d+, %xmm\d+, %xmm\d+", body)),
                              register_adds, counters)
+
+    def test_ctr_counters_gpr_makes_the_blocks_in_general_registers(self):
+        """COUNTERS=base: big-endian byte adds (vpaddd) and a carry check in the loop;
+        gpr: each block loaded from the ring, the next iteration's made by bswap, no vector
+        counter op; the ring is wiped after the loop."""
+        import re
+        mode, isa = get_mode("ctr"), get_isa("aesni_avx")
+        for counters, vpaddd, bswaps in (("base", 8, 0), ("gpr", 0, 8)):
+            text = generate(mode, isa, resolve(mode, isa, {"COUNTERS": counters}), SYSV,
+                            with_variants=False)["S"]
+            body = re.search(r"# LLVM-MCA-BEGIN ctr_aesni_avx_main_loop\n(.*?)"
+                             r"# LLVM-MCA-END", text, re.S).group(1)
+            self.assertEqual(len(re.findall(r"\bvpaddd\s", body)), vpaddd, counters)
+            self.assertEqual(len(re.findall(r"\bbswap\s", body)), bswaps, counters)
+            self.assertEqual("_carry" in body, counters == "base", counters)
+            after = text[text.index("# LLVM-MCA-END", text.index("ctr_aesni_avx_main_loop")):]
+            wipes = re.findall(r"vmovdqu\s+%xmm\d+, \d*\(%rsp\)", after.split(".cfi_endproc")[0])
+            self.assertEqual(len(wipes), 16 if counters == "gpr" else 0, counters)
 
     def test_arguments_come_from_the_abi(self):
         mode, isa = get_mode("ctr"), get_isa("avx10_512")
