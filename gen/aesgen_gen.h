@@ -176,6 +176,7 @@ enum {
 #define AESGEN_GEN_UARCH_VARIANTS_avx10_512(X) \
     X(avx10_512, ctr, ZNVER5, _keysmem_tail8_unroll16) \
     X(avx10_512, xctr, ZNVER5, _keysmem_tail8_unroll16) \
+    X(avx10_512, xts, ZNVER5, _onepassgroups_tail2_tweakahead) \
     X(avx10_512, gcm, ZNVER4, _ghashschool) \
     X(avx10_512, gcm, SAPPHIRERAPIDS, _ghashschool) \
     X(avx10_512, gcm, ZNVER5, _tail2_unroll8)
@@ -188,6 +189,7 @@ enum {
     X(avx10_256, gcm, _ghashschool, sapphirerapids) \
     X(avx10_512, ctr, _keysmem_tail8_unroll16, znver5) \
     X(avx10_512, xctr, _keysmem_tail8_unroll16, znver5) \
+    X(avx10_512, xts, _onepassgroups_tail2_tweakahead, znver5) \
     X(avx10_512, gcm, _ghashschool, znver4) \
     X(avx10_512, gcm, _tail2_unroll8, znver5)
 /* Length plans: X(mode, NAME of the uarch, isa, ISA, CLASSES, STREAM_CLASSES): where
@@ -212,7 +214,8 @@ enum {
 #define AESGEN_GEN_LENGTH_CLASSES_xts_znver5(C) \
     C(31, aesni_avx, AESNI_AVX, TUNED) \
     C(32, avx10_256, AVX10_256, TUNED) \
-    C(47, aesni_avx, AESNI_AVX, TUNED)
+    C(47, aesni_avx, AESNI_AVX, TUNED) \
+    C(512, avx10_512, AVX10_512, OWN)
 #define AESGEN_GEN_LENGTH_CLASSES_xts_znver5_STREAM(C)
 #define AESGEN_GEN_LENGTH_PLANS(X) \
     X(gcm, ZNVER4, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_gcm_znver4, AESGEN_GEN_LENGTH_CLASSES_gcm_znver4_STREAM) \
@@ -398,6 +401,8 @@ AESGEN_GEN_VARIANT int aesgen_xctr_crypt_avx10_512_keysmem_tail8_unroll16(const 
 /* gen/avx10_512/xts.S: KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4; main loop 256 bytes per iteration */
 int aesgen_xts_encrypt_avx10_512(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 int aesgen_xts_decrypt_avx10_512(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+AESGEN_GEN_VARIANT int aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+AESGEN_GEN_VARIANT int aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #define AESGEN_GEN_UNROLL_avx10_512_xts 4
 #define AESGEN_GEN_STRIDE_avx10_512_xts 256
 
@@ -480,6 +485,8 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_tail2_unroll8(const aesge
     X(avx10_512, xctr, aesgen_xctr_crypt_avx10_512_keysmem_tail8_unroll16) \
     X(avx10_512, xts, aesgen_xts_encrypt_avx10_512) \
     X(avx10_512, xts, aesgen_xts_decrypt_avx10_512) \
+    X(avx10_512, xts, aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead) \
+    X(avx10_512, xts, aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead) \
     X(avx10_512, gcm, aesgen_gcm_ghash_avx10_512) \
     X(avx10_512, gcm, aesgen_gcm_enc_update_avx10_512) \
     X(avx10_512, gcm, aesgen_gcm_dec_update_avx10_512) \
@@ -599,6 +606,10 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_encrypt_avx10_
                "aesgen_xts_encrypt_avx10_512: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_avx10_512), aesgen_xts_fn),
                "aesgen_xts_decrypt_avx10_512: the aesgen_xts_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead), aesgen_xts_fn),
+               "aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead: the aesgen_xts_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead), aesgen_xts_fn),
+               "aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_ghash_avx10_512), aesgen_gcm_ghash_fn),
                "aesgen_gcm_ghash_avx10_512: the aesgen_gcm_ghash_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_update_avx10_512), aesgen_gcm_update_fn),

@@ -94,10 +94,11 @@ ISAS = {isa.name: isa for isa in (
     # one block's tweak per vmovq + vpinsrq (a wider vector would need a pair per lane)
     Isa("vaes_avx2", 32, 16, False, _VAES, "VAES on ymm, VEX-encoded AVX2, 16 registers",
         knob_values=(("TWEAK", ("clmul",)), ("COUNTERS", ("base",)))),
+    # TWEAK=ahead holds twice an iteration's tweaks: EVEX's 32 registers only
     Isa("avx10_256", 32, 32, True, _AVX10, "VAES on ymm, EVEX, 32 registers and opmasks",
-        knob_values=(("TWEAK", ("clmul",)), ("COUNTERS", ("base",)))),
+        knob_values=(("TWEAK", ("clmul", "ahead")), ("COUNTERS", ("base",)))),
     Isa("avx10_512", 64, 32, True, _AVX10, "VAES on zmm, EVEX, 32 registers and opmasks",
-        knob_values=(("TWEAK", ("clmul",)), ("COUNTERS", ("base",)))),
+        knob_values=(("TWEAK", ("clmul", "ahead")), ("COUNTERS", ("base",)))),
 )}
 
 

@@ -57,7 +57,10 @@ KNOBS = {knob.name: knob for knob in (
          "the previous one times x, five shift/add/logic ops and no multiply (a serial "
          "chain; 128-bit vectors only, for CPUs where VPCLMULQDQ blocks the AES pipes, e.g. "
          "Zen 1); gpr = the same doubling in general registers (add/adc), each tweak moved "
-         "in by vmovq + vpinsrq, two vector ops per block for five (aesni_avx only)"),
+         "in by vmovq + vpinsrq, two vector ops per block for five (aesni_avx only); ahead = as "
+         "clmul, but the main loop makes each vector's next tweak from its own during the "
+         "iteration before (in the first rounds), so no multiply stands between an "
+         "iteration's loads and its rounds; twice the tweak registers (EVEX only)"),
     Knob("COUNTERS", ("base", "chain", "gpr"), str,
          "counter vectors: base = each added to the base with its own step constant "
          "(independent; CTR: big-endian byte adds); chain (xctr) = each the previous one plus "

@@ -242,7 +242,8 @@ class XtsPlan(Plan):
     below 8 (see lint.check_twin_safe_moves)."""
     RULES = Plan.RULES + (
         Rule("tweaks: in registers when UNROLL of them fit beside the round keys, "
-             "else all on the stack (UNROLL vectors of frame)", None),)
+             "else all on the stack (UNROLL vectors of frame); TWEAK=ahead: UNROLL tweaks "
+             "and UNROLL last-round keys in registers, or no fit", None),)
 
     def allocate(self):
         v, U, isa = self.vregs, self.knobs["UNROLL"], self.isa
@@ -255,7 +256,12 @@ class XtsPlan(Plan):
         self.take("KLAST", v.one("KLAST"))
         key_registers = MIDDLE_KEYS if keys_in_registers else 1
         tweaks = [tweak0]
-        if v.free >= key_registers + U - 1:
+        if self.knobs.get("TWEAK") == "ahead":
+            # the main loop's tweaks and their last-round keys (LK) all in registers, or
+            # no fit: the next iteration's tweaks replace them during the rounds
+            tweaks += v.named(f"TW{j}" for j in range(1, U))
+            self.take("LK", v.many("LK", U))
+        elif v.free >= key_registers + U - 1:
             # all tweaks fit: they take the low registers (shorter encodings on 256-bit EVEX)
             tweaks += v.named(f"TW{j}" for j in range(1, U))
         self.round_keys(keys_in_registers)

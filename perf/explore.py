@@ -48,7 +48,7 @@ from generator import tuning
 from generator.abi import SYSV
 from generator.errors import UsageError
 from generator.isa import ISAS
-from generator.knobs import resolve, uarch_knobs
+from generator.knobs import parse_assignment, resolve, uarch_knobs
 from generator.uarch import host_uarch
 from generator.modes import MODES
 from generator.manifest import file_entry
@@ -110,16 +110,30 @@ def current_knobs(mode, isa, uarch=None) -> Dict[str, object]:
     return knobs
 
 
-def sweep(mode, isa, uarch=None) -> List[Candidate]:
+def parse_only(text: str, mode) -> Dict[str, object]:
+    """'TWEAK=ahead,UNROLL=4': the knob values every swept candidate must have (--only)."""
+    only = {}
+    for part in filter(None, text.split(",")):
+        name, value = parse_assignment(part)
+        if name not in mode.knobs:
+            raise UsageError(f"--only {part}: knob {name} does not apply to mode "
+                             f"{mode.name}; its knobs: {', '.join(mode.knobs)}")
+        only[name] = value
+    return only
+
+
+def sweep(mode, isa, uarch=None, only=None) -> List[Candidate]:
     """Every distinct resolved knob combination, the default (what this uarch runs today)
     first; ones whose registers do not fit are kept with status 'no fit' so the table
-    can say so."""
+    can say so.  only: {knob: value} that every candidate but the default must have."""
     default = current_knobs(mode, isa, uarch)
     seen, out = set(), [Candidate(default, True)]
     seen.add(tuple(sorted(default.items())))
     for assignments in combinations(mode, isa):
         knobs = resolve(mode, isa, assignments)
         key = tuple(sorted(knobs.items()))
+        if only and any(knobs.get(name) != value for name, value in only.items()):
+            continue
         if key not in seen:
             seen.add(key)
             out.append(Candidate(knobs, False))
@@ -555,7 +569,7 @@ def apply(mode, isa, r: Ranked, default: Candidate, rounds: int, uarch=None):
 
 # ---- driver ------------------------------------------------------------------------------
 
-def explore(mode, isa, build, rounds, samples, do_apply) -> int:
+def explore(mode, isa, build, rounds, samples, do_apply, only="") -> int:
     root = os.path.join(REPO, build, "explore", f"{mode.name}-{isa.name}")
     shutil.rmtree(root, ignore_errors=True)
     os.makedirs(root)
@@ -564,7 +578,9 @@ def explore(mode, isa, build, rounds, samples, do_apply) -> int:
     uarch = host_uarch()
     say(f"  this machine: {mca.cpu_description()}, uarch "
         f"{uarch.name if uarch else 'none of generator/uarch.py (--apply refuses)'}")
-    candidates = sweep(mode, isa, uarch)
+    candidates = sweep(mode, isa, uarch, parse_only(only, mode))
+    if only:
+        say(f"  only the variants with {only} (and what this uarch runs today)")
     for number, c in enumerate(candidates, 1):
         workspace.prepare(c)
         say(f"  [{number}/{len(candidates)}] {c.tag}: {c.status}"
@@ -628,7 +644,7 @@ def command(args):
     for mode in modes:
         for isa in isas:
             status |= explore(MODES[mode], ISAS[isa], args.build, args.rounds, args.samples,
-                              args.apply)
+                              args.apply, args.only)
     return status
 
 
@@ -643,6 +659,9 @@ def add_parser(sub):
     parser.add_argument("--lengths", default="",
                         help="comma list of message lengths, 16..16384 (default "
                              + ",".join(str(n) for n in LENGTHS) + ")")
+    parser.add_argument("--only", default="",
+                        help="comma list of KNOB=VALUE: sweep only the variants with these "
+                             "values (beside what this uarch runs today)")
     parser.add_argument("--apply", action="store_true",
                         help="write a clear winner into generator/tuning.json, as the "
                              "entry of this machine's uarch")

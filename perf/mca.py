@@ -148,13 +148,19 @@ def parse_variant(text: str, entry: dict, path: str = "<text>") -> Variant:
     lines = text.splitlines()
     variant = Variant(path, entry["mode"], entry["isa"], dict(entry["knobs"]))
     stated = {r["name"]: r["bytes_per_iteration"] for r in entry["mca_regions"]}
-    current = None
+    # a uarch variant's labels carry its suffix (generator/render.py _apart): the region
+    # reads them without it, so that its key-size paths are traced like the file's own
+    suffixes = {r["name"]: r.get("variant", "") for r in entry["mca_regions"]}
+    current, unsuffix = None, None
     for number, line in enumerate(lines, 1):
         begin = BEGIN.match(line)
         if begin:
             if current is not None:
                 raise McaError(f"{path}:{number}: LLVM-MCA-BEGIN inside region {current[0]}")
             current = (begin.group(1), [])
+            variant_suffix = suffixes.get(begin.group(1))
+            unsuffix = (re.compile(rf"(\.L[\w$]+)_{re.escape(variant_suffix)}(?![\w$])")
+                        if variant_suffix else None)
             continue
         if END.match(line):
             if current is None:
@@ -167,6 +173,8 @@ def parse_variant(text: str, entry: dict, path: str = "<text>") -> Variant:
             current = None
             continue
         if current is not None:
+            if unsuffix:
+                line = unsuffix.sub(r"\1", line)
             label = LABEL.match(line)
             if label:
                 current[1].append(("label", label.group(1)))

@@ -7,7 +7,7 @@
 #                            model: a table, and $(BUILD)/mca/estimates.json
 #   make mca-check           gen/ against mca/baseline.json (also run by make test)
 #   make mca-baseline        rewrite mca/baseline.json from gen/ (commit the diff)
-#   make explore MODE=ctr ISA=avx10_512 [APPLY=1] [ROUNDS=n]   sweep the knobs
+#   make explore MODE=ctr ISA=avx10_512 [APPLY=1] [ROUNDS=n] [ONLY=KNOB=V,..]   sweep the knobs
 #                            (MODE, ISA: a name, a comma list or all; default all)
 #   make bitslice-order [MEASURE=n]   rank the bitsliced rounds' cluster orders (model;
 #                            MEASURE: time the best n and the recorded one here)
@@ -34,7 +34,7 @@ perf-tools:
 # bench binary under $(BUILD)/explore/<mode>-<isa>/ (the default build is untouched).
 EXPLORE_ARGS := --mode $(or $(MODE),all) --isa $(or $(ISA),all) --build $(BUILD) \
                 $(if $(filter 1 yes true,$(APPLY)),--apply) $(if $(ROUNDS),--rounds $(ROUNDS)) \
-                $(if $(LENGTHS),--lengths $(LENGTHS))
+                $(if $(LENGTHS),--lengths $(LENGTHS)) $(if $(ONLY),--only $(ONLY))
 explore: test-tools perf-tools lib $(BENCH_BIN)
 	$(PYTHON) -m perf explore $(EXPLORE_ARGS)
 

@@ -100,14 +100,14 @@ aesgen_xts_encrypt_avx10_256:
 	vbroadcasti32x4 -208(%r10), %ymm26
 .Lxts_enc_keys_loaded:
 	vbroadcasti32x4 .Lxts_poly(%rip), %ymm1
-# BASE = T, T*x in lanes 0..1
-# xmm8 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
-	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
-	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $1, %xmm0, %xmm8
-	vpternlogd      $150, %xmm3, %xmm2, %xmm8
-	vinserti32x4    $1, %xmm8, %ymm0, %ymm0
+# BASE = T, T*x in lanes 0..1: T in every lane, lane i shifted
+# left by i bits (per-quadword counts), the i bits out of its top folded back times 0x87
+	vshufi64x2      $0, %ymm0, %ymm0, %ymm0         # lane 0 into every lane
+	vpsrlvq         .Lxts_lane_carry(%rip), %ymm0, %ymm2 # top i bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllvq         .Lxts_lane_shift(%rip), %ymm0, %ymm0
+	vpternlogd      $150, %ymm3, %ymm2, %ymm0
 # PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
@@ -781,14 +781,14 @@ aesgen_xts_decrypt_avx10_256:
 	vbroadcasti32x4 -208(%r10), %ymm26
 .Lxts_dec_keys_loaded:
 	vbroadcasti32x4 .Lxts_poly(%rip), %ymm1
-# BASE = T, T*x in lanes 0..1
-# xmm8 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
-	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
-	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $1, %xmm0, %xmm8
-	vpternlogd      $150, %xmm3, %xmm2, %xmm8
-	vinserti32x4    $1, %xmm8, %ymm0, %ymm0
+# BASE = T, T*x in lanes 0..1: T in every lane, lane i shifted
+# left by i bits (per-quadword counts), the i bits out of its top folded back times 0x87
+	vshufi64x2      $0, %ymm0, %ymm0, %ymm0         # lane 0 into every lane
+	vpsrlvq         .Lxts_lane_carry(%rip), %ymm0, %ymm2 # top i bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllvq         .Lxts_lane_shift(%rip), %ymm0, %ymm0
+	vpternlogd      $150, %ymm3, %ymm2, %ymm0
 # PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
@@ -1374,6 +1374,12 @@ aesgen_xts_decrypt_avx10_256:
 # The reduction constant: x^128 = x^7 + x^2 + x + 1, i.e. 0x87, in each lane's low half.
 .Lxts_poly:
 	.quad	0x87, 0
+# BASE's lanes: lane i's quadwords shift left by i bits, and right by 64 - i for the bits
+# they carry out (a count of 64 gives 0: lane 0 carries nothing).
+.Lxts_lane_shift:
+	.quad	0, 0, 1, 1
+.Lxts_lane_carry:
+	.quad	64, 64, 63, 63
 # vpermd indexes moving lane i of a vector to lane 0 (row i at offset 16*i).
 .Lxts_lane_select:
 	.long	0, 1, 2, 3

@@ -100,14 +100,14 @@ L.xts_enc_tweak_aes128:
 	vbroadcasti32x4 ymm26, oword [r10 - 208]
 L.xts_enc_keys_loaded:
 	vbroadcasti32x4 ymm1, oword [rel L.xts_poly]
-; BASE = T, T*x in lanes 0..1
-; xmm8 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
-	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
-	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm8, xmm0, 1
-	vpternlogd      xmm8, xmm2, xmm3, 150
-	vinserti32x4    ymm0, ymm0, xmm8, 1
+; BASE = T, T*x in lanes 0..1: T in every lane, lane i shifted
+; left by i bits (per-quadword counts), the i bits out of its top folded back times 0x87
+	vshufi64x2      ymm0, ymm0, ymm0, 0             ; lane 0 into every lane
+	vpsrlvq         ymm2, ymm0, yword [rel L.xts_lane_carry] ; top i bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllvq         ymm0, ymm0, yword [rel L.xts_lane_shift]
+	vpternlogd      ymm0, ymm2, ymm3, 150
 ; PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
@@ -776,14 +776,14 @@ L.xts_dec_tweak_aes128:
 	vbroadcasti32x4 ymm26, oword [r10 - 208]
 L.xts_dec_keys_loaded:
 	vbroadcasti32x4 ymm1, oword [rel L.xts_poly]
-; BASE = T, T*x in lanes 0..1
-; xmm8 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
-	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
-	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm8, xmm0, 1
-	vpternlogd      xmm8, xmm2, xmm3, 150
-	vinserti32x4    ymm0, ymm0, xmm8, 1
+; BASE = T, T*x in lanes 0..1: T in every lane, lane i shifted
+; left by i bits (per-quadword counts), the i bits out of its top folded back times 0x87
+	vshufi64x2      ymm0, ymm0, ymm0, 0             ; lane 0 into every lane
+	vpsrlvq         ymm2, ymm0, yword [rel L.xts_lane_carry] ; top i bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllvq         ymm0, ymm0, yword [rel L.xts_lane_shift]
+	vpternlogd      ymm0, ymm2, ymm3, 150
 ; PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
@@ -1367,6 +1367,12 @@ L.xts_dec_main_aes128:
 ; The reduction constant: x^128 = x^7 + x^2 + x + 1, i.e. 0x87, in each lane's low half.
 L.xts_poly:
 	dq	0x87, 0
+; BASE's lanes: lane i's quadwords shift left by i bits, and right by 64 - i for the bits
+; they carry out (a count of 64 gives 0: lane 0 carries nothing).
+L.xts_lane_shift:
+	dq	0, 0, 1, 1
+L.xts_lane_carry:
+	dq	64, 64, 63, 63
 ; vpermd indexes moving lane i of a vector to lane 0 (row i at offset 16*i).
 L.xts_lane_select:
 	dd	0, 1, 2, 3

@@ -3,6 +3,7 @@
 # mode: xts (XTS with ciphertext stealing (IEEE 1619, SP 800-38E), encrypt and decrypt)
 # isa:  avx10_512 (VAES on zmm, EVEX, 32 registers and opmasks); abi: sysv
 # knobs: KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4
+# variant _onepassgroups_tail2_tweakahead: ONEPASS=groups TAIL=2 TWEAK=ahead (for znver5; generator/tuning.json), named <symbol>_onepassgroups_tail2_tweakahead
 # regenerate: python3 -m generator gen --isa avx10_512 --mode xts KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4
 #   (or: make gen ISA=avx10_512 MODE=xts KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -100,28 +101,14 @@ aesgen_xts_encrypt_avx10_512:
 	vbroadcasti32x4 -208(%r10), %zmm26
 .Lxts_enc_keys_loaded:
 	vbroadcasti32x4 .Lxts_poly(%rip), %zmm1
-# BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3
-# xmm8 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
-	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
-	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $1, %xmm0, %xmm8
-	vpternlogd      $150, %xmm3, %xmm2, %xmm8
-	vinserti32x4    $1, %xmm8, %zmm0, %zmm0
-# xmm8 = xmm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
-	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
-	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
-	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $2, %xmm0, %xmm8
-	vpternlogd      $150, %xmm3, %xmm2, %xmm8
-	vinserti32x4    $2, %xmm8, %zmm0, %zmm0
-# xmm8 = xmm0 * x^3: shift left, fold the 3 bits shifted out back in times 0x87
-	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
-	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
-	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $3, %xmm0, %xmm8
-	vpternlogd      $150, %xmm3, %xmm2, %xmm8
-	vinserti32x4    $3, %xmm8, %zmm0, %zmm0
+# BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3: T in every lane, lane i shifted
+# left by i bits (per-quadword counts), the i bits out of its top folded back times 0x87
+	vshufi64x2      $0, %zmm0, %zmm0, %zmm0         # lane 0 into every lane
+	vpsrlvq         .Lxts_lane_carry(%rip), %zmm0, %zmm2 # top i bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllvq         .Lxts_lane_shift(%rip), %zmm0, %zmm0
+	vpternlogd      $150, %zmm3, %zmm2, %zmm0
 # PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
@@ -791,28 +778,14 @@ aesgen_xts_decrypt_avx10_512:
 	vbroadcasti32x4 -208(%r10), %zmm26
 .Lxts_dec_keys_loaded:
 	vbroadcasti32x4 .Lxts_poly(%rip), %zmm1
-# BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3
-# xmm8 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          $63, %xmm0, %xmm2               # top 1 bits of each half
-	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
-	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $1, %xmm0, %xmm8
-	vpternlogd      $150, %xmm3, %xmm2, %xmm8
-	vinserti32x4    $1, %xmm8, %zmm0, %zmm0
-# xmm8 = xmm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
-	vpsrlq          $62, %xmm0, %xmm2               # top 2 bits of each half
-	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
-	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $2, %xmm0, %xmm8
-	vpternlogd      $150, %xmm3, %xmm2, %xmm8
-	vinserti32x4    $2, %xmm8, %zmm0, %zmm0
-# xmm8 = xmm0 * x^3: shift left, fold the 3 bits shifted out back in times 0x87
-	vpsrlq          $61, %xmm0, %xmm2               # top 3 bits of each half
-	vpclmulqdq      $1, %xmm1, %xmm2, %xmm3         # high half's, times 0x87
-	vpslldq         $8, %xmm2, %xmm2                # low half's carry into high
-	vpsllq          $3, %xmm0, %xmm8
-	vpternlogd      $150, %xmm3, %xmm2, %xmm8
-	vinserti32x4    $3, %xmm8, %zmm0, %zmm0
+# BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3: T in every lane, lane i shifted
+# left by i bits (per-quadword counts), the i bits out of its top folded back times 0x87
+	vshufi64x2      $0, %zmm0, %zmm0, %zmm0         # lane 0 into every lane
+	vpsrlvq         .Lxts_lane_carry(%rip), %zmm0, %zmm2 # top i bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllvq         .Lxts_lane_shift(%rip), %zmm0, %zmm0
+	vpternlogd      $150, %zmm3, %zmm2, %zmm0
 # PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
@@ -1394,6 +1367,12 @@ aesgen_xts_decrypt_avx10_512:
 # The reduction constant: x^128 = x^7 + x^2 + x + 1, i.e. 0x87, in each lane's low half.
 .Lxts_poly:
 	.quad	0x87, 0
+# BASE's lanes: lane i's quadwords shift left by i bits, and right by 64 - i for the bits
+# they carry out (a count of 64 gives 0: lane 0 carries nothing).
+.Lxts_lane_shift:
+	.quad	0, 0, 1, 1, 2, 2, 3, 3
+.Lxts_lane_carry:
+	.quad	64, 64, 63, 63, 62, 62, 61, 61
 # vpermd indexes moving lane i of a vector to lane 0 (row i at offset 16*i).
 .Lxts_lane_select:
 	.long	0, 1, 2, 3
@@ -1404,6 +1383,1117 @@ aesgen_xts_decrypt_avx10_512:
 # At +PART: moves a block's first PART bytes to its end.  At 32-PART: moves a block's
 # last PART bytes to its start.  At 64-PART: 0x00 for the first PART bytes, 0xff after.
 .Lxts_cts_table:
+	.byte	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
+	.byte	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	.byte	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
+	.byte	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+	.byte	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255
+	.section .note.GNU-stack,"",@progbits
+	.section .note.gnu.property,"a",@note
+	.p2align 3
+	.long	4, 16, 5
+	.asciz	"GNU"
+	.long	0xc0000002, 0x4, 0x3, 0x0
+
+# int aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+#
+# One XTS data unit of len >= 16 bytes.  key1 is the data key's encryption schedule, key2 the
+# tweak key's encryption schedule.  Block j is E_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
+# products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
+#
+# The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+# is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+# next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+# x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+# k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+# one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+# 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+# (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+#
+# TWEAK=ahead: as clmul outside the main loop; inside it each vector's tweak for the next
+# iteration is its own times x^16, made during the first middle rounds of the one
+# before, so an iteration's loads and rounds never wait for a multiply.  The last round
+# reads LK_j = last key ^ TW_j, made before TW_j moves on: twice the tweak registers.
+#
+# Several tweaks per vector: BASE holds the tweaks of the next 4 block(s), one per
+# 128-bit lane (T, T*x, ..., made once at the start); vector j of an iteration uses
+# BASE * x^(4*j), each made straight from BASE (independent shifts and multiplies,
+# not a serial chain), and BASE moves on by x^(4*vectors).  The tweak is XORed in
+# with round key 0 (one vpternlogd) and folded into the last round key
+# (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
+# 4 vectors per main-loop iteration; the rest goes through a final group of 1..2 vectors
+# whose last may hold fewer blocks than lanes (opmask); a partial last block is
+# handled by ciphertext stealing on xmm.
+#
+# Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      PART=rsi (KEY2's register, once the tweak is made)
+# Registers (vector): BASE=zmm0, POLY=zmm1, T1=zmm2, T2=zmm3, X0=zmm4, X1=zmm5
+#                     X2=zmm6, X3=zmm7, TW0=zmm8, TW1=zmm11, TW2=zmm12, TW3=zmm13
+#                     K0=zmm9, KLAST=zmm10, LK0=zmm14, LK1=zmm15, LK2=zmm16, LK3=zmm17
+#                     KLAST-1=zmm18, KLAST-2=zmm19, KLAST-3=zmm20, KLAST-4=zmm21, KLAST-5=zmm22, KLAST-6=zmm23
+#                     KLAST-7=zmm24, KLAST-8=zmm25, KLAST-9=zmm26, KLAST-10=zmm27, KLAST-11=zmm28, KLAST-12=zmm29
+#                     KLAST-13=zmm30
+# Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+# POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead
+	.hidden	aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead
+	.type	aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead, @function
+aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead:
+	.cfi_startproc
+	endbr64
+	mov             240(%rdi), %eax                 # key1 and key2 share the size
+# T = E_K2(iv), on xmm with the tweak key read from memory
+	lea             (%rsi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10
+	vmovdqu8        (%r9), %xmm0
+	vpxord          (%rsi), %xmm0, %xmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_tweak_aes128_onepassgroups_tail2_tweakahead
+	{disp32} je     .Lxts_enc_tweak_aes192_onepassgroups_tail2_tweakahead
+	vaesenc         -208(%r10), %xmm0, %xmm0
+	vaesenc         -192(%r10), %xmm0, %xmm0
+.Lxts_enc_tweak_aes192_onepassgroups_tail2_tweakahead:
+	vaesenc         -176(%r10), %xmm0, %xmm0
+	vaesenc         -160(%r10), %xmm0, %xmm0
+.Lxts_enc_tweak_aes128_onepassgroups_tail2_tweakahead:
+	vaesenc         -144(%r10), %xmm0, %xmm0
+	vaesenc         -128(%r10), %xmm0, %xmm0
+	vaesenc         -112(%r10), %xmm0, %xmm0
+	vaesenc         -96(%r10), %xmm0, %xmm0
+	vaesenc         -80(%r10), %xmm0, %xmm0
+	vaesenc         -64(%r10), %xmm0, %xmm0
+	vaesenc         -48(%r10), %xmm0, %xmm0
+	vaesenc         -32(%r10), %xmm0, %xmm0
+	vaesenc         -16(%r10), %xmm0, %xmm0
+	vaesenclast     (%r10), %xmm0, %xmm0
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &key1[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
+	vbroadcasti32x4 (%rdi), %zmm9
+	vbroadcasti32x4 (%r10), %zmm10
+	vbroadcasti32x4 -16(%r10), %zmm18
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vbroadcasti32x4 -48(%r10), %zmm20
+	vbroadcasti32x4 -64(%r10), %zmm21
+	vbroadcasti32x4 -80(%r10), %zmm22
+	vbroadcasti32x4 -96(%r10), %zmm23
+	vbroadcasti32x4 -112(%r10), %zmm24
+	vbroadcasti32x4 -128(%r10), %zmm25
+	vbroadcasti32x4 -144(%r10), %zmm26
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_keys_loaded_onepassgroups_tail2_tweakahead
+	vbroadcasti32x4 -160(%r10), %zmm27
+	vbroadcasti32x4 -176(%r10), %zmm28
+	{disp32} je     .Lxts_enc_keys_loaded_onepassgroups_tail2_tweakahead
+	vbroadcasti32x4 -192(%r10), %zmm29
+	vbroadcasti32x4 -208(%r10), %zmm30
+.Lxts_enc_keys_loaded_onepassgroups_tail2_tweakahead:
+	vbroadcasti32x4 .Lxts_poly_onepassgroups_tail2_tweakahead(%rip), %zmm1
+# BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3: T in every lane, lane i shifted
+# left by i bits (per-quadword counts), the i bits out of its top folded back times 0x87
+	vshufi64x2      $0, %zmm0, %zmm0, %zmm0         # lane 0 into every lane
+	vpsrlvq         .Lxts_lane_carry_onepassgroups_tail2_tweakahead(%rip), %zmm0, %zmm2 # top i bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllvq         .Lxts_lane_shift_onepassgroups_tail2_tweakahead(%rip), %zmm0, %zmm0
+	vpternlogd      $150, %zmm3, %zmm2, %zmm0
+# PART = len % 16; stealing takes the last whole block and the PART bytes after it
+	mov             %r8d, %esi
+	and             $15, %esi                       # bytes past the last whole block
+	{disp32} jz     .Lxts_enc_whole_blocks_onepassgroups_tail2_tweakahead
+	sub             %rsi, %r8
+	sub             $16, %r8                        # its last whole block goes to stealing
+.Lxts_enc_whole_blocks_onepassgroups_tail2_tweakahead:
+	sub             $256, %r8
+	{disp32} ja     .Lxts_enc_main_loop_onepassgroups_tail2_tweakahead # more than one iteration; out of line, so short messages fall through
+.Lxts_enc_main_done_onepassgroups_tail2_tweakahead:
+	add             $256, %r8                       # 0 <= LEN <= 256 remain
+	{disp32} jz     .Lxts_enc_no_tail_onepassgroups_tail2_tweakahead
+
+# Groups of 2 vectors while at least 128 bytes remain.
+.Lxts_enc_group_loop:
+	cmp             $128, %r8
+	{disp32} jb     .Lxts_enc_final_onepassgroups_tail2_tweakahead
+# the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm8
+# zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm0
+	vpxord          %zmm2, %zmm0, %zmm0
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+# zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        64(%rcx), %zmm5
+	vpternlogd      $150, %zmm11, %zmm9, %zmm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_group_aes128
+	{disp32} je     .Lxts_enc_group_aes192
+	vaesenc         %zmm30, %zmm4, %zmm4
+	vaesenc         %zmm30, %zmm5, %zmm5
+	vaesenc         %zmm29, %zmm4, %zmm4
+	vaesenc         %zmm29, %zmm5, %zmm5
+.Lxts_enc_group_aes192:
+	vaesenc         %zmm28, %zmm4, %zmm4
+	vaesenc         %zmm28, %zmm5, %zmm5
+	vaesenc         %zmm27, %zmm4, %zmm4
+	vaesenc         %zmm27, %zmm5, %zmm5
+.Lxts_enc_group_aes128:
+	vaesenc         %zmm26, %zmm4, %zmm4
+	vaesenc         %zmm26, %zmm5, %zmm5
+	vaesenc         %zmm25, %zmm4, %zmm4
+	vaesenc         %zmm25, %zmm5, %zmm5
+	vaesenc         %zmm24, %zmm4, %zmm4
+	vaesenc         %zmm24, %zmm5, %zmm5
+	vaesenc         %zmm23, %zmm4, %zmm4
+	vaesenc         %zmm23, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm21, %zmm4, %zmm4
+	vaesenc         %zmm21, %zmm5, %zmm5
+	vaesenc         %zmm20, %zmm4, %zmm4
+	vaesenc         %zmm20, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm18, %zmm4, %zmm4
+	vaesenc         %zmm18, %zmm5, %zmm5
+# last round with the tweak folded into the key: the output is the block ^ tweak
+	vpxord          %zmm8, %zmm10, %zmm2
+	vaesenclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vpxord          %zmm11, %zmm10, %zmm2
+	vaesenclast     %zmm2, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx)
+	add             $128, %rcx
+	add             $128, %rdx
+	sub             $128, %r8
+	jnz             .Lxts_enc_group_loop
+	{disp32} jmp    .Lxts_enc_no_tail_onepassgroups_tail2_tweakahead
+
+.Lxts_enc_final_onepassgroups_tail2_tweakahead:
+# 1..128 bytes remain: pick the final group by the number of vectors they need,
+# so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             $64, %r8
+	{disp32} jbe    .Lxts_enc_final1_onepassgroups_tail2_tweakahead
+.Lxts_enc_final2_onepassgroups_tail2_tweakahead:
+# the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm8
+# zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm0
+	vpxord          %zmm2, %zmm0, %zmm0
+	sub             $64, %r8                        # bytes in the last vector
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        64(%rcx), %zmm5{%k1}{z}
+	vpternlogd      $150, %zmm11, %zmm9, %zmm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_final2_aes128_onepassgroups_tail2_tweakahead
+	{disp32} je     .Lxts_enc_final2_aes192_onepassgroups_tail2_tweakahead
+	vaesenc         %zmm30, %zmm4, %zmm4
+	vaesenc         %zmm30, %zmm5, %zmm5
+	vaesenc         %zmm29, %zmm4, %zmm4
+	vaesenc         %zmm29, %zmm5, %zmm5
+.Lxts_enc_final2_aes192_onepassgroups_tail2_tweakahead:
+	vaesenc         %zmm28, %zmm4, %zmm4
+	vaesenc         %zmm28, %zmm5, %zmm5
+	vaesenc         %zmm27, %zmm4, %zmm4
+	vaesenc         %zmm27, %zmm5, %zmm5
+.Lxts_enc_final2_aes128_onepassgroups_tail2_tweakahead:
+	vaesenc         %zmm26, %zmm4, %zmm4
+	vaesenc         %zmm26, %zmm5, %zmm5
+	vaesenc         %zmm25, %zmm4, %zmm4
+	vaesenc         %zmm25, %zmm5, %zmm5
+	vaesenc         %zmm24, %zmm4, %zmm4
+	vaesenc         %zmm24, %zmm5, %zmm5
+	vaesenc         %zmm23, %zmm4, %zmm4
+	vaesenc         %zmm23, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm21, %zmm4, %zmm4
+	vaesenc         %zmm21, %zmm5, %zmm5
+	vaesenc         %zmm20, %zmm4, %zmm4
+	vaesenc         %zmm20, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm18, %zmm4, %zmm4
+	vaesenc         %zmm18, %zmm5, %zmm5
+	vpxord          %zmm8, %zmm10, %zmm2
+	vaesenclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vpxord          %zmm11, %zmm10, %zmm2
+	vaesenclast     %zmm2, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx){%k1}
+	add             %r8, %rcx
+	add             %r8, %rdx
+	add             $64, %rcx
+	add             $64, %rdx
+# next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# zmm11 = zmm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %zmm11, %zmm2              # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm11, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+	lea             .Lxts_lane_select_onepassgroups_tail2_tweakahead(%rip), %r11
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %zmm11, %zmm3, %zmm2
+	{disp32} jmp    .Lxts_enc_steal_or_done_onepassgroups_tail2_tweakahead
+.Lxts_enc_final1_onepassgroups_tail2_tweakahead:
+# the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm8
+# zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm0
+	vpternlogd      $150, %zmm3, %zmm2, %zmm0
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4{%k1}{z}
+	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_final1_aes128_onepassgroups_tail2_tweakahead
+	{disp32} je     .Lxts_enc_final1_aes192_onepassgroups_tail2_tweakahead
+	vaesenc         %zmm30, %zmm4, %zmm4
+	vaesenc         %zmm29, %zmm4, %zmm4
+.Lxts_enc_final1_aes192_onepassgroups_tail2_tweakahead:
+	vaesenc         %zmm28, %zmm4, %zmm4
+	vaesenc         %zmm27, %zmm4, %zmm4
+.Lxts_enc_final1_aes128_onepassgroups_tail2_tweakahead:
+	vaesenc         %zmm26, %zmm4, %zmm4
+	vaesenc         %zmm25, %zmm4, %zmm4
+	vaesenc         %zmm24, %zmm4, %zmm4
+	vaesenc         %zmm23, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm21, %zmm4, %zmm4
+	vaesenc         %zmm20, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm18, %zmm4, %zmm4
+	vpxord          %zmm8, %zmm10, %zmm2
+	vaesenclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx){%k1}
+	add             %r8, %rcx
+	add             %r8, %rdx
+# next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# zmm8 = zmm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %zmm8, %zmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm8, %zmm8
+	vpternlogd      $150, %zmm3, %zmm2, %zmm8
+	lea             .Lxts_lane_select_onepassgroups_tail2_tweakahead(%rip), %r11
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %zmm8, %zmm3, %zmm2
+	{disp32} jmp    .Lxts_enc_steal_or_done_onepassgroups_tail2_tweakahead
+.Lxts_enc_no_tail_onepassgroups_tail2_tweakahead:
+	vmovdqa64       %xmm0, %xmm2                    # the next block's tweak
+.Lxts_enc_steal_or_done_onepassgroups_tail2_tweakahead:
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return_onepassgroups_tail2_tweakahead
+# ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
+# (encryption: the last whole block under TA, the stolen block under TB)
+# xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
+	vpslldq         $8, %xmm8, %xmm8                # low half's carry into high
+	vpsllq          $1, %xmm2, %xmm3
+	vpternlogd      $150, %xmm0, %xmm8, %xmm3
+	vmovdqu8        (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
+	vpxord          (%rcx), %xmm2, %xmm4
+	vpxord          (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_steal_a_aes128_onepassgroups_tail2_tweakahead
+	{disp32} je     .Lxts_enc_steal_a_aes192_onepassgroups_tail2_tweakahead
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lxts_enc_steal_a_aes192_onepassgroups_tail2_tweakahead:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lxts_enc_steal_a_aes128_onepassgroups_tail2_tweakahead:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         -32(%r10), %xmm4, %xmm4
+	vaesenc         -16(%r10), %xmm4, %xmm4
+	vaesenclast     (%r10), %xmm4, %xmm4
+	vpxord          %xmm2, %xmm4, %xmm4
+	lea             .Lxts_cts_table_onepassgroups_tail2_tweakahead(%rip), %r11
+# short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu8        (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
+# last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             %rsi
+	vmovdqu8        32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm8, %xmm8
+	vmovdqu8        64(%r11,%rsi,1), %xmm0
+	neg             %rsi
+	vpternlogd      $234, %xmm8, %xmm0, %xmm4       # (CC & MASK) | TAIL16
+	vmovdqu8        %xmm1, (%rdx,%rsi,1)
+	vpxord          %xmm3, %xmm4, %xmm4
+	vpxord          (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_steal_b_aes128_onepassgroups_tail2_tweakahead
+	{disp32} je     .Lxts_enc_steal_b_aes192_onepassgroups_tail2_tweakahead
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lxts_enc_steal_b_aes192_onepassgroups_tail2_tweakahead:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lxts_enc_steal_b_aes128_onepassgroups_tail2_tweakahead:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         -32(%r10), %xmm4, %xmm4
+	vaesenc         -16(%r10), %xmm4, %xmm4
+	vaesenclast     (%r10), %xmm4, %xmm4
+	vpxord          %xmm3, %xmm4, %xmm4
+	vmovdqu8        %xmm4, (%rdx)
+.Lxts_enc_return_onepassgroups_tail2_tweakahead:
+	xor             %eax, %eax
+	vzeroupper
+	ret
+
+.Lxts_enc_main_loop_onepassgroups_tail2_tweakahead:
+# the first iteration's tweaks: vector j = BASE * x^(4*j)
+	vmovdqa64       %zmm0, %zmm8
+# zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# zmm12 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm12
+	vpxord          %zmm2, %zmm12, %zmm12
+# zmm13 = zmm0 * x^12: shift left, fold the 12 bits shifted out back in times 0x87
+	vpsrlq          $52, %zmm0, %zmm2               # top 12 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $12, %zmm0, %zmm13
+	vpternlogd      $150, %zmm3, %zmm2, %zmm13
+	{disp32} jmp    .Lxts_enc_main_iteration
+
+	.p2align 6, 0xcc
+.Lxts_enc_main_iteration:
+# LLVM-MCA-BEGIN xts_enc_avx10_512_main_loop_onepassgroups_tail2_tweakahead
+# main loop: 4 vectors = 256 bytes per iteration; entered with LEN = the bytes
+# left - 256, placed after the epilogue so short messages never jump over it
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+# zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        64(%rcx), %zmm5
+	vpternlogd      $150, %zmm11, %zmm9, %zmm5
+# zmm6 = data ^ tweak ^ round key 0
+	vmovdqu8        128(%rcx), %zmm6
+	vpternlogd      $150, %zmm12, %zmm9, %zmm6
+# zmm7 = data ^ tweak ^ round key 0
+	vmovdqu8        192(%rcx), %zmm7
+	vpternlogd      $150, %zmm13, %zmm9, %zmm7
+# the last round's keys (last key ^ tweak), so that the tweaks can move on
+	vpxord          %zmm8, %zmm10, %zmm14
+	vpxord          %zmm11, %zmm10, %zmm15
+	vpxord          %zmm12, %zmm10, %zmm16
+	vpxord          %zmm13, %zmm10, %zmm17
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_main_aes128_onepassgroups_tail2_tweakahead
+	{disp32} je     .Lxts_enc_main_aes192_onepassgroups_tail2_tweakahead
+	vaesenc         %zmm30, %zmm4, %zmm4
+	vaesenc         %zmm30, %zmm5, %zmm5
+	vaesenc         %zmm30, %zmm6, %zmm6
+	vaesenc         %zmm30, %zmm7, %zmm7
+	vaesenc         %zmm29, %zmm4, %zmm4
+	vaesenc         %zmm29, %zmm5, %zmm5
+	vaesenc         %zmm29, %zmm6, %zmm6
+	vaesenc         %zmm29, %zmm7, %zmm7
+.Lxts_enc_main_aes192_onepassgroups_tail2_tweakahead:
+	vaesenc         %zmm28, %zmm4, %zmm4
+	vaesenc         %zmm28, %zmm5, %zmm5
+	vaesenc         %zmm28, %zmm6, %zmm6
+	vaesenc         %zmm28, %zmm7, %zmm7
+	vaesenc         %zmm27, %zmm4, %zmm4
+	vaesenc         %zmm27, %zmm5, %zmm5
+	vaesenc         %zmm27, %zmm6, %zmm6
+	vaesenc         %zmm27, %zmm7, %zmm7
+.Lxts_enc_main_aes128_onepassgroups_tail2_tweakahead:
+	vaesenc         %zmm26, %zmm4, %zmm4
+	vaesenc         %zmm26, %zmm5, %zmm5
+	vaesenc         %zmm26, %zmm6, %zmm6
+	vaesenc         %zmm26, %zmm7, %zmm7
+# zmm8 = zmm8 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
+	vpsrldq         $14, %zmm8, %zmm2               # the top 16 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $2, %zmm8, %zmm8
+	vpxord          %zmm2, %zmm8, %zmm8
+# zmm11 = zmm11 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
+	vpsrldq         $14, %zmm11, %zmm2              # the top 16 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $2, %zmm11, %zmm11
+	vpxord          %zmm2, %zmm11, %zmm11
+	vaesenc         %zmm25, %zmm4, %zmm4
+	vaesenc         %zmm25, %zmm5, %zmm5
+	vaesenc         %zmm25, %zmm6, %zmm6
+	vaesenc         %zmm25, %zmm7, %zmm7
+# zmm12 = zmm12 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
+	vpsrldq         $14, %zmm12, %zmm2              # the top 16 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $2, %zmm12, %zmm12
+	vpxord          %zmm2, %zmm12, %zmm12
+# zmm13 = zmm13 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
+	vpsrldq         $14, %zmm13, %zmm2              # the top 16 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $2, %zmm13, %zmm13
+	vpxord          %zmm2, %zmm13, %zmm13
+	vaesenc         %zmm24, %zmm4, %zmm4
+	vaesenc         %zmm24, %zmm5, %zmm5
+	vaesenc         %zmm24, %zmm6, %zmm6
+	vaesenc         %zmm24, %zmm7, %zmm7
+	vaesenc         %zmm23, %zmm4, %zmm4
+	vaesenc         %zmm23, %zmm5, %zmm5
+	vaesenc         %zmm23, %zmm6, %zmm6
+	vaesenc         %zmm23, %zmm7, %zmm7
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vaesenc         %zmm21, %zmm4, %zmm4
+	vaesenc         %zmm21, %zmm5, %zmm5
+	vaesenc         %zmm21, %zmm6, %zmm6
+	vaesenc         %zmm21, %zmm7, %zmm7
+	vaesenc         %zmm20, %zmm4, %zmm4
+	vaesenc         %zmm20, %zmm5, %zmm5
+	vaesenc         %zmm20, %zmm6, %zmm6
+	vaesenc         %zmm20, %zmm7, %zmm7
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
+	vaesenc         %zmm18, %zmm4, %zmm4
+	vaesenc         %zmm18, %zmm5, %zmm5
+	vaesenc         %zmm18, %zmm6, %zmm6
+	vaesenc         %zmm18, %zmm7, %zmm7
+# last round: the tweak is in the key
+	vaesenclast     %zmm14, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vaesenclast     %zmm15, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx)
+	vaesenclast     %zmm16, %zmm6, %zmm6
+	vmovdqu8        %zmm6, 128(%rdx)
+	vaesenclast     %zmm17, %zmm7, %zmm7
+	vmovdqu8        %zmm7, 192(%rdx)
+	add             $256, %rcx
+	add             $256, %rdx
+	sub             $256, %r8
+	jae             .Lxts_enc_main_iteration
+# LLVM-MCA-END
+	vmovdqa64       %zmm8, %zmm0                    # the next block's tweaks
+	jmp             .Lxts_enc_main_done_onepassgroups_tail2_tweakahead
+	.cfi_endproc
+	.size	aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead, . - aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead
+
+# int aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+#
+# One XTS data unit of len >= 16 bytes.  key1 is the data key's equivalent inverse (AESDEC) schedule, key2 the
+# tweak key's encryption schedule.  Block j is D_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
+# products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
+#
+# The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+# is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+# next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+# x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+# k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+# one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+# 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+# (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+#
+# TWEAK=ahead: as clmul outside the main loop; inside it each vector's tweak for the next
+# iteration is its own times x^16, made during the first middle rounds of the one
+# before, so an iteration's loads and rounds never wait for a multiply.  The last round
+# reads LK_j = last key ^ TW_j, made before TW_j moves on: twice the tweak registers.
+#
+# Several tweaks per vector: BASE holds the tweaks of the next 4 block(s), one per
+# 128-bit lane (T, T*x, ..., made once at the start); vector j of an iteration uses
+# BASE * x^(4*j), each made straight from BASE (independent shifts and multiplies,
+# not a serial chain), and BASE moves on by x^(4*vectors).  The tweak is XORed in
+# with round key 0 (one vpternlogd) and folded into the last round key
+# (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
+# 4 vectors per main-loop iteration; the rest goes through a final group of 1..2 vectors
+# whose last may hold fewer blocks than lanes (opmask); a partial last block is
+# handled by ciphertext stealing on xmm.
+#
+# Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      PART=rsi (KEY2's register, once the tweak is made)
+# Registers (vector): BASE=zmm0, POLY=zmm1, T1=zmm2, T2=zmm3, X0=zmm4, X1=zmm5
+#                     X2=zmm6, X3=zmm7, TW0=zmm8, TW1=zmm11, TW2=zmm12, TW3=zmm13
+#                     K0=zmm9, KLAST=zmm10, LK0=zmm14, LK1=zmm15, LK2=zmm16, LK3=zmm17
+#                     KLAST-1=zmm18, KLAST-2=zmm19, KLAST-3=zmm20, KLAST-4=zmm21, KLAST-5=zmm22, KLAST-6=zmm23
+#                     KLAST-7=zmm24, KLAST-8=zmm25, KLAST-9=zmm26, KLAST-10=zmm27, KLAST-11=zmm28, KLAST-12=zmm29
+#                     KLAST-13=zmm30
+# Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+# POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead
+	.hidden	aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead
+	.type	aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead, @function
+aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead:
+	.cfi_startproc
+	endbr64
+	mov             240(%rdi), %eax                 # key1 and key2 share the size
+# T = E_K2(iv), on xmm with the tweak key read from memory
+	lea             (%rsi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10
+	vmovdqu8        (%r9), %xmm0
+	vpxord          (%rsi), %xmm0, %xmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_tweak_aes128_onepassgroups_tail2_tweakahead
+	{disp32} je     .Lxts_dec_tweak_aes192_onepassgroups_tail2_tweakahead
+	vaesenc         -208(%r10), %xmm0, %xmm0
+	vaesenc         -192(%r10), %xmm0, %xmm0
+.Lxts_dec_tweak_aes192_onepassgroups_tail2_tweakahead:
+	vaesenc         -176(%r10), %xmm0, %xmm0
+	vaesenc         -160(%r10), %xmm0, %xmm0
+.Lxts_dec_tweak_aes128_onepassgroups_tail2_tweakahead:
+	vaesenc         -144(%r10), %xmm0, %xmm0
+	vaesenc         -128(%r10), %xmm0, %xmm0
+	vaesenc         -112(%r10), %xmm0, %xmm0
+	vaesenc         -96(%r10), %xmm0, %xmm0
+	vaesenc         -80(%r10), %xmm0, %xmm0
+	vaesenc         -64(%r10), %xmm0, %xmm0
+	vaesenc         -48(%r10), %xmm0, %xmm0
+	vaesenc         -32(%r10), %xmm0, %xmm0
+	vaesenc         -16(%r10), %xmm0, %xmm0
+	vaesenclast     (%r10), %xmm0, %xmm0
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &key1[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
+	vbroadcasti32x4 (%rdi), %zmm9
+	vbroadcasti32x4 (%r10), %zmm10
+	vbroadcasti32x4 -16(%r10), %zmm18
+	vbroadcasti32x4 -32(%r10), %zmm19
+	vbroadcasti32x4 -48(%r10), %zmm20
+	vbroadcasti32x4 -64(%r10), %zmm21
+	vbroadcasti32x4 -80(%r10), %zmm22
+	vbroadcasti32x4 -96(%r10), %zmm23
+	vbroadcasti32x4 -112(%r10), %zmm24
+	vbroadcasti32x4 -128(%r10), %zmm25
+	vbroadcasti32x4 -144(%r10), %zmm26
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_keys_loaded_onepassgroups_tail2_tweakahead
+	vbroadcasti32x4 -160(%r10), %zmm27
+	vbroadcasti32x4 -176(%r10), %zmm28
+	{disp32} je     .Lxts_dec_keys_loaded_onepassgroups_tail2_tweakahead
+	vbroadcasti32x4 -192(%r10), %zmm29
+	vbroadcasti32x4 -208(%r10), %zmm30
+.Lxts_dec_keys_loaded_onepassgroups_tail2_tweakahead:
+	vbroadcasti32x4 .Lxts_poly_onepassgroups_tail2_tweakahead(%rip), %zmm1
+# BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3: T in every lane, lane i shifted
+# left by i bits (per-quadword counts), the i bits out of its top folded back times 0x87
+	vshufi64x2      $0, %zmm0, %zmm0, %zmm0         # lane 0 into every lane
+	vpsrlvq         .Lxts_lane_carry_onepassgroups_tail2_tweakahead(%rip), %zmm0, %zmm2 # top i bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllvq         .Lxts_lane_shift_onepassgroups_tail2_tweakahead(%rip), %zmm0, %zmm0
+	vpternlogd      $150, %zmm3, %zmm2, %zmm0
+# PART = len % 16; stealing takes the last whole block and the PART bytes after it
+	mov             %r8d, %esi
+	and             $15, %esi                       # bytes past the last whole block
+	{disp32} jz     .Lxts_dec_whole_blocks_onepassgroups_tail2_tweakahead
+	sub             %rsi, %r8
+	sub             $16, %r8                        # its last whole block goes to stealing
+.Lxts_dec_whole_blocks_onepassgroups_tail2_tweakahead:
+	sub             $256, %r8
+	{disp32} ja     .Lxts_dec_main_loop_onepassgroups_tail2_tweakahead # more than one iteration; out of line, so short messages fall through
+.Lxts_dec_main_done_onepassgroups_tail2_tweakahead:
+	add             $256, %r8                       # 0 <= LEN <= 256 remain
+	{disp32} jz     .Lxts_dec_no_tail_onepassgroups_tail2_tweakahead
+
+# Groups of 2 vectors while at least 128 bytes remain.
+.Lxts_dec_group_loop:
+	cmp             $128, %r8
+	{disp32} jb     .Lxts_dec_final_onepassgroups_tail2_tweakahead
+# the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm8
+# zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm0
+	vpxord          %zmm2, %zmm0, %zmm0
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+# zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        64(%rcx), %zmm5
+	vpternlogd      $150, %zmm11, %zmm9, %zmm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_group_aes128
+	{disp32} je     .Lxts_dec_group_aes192
+	vaesdec         %zmm30, %zmm4, %zmm4
+	vaesdec         %zmm30, %zmm5, %zmm5
+	vaesdec         %zmm29, %zmm4, %zmm4
+	vaesdec         %zmm29, %zmm5, %zmm5
+.Lxts_dec_group_aes192:
+	vaesdec         %zmm28, %zmm4, %zmm4
+	vaesdec         %zmm28, %zmm5, %zmm5
+	vaesdec         %zmm27, %zmm4, %zmm4
+	vaesdec         %zmm27, %zmm5, %zmm5
+.Lxts_dec_group_aes128:
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %zmm26, %zmm5, %zmm5
+	vaesdec         %zmm25, %zmm4, %zmm4
+	vaesdec         %zmm25, %zmm5, %zmm5
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %zmm24, %zmm5, %zmm5
+	vaesdec         %zmm23, %zmm4, %zmm4
+	vaesdec         %zmm23, %zmm5, %zmm5
+	vaesdec         %zmm22, %zmm4, %zmm4
+	vaesdec         %zmm22, %zmm5, %zmm5
+	vaesdec         %zmm21, %zmm4, %zmm4
+	vaesdec         %zmm21, %zmm5, %zmm5
+	vaesdec         %zmm20, %zmm4, %zmm4
+	vaesdec         %zmm20, %zmm5, %zmm5
+	vaesdec         %zmm19, %zmm4, %zmm4
+	vaesdec         %zmm19, %zmm5, %zmm5
+	vaesdec         %zmm18, %zmm4, %zmm4
+	vaesdec         %zmm18, %zmm5, %zmm5
+# last round with the tweak folded into the key: the output is the block ^ tweak
+	vpxord          %zmm8, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vpxord          %zmm11, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx)
+	add             $128, %rcx
+	add             $128, %rdx
+	sub             $128, %r8
+	jnz             .Lxts_dec_group_loop
+	{disp32} jmp    .Lxts_dec_no_tail_onepassgroups_tail2_tweakahead
+
+.Lxts_dec_final_onepassgroups_tail2_tweakahead:
+# 1..128 bytes remain: pick the final group by the number of vectors they need,
+# so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             $64, %r8
+	{disp32} jbe    .Lxts_dec_final1_onepassgroups_tail2_tweakahead
+.Lxts_dec_final2_onepassgroups_tail2_tweakahead:
+# the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm8
+# zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm0
+	vpxord          %zmm2, %zmm0, %zmm0
+	sub             $64, %r8                        # bytes in the last vector
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        64(%rcx), %zmm5{%k1}{z}
+	vpternlogd      $150, %zmm11, %zmm9, %zmm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final2_aes128_onepassgroups_tail2_tweakahead
+	{disp32} je     .Lxts_dec_final2_aes192_onepassgroups_tail2_tweakahead
+	vaesdec         %zmm30, %zmm4, %zmm4
+	vaesdec         %zmm30, %zmm5, %zmm5
+	vaesdec         %zmm29, %zmm4, %zmm4
+	vaesdec         %zmm29, %zmm5, %zmm5
+.Lxts_dec_final2_aes192_onepassgroups_tail2_tweakahead:
+	vaesdec         %zmm28, %zmm4, %zmm4
+	vaesdec         %zmm28, %zmm5, %zmm5
+	vaesdec         %zmm27, %zmm4, %zmm4
+	vaesdec         %zmm27, %zmm5, %zmm5
+.Lxts_dec_final2_aes128_onepassgroups_tail2_tweakahead:
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %zmm26, %zmm5, %zmm5
+	vaesdec         %zmm25, %zmm4, %zmm4
+	vaesdec         %zmm25, %zmm5, %zmm5
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %zmm24, %zmm5, %zmm5
+	vaesdec         %zmm23, %zmm4, %zmm4
+	vaesdec         %zmm23, %zmm5, %zmm5
+	vaesdec         %zmm22, %zmm4, %zmm4
+	vaesdec         %zmm22, %zmm5, %zmm5
+	vaesdec         %zmm21, %zmm4, %zmm4
+	vaesdec         %zmm21, %zmm5, %zmm5
+	vaesdec         %zmm20, %zmm4, %zmm4
+	vaesdec         %zmm20, %zmm5, %zmm5
+	vaesdec         %zmm19, %zmm4, %zmm4
+	vaesdec         %zmm19, %zmm5, %zmm5
+	vaesdec         %zmm18, %zmm4, %zmm4
+	vaesdec         %zmm18, %zmm5, %zmm5
+	vpxord          %zmm8, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vpxord          %zmm11, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx){%k1}
+	add             %r8, %rcx
+	add             %r8, %rdx
+	add             $64, %rcx
+	add             $64, %rdx
+# next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# zmm11 = zmm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %zmm11, %zmm2              # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm11, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+	lea             .Lxts_lane_select_onepassgroups_tail2_tweakahead(%rip), %r11
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %zmm11, %zmm3, %zmm2
+	{disp32} jmp    .Lxts_dec_steal_or_done_onepassgroups_tail2_tweakahead
+.Lxts_dec_final1_onepassgroups_tail2_tweakahead:
+# the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm8
+# zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm0
+	vpternlogd      $150, %zmm3, %zmm2, %zmm0
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4{%k1}{z}
+	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final1_aes128_onepassgroups_tail2_tweakahead
+	{disp32} je     .Lxts_dec_final1_aes192_onepassgroups_tail2_tweakahead
+	vaesdec         %zmm30, %zmm4, %zmm4
+	vaesdec         %zmm29, %zmm4, %zmm4
+.Lxts_dec_final1_aes192_onepassgroups_tail2_tweakahead:
+	vaesdec         %zmm28, %zmm4, %zmm4
+	vaesdec         %zmm27, %zmm4, %zmm4
+.Lxts_dec_final1_aes128_onepassgroups_tail2_tweakahead:
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %zmm25, %zmm4, %zmm4
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %zmm23, %zmm4, %zmm4
+	vaesdec         %zmm22, %zmm4, %zmm4
+	vaesdec         %zmm21, %zmm4, %zmm4
+	vaesdec         %zmm20, %zmm4, %zmm4
+	vaesdec         %zmm19, %zmm4, %zmm4
+	vaesdec         %zmm18, %zmm4, %zmm4
+	vpxord          %zmm8, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx){%k1}
+	add             %r8, %rcx
+	add             %r8, %rdx
+# next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# zmm8 = zmm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %zmm8, %zmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm8, %zmm8
+	vpternlogd      $150, %zmm3, %zmm2, %zmm8
+	lea             .Lxts_lane_select_onepassgroups_tail2_tweakahead(%rip), %r11
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %zmm8, %zmm3, %zmm2
+	{disp32} jmp    .Lxts_dec_steal_or_done_onepassgroups_tail2_tweakahead
+.Lxts_dec_no_tail_onepassgroups_tail2_tweakahead:
+	vmovdqa64       %xmm0, %xmm2                    # the next block's tweak
+.Lxts_dec_steal_or_done_onepassgroups_tail2_tweakahead:
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return_onepassgroups_tail2_tweakahead
+# ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
+# (decryption: the last whole block under TB, the stolen block under TA)
+# xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
+	vpslldq         $8, %xmm8, %xmm8                # low half's carry into high
+	vpsllq          $1, %xmm2, %xmm3
+	vpternlogd      $150, %xmm0, %xmm8, %xmm3
+	vmovdqu8        (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
+	vpxord          (%rcx), %xmm3, %xmm4
+	vpxord          (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_steal_a_aes128_onepassgroups_tail2_tweakahead
+	{disp32} je     .Lxts_dec_steal_a_aes192_onepassgroups_tail2_tweakahead
+	vaesdec         -208(%r10), %xmm4, %xmm4
+	vaesdec         -192(%r10), %xmm4, %xmm4
+.Lxts_dec_steal_a_aes192_onepassgroups_tail2_tweakahead:
+	vaesdec         -176(%r10), %xmm4, %xmm4
+	vaesdec         -160(%r10), %xmm4, %xmm4
+.Lxts_dec_steal_a_aes128_onepassgroups_tail2_tweakahead:
+	vaesdec         -144(%r10), %xmm4, %xmm4
+	vaesdec         -128(%r10), %xmm4, %xmm4
+	vaesdec         -112(%r10), %xmm4, %xmm4
+	vaesdec         -96(%r10), %xmm4, %xmm4
+	vaesdec         -80(%r10), %xmm4, %xmm4
+	vaesdec         -64(%r10), %xmm4, %xmm4
+	vaesdec         -48(%r10), %xmm4, %xmm4
+	vaesdec         -32(%r10), %xmm4, %xmm4
+	vaesdec         -16(%r10), %xmm4, %xmm4
+	vaesdeclast     (%r10), %xmm4, %xmm4
+	vpxord          %xmm3, %xmm4, %xmm4
+	lea             .Lxts_cts_table_onepassgroups_tail2_tweakahead(%rip), %r11
+# short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu8        (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
+# last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             %rsi
+	vmovdqu8        32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm8, %xmm8
+	vmovdqu8        64(%r11,%rsi,1), %xmm0
+	neg             %rsi
+	vpternlogd      $234, %xmm8, %xmm0, %xmm4       # (CC & MASK) | TAIL16
+	vmovdqu8        %xmm1, (%rdx,%rsi,1)
+	vpxord          %xmm2, %xmm4, %xmm4
+	vpxord          (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_steal_b_aes128_onepassgroups_tail2_tweakahead
+	{disp32} je     .Lxts_dec_steal_b_aes192_onepassgroups_tail2_tweakahead
+	vaesdec         -208(%r10), %xmm4, %xmm4
+	vaesdec         -192(%r10), %xmm4, %xmm4
+.Lxts_dec_steal_b_aes192_onepassgroups_tail2_tweakahead:
+	vaesdec         -176(%r10), %xmm4, %xmm4
+	vaesdec         -160(%r10), %xmm4, %xmm4
+.Lxts_dec_steal_b_aes128_onepassgroups_tail2_tweakahead:
+	vaesdec         -144(%r10), %xmm4, %xmm4
+	vaesdec         -128(%r10), %xmm4, %xmm4
+	vaesdec         -112(%r10), %xmm4, %xmm4
+	vaesdec         -96(%r10), %xmm4, %xmm4
+	vaesdec         -80(%r10), %xmm4, %xmm4
+	vaesdec         -64(%r10), %xmm4, %xmm4
+	vaesdec         -48(%r10), %xmm4, %xmm4
+	vaesdec         -32(%r10), %xmm4, %xmm4
+	vaesdec         -16(%r10), %xmm4, %xmm4
+	vaesdeclast     (%r10), %xmm4, %xmm4
+	vpxord          %xmm2, %xmm4, %xmm4
+	vmovdqu8        %xmm4, (%rdx)
+.Lxts_dec_return_onepassgroups_tail2_tweakahead:
+	xor             %eax, %eax
+	vzeroupper
+	ret
+
+.Lxts_dec_main_loop_onepassgroups_tail2_tweakahead:
+# the first iteration's tweaks: vector j = BASE * x^(4*j)
+	vmovdqa64       %zmm0, %zmm8
+# zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# zmm12 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm12
+	vpxord          %zmm2, %zmm12, %zmm12
+# zmm13 = zmm0 * x^12: shift left, fold the 12 bits shifted out back in times 0x87
+	vpsrlq          $52, %zmm0, %zmm2               # top 12 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $12, %zmm0, %zmm13
+	vpternlogd      $150, %zmm3, %zmm2, %zmm13
+	{disp32} jmp    .Lxts_dec_main_iteration
+
+	.p2align 6, 0xcc
+.Lxts_dec_main_iteration:
+# LLVM-MCA-BEGIN xts_dec_avx10_512_main_loop_onepassgroups_tail2_tweakahead
+# main loop: 4 vectors = 256 bytes per iteration; entered with LEN = the bytes
+# left - 256, placed after the epilogue so short messages never jump over it
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+# zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        64(%rcx), %zmm5
+	vpternlogd      $150, %zmm11, %zmm9, %zmm5
+# zmm6 = data ^ tweak ^ round key 0
+	vmovdqu8        128(%rcx), %zmm6
+	vpternlogd      $150, %zmm12, %zmm9, %zmm6
+# zmm7 = data ^ tweak ^ round key 0
+	vmovdqu8        192(%rcx), %zmm7
+	vpternlogd      $150, %zmm13, %zmm9, %zmm7
+# the last round's keys (last key ^ tweak), so that the tweaks can move on
+	vpxord          %zmm8, %zmm10, %zmm14
+	vpxord          %zmm11, %zmm10, %zmm15
+	vpxord          %zmm12, %zmm10, %zmm16
+	vpxord          %zmm13, %zmm10, %zmm17
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_main_aes128_onepassgroups_tail2_tweakahead
+	{disp32} je     .Lxts_dec_main_aes192_onepassgroups_tail2_tweakahead
+	vaesdec         %zmm30, %zmm4, %zmm4
+	vaesdec         %zmm30, %zmm5, %zmm5
+	vaesdec         %zmm30, %zmm6, %zmm6
+	vaesdec         %zmm30, %zmm7, %zmm7
+	vaesdec         %zmm29, %zmm4, %zmm4
+	vaesdec         %zmm29, %zmm5, %zmm5
+	vaesdec         %zmm29, %zmm6, %zmm6
+	vaesdec         %zmm29, %zmm7, %zmm7
+.Lxts_dec_main_aes192_onepassgroups_tail2_tweakahead:
+	vaesdec         %zmm28, %zmm4, %zmm4
+	vaesdec         %zmm28, %zmm5, %zmm5
+	vaesdec         %zmm28, %zmm6, %zmm6
+	vaesdec         %zmm28, %zmm7, %zmm7
+	vaesdec         %zmm27, %zmm4, %zmm4
+	vaesdec         %zmm27, %zmm5, %zmm5
+	vaesdec         %zmm27, %zmm6, %zmm6
+	vaesdec         %zmm27, %zmm7, %zmm7
+.Lxts_dec_main_aes128_onepassgroups_tail2_tweakahead:
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %zmm26, %zmm5, %zmm5
+	vaesdec         %zmm26, %zmm6, %zmm6
+	vaesdec         %zmm26, %zmm7, %zmm7
+# zmm8 = zmm8 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
+	vpsrldq         $14, %zmm8, %zmm2               # the top 16 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $2, %zmm8, %zmm8
+	vpxord          %zmm2, %zmm8, %zmm8
+# zmm11 = zmm11 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
+	vpsrldq         $14, %zmm11, %zmm2              # the top 16 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $2, %zmm11, %zmm11
+	vpxord          %zmm2, %zmm11, %zmm11
+	vaesdec         %zmm25, %zmm4, %zmm4
+	vaesdec         %zmm25, %zmm5, %zmm5
+	vaesdec         %zmm25, %zmm6, %zmm6
+	vaesdec         %zmm25, %zmm7, %zmm7
+# zmm12 = zmm12 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
+	vpsrldq         $14, %zmm12, %zmm2              # the top 16 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $2, %zmm12, %zmm12
+	vpxord          %zmm2, %zmm12, %zmm12
+# zmm13 = zmm13 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
+	vpsrldq         $14, %zmm13, %zmm2              # the top 16 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $2, %zmm13, %zmm13
+	vpxord          %zmm2, %zmm13, %zmm13
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %zmm24, %zmm5, %zmm5
+	vaesdec         %zmm24, %zmm6, %zmm6
+	vaesdec         %zmm24, %zmm7, %zmm7
+	vaesdec         %zmm23, %zmm4, %zmm4
+	vaesdec         %zmm23, %zmm5, %zmm5
+	vaesdec         %zmm23, %zmm6, %zmm6
+	vaesdec         %zmm23, %zmm7, %zmm7
+	vaesdec         %zmm22, %zmm4, %zmm4
+	vaesdec         %zmm22, %zmm5, %zmm5
+	vaesdec         %zmm22, %zmm6, %zmm6
+	vaesdec         %zmm22, %zmm7, %zmm7
+	vaesdec         %zmm21, %zmm4, %zmm4
+	vaesdec         %zmm21, %zmm5, %zmm5
+	vaesdec         %zmm21, %zmm6, %zmm6
+	vaesdec         %zmm21, %zmm7, %zmm7
+	vaesdec         %zmm20, %zmm4, %zmm4
+	vaesdec         %zmm20, %zmm5, %zmm5
+	vaesdec         %zmm20, %zmm6, %zmm6
+	vaesdec         %zmm20, %zmm7, %zmm7
+	vaesdec         %zmm19, %zmm4, %zmm4
+	vaesdec         %zmm19, %zmm5, %zmm5
+	vaesdec         %zmm19, %zmm6, %zmm6
+	vaesdec         %zmm19, %zmm7, %zmm7
+	vaesdec         %zmm18, %zmm4, %zmm4
+	vaesdec         %zmm18, %zmm5, %zmm5
+	vaesdec         %zmm18, %zmm6, %zmm6
+	vaesdec         %zmm18, %zmm7, %zmm7
+# last round: the tweak is in the key
+	vaesdeclast     %zmm14, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vaesdeclast     %zmm15, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx)
+	vaesdeclast     %zmm16, %zmm6, %zmm6
+	vmovdqu8        %zmm6, 128(%rdx)
+	vaesdeclast     %zmm17, %zmm7, %zmm7
+	vmovdqu8        %zmm7, 192(%rdx)
+	add             $256, %rcx
+	add             $256, %rdx
+	sub             $256, %r8
+	jae             .Lxts_dec_main_iteration
+# LLVM-MCA-END
+	vmovdqa64       %zmm8, %zmm0                    # the next block's tweaks
+	jmp             .Lxts_dec_main_done_onepassgroups_tail2_tweakahead
+	.cfi_endproc
+	.size	aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead, . - aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead
+
+	.section .rodata
+	.p2align 6
+# The reduction constant: x^128 = x^7 + x^2 + x + 1, i.e. 0x87, in each lane's low half.
+.Lxts_poly_onepassgroups_tail2_tweakahead:
+	.quad	0x87, 0
+# BASE's lanes: lane i's quadwords shift left by i bits, and right by 64 - i for the bits
+# they carry out (a count of 64 gives 0: lane 0 carries nothing).
+.Lxts_lane_shift_onepassgroups_tail2_tweakahead:
+	.quad	0, 0, 1, 1, 2, 2, 3, 3
+.Lxts_lane_carry_onepassgroups_tail2_tweakahead:
+	.quad	64, 64, 63, 63, 62, 62, 61, 61
+# vpermd indexes moving lane i of a vector to lane 0 (row i at offset 16*i).
+.Lxts_lane_select_onepassgroups_tail2_tweakahead:
+	.long	0, 1, 2, 3
+	.long	4, 5, 6, 7
+	.long	8, 9, 10, 11
+	.long	12, 13, 14, 15
+# Ciphertext stealing: vpshufb patterns (0x80 makes a zero byte) and a byte mask.
+# At +PART: moves a block's first PART bytes to its end.  At 32-PART: moves a block's
+# last PART bytes to its start.  At 64-PART: 0x00 for the first PART bytes, 0xff after.
+.Lxts_cts_table_onepassgroups_tail2_tweakahead:
 	.byte	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
 	.byte	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
 	.byte	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128

@@ -3,6 +3,7 @@
 ; mode: xts (XTS with ciphertext stealing (IEEE 1619, SP 800-38E), encrypt and decrypt)
 ; isa:  avx10_512 (VAES on zmm, EVEX, 32 registers and opmasks); abi: sysv
 ; knobs: KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4
+; variant _onepassgroups_tail2_tweakahead: ONEPASS=groups TAIL=2 TWEAK=ahead (for znver5; generator/tuning.json), named <symbol>_onepassgroups_tail2_tweakahead
 ; regenerate: python3 -m generator gen --isa avx10_512 --mode xts KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4
 ;   (or: make gen ISA=avx10_512 MODE=xts KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -100,28 +101,14 @@ L.xts_enc_tweak_aes128:
 	vbroadcasti32x4 zmm26, oword [r10 - 208]
 L.xts_enc_keys_loaded:
 	vbroadcasti32x4 zmm1, oword [rel L.xts_poly]
-; BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3
-; xmm8 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
-	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
-	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm8, xmm0, 1
-	vpternlogd      xmm8, xmm2, xmm3, 150
-	vinserti32x4    zmm0, zmm0, xmm8, 1
-; xmm8 = xmm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
-	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
-	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
-	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm8, xmm0, 2
-	vpternlogd      xmm8, xmm2, xmm3, 150
-	vinserti32x4    zmm0, zmm0, xmm8, 2
-; xmm8 = xmm0 * x^3: shift left, fold the 3 bits shifted out back in times 0x87
-	vpsrlq          xmm2, xmm0, 61                  ; top 3 bits of each half
-	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
-	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm8, xmm0, 3
-	vpternlogd      xmm8, xmm2, xmm3, 150
-	vinserti32x4    zmm0, zmm0, xmm8, 3
+; BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3: T in every lane, lane i shifted
+; left by i bits (per-quadword counts), the i bits out of its top folded back times 0x87
+	vshufi64x2      zmm0, zmm0, zmm0, 0             ; lane 0 into every lane
+	vpsrlvq         zmm2, zmm0, zword [rel L.xts_lane_carry] ; top i bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllvq         zmm0, zmm0, zword [rel L.xts_lane_shift]
+	vpternlogd      zmm0, zmm2, zmm3, 150
 ; PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
@@ -786,28 +773,14 @@ L.xts_dec_tweak_aes128:
 	vbroadcasti32x4 zmm26, oword [r10 - 208]
 L.xts_dec_keys_loaded:
 	vbroadcasti32x4 zmm1, oword [rel L.xts_poly]
-; BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3
-; xmm8 = xmm0 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          xmm2, xmm0, 63                  ; top 1 bits of each half
-	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
-	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm8, xmm0, 1
-	vpternlogd      xmm8, xmm2, xmm3, 150
-	vinserti32x4    zmm0, zmm0, xmm8, 1
-; xmm8 = xmm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
-	vpsrlq          xmm2, xmm0, 62                  ; top 2 bits of each half
-	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
-	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm8, xmm0, 2
-	vpternlogd      xmm8, xmm2, xmm3, 150
-	vinserti32x4    zmm0, zmm0, xmm8, 2
-; xmm8 = xmm0 * x^3: shift left, fold the 3 bits shifted out back in times 0x87
-	vpsrlq          xmm2, xmm0, 61                  ; top 3 bits of each half
-	vpclmulqdq      xmm3, xmm2, xmm1, 1             ; high half's, times 0x87
-	vpslldq         xmm2, xmm2, 8                   ; low half's carry into high
-	vpsllq          xmm8, xmm0, 3
-	vpternlogd      xmm8, xmm2, xmm3, 150
-	vinserti32x4    zmm0, zmm0, xmm8, 3
+; BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3: T in every lane, lane i shifted
+; left by i bits (per-quadword counts), the i bits out of its top folded back times 0x87
+	vshufi64x2      zmm0, zmm0, zmm0, 0             ; lane 0 into every lane
+	vpsrlvq         zmm2, zmm0, zword [rel L.xts_lane_carry] ; top i bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllvq         zmm0, zmm0, zword [rel L.xts_lane_shift]
+	vpternlogd      zmm0, zmm2, zmm3, 150
 ; PART = len % 16; stealing takes the last whole block and the PART bytes after it
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
@@ -1387,6 +1360,12 @@ L.xts_dec_main_aes128:
 ; The reduction constant: x^128 = x^7 + x^2 + x + 1, i.e. 0x87, in each lane's low half.
 L.xts_poly:
 	dq	0x87, 0
+; BASE's lanes: lane i's quadwords shift left by i bits, and right by 64 - i for the bits
+; they carry out (a count of 64 gives 0: lane 0 carries nothing).
+L.xts_lane_shift:
+	dq	0, 0, 1, 1, 2, 2, 3, 3
+L.xts_lane_carry:
+	dq	64, 64, 63, 63, 62, 62, 61, 61
 ; vpermd indexes moving lane i of a vector to lane 0 (row i at offset 16*i).
 L.xts_lane_select:
 	dd	0, 1, 2, 3
@@ -1397,6 +1376,1107 @@ L.xts_lane_select:
 ; At +PART: moves a block's first PART bytes to its end.  At 32-PART: moves a block's
 ; last PART bytes to its start.  At 64-PART: 0x00 for the first PART bytes, 0xff after.
 L.xts_cts_table:
+	db	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
+	db	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	db	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
+	db	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+	db	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255
+
+	section .note.GNU-stack noalloc noexec nowrite progbits
+	section .note.gnu.property note alloc noexec align=8
+	dd 4, 16, 5
+	db 'GNU', 0
+	dd 0xc0000002, 0x4, 0x3, 0x0
+
+; int aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+;
+; One XTS data unit of len >= 16 bytes.  key1 is the data key's encryption schedule, key2 the
+; tweak key's encryption schedule.  Block j is E_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
+; products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
+;
+; The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+; is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+; next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+; x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+; k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+; one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+; 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+; (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+;
+; TWEAK=ahead: as clmul outside the main loop; inside it each vector's tweak for the next
+; iteration is its own times x^16, made during the first middle rounds of the one
+; before, so an iteration's loads and rounds never wait for a multiply.  The last round
+; reads LK_j = last key ^ TW_j, made before TW_j moves on: twice the tweak registers.
+;
+; Several tweaks per vector: BASE holds the tweaks of the next 4 block(s), one per
+; 128-bit lane (T, T*x, ..., made once at the start); vector j of an iteration uses
+; BASE * x^(4*j), each made straight from BASE (independent shifts and multiplies,
+; not a serial chain), and BASE moves on by x^(4*vectors).  The tweak is XORed in
+; with round key 0 (one vpternlogd) and folded into the last round key
+; (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
+; 4 vectors per main-loop iteration; the rest goes through a final group of 1..2 vectors
+; whose last may hold fewer blocks than lanes (opmask); a partial last block is
+; handled by ciphertext stealing on xmm.
+;
+; Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      PART=rsi (KEY2's register, once the tweak is made)
+; Registers (vector): BASE=zmm0, POLY=zmm1, T1=zmm2, T2=zmm3, X0=zmm4, X1=zmm5
+;                     X2=zmm6, X3=zmm7, TW0=zmm8, TW1=zmm11, TW2=zmm12, TW3=zmm13
+;                     K0=zmm9, KLAST=zmm10, LK0=zmm14, LK1=zmm15, LK2=zmm16, LK3=zmm17
+;                     KLAST-1=zmm18, KLAST-2=zmm19, KLAST-3=zmm20, KLAST-4=zmm21, KLAST-5=zmm22, KLAST-6=zmm23
+;                     KLAST-7=zmm24, KLAST-8=zmm25, KLAST-9=zmm26, KLAST-10=zmm27, KLAST-11=zmm28, KLAST-12=zmm29
+;                     KLAST-13=zmm30
+; Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
+	section .text
+	align 32, db 0xcc
+	global aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead:function hidden
+aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead:
+	endbr64
+	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
+; T = E_K2(iv), on xmm with the tweak key read from memory
+	lea             r10, [rsi + rax*8]
+	lea             r10, [r10 + rax*8]
+	vmovdqu8        xmm0, oword [r9]
+	vpxord          xmm0, xmm0, oword [rsi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_enc_tweak_aes128_onepassgroups_tail2_tweakahead
+	je              near L.xts_enc_tweak_aes192_onepassgroups_tail2_tweakahead
+	vaesenc         xmm0, xmm0, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, oword [r10 - 192]
+L.xts_enc_tweak_aes192_onepassgroups_tail2_tweakahead:
+	vaesenc         xmm0, xmm0, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, oword [r10 - 160]
+L.xts_enc_tweak_aes128_onepassgroups_tail2_tweakahead:
+	vaesenc         xmm0, xmm0, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	vaesenclast     xmm0, xmm0, oword [r10]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &key1[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
+	vbroadcasti32x4 zmm9, oword [rdi]
+	vbroadcasti32x4 zmm10, oword [r10]
+	vbroadcasti32x4 zmm18, oword [r10 - 16]
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vbroadcasti32x4 zmm20, oword [r10 - 48]
+	vbroadcasti32x4 zmm21, oword [r10 - 64]
+	vbroadcasti32x4 zmm22, oword [r10 - 80]
+	vbroadcasti32x4 zmm23, oword [r10 - 96]
+	vbroadcasti32x4 zmm24, oword [r10 - 112]
+	vbroadcasti32x4 zmm25, oword [r10 - 128]
+	vbroadcasti32x4 zmm26, oword [r10 - 144]
+	cmp             eax, 12
+	jb              near L.xts_enc_keys_loaded_onepassgroups_tail2_tweakahead
+	vbroadcasti32x4 zmm27, oword [r10 - 160]
+	vbroadcasti32x4 zmm28, oword [r10 - 176]
+	je              near L.xts_enc_keys_loaded_onepassgroups_tail2_tweakahead
+	vbroadcasti32x4 zmm29, oword [r10 - 192]
+	vbroadcasti32x4 zmm30, oword [r10 - 208]
+L.xts_enc_keys_loaded_onepassgroups_tail2_tweakahead:
+	vbroadcasti32x4 zmm1, oword [rel L.xts_poly_onepassgroups_tail2_tweakahead]
+; BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3: T in every lane, lane i shifted
+; left by i bits (per-quadword counts), the i bits out of its top folded back times 0x87
+	vshufi64x2      zmm0, zmm0, zmm0, 0             ; lane 0 into every lane
+	vpsrlvq         zmm2, zmm0, zword [rel L.xts_lane_carry_onepassgroups_tail2_tweakahead] ; top i bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllvq         zmm0, zmm0, zword [rel L.xts_lane_shift_onepassgroups_tail2_tweakahead]
+	vpternlogd      zmm0, zmm2, zmm3, 150
+; PART = len % 16; stealing takes the last whole block and the PART bytes after it
+	mov             esi, r8d
+	and             esi, 15                         ; bytes past the last whole block
+	jz              near L.xts_enc_whole_blocks_onepassgroups_tail2_tweakahead
+	sub             r8, rsi
+	sub             r8, 16                          ; its last whole block goes to stealing
+L.xts_enc_whole_blocks_onepassgroups_tail2_tweakahead:
+	sub             r8, 256
+	ja              near L.xts_enc_main_loop_onepassgroups_tail2_tweakahead ; more than one iteration; out of line, so short messages fall through
+L.xts_enc_main_done_onepassgroups_tail2_tweakahead:
+	add             r8, 256                         ; 0 <= LEN <= 256 remain
+	jz              near L.xts_enc_no_tail_onepassgroups_tail2_tweakahead
+
+; Groups of 2 vectors while at least 128 bytes remain.
+L.xts_enc_group_loop:
+	cmp             r8, 128
+	jb              near L.xts_enc_final_onepassgroups_tail2_tweakahead
+; the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm8, zmm0
+; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm11, zmm0, 4
+	vpternlogd      zmm11, zmm2, zmm3, 150
+; zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm0, zmm0, 1
+	vpxord          zmm0, zmm0, zmm2
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm9, zmm8, 150
+; zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm5, [rcx + 64]
+	vpternlogd      zmm5, zmm9, zmm11, 150
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_enc_group_aes128
+	je              near L.xts_enc_group_aes192
+	vaesenc         zmm4, zmm4, zmm30
+	vaesenc         zmm5, zmm5, zmm30
+	vaesenc         zmm4, zmm4, zmm29
+	vaesenc         zmm5, zmm5, zmm29
+L.xts_enc_group_aes192:
+	vaesenc         zmm4, zmm4, zmm28
+	vaesenc         zmm5, zmm5, zmm28
+	vaesenc         zmm4, zmm4, zmm27
+	vaesenc         zmm5, zmm5, zmm27
+L.xts_enc_group_aes128:
+	vaesenc         zmm4, zmm4, zmm26
+	vaesenc         zmm5, zmm5, zmm26
+	vaesenc         zmm4, zmm4, zmm25
+	vaesenc         zmm5, zmm5, zmm25
+	vaesenc         zmm4, zmm4, zmm24
+	vaesenc         zmm5, zmm5, zmm24
+	vaesenc         zmm4, zmm4, zmm23
+	vaesenc         zmm5, zmm5, zmm23
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm4, zmm4, zmm21
+	vaesenc         zmm5, zmm5, zmm21
+	vaesenc         zmm4, zmm4, zmm20
+	vaesenc         zmm5, zmm5, zmm20
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm4, zmm4, zmm18
+	vaesenc         zmm5, zmm5, zmm18
+; last round with the tweak folded into the key: the output is the block ^ tweak
+	vpxord          zmm2, zmm10, zmm8
+	vaesenclast     zmm4, zmm4, zmm2
+	vmovdqu8        zword [rdx], zmm4
+	vpxord          zmm2, zmm10, zmm11
+	vaesenclast     zmm5, zmm5, zmm2
+	vmovdqu8        zword [rdx + 64], zmm5
+	add             rcx, 128
+	add             rdx, 128
+	sub             r8, 128
+	jnz             L.xts_enc_group_loop
+	jmp             near L.xts_enc_no_tail_onepassgroups_tail2_tweakahead
+
+L.xts_enc_final_onepassgroups_tail2_tweakahead:
+; 1..128 bytes remain: pick the final group by the number of vectors they need,
+; so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             r8, 64
+	jbe             near L.xts_enc_final1_onepassgroups_tail2_tweakahead
+L.xts_enc_final2_onepassgroups_tail2_tweakahead:
+; the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm8, zmm0
+; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm11, zmm0, 4
+	vpternlogd      zmm11, zmm2, zmm3, 150
+; zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm0, zmm0, 1
+	vpxord          zmm0, zmm0, zmm2
+	sub             r8, 64                          ; bytes in the last vector
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm9, zmm8, 150
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovq           k1, r11
+; zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm5{k1}{z}, [rcx + 64]
+	vpternlogd      zmm5, zmm9, zmm11, 150
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_enc_final2_aes128_onepassgroups_tail2_tweakahead
+	je              near L.xts_enc_final2_aes192_onepassgroups_tail2_tweakahead
+	vaesenc         zmm4, zmm4, zmm30
+	vaesenc         zmm5, zmm5, zmm30
+	vaesenc         zmm4, zmm4, zmm29
+	vaesenc         zmm5, zmm5, zmm29
+L.xts_enc_final2_aes192_onepassgroups_tail2_tweakahead:
+	vaesenc         zmm4, zmm4, zmm28
+	vaesenc         zmm5, zmm5, zmm28
+	vaesenc         zmm4, zmm4, zmm27
+	vaesenc         zmm5, zmm5, zmm27
+L.xts_enc_final2_aes128_onepassgroups_tail2_tweakahead:
+	vaesenc         zmm4, zmm4, zmm26
+	vaesenc         zmm5, zmm5, zmm26
+	vaesenc         zmm4, zmm4, zmm25
+	vaesenc         zmm5, zmm5, zmm25
+	vaesenc         zmm4, zmm4, zmm24
+	vaesenc         zmm5, zmm5, zmm24
+	vaesenc         zmm4, zmm4, zmm23
+	vaesenc         zmm5, zmm5, zmm23
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm4, zmm4, zmm21
+	vaesenc         zmm5, zmm5, zmm21
+	vaesenc         zmm4, zmm4, zmm20
+	vaesenc         zmm5, zmm5, zmm20
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm4, zmm4, zmm18
+	vaesenc         zmm5, zmm5, zmm18
+	vpxord          zmm2, zmm10, zmm8
+	vaesenclast     zmm4, zmm4, zmm2
+	vmovdqu8        zword [rdx], zmm4
+	vpxord          zmm2, zmm10, zmm11
+	vaesenclast     zmm5, zmm5, zmm2
+	vmovdqu8        [rdx + 64]{k1}, zmm5
+	add             rcx, r8
+	add             rdx, r8
+	add             rcx, 64
+	add             rdx, 64
+; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; zmm11 = zmm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm11, 63                 ; top 1 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm11, zmm11, 1
+	vpternlogd      zmm11, zmm2, zmm3, 150
+	lea             r11, [rel L.xts_lane_select_onepassgroups_tail2_tweakahead]
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          zmm2, zmm3, zmm11
+	jmp             near L.xts_enc_steal_or_done_onepassgroups_tail2_tweakahead
+L.xts_enc_final1_onepassgroups_tail2_tweakahead:
+; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm8, zmm0
+; zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm0, zmm0, 4
+	vpternlogd      zmm0, zmm2, zmm3, 150
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovq           k1, r11
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4{k1}{z}, [rcx]
+	vpternlogd      zmm4, zmm9, zmm8, 150
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_enc_final1_aes128_onepassgroups_tail2_tweakahead
+	je              near L.xts_enc_final1_aes192_onepassgroups_tail2_tweakahead
+	vaesenc         zmm4, zmm4, zmm30
+	vaesenc         zmm4, zmm4, zmm29
+L.xts_enc_final1_aes192_onepassgroups_tail2_tweakahead:
+	vaesenc         zmm4, zmm4, zmm28
+	vaesenc         zmm4, zmm4, zmm27
+L.xts_enc_final1_aes128_onepassgroups_tail2_tweakahead:
+	vaesenc         zmm4, zmm4, zmm26
+	vaesenc         zmm4, zmm4, zmm25
+	vaesenc         zmm4, zmm4, zmm24
+	vaesenc         zmm4, zmm4, zmm23
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm4, zmm4, zmm21
+	vaesenc         zmm4, zmm4, zmm20
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm4, zmm4, zmm18
+	vpxord          zmm2, zmm10, zmm8
+	vaesenclast     zmm4, zmm4, zmm2
+	vmovdqu8        [rdx]{k1}, zmm4
+	add             rcx, r8
+	add             rdx, r8
+; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; zmm8 = zmm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm8, 63                  ; top 1 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm8, zmm8, 1
+	vpternlogd      zmm8, zmm2, zmm3, 150
+	lea             r11, [rel L.xts_lane_select_onepassgroups_tail2_tweakahead]
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          zmm2, zmm3, zmm8
+	jmp             near L.xts_enc_steal_or_done_onepassgroups_tail2_tweakahead
+L.xts_enc_no_tail_onepassgroups_tail2_tweakahead:
+	vmovdqa64       xmm2, xmm0                      ; the next block's tweak
+L.xts_enc_steal_or_done_onepassgroups_tail2_tweakahead:
+	test            rsi, rsi
+	jz              near L.xts_enc_return_onepassgroups_tail2_tweakahead
+; ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
+; (encryption: the last whole block under TA, the stolen block under TB)
+; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm8, xmm8, 8                   ; low half's carry into high
+	vpsllq          xmm3, xmm2, 1
+	vpternlogd      xmm3, xmm8, xmm0, 150
+	vmovdqu8        xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
+	vpxord          xmm4, xmm2, oword [rcx]
+	vpxord          xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_enc_steal_a_aes128_onepassgroups_tail2_tweakahead
+	je              near L.xts_enc_steal_a_aes192_onepassgroups_tail2_tweakahead
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.xts_enc_steal_a_aes192_onepassgroups_tail2_tweakahead:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.xts_enc_steal_a_aes128_onepassgroups_tail2_tweakahead:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	vaesenclast     xmm4, xmm4, oword [r10]
+	vpxord          xmm4, xmm4, xmm2
+	lea             r11, [rel L.xts_cts_table_onepassgroups_tail2_tweakahead]
+; short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu8        xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
+; last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             rsi
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm8, xmm8, xmm0
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 64]
+	neg             rsi
+	vpternlogd      xmm4, xmm0, xmm8, 234           ; (CC & MASK) | TAIL16
+	vmovdqu8        oword [rdx + rsi*1], xmm1
+	vpxord          xmm4, xmm4, xmm3
+	vpxord          xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_enc_steal_b_aes128_onepassgroups_tail2_tweakahead
+	je              near L.xts_enc_steal_b_aes192_onepassgroups_tail2_tweakahead
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.xts_enc_steal_b_aes192_onepassgroups_tail2_tweakahead:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.xts_enc_steal_b_aes128_onepassgroups_tail2_tweakahead:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	vaesenclast     xmm4, xmm4, oword [r10]
+	vpxord          xmm4, xmm4, xmm3
+	vmovdqu8        oword [rdx], xmm4
+L.xts_enc_return_onepassgroups_tail2_tweakahead:
+	xor             eax, eax
+	vzeroupper
+	ret
+
+L.xts_enc_main_loop_onepassgroups_tail2_tweakahead:
+; the first iteration's tweaks: vector j = BASE * x^(4*j)
+	vmovdqa64       zmm8, zmm0
+; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm11, zmm0, 4
+	vpternlogd      zmm11, zmm2, zmm3, 150
+; zmm12 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm12, zmm0, 1
+	vpxord          zmm12, zmm12, zmm2
+; zmm13 = zmm0 * x^12: shift left, fold the 12 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm13, zmm0, 12
+	vpternlogd      zmm13, zmm2, zmm3, 150
+	jmp             near L.xts_enc_main_iteration
+
+	align 64, db 0xcc
+L.xts_enc_main_iteration:
+; LLVM-MCA-BEGIN xts_enc_avx10_512_main_loop_onepassgroups_tail2_tweakahead
+; main loop: 4 vectors = 256 bytes per iteration; entered with LEN = the bytes
+; left - 256, placed after the epilogue so short messages never jump over it
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm9, zmm8, 150
+; zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm5, [rcx + 64]
+	vpternlogd      zmm5, zmm9, zmm11, 150
+; zmm6 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm6, [rcx + 128]
+	vpternlogd      zmm6, zmm9, zmm12, 150
+; zmm7 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm7, [rcx + 192]
+	vpternlogd      zmm7, zmm9, zmm13, 150
+; the last round's keys (last key ^ tweak), so that the tweaks can move on
+	vpxord          zmm14, zmm10, zmm8
+	vpxord          zmm15, zmm10, zmm11
+	vpxord          zmm16, zmm10, zmm12
+	vpxord          zmm17, zmm10, zmm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_enc_main_aes128_onepassgroups_tail2_tweakahead
+	je              near L.xts_enc_main_aes192_onepassgroups_tail2_tweakahead
+	vaesenc         zmm4, zmm4, zmm30
+	vaesenc         zmm5, zmm5, zmm30
+	vaesenc         zmm6, zmm6, zmm30
+	vaesenc         zmm7, zmm7, zmm30
+	vaesenc         zmm4, zmm4, zmm29
+	vaesenc         zmm5, zmm5, zmm29
+	vaesenc         zmm6, zmm6, zmm29
+	vaesenc         zmm7, zmm7, zmm29
+L.xts_enc_main_aes192_onepassgroups_tail2_tweakahead:
+	vaesenc         zmm4, zmm4, zmm28
+	vaesenc         zmm5, zmm5, zmm28
+	vaesenc         zmm6, zmm6, zmm28
+	vaesenc         zmm7, zmm7, zmm28
+	vaesenc         zmm4, zmm4, zmm27
+	vaesenc         zmm5, zmm5, zmm27
+	vaesenc         zmm6, zmm6, zmm27
+	vaesenc         zmm7, zmm7, zmm27
+L.xts_enc_main_aes128_onepassgroups_tail2_tweakahead:
+	vaesenc         zmm4, zmm4, zmm26
+	vaesenc         zmm5, zmm5, zmm26
+	vaesenc         zmm6, zmm6, zmm26
+	vaesenc         zmm7, zmm7, zmm26
+; zmm8 = zmm8 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm8, 14                  ; the top 16 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm8, zmm8, 2
+	vpxord          zmm8, zmm8, zmm2
+; zmm11 = zmm11 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm11, 14                 ; the top 16 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm11, zmm11, 2
+	vpxord          zmm11, zmm11, zmm2
+	vaesenc         zmm4, zmm4, zmm25
+	vaesenc         zmm5, zmm5, zmm25
+	vaesenc         zmm6, zmm6, zmm25
+	vaesenc         zmm7, zmm7, zmm25
+; zmm12 = zmm12 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm12, 14                 ; the top 16 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm12, zmm12, 2
+	vpxord          zmm12, zmm12, zmm2
+; zmm13 = zmm13 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm13, 14                 ; the top 16 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm13, zmm13, 2
+	vpxord          zmm13, zmm13, zmm2
+	vaesenc         zmm4, zmm4, zmm24
+	vaesenc         zmm5, zmm5, zmm24
+	vaesenc         zmm6, zmm6, zmm24
+	vaesenc         zmm7, zmm7, zmm24
+	vaesenc         zmm4, zmm4, zmm23
+	vaesenc         zmm5, zmm5, zmm23
+	vaesenc         zmm6, zmm6, zmm23
+	vaesenc         zmm7, zmm7, zmm23
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vaesenc         zmm4, zmm4, zmm21
+	vaesenc         zmm5, zmm5, zmm21
+	vaesenc         zmm6, zmm6, zmm21
+	vaesenc         zmm7, zmm7, zmm21
+	vaesenc         zmm4, zmm4, zmm20
+	vaesenc         zmm5, zmm5, zmm20
+	vaesenc         zmm6, zmm6, zmm20
+	vaesenc         zmm7, zmm7, zmm20
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
+	vaesenc         zmm4, zmm4, zmm18
+	vaesenc         zmm5, zmm5, zmm18
+	vaesenc         zmm6, zmm6, zmm18
+	vaesenc         zmm7, zmm7, zmm18
+; last round: the tweak is in the key
+	vaesenclast     zmm4, zmm4, zmm14
+	vmovdqu8        zword [rdx], zmm4
+	vaesenclast     zmm5, zmm5, zmm15
+	vmovdqu8        zword [rdx + 64], zmm5
+	vaesenclast     zmm6, zmm6, zmm16
+	vmovdqu8        zword [rdx + 128], zmm6
+	vaesenclast     zmm7, zmm7, zmm17
+	vmovdqu8        zword [rdx + 192], zmm7
+	add             rcx, 256
+	add             rdx, 256
+	sub             r8, 256
+	jae             L.xts_enc_main_iteration
+; LLVM-MCA-END
+	vmovdqa64       zmm0, zmm8                      ; the next block's tweaks
+	jmp             L.xts_enc_main_done_onepassgroups_tail2_tweakahead
+
+; int aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+;
+; One XTS data unit of len >= 16 bytes.  key1 is the data key's equivalent inverse (AESDEC) schedule, key2 the
+; tweak key's encryption schedule.  Block j is D_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
+; products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
+;
+; The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+; is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+; next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+; x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+; k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+; one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+; 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+; (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+;
+; TWEAK=ahead: as clmul outside the main loop; inside it each vector's tweak for the next
+; iteration is its own times x^16, made during the first middle rounds of the one
+; before, so an iteration's loads and rounds never wait for a multiply.  The last round
+; reads LK_j = last key ^ TW_j, made before TW_j moves on: twice the tweak registers.
+;
+; Several tweaks per vector: BASE holds the tweaks of the next 4 block(s), one per
+; 128-bit lane (T, T*x, ..., made once at the start); vector j of an iteration uses
+; BASE * x^(4*j), each made straight from BASE (independent shifts and multiplies,
+; not a serial chain), and BASE moves on by x^(4*vectors).  The tweak is XORed in
+; with round key 0 (one vpternlogd) and folded into the last round key
+; (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
+; 4 vectors per main-loop iteration; the rest goes through a final group of 1..2 vectors
+; whose last may hold fewer blocks than lanes (opmask); a partial last block is
+; handled by ciphertext stealing on xmm.
+;
+; Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      PART=rsi (KEY2's register, once the tweak is made)
+; Registers (vector): BASE=zmm0, POLY=zmm1, T1=zmm2, T2=zmm3, X0=zmm4, X1=zmm5
+;                     X2=zmm6, X3=zmm7, TW0=zmm8, TW1=zmm11, TW2=zmm12, TW3=zmm13
+;                     K0=zmm9, KLAST=zmm10, LK0=zmm14, LK1=zmm15, LK2=zmm16, LK3=zmm17
+;                     KLAST-1=zmm18, KLAST-2=zmm19, KLAST-3=zmm20, KLAST-4=zmm21, KLAST-5=zmm22, KLAST-6=zmm23
+;                     KLAST-7=zmm24, KLAST-8=zmm25, KLAST-9=zmm26, KLAST-10=zmm27, KLAST-11=zmm28, KLAST-12=zmm29
+;                     KLAST-13=zmm30
+; Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
+	section .text
+	align 32, db 0xcc
+	global aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead:function hidden
+aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead:
+	endbr64
+	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
+; T = E_K2(iv), on xmm with the tweak key read from memory
+	lea             r10, [rsi + rax*8]
+	lea             r10, [r10 + rax*8]
+	vmovdqu8        xmm0, oword [r9]
+	vpxord          xmm0, xmm0, oword [rsi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_tweak_aes128_onepassgroups_tail2_tweakahead
+	je              near L.xts_dec_tweak_aes192_onepassgroups_tail2_tweakahead
+	vaesenc         xmm0, xmm0, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, oword [r10 - 192]
+L.xts_dec_tweak_aes192_onepassgroups_tail2_tweakahead:
+	vaesenc         xmm0, xmm0, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, oword [r10 - 160]
+L.xts_dec_tweak_aes128_onepassgroups_tail2_tweakahead:
+	vaesenc         xmm0, xmm0, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	vaesenclast     xmm0, xmm0, oword [r10]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &key1[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
+	vbroadcasti32x4 zmm9, oword [rdi]
+	vbroadcasti32x4 zmm10, oword [r10]
+	vbroadcasti32x4 zmm18, oword [r10 - 16]
+	vbroadcasti32x4 zmm19, oword [r10 - 32]
+	vbroadcasti32x4 zmm20, oword [r10 - 48]
+	vbroadcasti32x4 zmm21, oword [r10 - 64]
+	vbroadcasti32x4 zmm22, oword [r10 - 80]
+	vbroadcasti32x4 zmm23, oword [r10 - 96]
+	vbroadcasti32x4 zmm24, oword [r10 - 112]
+	vbroadcasti32x4 zmm25, oword [r10 - 128]
+	vbroadcasti32x4 zmm26, oword [r10 - 144]
+	cmp             eax, 12
+	jb              near L.xts_dec_keys_loaded_onepassgroups_tail2_tweakahead
+	vbroadcasti32x4 zmm27, oword [r10 - 160]
+	vbroadcasti32x4 zmm28, oword [r10 - 176]
+	je              near L.xts_dec_keys_loaded_onepassgroups_tail2_tweakahead
+	vbroadcasti32x4 zmm29, oword [r10 - 192]
+	vbroadcasti32x4 zmm30, oword [r10 - 208]
+L.xts_dec_keys_loaded_onepassgroups_tail2_tweakahead:
+	vbroadcasti32x4 zmm1, oword [rel L.xts_poly_onepassgroups_tail2_tweakahead]
+; BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3: T in every lane, lane i shifted
+; left by i bits (per-quadword counts), the i bits out of its top folded back times 0x87
+	vshufi64x2      zmm0, zmm0, zmm0, 0             ; lane 0 into every lane
+	vpsrlvq         zmm2, zmm0, zword [rel L.xts_lane_carry_onepassgroups_tail2_tweakahead] ; top i bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllvq         zmm0, zmm0, zword [rel L.xts_lane_shift_onepassgroups_tail2_tweakahead]
+	vpternlogd      zmm0, zmm2, zmm3, 150
+; PART = len % 16; stealing takes the last whole block and the PART bytes after it
+	mov             esi, r8d
+	and             esi, 15                         ; bytes past the last whole block
+	jz              near L.xts_dec_whole_blocks_onepassgroups_tail2_tweakahead
+	sub             r8, rsi
+	sub             r8, 16                          ; its last whole block goes to stealing
+L.xts_dec_whole_blocks_onepassgroups_tail2_tweakahead:
+	sub             r8, 256
+	ja              near L.xts_dec_main_loop_onepassgroups_tail2_tweakahead ; more than one iteration; out of line, so short messages fall through
+L.xts_dec_main_done_onepassgroups_tail2_tweakahead:
+	add             r8, 256                         ; 0 <= LEN <= 256 remain
+	jz              near L.xts_dec_no_tail_onepassgroups_tail2_tweakahead
+
+; Groups of 2 vectors while at least 128 bytes remain.
+L.xts_dec_group_loop:
+	cmp             r8, 128
+	jb              near L.xts_dec_final_onepassgroups_tail2_tweakahead
+; the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm8, zmm0
+; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm11, zmm0, 4
+	vpternlogd      zmm11, zmm2, zmm3, 150
+; zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm0, zmm0, 1
+	vpxord          zmm0, zmm0, zmm2
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm9, zmm8, 150
+; zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm5, [rcx + 64]
+	vpternlogd      zmm5, zmm9, zmm11, 150
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_group_aes128
+	je              near L.xts_dec_group_aes192
+	vaesdec         zmm4, zmm4, zmm30
+	vaesdec         zmm5, zmm5, zmm30
+	vaesdec         zmm4, zmm4, zmm29
+	vaesdec         zmm5, zmm5, zmm29
+L.xts_dec_group_aes192:
+	vaesdec         zmm4, zmm4, zmm28
+	vaesdec         zmm5, zmm5, zmm28
+	vaesdec         zmm4, zmm4, zmm27
+	vaesdec         zmm5, zmm5, zmm27
+L.xts_dec_group_aes128:
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         zmm5, zmm5, zmm26
+	vaesdec         zmm4, zmm4, zmm25
+	vaesdec         zmm5, zmm5, zmm25
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         zmm5, zmm5, zmm24
+	vaesdec         zmm4, zmm4, zmm23
+	vaesdec         zmm5, zmm5, zmm23
+	vaesdec         zmm4, zmm4, zmm22
+	vaesdec         zmm5, zmm5, zmm22
+	vaesdec         zmm4, zmm4, zmm21
+	vaesdec         zmm5, zmm5, zmm21
+	vaesdec         zmm4, zmm4, zmm20
+	vaesdec         zmm5, zmm5, zmm20
+	vaesdec         zmm4, zmm4, zmm19
+	vaesdec         zmm5, zmm5, zmm19
+	vaesdec         zmm4, zmm4, zmm18
+	vaesdec         zmm5, zmm5, zmm18
+; last round with the tweak folded into the key: the output is the block ^ tweak
+	vpxord          zmm2, zmm10, zmm8
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        zword [rdx], zmm4
+	vpxord          zmm2, zmm10, zmm11
+	vaesdeclast     zmm5, zmm5, zmm2
+	vmovdqu8        zword [rdx + 64], zmm5
+	add             rcx, 128
+	add             rdx, 128
+	sub             r8, 128
+	jnz             L.xts_dec_group_loop
+	jmp             near L.xts_dec_no_tail_onepassgroups_tail2_tweakahead
+
+L.xts_dec_final_onepassgroups_tail2_tweakahead:
+; 1..128 bytes remain: pick the final group by the number of vectors they need,
+; so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             r8, 64
+	jbe             near L.xts_dec_final1_onepassgroups_tail2_tweakahead
+L.xts_dec_final2_onepassgroups_tail2_tweakahead:
+; the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm8, zmm0
+; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm11, zmm0, 4
+	vpternlogd      zmm11, zmm2, zmm3, 150
+; zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm0, zmm0, 1
+	vpxord          zmm0, zmm0, zmm2
+	sub             r8, 64                          ; bytes in the last vector
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm9, zmm8, 150
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovq           k1, r11
+; zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm5{k1}{z}, [rcx + 64]
+	vpternlogd      zmm5, zmm9, zmm11, 150
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final2_aes128_onepassgroups_tail2_tweakahead
+	je              near L.xts_dec_final2_aes192_onepassgroups_tail2_tweakahead
+	vaesdec         zmm4, zmm4, zmm30
+	vaesdec         zmm5, zmm5, zmm30
+	vaesdec         zmm4, zmm4, zmm29
+	vaesdec         zmm5, zmm5, zmm29
+L.xts_dec_final2_aes192_onepassgroups_tail2_tweakahead:
+	vaesdec         zmm4, zmm4, zmm28
+	vaesdec         zmm5, zmm5, zmm28
+	vaesdec         zmm4, zmm4, zmm27
+	vaesdec         zmm5, zmm5, zmm27
+L.xts_dec_final2_aes128_onepassgroups_tail2_tweakahead:
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         zmm5, zmm5, zmm26
+	vaesdec         zmm4, zmm4, zmm25
+	vaesdec         zmm5, zmm5, zmm25
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         zmm5, zmm5, zmm24
+	vaesdec         zmm4, zmm4, zmm23
+	vaesdec         zmm5, zmm5, zmm23
+	vaesdec         zmm4, zmm4, zmm22
+	vaesdec         zmm5, zmm5, zmm22
+	vaesdec         zmm4, zmm4, zmm21
+	vaesdec         zmm5, zmm5, zmm21
+	vaesdec         zmm4, zmm4, zmm20
+	vaesdec         zmm5, zmm5, zmm20
+	vaesdec         zmm4, zmm4, zmm19
+	vaesdec         zmm5, zmm5, zmm19
+	vaesdec         zmm4, zmm4, zmm18
+	vaesdec         zmm5, zmm5, zmm18
+	vpxord          zmm2, zmm10, zmm8
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        zword [rdx], zmm4
+	vpxord          zmm2, zmm10, zmm11
+	vaesdeclast     zmm5, zmm5, zmm2
+	vmovdqu8        [rdx + 64]{k1}, zmm5
+	add             rcx, r8
+	add             rdx, r8
+	add             rcx, 64
+	add             rdx, 64
+; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; zmm11 = zmm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm11, 63                 ; top 1 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm11, zmm11, 1
+	vpternlogd      zmm11, zmm2, zmm3, 150
+	lea             r11, [rel L.xts_lane_select_onepassgroups_tail2_tweakahead]
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          zmm2, zmm3, zmm11
+	jmp             near L.xts_dec_steal_or_done_onepassgroups_tail2_tweakahead
+L.xts_dec_final1_onepassgroups_tail2_tweakahead:
+; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm8, zmm0
+; zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm0, zmm0, 4
+	vpternlogd      zmm0, zmm2, zmm3, 150
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovq           k1, r11
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4{k1}{z}, [rcx]
+	vpternlogd      zmm4, zmm9, zmm8, 150
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final1_aes128_onepassgroups_tail2_tweakahead
+	je              near L.xts_dec_final1_aes192_onepassgroups_tail2_tweakahead
+	vaesdec         zmm4, zmm4, zmm30
+	vaesdec         zmm4, zmm4, zmm29
+L.xts_dec_final1_aes192_onepassgroups_tail2_tweakahead:
+	vaesdec         zmm4, zmm4, zmm28
+	vaesdec         zmm4, zmm4, zmm27
+L.xts_dec_final1_aes128_onepassgroups_tail2_tweakahead:
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         zmm4, zmm4, zmm25
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         zmm4, zmm4, zmm23
+	vaesdec         zmm4, zmm4, zmm22
+	vaesdec         zmm4, zmm4, zmm21
+	vaesdec         zmm4, zmm4, zmm20
+	vaesdec         zmm4, zmm4, zmm19
+	vaesdec         zmm4, zmm4, zmm18
+	vpxord          zmm2, zmm10, zmm8
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        [rdx]{k1}, zmm4
+	add             rcx, r8
+	add             rdx, r8
+; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; zmm8 = zmm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm8, 63                  ; top 1 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm8, zmm8, 1
+	vpternlogd      zmm8, zmm2, zmm3, 150
+	lea             r11, [rel L.xts_lane_select_onepassgroups_tail2_tweakahead]
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          zmm2, zmm3, zmm8
+	jmp             near L.xts_dec_steal_or_done_onepassgroups_tail2_tweakahead
+L.xts_dec_no_tail_onepassgroups_tail2_tweakahead:
+	vmovdqa64       xmm2, xmm0                      ; the next block's tweak
+L.xts_dec_steal_or_done_onepassgroups_tail2_tweakahead:
+	test            rsi, rsi
+	jz              near L.xts_dec_return_onepassgroups_tail2_tweakahead
+; ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
+; (decryption: the last whole block under TB, the stolen block under TA)
+; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm8, xmm8, 8                   ; low half's carry into high
+	vpsllq          xmm3, xmm2, 1
+	vpternlogd      xmm3, xmm8, xmm0, 150
+	vmovdqu8        xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
+	vpxord          xmm4, xmm3, oword [rcx]
+	vpxord          xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_steal_a_aes128_onepassgroups_tail2_tweakahead
+	je              near L.xts_dec_steal_a_aes192_onepassgroups_tail2_tweakahead
+	vaesdec         xmm4, xmm4, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, oword [r10 - 192]
+L.xts_dec_steal_a_aes192_onepassgroups_tail2_tweakahead:
+	vaesdec         xmm4, xmm4, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, oword [r10 - 160]
+L.xts_dec_steal_a_aes128_onepassgroups_tail2_tweakahead:
+	vaesdec         xmm4, xmm4, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	vaesdeclast     xmm4, xmm4, oword [r10]
+	vpxord          xmm4, xmm4, xmm3
+	lea             r11, [rel L.xts_cts_table_onepassgroups_tail2_tweakahead]
+; short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu8        xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
+; last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             rsi
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm8, xmm8, xmm0
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 64]
+	neg             rsi
+	vpternlogd      xmm4, xmm0, xmm8, 234           ; (CC & MASK) | TAIL16
+	vmovdqu8        oword [rdx + rsi*1], xmm1
+	vpxord          xmm4, xmm4, xmm2
+	vpxord          xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_steal_b_aes128_onepassgroups_tail2_tweakahead
+	je              near L.xts_dec_steal_b_aes192_onepassgroups_tail2_tweakahead
+	vaesdec         xmm4, xmm4, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, oword [r10 - 192]
+L.xts_dec_steal_b_aes192_onepassgroups_tail2_tweakahead:
+	vaesdec         xmm4, xmm4, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, oword [r10 - 160]
+L.xts_dec_steal_b_aes128_onepassgroups_tail2_tweakahead:
+	vaesdec         xmm4, xmm4, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	vaesdeclast     xmm4, xmm4, oword [r10]
+	vpxord          xmm4, xmm4, xmm2
+	vmovdqu8        oword [rdx], xmm4
+L.xts_dec_return_onepassgroups_tail2_tweakahead:
+	xor             eax, eax
+	vzeroupper
+	ret
+
+L.xts_dec_main_loop_onepassgroups_tail2_tweakahead:
+; the first iteration's tweaks: vector j = BASE * x^(4*j)
+	vmovdqa64       zmm8, zmm0
+; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm11, zmm0, 4
+	vpternlogd      zmm11, zmm2, zmm3, 150
+; zmm12 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm12, zmm0, 1
+	vpxord          zmm12, zmm12, zmm2
+; zmm13 = zmm0 * x^12: shift left, fold the 12 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm13, zmm0, 12
+	vpternlogd      zmm13, zmm2, zmm3, 150
+	jmp             near L.xts_dec_main_iteration
+
+	align 64, db 0xcc
+L.xts_dec_main_iteration:
+; LLVM-MCA-BEGIN xts_dec_avx10_512_main_loop_onepassgroups_tail2_tweakahead
+; main loop: 4 vectors = 256 bytes per iteration; entered with LEN = the bytes
+; left - 256, placed after the epilogue so short messages never jump over it
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm9, zmm8, 150
+; zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm5, [rcx + 64]
+	vpternlogd      zmm5, zmm9, zmm11, 150
+; zmm6 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm6, [rcx + 128]
+	vpternlogd      zmm6, zmm9, zmm12, 150
+; zmm7 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm7, [rcx + 192]
+	vpternlogd      zmm7, zmm9, zmm13, 150
+; the last round's keys (last key ^ tweak), so that the tweaks can move on
+	vpxord          zmm14, zmm10, zmm8
+	vpxord          zmm15, zmm10, zmm11
+	vpxord          zmm16, zmm10, zmm12
+	vpxord          zmm17, zmm10, zmm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_main_aes128_onepassgroups_tail2_tweakahead
+	je              near L.xts_dec_main_aes192_onepassgroups_tail2_tweakahead
+	vaesdec         zmm4, zmm4, zmm30
+	vaesdec         zmm5, zmm5, zmm30
+	vaesdec         zmm6, zmm6, zmm30
+	vaesdec         zmm7, zmm7, zmm30
+	vaesdec         zmm4, zmm4, zmm29
+	vaesdec         zmm5, zmm5, zmm29
+	vaesdec         zmm6, zmm6, zmm29
+	vaesdec         zmm7, zmm7, zmm29
+L.xts_dec_main_aes192_onepassgroups_tail2_tweakahead:
+	vaesdec         zmm4, zmm4, zmm28
+	vaesdec         zmm5, zmm5, zmm28
+	vaesdec         zmm6, zmm6, zmm28
+	vaesdec         zmm7, zmm7, zmm28
+	vaesdec         zmm4, zmm4, zmm27
+	vaesdec         zmm5, zmm5, zmm27
+	vaesdec         zmm6, zmm6, zmm27
+	vaesdec         zmm7, zmm7, zmm27
+L.xts_dec_main_aes128_onepassgroups_tail2_tweakahead:
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         zmm5, zmm5, zmm26
+	vaesdec         zmm6, zmm6, zmm26
+	vaesdec         zmm7, zmm7, zmm26
+; zmm8 = zmm8 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm8, 14                  ; the top 16 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm8, zmm8, 2
+	vpxord          zmm8, zmm8, zmm2
+; zmm11 = zmm11 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm11, 14                 ; the top 16 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm11, zmm11, 2
+	vpxord          zmm11, zmm11, zmm2
+	vaesdec         zmm4, zmm4, zmm25
+	vaesdec         zmm5, zmm5, zmm25
+	vaesdec         zmm6, zmm6, zmm25
+	vaesdec         zmm7, zmm7, zmm25
+; zmm12 = zmm12 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm12, 14                 ; the top 16 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm12, zmm12, 2
+	vpxord          zmm12, zmm12, zmm2
+; zmm13 = zmm13 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm13, 14                 ; the top 16 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm13, zmm13, 2
+	vpxord          zmm13, zmm13, zmm2
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         zmm5, zmm5, zmm24
+	vaesdec         zmm6, zmm6, zmm24
+	vaesdec         zmm7, zmm7, zmm24
+	vaesdec         zmm4, zmm4, zmm23
+	vaesdec         zmm5, zmm5, zmm23
+	vaesdec         zmm6, zmm6, zmm23
+	vaesdec         zmm7, zmm7, zmm23
+	vaesdec         zmm4, zmm4, zmm22
+	vaesdec         zmm5, zmm5, zmm22
+	vaesdec         zmm6, zmm6, zmm22
+	vaesdec         zmm7, zmm7, zmm22
+	vaesdec         zmm4, zmm4, zmm21
+	vaesdec         zmm5, zmm5, zmm21
+	vaesdec         zmm6, zmm6, zmm21
+	vaesdec         zmm7, zmm7, zmm21
+	vaesdec         zmm4, zmm4, zmm20
+	vaesdec         zmm5, zmm5, zmm20
+	vaesdec         zmm6, zmm6, zmm20
+	vaesdec         zmm7, zmm7, zmm20
+	vaesdec         zmm4, zmm4, zmm19
+	vaesdec         zmm5, zmm5, zmm19
+	vaesdec         zmm6, zmm6, zmm19
+	vaesdec         zmm7, zmm7, zmm19
+	vaesdec         zmm4, zmm4, zmm18
+	vaesdec         zmm5, zmm5, zmm18
+	vaesdec         zmm6, zmm6, zmm18
+	vaesdec         zmm7, zmm7, zmm18
+; last round: the tweak is in the key
+	vaesdeclast     zmm4, zmm4, zmm14
+	vmovdqu8        zword [rdx], zmm4
+	vaesdeclast     zmm5, zmm5, zmm15
+	vmovdqu8        zword [rdx + 64], zmm5
+	vaesdeclast     zmm6, zmm6, zmm16
+	vmovdqu8        zword [rdx + 128], zmm6
+	vaesdeclast     zmm7, zmm7, zmm17
+	vmovdqu8        zword [rdx + 192], zmm7
+	add             rcx, 256
+	add             rdx, 256
+	sub             r8, 256
+	jae             L.xts_dec_main_iteration
+; LLVM-MCA-END
+	vmovdqa64       zmm0, zmm8                      ; the next block's tweaks
+	jmp             L.xts_dec_main_done_onepassgroups_tail2_tweakahead
+
+	section .rodata align=64
+	align 64, db 0
+; The reduction constant: x^128 = x^7 + x^2 + x + 1, i.e. 0x87, in each lane's low half.
+L.xts_poly_onepassgroups_tail2_tweakahead:
+	dq	0x87, 0
+; BASE's lanes: lane i's quadwords shift left by i bits, and right by 64 - i for the bits
+; they carry out (a count of 64 gives 0: lane 0 carries nothing).
+L.xts_lane_shift_onepassgroups_tail2_tweakahead:
+	dq	0, 0, 1, 1, 2, 2, 3, 3
+L.xts_lane_carry_onepassgroups_tail2_tweakahead:
+	dq	64, 64, 63, 63, 62, 62, 61, 61
+; vpermd indexes moving lane i of a vector to lane 0 (row i at offset 16*i).
+L.xts_lane_select_onepassgroups_tail2_tweakahead:
+	dd	0, 1, 2, 3
+	dd	4, 5, 6, 7
+	dd	8, 9, 10, 11
+	dd	12, 13, 14, 15
+; Ciphertext stealing: vpshufb patterns (0x80 makes a zero byte) and a byte mask.
+; At +PART: moves a block's first PART bytes to its end.  At 32-PART: moves a block's
+; last PART bytes to its start.  At 64-PART: 0x00 for the first PART bytes, 0xff after.
+L.xts_cts_table_onepassgroups_tail2_tweakahead:
 	db	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
 	db	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
 	db	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128

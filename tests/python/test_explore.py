@@ -31,6 +31,25 @@ class Sweep(unittest.TestCase):
         self.assertEqual(len(candidates), 56)
 
 
+    def test_only_keeps_the_default_and_the_variants_with_those_values(self):
+        mode, isa = get_mode("xts"), get_isa("avx10_512")
+        only = explore.parse_only("TWEAK=ahead,UNROLL=4", mode)
+        self.assertEqual(only, {"TWEAK": "ahead", "UNROLL": 4})
+        candidates = explore.sweep(mode, isa, None, only)
+        self.assertEqual(candidates[0].knobs["TWEAK"], "clmul")
+        self.assertTrue(candidates[0].is_default)
+        rest = candidates[1:]
+        # KEYS 2 x TAIL 1, 2, 4 x ONEPASS 2
+        self.assertEqual(len(rest), 12)
+        self.assertTrue(all(c.knobs["TWEAK"] == "ahead" and c.knobs["UNROLL"] == 4
+                            for c in rest))
+        from generator.errors import UsageError
+        with self.assertRaisesRegex(UsageError, "bad value 'bogus' for TWEAK"):
+            explore.parse_only("TWEAK=bogus", mode)
+        with self.assertRaisesRegex(UsageError, "knob GHASH does not apply to mode xts"):
+            explore.parse_only("GHASH=school", mode)
+
+
 class Ranking(unittest.TestCase):
     def test_wrong_variants_are_never_ranked(self):
         default = candidate({"UNROLL": 8}, [90, 90, 90], default=True)

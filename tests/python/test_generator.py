@@ -409,6 +409,40 @@ class Generation(unittest.TestCase):
                 self.assertEqual(body.count("vpinsrq "), 4 if tweak == "gpr" else 0, (tweak, name))
                 self.assertEqual("vpclmulqdq " in body, tweak == "clmul", (tweak, name))
 
+    def test_xts_tweak_ahead_makes_the_next_iterations_tweaks_during_the_rounds(self):
+        """TWEAK=ahead: no multiply between an iteration's loads and its first round; each
+        vector's tweak moves on by x^(lanes*UNROLL) (vpslldq by 2 bytes on zmm at UNROLL=4)
+        after the first middle rounds, in place; the last round reads LK (last key ^ tweak)
+        made before it.  Outside the loop nothing differs from TWEAK=clmul."""
+        import re
+        mode, isa = get_mode("xts"), get_isa("avx10_512")
+        text = generate(mode, isa, resolve(mode, isa, {"TWEAK": "ahead"}), SYSV,
+                        with_variants=False)["S"]
+        clmul = generate(mode, isa, resolve(mode, isa, {"TWEAK": "clmul"}), SYSV,
+                         with_variants=False)["S"]
+        loops = re.findall(r"# LLVM-MCA-BEGIN (xts_(?:enc|dec)_avx10_512_main_loop)\n(.*?)"
+                           r"# LLVM-MCA-END", text, re.S)
+        self.assertEqual(len(loops), 2)
+        for name, body in loops:
+            first_round = re.search(r"\tvaes(?:enc|dec) ", body).start()
+            self.assertNotIn("vpclmulqdq", body[:first_round], name)
+            self.assertEqual(body.count("vpclmulqdq "), 4, name)
+            self.assertEqual(body.count("vpslldq         $2, "), 4, name)
+            # each multiply follows a round of the nine every key size runs
+            after = body[body.index("_main_aes128:"):]
+            self.assertEqual(after.count("vpclmulqdq "), 4, name)
+            # the last round takes LK0..LK3, which are last key ^ tweak before the rounds
+            lasts = re.findall(r"vaes(?:enc|dec)last\s+(%zmm\d+), ", body)
+            xors = re.findall(r"vpxord\s+%zmm\d+, %zmm\d+, (%zmm\d+)", body[:first_round])
+            self.assertEqual(lasts, xors, name)
+        # the entry makes the first iteration's tweaks; the rest of the file is clmul's
+        self.assertIn("the first iteration's tweaks", text)
+        strip = lambda t: re.sub(r"\.Lxts_(enc|dec)_main_loop:.*?jmp\s+\.Lxts_\1_main_done",
+                                 "", t, flags=re.S)
+        mnemonics = lambda t: [l.split()[0] for l in strip(t).splitlines()
+                               if l.startswith("\t") and not l.startswith("\t.")]
+        self.assertEqual(mnemonics(text), mnemonics(clmul))
+
     def test_xctr_counters_knob_picks_the_counter_form(self):
         """COUNTERS=base adds each counter vector's own step from .Lxctr_steps; chain adds
         the STEP register down the vectors, no step read in the loop."""

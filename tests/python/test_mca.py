@@ -82,6 +82,18 @@ class Extraction(unittest.TestCase):
         self.assertEqual(instrs[1].text, "{disp32} ja     .Lt_carry")
         self.assertNotIn("#", instrs[7].text)
 
+    def test_a_uarch_variants_suffixed_labels_trace_each_key_size(self):
+        """A variant's labels carry its suffix (generator/render.py): its region still has
+        the aes128/192/256 paths, and each takes its own branch."""
+        text = (REGION.replace("ctr_test_main_loop", "ctr_test_main_loop_tail2")
+                .replace("_aes128", "_aes128_tail2").replace("_aes192", "_aes192_tail2"))
+        entry = dict(ENTRY, mca_regions=[{"name": "ctr_test_main_loop_tail2",
+                                          "bytes_per_iteration": 128, "variant": "tail2"}])
+        region = mca.parse_variant(text, entry, "t.S").regions[0]
+        self.assertEqual(region.paths(), ["aes128", "aes192", "aes256"])
+        self.assertEqual(mnemonics(mca.trace(region, "aes128"))[5:],
+                         ["jb", "vaesenclast", "sub", "jae"])
+
     def test_region_without_key_labels_has_one_path(self):
         text = REGION.replace("_aes128", "_short").replace("_aes192", "_mid")
         self.assertEqual(self.region(text).paths(), ["main"])

@@ -59,8 +59,9 @@ class EveryCombinationPlansOrIsRefused(unittest.TestCase):
         # ctr, xctr, xts with its own UNROLL values (1, 2, 3, 8) and ONEPASS=loop only, + 56
         # for aesni_avx's xts with TWEAK=double, 56 with TWEAK=gpr, 112 for its xctr with
         # COUNTERS=chain and gpr (gpr refused there) and 112 for its ctr with COUNTERS=chain
-        # and gpr (chain refused there) (the other ISAs take one value of each)
-        self.assertEqual(planned + refused, 1286)
+        # and gpr (chain refused there), + 56 for each EVEX ISA's xts with TWEAK=ahead
+        # (the other ISAs take one value of each)
+        self.assertEqual(planned + refused, 1398)
         self.assertGreater(planned, 250)
         self.assertGreater(refused, 200)
 
@@ -83,7 +84,7 @@ class EveryCombinationPlansOrIsRefused(unittest.TestCase):
                         continue
                     for value in {"KEYS": ("reg", "mem"), "GHASH": ("school", "karatsuba"),
                                   "ONEPASS": ("loop", "groups"),
-                                  "TWEAK": ("clmul", "double", "gpr"),
+                                  "TWEAK": ("clmul", "double", "gpr", "ahead"),
                                   "COUNTERS": ("base", "chain", "gpr"),
                                   "TAIL": (1, 2, 4, 8)}[name]:
                         if value == knobs[name]:
@@ -140,6 +141,23 @@ class FitRules(unittest.TestCase):
         registers = self.plan("xts", "avx10_256", KEYS="mem", UNROLL=8)
         self.assertEqual([r.role for r in registers.R["TW"]], [f"TW{j}" for j in range(8)])
         self.assertEqual(registers.functions["decrypt"].stack, 0)
+
+    def test_xts_ahead_holds_two_tweak_registers_per_vector(self):
+        """TWEAK=ahead: UNROLL tweaks and UNROLL last-round keys (LK), never spilled; where
+        they do not fit beside the round keys the plan refuses (UNROLL=8 with KEYS=reg)."""
+        held = self.plan("xts", "avx10_512", KEYS="reg", UNROLL=4, TWEAK="ahead")
+        self.assertFalse(held.spill)
+        self.assertEqual([r.role for r in held.R["TW"]], [f"TW{j}" for j in range(4)])
+        self.assertEqual([r.role for r in held.R["LK"]], [f"LK{j}" for j in range(4)])
+        self.assertEqual(len(held.R["KMID"]), 13)
+        self.assertEqual(held.functions["encrypt"].stack, 0)
+        with self.assertRaisesRegex(Refused, r"TWEAK=ahead.*valid UNROLL here: 1, 2, 4;"):
+            self.plan("xts", "avx10_512", KEYS="reg", UNROLL=8, TWEAK="ahead")
+        wide = self.plan("xts", "avx10_512", KEYS="mem", UNROLL=8, TWEAK="ahead")
+        self.assertEqual((len(wide.R["LK"]), wide.R["KMID"]), (8, {}))
+        with self.assertRaisesRegex(Refused, "TWEAK=ahead is not a value of TWEAK on "
+                                             "vaes_avx2"):
+            self.plan("xts", "vaes_avx2", TWEAK="ahead")
 
     def test_xts_spilled_groups_keep_their_tweaks_in_free_block_registers(self):
         """Spilled (aesni_avx UNROLL=8): a group of at most 4 vectors holds its tweaks in
