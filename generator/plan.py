@@ -198,7 +198,7 @@ class CtrPlan(Plan):
     def allocate(self):
         v, U = self.vregs, self.knobs["UNROLL"]
         self.take("KS", v.many("KS", U))
-        for role in ("CTR", "BASE", "INC", "BSWAP", "TMP", "K0", "KLAST"):
+        for role in ("CTR", "BASE", "BSWAP", "TMP", "K0", "KLAST"):
             self.take(role, v.one(role))
         self.round_keys(self.knobs["KEYS"] == "reg")
         gpr = self.knobs.get("COUNTERS") == "gpr"

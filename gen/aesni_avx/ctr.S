@@ -32,8 +32,8 @@
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9
 #                      ROUNDS=rax, KEYEND=r10, TMPG=r11
 # Registers (vector): KS0=xmm0, KS1=xmm1, KS2=xmm2, KS3=xmm3, KS4=xmm4, KS5=xmm5
-#                     KS6=xmm6, KS7=xmm7, CTR=xmm8, BASE=xmm9, INC=xmm10, BSWAP=xmm11
-#                     TMP=xmm12, K0=xmm13, KLAST=xmm14, KT=xmm15
+#                     KS6=xmm6, KS7=xmm7, CTR=xmm8, BASE=xmm9, BSWAP=xmm10, TMP=xmm11
+#                     K0=xmm12, KLAST=xmm13, KT=xmm14
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_ctr_crypt_aesni_avx
@@ -52,14 +52,13 @@ aesgen_ctr_crypt_aesni_avx:
 	cmp             $16, %rcx
 	{disp32} jbe    .Lctr_one_block
 # the first and last round keys into registers; the middle ones are read each round
-	vmovdqu         (%rdi), %xmm13
-	vmovdqu         (%r10), %xmm14
+	vmovdqu         (%rdi), %xmm12
+	vmovdqu         (%r10), %xmm13
 # CTR = ctr, ctr + 1, ... (little-endian, one per lane); BASE = the same big-endian
 	vmovq           %r8, %xmm8
 	vpinsrq         $1, %r9, %xmm8, %xmm8
-	vmovdqu         .Lctr_lane_count(%rip), %xmm10
-	vmovdqu         .Lctr_bswap_mask(%rip), %xmm11
-	vpshufb         %xmm11, %xmm8, %xmm9
+	vmovdqu         .Lctr_bswap_mask(%rip), %xmm10
+	vpshufb         %xmm10, %xmm8, %xmm9
 
 	sub             $128, %rcx
 	{disp32} jae    .Lctr_main_loop                 # out of line, so short messages fall through
@@ -71,104 +70,105 @@ aesgen_ctr_crypt_aesni_avx:
 .Lctr_group_loop:
 	cmp             $64, %rcx
 	{disp32} jb     .Lctr_final
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (1 per vector), then round key 0
-	vpshufb         %xmm11, %xmm8, %xmm0
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm1
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm2
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm3
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpxor           %xmm13, %xmm0, %xmm0
-	vpxor           %xmm13, %xmm1, %xmm1
-	vpxor           %xmm13, %xmm2, %xmm2
-	vpxor           %xmm13, %xmm3, %xmm3
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %xmm10, %xmm8, %xmm0
+	vpaddq          .Lctr_le_step(%rip), %xmm8, %xmm1
+	vpshufb         %xmm10, %xmm1, %xmm1
+	vpaddq          .Lctr_le_step+16(%rip), %xmm8, %xmm2
+	vpshufb         %xmm10, %xmm2, %xmm2
+	vpaddq          .Lctr_le_step+32(%rip), %xmm8, %xmm3
+	vpshufb         %xmm10, %xmm3, %xmm3
+	vpaddq          .Lctr_le_step+48(%rip), %xmm8, %xmm8
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           %xmm12, %xmm2, %xmm2
+	vpxor           %xmm12, %xmm3, %xmm3
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_group_aes128
 	{disp32} je     .Lctr_group_aes192
-	vmovdqu         -208(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -192(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
 .Lctr_group_aes192:
-	vmovdqu         -176(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -160(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
 .Lctr_group_aes128:
-	vmovdqu         -144(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -128(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -112(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -96(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -80(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -64(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -48(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -32(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -16(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           (%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm0, %xmm0
+	vpxor           (%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
-	vpxor           16(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm1, %xmm1
+	vpxor           16(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm1, %xmm1
 	vmovdqu         %xmm1, 16(%rsi)
-	vpxor           32(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm2, %xmm2
+	vpxor           32(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm2, %xmm2
 	vmovdqu         %xmm2, 32(%rsi)
-	vpxor           48(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm3, %xmm3
+	vpxor           48(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm3, %xmm3
 	vmovdqu         %xmm3, 48(%rsi)
 	add             $64, %rdx
 	add             $64, %rsi
@@ -186,112 +186,113 @@ aesgen_ctr_crypt_aesni_avx:
 	cmp             $48, %rcx
 	{disp32} jbe    .Lctr_final3
 .Lctr_final4:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (1 per vector), then round key 0
-	vpshufb         %xmm11, %xmm8, %xmm0
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm1
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm2
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm3
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpxor           %xmm13, %xmm0, %xmm0
-	vpxor           %xmm13, %xmm1, %xmm1
-	vpxor           %xmm13, %xmm2, %xmm2
-	vpxor           %xmm13, %xmm3, %xmm3
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %xmm10, %xmm8, %xmm0
+	vpaddq          .Lctr_le_step(%rip), %xmm8, %xmm1
+	vpshufb         %xmm10, %xmm1, %xmm1
+	vpaddq          .Lctr_le_step+16(%rip), %xmm8, %xmm2
+	vpshufb         %xmm10, %xmm2, %xmm2
+	vpaddq          .Lctr_le_step+32(%rip), %xmm8, %xmm3
+	vpshufb         %xmm10, %xmm3, %xmm3
+	vpaddq          .Lctr_le_step+48(%rip), %xmm8, %xmm8
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           %xmm12, %xmm2, %xmm2
+	vpxor           %xmm12, %xmm3, %xmm3
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final4_aes128
 	{disp32} je     .Lctr_final4_aes192
-	vmovdqu         -208(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -192(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
 .Lctr_final4_aes192:
-	vmovdqu         -176(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -160(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
 .Lctr_final4_aes128:
-	vmovdqu         -144(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -128(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -112(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -96(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -80(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -64(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -48(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -32(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -16(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           (%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm0, %xmm0
+	vpxor           (%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
-	vpxor           16(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm1, %xmm1
+	vpxor           16(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm1, %xmm1
 	vmovdqu         %xmm1, 16(%rsi)
-	vpxor           32(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm2, %xmm2
+	vpxor           32(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm2, %xmm2
 	vmovdqu         %xmm2, 32(%rsi)
 	add             $48, %rdx
 	add             $48, %rsi
 	sub             $48, %rcx
 # the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
-	vaesenclast     %xmm14, %xmm3, %xmm3
+	vaesenclast     %xmm13, %xmm3, %xmm3
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_final4_bytes              # less than a lane left: the pieces
-	vpxor           (%rdx), %xmm3, %xmm12
-	vmovdqu         %xmm12, (%rsi)
+	vpxor           (%rdx), %xmm3, %xmm11
+	vmovdqu         %xmm11, (%rsi)
 	{disp32} jmp    .Lctr_return
 .Lctr_final4_bytes:
 	test            $8, %ecx                        # a 8-byte piece left?
@@ -329,93 +330,94 @@ aesgen_ctr_crypt_aesni_avx:
 .Lctr_final4_no1:
 	{disp32} jmp    .Lctr_return
 .Lctr_final3:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (1 per vector), then round key 0
-	vpshufb         %xmm11, %xmm8, %xmm0
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm1
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm2
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpxor           %xmm13, %xmm0, %xmm0
-	vpxor           %xmm13, %xmm1, %xmm1
-	vpxor           %xmm13, %xmm2, %xmm2
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %xmm10, %xmm8, %xmm0
+	vpaddq          .Lctr_le_step(%rip), %xmm8, %xmm1
+	vpshufb         %xmm10, %xmm1, %xmm1
+	vpaddq          .Lctr_le_step+16(%rip), %xmm8, %xmm2
+	vpshufb         %xmm10, %xmm2, %xmm2
+	vpaddq          .Lctr_le_step+32(%rip), %xmm8, %xmm8
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           %xmm12, %xmm2, %xmm2
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final3_aes128
 	{disp32} je     .Lctr_final3_aes192
-	vmovdqu         -208(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vmovdqu         -192(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
 .Lctr_final3_aes192:
-	vmovdqu         -176(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vmovdqu         -160(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
 .Lctr_final3_aes128:
-	vmovdqu         -144(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vmovdqu         -128(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vmovdqu         -112(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vmovdqu         -96(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vmovdqu         -80(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vmovdqu         -64(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vmovdqu         -48(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vmovdqu         -32(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vmovdqu         -16(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           (%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm0, %xmm0
+	vpxor           (%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
-	vpxor           16(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm1, %xmm1
+	vpxor           16(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm1, %xmm1
 	vmovdqu         %xmm1, 16(%rsi)
 	add             $32, %rdx
 	add             $32, %rsi
 	sub             $32, %rcx
 # the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
-	vaesenclast     %xmm14, %xmm2, %xmm2
+	vaesenclast     %xmm13, %xmm2, %xmm2
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_final3_bytes              # less than a lane left: the pieces
-	vpxor           (%rdx), %xmm2, %xmm12
-	vmovdqu         %xmm12, (%rsi)
+	vpxor           (%rdx), %xmm2, %xmm11
+	vmovdqu         %xmm11, (%rsi)
 	{disp32} jmp    .Lctr_return
 .Lctr_final3_bytes:
 	test            $8, %ecx                        # a 8-byte piece left?
@@ -453,74 +455,75 @@ aesgen_ctr_crypt_aesni_avx:
 .Lctr_final3_no1:
 	{disp32} jmp    .Lctr_return
 .Lctr_final2:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (1 per vector), then round key 0
-	vpshufb         %xmm11, %xmm8, %xmm0
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm1
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpxor           %xmm13, %xmm0, %xmm0
-	vpxor           %xmm13, %xmm1, %xmm1
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %xmm10, %xmm8, %xmm0
+	vpaddq          .Lctr_le_step(%rip), %xmm8, %xmm1
+	vpshufb         %xmm10, %xmm1, %xmm1
+	vpaddq          .Lctr_le_step+16(%rip), %xmm8, %xmm8
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final2_aes128
 	{disp32} je     .Lctr_final2_aes192
-	vmovdqu         -208(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vmovdqu         -192(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
 .Lctr_final2_aes192:
-	vmovdqu         -176(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vmovdqu         -160(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
 .Lctr_final2_aes128:
-	vmovdqu         -144(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vmovdqu         -128(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vmovdqu         -112(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vmovdqu         -96(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vmovdqu         -80(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vmovdqu         -64(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vmovdqu         -48(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vmovdqu         -32(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vmovdqu         -16(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           (%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm0, %xmm0
+	vpxor           (%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
 	add             $16, %rdx
 	add             $16, %rsi
 	sub             $16, %rcx
 # the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
-	vaesenclast     %xmm14, %xmm1, %xmm1
+	vaesenclast     %xmm13, %xmm1, %xmm1
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_final2_bytes              # less than a lane left: the pieces
-	vpxor           (%rdx), %xmm1, %xmm12
-	vmovdqu         %xmm12, (%rsi)
+	vpxor           (%rdx), %xmm1, %xmm11
+	vmovdqu         %xmm11, (%rsi)
 	{disp32} jmp    .Lctr_return
 .Lctr_final2_bytes:
 	test            $8, %ecx                        # a 8-byte piece left?
@@ -558,50 +561,51 @@ aesgen_ctr_crypt_aesni_avx:
 .Lctr_final2_no1:
 	{disp32} jmp    .Lctr_return
 .Lctr_final1:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (1 per vector), then round key 0
-	vpshufb         %xmm11, %xmm8, %xmm0
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpxor           %xmm13, %xmm0, %xmm0
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %xmm10, %xmm8, %xmm0
+	vpaddq          .Lctr_le_step(%rip), %xmm8, %xmm8
+	vpxor           %xmm12, %xmm0, %xmm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final1_aes128
 	{disp32} je     .Lctr_final1_aes192
-	vmovdqu         -208(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vmovdqu         -192(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
 .Lctr_final1_aes192:
-	vmovdqu         -176(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vmovdqu         -160(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
 .Lctr_final1_aes128:
-	vmovdqu         -144(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vmovdqu         -128(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vmovdqu         -112(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vmovdqu         -96(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vmovdqu         -80(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vmovdqu         -64(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vmovdqu         -48(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vmovdqu         -32(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vmovdqu         -16(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
 # the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
-	vaesenclast     %xmm14, %xmm0, %xmm0
+	vaesenclast     %xmm13, %xmm0, %xmm0
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_final1_bytes              # less than a lane left: the pieces
-	vpxor           (%rdx), %xmm0, %xmm12
-	vmovdqu         %xmm12, (%rsi)
+	vpxor           (%rdx), %xmm0, %xmm11
+	vmovdqu         %xmm11, (%rsi)
 	{disp32} jmp    .Lctr_return
 .Lctr_final1_bytes:
 	test            $8, %ecx                        # a 8-byte piece left?
@@ -651,7 +655,7 @@ aesgen_ctr_crypt_aesni_avx:
 # byte of the iteration's first block) tells whether one of them would carry
 	cmp             $247, %r8b
 	{disp32} ja     .Lctr_main_carry                # the low byte wraps in or right after this iteration
-	vpxor           %xmm13, %xmm9, %xmm0
+	vpxor           %xmm12, %xmm9, %xmm0
 	vpaddd          .Lctr_be_lane_step(%rip), %xmm9, %xmm1
 	vpaddd          .Lctr_be_lane_step+16(%rip), %xmm9, %xmm2
 	vpaddd          .Lctr_be_lane_step+32(%rip), %xmm9, %xmm3
@@ -660,194 +664,195 @@ aesgen_ctr_crypt_aesni_avx:
 	vpaddd          .Lctr_be_lane_step+80(%rip), %xmm9, %xmm6
 	vpaddd          .Lctr_be_lane_step+96(%rip), %xmm9, %xmm7
 	vpaddd          .Lctr_be_lane_step+112(%rip), %xmm9, %xmm9
-	vpaddq          .Lctr_le_iteration_step(%rip), %xmm8, %xmm8
-	vpxor           %xmm13, %xmm1, %xmm1
-	vpxor           %xmm13, %xmm2, %xmm2
-	vpxor           %xmm13, %xmm3, %xmm3
-	vpxor           %xmm13, %xmm4, %xmm4
-	vpxor           %xmm13, %xmm5, %xmm5
-	vpxor           %xmm13, %xmm6, %xmm6
-	vpxor           %xmm13, %xmm7, %xmm7
+	vpaddq          .Lctr_le_step+112(%rip), %xmm8, %xmm8
+	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           %xmm12, %xmm2, %xmm2
+	vpxor           %xmm12, %xmm3, %xmm3
+	vpxor           %xmm12, %xmm4, %xmm4
+	vpxor           %xmm12, %xmm5, %xmm5
+	vpxor           %xmm12, %xmm6, %xmm6
+	vpxor           %xmm12, %xmm7, %xmm7
 	{disp32} jmp    .Lctr_main_counted
 .Lctr_main_carry:
 # a carry out of the last byte: the general path, and BASE rebuilt from CTR
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (1 per vector), then round key 0
-	vpshufb         %xmm11, %xmm8, %xmm0
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm1
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm2
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm3
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm4
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm5
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm6
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm7
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpxor           %xmm13, %xmm0, %xmm0
-	vpxor           %xmm13, %xmm1, %xmm1
-	vpxor           %xmm13, %xmm2, %xmm2
-	vpxor           %xmm13, %xmm3, %xmm3
-	vpxor           %xmm13, %xmm4, %xmm4
-	vpxor           %xmm13, %xmm5, %xmm5
-	vpxor           %xmm13, %xmm6, %xmm6
-	vpxor           %xmm13, %xmm7, %xmm7
-	vpshufb         %xmm11, %xmm8, %xmm9
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %xmm10, %xmm8, %xmm0
+	vpaddq          .Lctr_le_step(%rip), %xmm8, %xmm1
+	vpshufb         %xmm10, %xmm1, %xmm1
+	vpaddq          .Lctr_le_step+16(%rip), %xmm8, %xmm2
+	vpshufb         %xmm10, %xmm2, %xmm2
+	vpaddq          .Lctr_le_step+32(%rip), %xmm8, %xmm3
+	vpshufb         %xmm10, %xmm3, %xmm3
+	vpaddq          .Lctr_le_step+48(%rip), %xmm8, %xmm4
+	vpshufb         %xmm10, %xmm4, %xmm4
+	vpaddq          .Lctr_le_step+64(%rip), %xmm8, %xmm5
+	vpshufb         %xmm10, %xmm5, %xmm5
+	vpaddq          .Lctr_le_step+80(%rip), %xmm8, %xmm6
+	vpshufb         %xmm10, %xmm6, %xmm6
+	vpaddq          .Lctr_le_step+96(%rip), %xmm8, %xmm7
+	vpshufb         %xmm10, %xmm7, %xmm7
+	vpaddq          .Lctr_le_step+112(%rip), %xmm8, %xmm8
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           %xmm12, %xmm2, %xmm2
+	vpxor           %xmm12, %xmm3, %xmm3
+	vpxor           %xmm12, %xmm4, %xmm4
+	vpxor           %xmm12, %xmm5, %xmm5
+	vpxor           %xmm12, %xmm6, %xmm6
+	vpxor           %xmm12, %xmm7, %xmm7
+	vpshufb         %xmm10, %xmm8, %xmm9
 .Lctr_main_counted:
 	add             $8, %r8
 # the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_main_aes128
 	{disp32} je     .Lctr_main_aes192
-	vmovdqu         -208(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -192(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 .Lctr_main_aes192:
-	vmovdqu         -176(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -160(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 .Lctr_main_aes128:
-	vmovdqu         -144(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -128(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -112(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -96(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -80(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -64(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -48(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -32(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -16(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           (%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm0, %xmm0
+	vpxor           (%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
-	vpxor           16(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm1, %xmm1
+	vpxor           16(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm1, %xmm1
 	vmovdqu         %xmm1, 16(%rsi)
-	vpxor           32(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm2, %xmm2
+	vpxor           32(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm2, %xmm2
 	vmovdqu         %xmm2, 32(%rsi)
-	vpxor           48(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm3, %xmm3
+	vpxor           48(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm3, %xmm3
 	vmovdqu         %xmm3, 48(%rsi)
-	vpxor           64(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm4, %xmm4
+	vpxor           64(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm4, %xmm4
 	vmovdqu         %xmm4, 64(%rsi)
-	vpxor           80(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm5, %xmm5
+	vpxor           80(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm5, %xmm5
 	vmovdqu         %xmm5, 80(%rsi)
-	vpxor           96(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm6, %xmm6
+	vpxor           96(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm6, %xmm6
 	vmovdqu         %xmm6, 96(%rsi)
-	vpxor           112(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm7, %xmm7
+	vpxor           112(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm7, %xmm7
 	vmovdqu         %xmm7, 112(%rsi)
 	add             $128, %rdx
 	add             $128, %rsi
@@ -887,8 +892,8 @@ aesgen_ctr_crypt_aesni_avx:
 	vaesenclast     (%r10), %xmm0, %xmm0
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_one_bytes                 # less than a lane left: the pieces
-	vpxor           (%rdx), %xmm0, %xmm12
-	vmovdqu         %xmm12, (%rsi)
+	vpxor           (%rdx), %xmm0, %xmm11
+	vmovdqu         %xmm11, (%rsi)
 	{disp32} jmp    .Lctr_one_return
 .Lctr_one_bytes:
 	test            $8, %ecx                        # a 8-byte piece left?
@@ -936,9 +941,6 @@ aesgen_ctr_crypt_aesni_avx:
 # Reverses the 16 bytes of each lane: little-endian counter <-> big-endian block.
 .Lctr_bswap_mask:
 	.byte	15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
-# Per-lane increment: the number of blocks in one vector.
-.Lctr_lane_count:
-	.quad	1, 0
 # Big-endian steps of 1..8 vectors (entry k - 1 for k vectors): k times the
 # block count per vector added to byte 15 of each lane (the top byte of dword 3).
 	.p2align 6
@@ -951,9 +953,17 @@ aesgen_ctr_crypt_aesni_avx:
 	.long	0, 0, 0, 100663296
 	.long	0, 0, 0, 117440512
 	.long	0, 0, 0, 134217728
-# Little-endian step of one main-loop iteration.
+# Little-endian steps of 1..8 vectors (entry k - 1 for k vectors): k times the
+# block count per vector added to the low quadword of each lane.
 	.p2align 6
-.Lctr_le_iteration_step:
+.Lctr_le_step:
+	.quad	1, 0
+	.quad	2, 0
+	.quad	3, 0
+	.quad	4, 0
+	.quad	5, 0
+	.quad	6, 0
+	.quad	7, 0
 	.quad	8, 0
 	.section .note.GNU-stack,"",@progbits
 	.section .note.gnu.property,"a",@note
@@ -991,8 +1001,8 @@ aesgen_ctr_crypt_aesni_avx:
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9
 #                      ROUNDS=rax, KEYEND=r10, TMPG=r11, RING=rbx
 # Registers (vector): KS0=xmm0, KS1=xmm1, KS2=xmm2, KS3=xmm3, KS4=xmm4, KS5=xmm5
-#                     KS6=xmm6, KS7=xmm7, CTR=xmm8, BASE=xmm9, INC=xmm10, BSWAP=xmm11
-#                     TMP=xmm12, K0=xmm13, KLAST=xmm14, KT=xmm15
+#                     KS6=xmm6, KS7=xmm7, CTR=xmm8, BASE=xmm9, BSWAP=xmm10, TMP=xmm11
+#                     K0=xmm12, KLAST=xmm13, KT=xmm14
 # COUNTERS=gpr: the main loop's whitened counter blocks at [rsp + RING + 16*j] (j < 8; RING = 0 or 128, the halves swap each iteration), wiped when the loop ends.
 	.text
 	.p2align 5, 0xcc
@@ -1017,14 +1027,13 @@ aesgen_ctr_crypt_aesni_avx_countersgpr:
 	cmp             $16, %rcx
 	{disp32} jbe    .Lctr_one_block_countersgpr
 # the first and last round keys into registers; the middle ones are read each round
-	vmovdqu         (%rdi), %xmm13
-	vmovdqu         (%r10), %xmm14
+	vmovdqu         (%rdi), %xmm12
+	vmovdqu         (%r10), %xmm13
 # CTR = ctr, ctr + 1, ... (little-endian, one per lane); BASE = the same big-endian
 	vmovq           %r8, %xmm8
 	vpinsrq         $1, %r9, %xmm8, %xmm8
-	vmovdqu         .Lctr_lane_count_countersgpr(%rip), %xmm10
-	vmovdqu         .Lctr_bswap_mask_countersgpr(%rip), %xmm11
-	vpshufb         %xmm11, %xmm8, %xmm9
+	vmovdqu         .Lctr_bswap_mask_countersgpr(%rip), %xmm10
+	vpshufb         %xmm10, %xmm8, %xmm9
 
 	sub             $128, %rcx
 	{disp32} jae    .Lctr_main_loop_countersgpr     # out of line, so short messages fall through
@@ -1036,104 +1045,105 @@ aesgen_ctr_crypt_aesni_avx_countersgpr:
 .Lctr_group_loop_countersgpr:
 	cmp             $64, %rcx
 	{disp32} jb     .Lctr_final_countersgpr
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (1 per vector), then round key 0
-	vpshufb         %xmm11, %xmm8, %xmm0
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm1
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm2
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm3
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpxor           %xmm13, %xmm0, %xmm0
-	vpxor           %xmm13, %xmm1, %xmm1
-	vpxor           %xmm13, %xmm2, %xmm2
-	vpxor           %xmm13, %xmm3, %xmm3
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %xmm10, %xmm8, %xmm0
+	vpaddq          .Lctr_le_step_countersgpr(%rip), %xmm8, %xmm1
+	vpshufb         %xmm10, %xmm1, %xmm1
+	vpaddq          .Lctr_le_step_countersgpr+16(%rip), %xmm8, %xmm2
+	vpshufb         %xmm10, %xmm2, %xmm2
+	vpaddq          .Lctr_le_step_countersgpr+32(%rip), %xmm8, %xmm3
+	vpshufb         %xmm10, %xmm3, %xmm3
+	vpaddq          .Lctr_le_step_countersgpr+48(%rip), %xmm8, %xmm8
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           %xmm12, %xmm2, %xmm2
+	vpxor           %xmm12, %xmm3, %xmm3
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_group_aes128_countersgpr
 	{disp32} je     .Lctr_group_aes192_countersgpr
-	vmovdqu         -208(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -192(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
 .Lctr_group_aes192_countersgpr:
-	vmovdqu         -176(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -160(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
 .Lctr_group_aes128_countersgpr:
-	vmovdqu         -144(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -128(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -112(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -96(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -80(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -64(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -48(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -32(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -16(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           (%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm0, %xmm0
+	vpxor           (%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
-	vpxor           16(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm1, %xmm1
+	vpxor           16(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm1, %xmm1
 	vmovdqu         %xmm1, 16(%rsi)
-	vpxor           32(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm2, %xmm2
+	vpxor           32(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm2, %xmm2
 	vmovdqu         %xmm2, 32(%rsi)
-	vpxor           48(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm3, %xmm3
+	vpxor           48(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm3, %xmm3
 	vmovdqu         %xmm3, 48(%rsi)
 	add             $64, %rdx
 	add             $64, %rsi
@@ -1151,112 +1161,113 @@ aesgen_ctr_crypt_aesni_avx_countersgpr:
 	cmp             $48, %rcx
 	{disp32} jbe    .Lctr_final3_countersgpr
 .Lctr_final4_countersgpr:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (1 per vector), then round key 0
-	vpshufb         %xmm11, %xmm8, %xmm0
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm1
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm2
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm3
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpxor           %xmm13, %xmm0, %xmm0
-	vpxor           %xmm13, %xmm1, %xmm1
-	vpxor           %xmm13, %xmm2, %xmm2
-	vpxor           %xmm13, %xmm3, %xmm3
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %xmm10, %xmm8, %xmm0
+	vpaddq          .Lctr_le_step_countersgpr(%rip), %xmm8, %xmm1
+	vpshufb         %xmm10, %xmm1, %xmm1
+	vpaddq          .Lctr_le_step_countersgpr+16(%rip), %xmm8, %xmm2
+	vpshufb         %xmm10, %xmm2, %xmm2
+	vpaddq          .Lctr_le_step_countersgpr+32(%rip), %xmm8, %xmm3
+	vpshufb         %xmm10, %xmm3, %xmm3
+	vpaddq          .Lctr_le_step_countersgpr+48(%rip), %xmm8, %xmm8
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           %xmm12, %xmm2, %xmm2
+	vpxor           %xmm12, %xmm3, %xmm3
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final4_aes128_countersgpr
 	{disp32} je     .Lctr_final4_aes192_countersgpr
-	vmovdqu         -208(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -192(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
 .Lctr_final4_aes192_countersgpr:
-	vmovdqu         -176(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -160(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
 .Lctr_final4_aes128_countersgpr:
-	vmovdqu         -144(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -128(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -112(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -96(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -80(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -64(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -48(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -32(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vmovdqu         -16(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           (%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm0, %xmm0
+	vpxor           (%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
-	vpxor           16(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm1, %xmm1
+	vpxor           16(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm1, %xmm1
 	vmovdqu         %xmm1, 16(%rsi)
-	vpxor           32(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm2, %xmm2
+	vpxor           32(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm2, %xmm2
 	vmovdqu         %xmm2, 32(%rsi)
 	add             $48, %rdx
 	add             $48, %rsi
 	sub             $48, %rcx
 # the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
-	vaesenclast     %xmm14, %xmm3, %xmm3
+	vaesenclast     %xmm13, %xmm3, %xmm3
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_final4_bytes_countersgpr  # less than a lane left: the pieces
-	vpxor           (%rdx), %xmm3, %xmm12
-	vmovdqu         %xmm12, (%rsi)
+	vpxor           (%rdx), %xmm3, %xmm11
+	vmovdqu         %xmm11, (%rsi)
 	{disp32} jmp    .Lctr_return_countersgpr
 .Lctr_final4_bytes_countersgpr:
 	test            $8, %ecx                        # a 8-byte piece left?
@@ -1294,93 +1305,94 @@ aesgen_ctr_crypt_aesni_avx_countersgpr:
 .Lctr_final4_no1_countersgpr:
 	{disp32} jmp    .Lctr_return_countersgpr
 .Lctr_final3_countersgpr:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (1 per vector), then round key 0
-	vpshufb         %xmm11, %xmm8, %xmm0
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm1
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm2
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpxor           %xmm13, %xmm0, %xmm0
-	vpxor           %xmm13, %xmm1, %xmm1
-	vpxor           %xmm13, %xmm2, %xmm2
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %xmm10, %xmm8, %xmm0
+	vpaddq          .Lctr_le_step_countersgpr(%rip), %xmm8, %xmm1
+	vpshufb         %xmm10, %xmm1, %xmm1
+	vpaddq          .Lctr_le_step_countersgpr+16(%rip), %xmm8, %xmm2
+	vpshufb         %xmm10, %xmm2, %xmm2
+	vpaddq          .Lctr_le_step_countersgpr+32(%rip), %xmm8, %xmm8
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           %xmm12, %xmm2, %xmm2
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final3_aes128_countersgpr
 	{disp32} je     .Lctr_final3_aes192_countersgpr
-	vmovdqu         -208(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vmovdqu         -192(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
 .Lctr_final3_aes192_countersgpr:
-	vmovdqu         -176(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vmovdqu         -160(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
 .Lctr_final3_aes128_countersgpr:
-	vmovdqu         -144(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vmovdqu         -128(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vmovdqu         -112(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vmovdqu         -96(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vmovdqu         -80(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vmovdqu         -64(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vmovdqu         -48(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vmovdqu         -32(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vmovdqu         -16(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           (%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm0, %xmm0
+	vpxor           (%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
-	vpxor           16(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm1, %xmm1
+	vpxor           16(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm1, %xmm1
 	vmovdqu         %xmm1, 16(%rsi)
 	add             $32, %rdx
 	add             $32, %rsi
 	sub             $32, %rcx
 # the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
-	vaesenclast     %xmm14, %xmm2, %xmm2
+	vaesenclast     %xmm13, %xmm2, %xmm2
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_final3_bytes_countersgpr  # less than a lane left: the pieces
-	vpxor           (%rdx), %xmm2, %xmm12
-	vmovdqu         %xmm12, (%rsi)
+	vpxor           (%rdx), %xmm2, %xmm11
+	vmovdqu         %xmm11, (%rsi)
 	{disp32} jmp    .Lctr_return_countersgpr
 .Lctr_final3_bytes_countersgpr:
 	test            $8, %ecx                        # a 8-byte piece left?
@@ -1418,74 +1430,75 @@ aesgen_ctr_crypt_aesni_avx_countersgpr:
 .Lctr_final3_no1_countersgpr:
 	{disp32} jmp    .Lctr_return_countersgpr
 .Lctr_final2_countersgpr:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (1 per vector), then round key 0
-	vpshufb         %xmm11, %xmm8, %xmm0
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm1
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpxor           %xmm13, %xmm0, %xmm0
-	vpxor           %xmm13, %xmm1, %xmm1
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %xmm10, %xmm8, %xmm0
+	vpaddq          .Lctr_le_step_countersgpr(%rip), %xmm8, %xmm1
+	vpshufb         %xmm10, %xmm1, %xmm1
+	vpaddq          .Lctr_le_step_countersgpr+16(%rip), %xmm8, %xmm8
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final2_aes128_countersgpr
 	{disp32} je     .Lctr_final2_aes192_countersgpr
-	vmovdqu         -208(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vmovdqu         -192(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
 .Lctr_final2_aes192_countersgpr:
-	vmovdqu         -176(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vmovdqu         -160(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
 .Lctr_final2_aes128_countersgpr:
-	vmovdqu         -144(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vmovdqu         -128(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vmovdqu         -112(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vmovdqu         -96(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vmovdqu         -80(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vmovdqu         -64(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vmovdqu         -48(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vmovdqu         -32(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vmovdqu         -16(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           (%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm0, %xmm0
+	vpxor           (%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
 	add             $16, %rdx
 	add             $16, %rsi
 	sub             $16, %rcx
 # the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
-	vaesenclast     %xmm14, %xmm1, %xmm1
+	vaesenclast     %xmm13, %xmm1, %xmm1
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_final2_bytes_countersgpr  # less than a lane left: the pieces
-	vpxor           (%rdx), %xmm1, %xmm12
-	vmovdqu         %xmm12, (%rsi)
+	vpxor           (%rdx), %xmm1, %xmm11
+	vmovdqu         %xmm11, (%rsi)
 	{disp32} jmp    .Lctr_return_countersgpr
 .Lctr_final2_bytes_countersgpr:
 	test            $8, %ecx                        # a 8-byte piece left?
@@ -1523,50 +1536,51 @@ aesgen_ctr_crypt_aesni_avx_countersgpr:
 .Lctr_final2_no1_countersgpr:
 	{disp32} jmp    .Lctr_return_countersgpr
 .Lctr_final1_countersgpr:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (1 per vector), then round key 0
-	vpshufb         %xmm11, %xmm8, %xmm0
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpxor           %xmm13, %xmm0, %xmm0
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %xmm10, %xmm8, %xmm0
+	vpaddq          .Lctr_le_step_countersgpr(%rip), %xmm8, %xmm8
+	vpxor           %xmm12, %xmm0, %xmm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final1_aes128_countersgpr
 	{disp32} je     .Lctr_final1_aes192_countersgpr
-	vmovdqu         -208(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vmovdqu         -192(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
 .Lctr_final1_aes192_countersgpr:
-	vmovdqu         -176(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vmovdqu         -160(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
 .Lctr_final1_aes128_countersgpr:
-	vmovdqu         -144(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vmovdqu         -128(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vmovdqu         -112(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vmovdqu         -96(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vmovdqu         -80(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vmovdqu         -64(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vmovdqu         -48(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vmovdqu         -32(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vmovdqu         -16(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
 # the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
-	vaesenclast     %xmm14, %xmm0, %xmm0
+	vaesenclast     %xmm13, %xmm0, %xmm0
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_final1_bytes_countersgpr  # less than a lane left: the pieces
-	vpxor           (%rdx), %xmm0, %xmm12
-	vmovdqu         %xmm12, (%rsi)
+	vpxor           (%rdx), %xmm0, %xmm11
+	vmovdqu         %xmm11, (%rsi)
 	{disp32} jmp    .Lctr_return_countersgpr
 .Lctr_final1_bytes_countersgpr:
 	test            $8, %ecx                        # a 8-byte piece left?
@@ -1726,150 +1740,150 @@ aesgen_ctr_crypt_aesni_avx_countersgpr:
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_main_aes128_countersgpr
 	{disp32} je     .Lctr_main_aes192_countersgpr
-	vmovdqu         -208(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -192(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 .Lctr_main_aes192_countersgpr:
-	vmovdqu         -176(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -160(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 .Lctr_main_aes128_countersgpr:
-	vmovdqu         -144(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -128(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -112(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -96(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -80(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -64(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -48(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -32(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -16(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           (%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm0, %xmm0
+	vpxor           (%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
-	vpxor           16(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm1, %xmm1
+	vpxor           16(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm1, %xmm1
 	vmovdqu         %xmm1, 16(%rsi)
-	vpxor           32(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm2, %xmm2
+	vpxor           32(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm2, %xmm2
 	vmovdqu         %xmm2, 32(%rsi)
-	vpxor           48(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm3, %xmm3
+	vpxor           48(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm3, %xmm3
 	vmovdqu         %xmm3, 48(%rsi)
-	vpxor           64(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm4, %xmm4
+	vpxor           64(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm4, %xmm4
 	vmovdqu         %xmm4, 64(%rsi)
-	vpxor           80(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm5, %xmm5
+	vpxor           80(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm5, %xmm5
 	vmovdqu         %xmm5, 80(%rsi)
-	vpxor           96(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm6, %xmm6
+	vpxor           96(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm6, %xmm6
 	vmovdqu         %xmm6, 96(%rsi)
-	vpxor           112(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm7, %xmm7
+	vpxor           112(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm7, %xmm7
 	vmovdqu         %xmm7, 112(%rsi)
 	add             $128, %rdx
 	add             $128, %rsi
@@ -1877,26 +1891,26 @@ aesgen_ctr_crypt_aesni_avx_countersgpr:
 	jae             .Lctr_main_iteration
 # LLVM-MCA-END
 # the ring wiped; CTR and BASE from CTR_LO:CTR_HI for the tail
-	vpxor           %xmm12, %xmm12, %xmm12
-	vmovdqu         %xmm12, (%rsp)
-	vmovdqu         %xmm12, 16(%rsp)
-	vmovdqu         %xmm12, 32(%rsp)
-	vmovdqu         %xmm12, 48(%rsp)
-	vmovdqu         %xmm12, 64(%rsp)
-	vmovdqu         %xmm12, 80(%rsp)
-	vmovdqu         %xmm12, 96(%rsp)
-	vmovdqu         %xmm12, 112(%rsp)
-	vmovdqu         %xmm12, 128(%rsp)
-	vmovdqu         %xmm12, 144(%rsp)
-	vmovdqu         %xmm12, 160(%rsp)
-	vmovdqu         %xmm12, 176(%rsp)
-	vmovdqu         %xmm12, 192(%rsp)
-	vmovdqu         %xmm12, 208(%rsp)
-	vmovdqu         %xmm12, 224(%rsp)
-	vmovdqu         %xmm12, 240(%rsp)
+	vpxor           %xmm11, %xmm11, %xmm11
+	vmovdqu         %xmm11, (%rsp)
+	vmovdqu         %xmm11, 16(%rsp)
+	vmovdqu         %xmm11, 32(%rsp)
+	vmovdqu         %xmm11, 48(%rsp)
+	vmovdqu         %xmm11, 64(%rsp)
+	vmovdqu         %xmm11, 80(%rsp)
+	vmovdqu         %xmm11, 96(%rsp)
+	vmovdqu         %xmm11, 112(%rsp)
+	vmovdqu         %xmm11, 128(%rsp)
+	vmovdqu         %xmm11, 144(%rsp)
+	vmovdqu         %xmm11, 160(%rsp)
+	vmovdqu         %xmm11, 176(%rsp)
+	vmovdqu         %xmm11, 192(%rsp)
+	vmovdqu         %xmm11, 208(%rsp)
+	vmovdqu         %xmm11, 224(%rsp)
+	vmovdqu         %xmm11, 240(%rsp)
 	vmovq           %r8, %xmm8
 	vpinsrq         $1, %r9, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm9
+	vpshufb         %xmm10, %xmm8, %xmm9
 	jmp             .Lctr_main_done_countersgpr
 
 	.p2align 6, 0xcc
@@ -1907,7 +1921,7 @@ aesgen_ctr_crypt_aesni_avx_countersgpr:
 # byte of the iteration's first block) tells whether one of them would carry
 	cmp             $247, %r8b
 	{disp32} ja     .Lctr_main_carry_countersgpr    # the low byte wraps in or right after this iteration
-	vpxor           %xmm13, %xmm9, %xmm0
+	vpxor           %xmm12, %xmm9, %xmm0
 	vpaddd          .Lctr_be_lane_step_countersgpr(%rip), %xmm9, %xmm1
 	vpaddd          .Lctr_be_lane_step_countersgpr+16(%rip), %xmm9, %xmm2
 	vpaddd          .Lctr_be_lane_step_countersgpr+32(%rip), %xmm9, %xmm3
@@ -1916,194 +1930,195 @@ aesgen_ctr_crypt_aesni_avx_countersgpr:
 	vpaddd          .Lctr_be_lane_step_countersgpr+80(%rip), %xmm9, %xmm6
 	vpaddd          .Lctr_be_lane_step_countersgpr+96(%rip), %xmm9, %xmm7
 	vpaddd          .Lctr_be_lane_step_countersgpr+112(%rip), %xmm9, %xmm9
-	vpaddq          .Lctr_le_iteration_step_countersgpr(%rip), %xmm8, %xmm8
-	vpxor           %xmm13, %xmm1, %xmm1
-	vpxor           %xmm13, %xmm2, %xmm2
-	vpxor           %xmm13, %xmm3, %xmm3
-	vpxor           %xmm13, %xmm4, %xmm4
-	vpxor           %xmm13, %xmm5, %xmm5
-	vpxor           %xmm13, %xmm6, %xmm6
-	vpxor           %xmm13, %xmm7, %xmm7
+	vpaddq          .Lctr_le_step_countersgpr+112(%rip), %xmm8, %xmm8
+	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           %xmm12, %xmm2, %xmm2
+	vpxor           %xmm12, %xmm3, %xmm3
+	vpxor           %xmm12, %xmm4, %xmm4
+	vpxor           %xmm12, %xmm5, %xmm5
+	vpxor           %xmm12, %xmm6, %xmm6
+	vpxor           %xmm12, %xmm7, %xmm7
 	{disp32} jmp    .Lctr_main_counted_countersgpr
 .Lctr_main_carry_countersgpr:
 # a carry out of the last byte: the general path, and BASE rebuilt from CTR
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (1 per vector), then round key 0
-	vpshufb         %xmm11, %xmm8, %xmm0
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm1
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm2
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm3
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm4
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm5
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm6
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpshufb         %xmm11, %xmm8, %xmm7
-	vpaddq          %xmm10, %xmm8, %xmm8
-	vpxor           %xmm13, %xmm0, %xmm0
-	vpxor           %xmm13, %xmm1, %xmm1
-	vpxor           %xmm13, %xmm2, %xmm2
-	vpxor           %xmm13, %xmm3, %xmm3
-	vpxor           %xmm13, %xmm4, %xmm4
-	vpxor           %xmm13, %xmm5, %xmm5
-	vpxor           %xmm13, %xmm6, %xmm6
-	vpxor           %xmm13, %xmm7, %xmm7
-	vpshufb         %xmm11, %xmm8, %xmm9
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %xmm10, %xmm8, %xmm0
+	vpaddq          .Lctr_le_step_countersgpr(%rip), %xmm8, %xmm1
+	vpshufb         %xmm10, %xmm1, %xmm1
+	vpaddq          .Lctr_le_step_countersgpr+16(%rip), %xmm8, %xmm2
+	vpshufb         %xmm10, %xmm2, %xmm2
+	vpaddq          .Lctr_le_step_countersgpr+32(%rip), %xmm8, %xmm3
+	vpshufb         %xmm10, %xmm3, %xmm3
+	vpaddq          .Lctr_le_step_countersgpr+48(%rip), %xmm8, %xmm4
+	vpshufb         %xmm10, %xmm4, %xmm4
+	vpaddq          .Lctr_le_step_countersgpr+64(%rip), %xmm8, %xmm5
+	vpshufb         %xmm10, %xmm5, %xmm5
+	vpaddq          .Lctr_le_step_countersgpr+80(%rip), %xmm8, %xmm6
+	vpshufb         %xmm10, %xmm6, %xmm6
+	vpaddq          .Lctr_le_step_countersgpr+96(%rip), %xmm8, %xmm7
+	vpshufb         %xmm10, %xmm7, %xmm7
+	vpaddq          .Lctr_le_step_countersgpr+112(%rip), %xmm8, %xmm8
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           %xmm12, %xmm2, %xmm2
+	vpxor           %xmm12, %xmm3, %xmm3
+	vpxor           %xmm12, %xmm4, %xmm4
+	vpxor           %xmm12, %xmm5, %xmm5
+	vpxor           %xmm12, %xmm6, %xmm6
+	vpxor           %xmm12, %xmm7, %xmm7
+	vpshufb         %xmm10, %xmm8, %xmm9
 .Lctr_main_counted_countersgpr:
 	add             $8, %r8
 # the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_short_main_aes128
 	{disp32} je     .Lctr_short_main_aes192
-	vmovdqu         -208(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -192(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 .Lctr_short_main_aes192:
-	vmovdqu         -176(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -160(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 .Lctr_short_main_aes128:
-	vmovdqu         -144(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -128(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -112(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -96(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -80(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -64(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -48(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -32(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
-	vmovdqu         -16(%r10), %xmm15
-	vaesenc         %xmm15, %xmm0, %xmm0
-	vaesenc         %xmm15, %xmm1, %xmm1
-	vaesenc         %xmm15, %xmm2, %xmm2
-	vaesenc         %xmm15, %xmm3, %xmm3
-	vaesenc         %xmm15, %xmm4, %xmm4
-	vaesenc         %xmm15, %xmm5, %xmm5
-	vaesenc         %xmm15, %xmm6, %xmm6
-	vaesenc         %xmm15, %xmm7, %xmm7
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           (%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm0, %xmm0
+	vpxor           (%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm0, %xmm0
 	vmovdqu         %xmm0, (%rsi)
-	vpxor           16(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm1, %xmm1
+	vpxor           16(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm1, %xmm1
 	vmovdqu         %xmm1, 16(%rsi)
-	vpxor           32(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm2, %xmm2
+	vpxor           32(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm2, %xmm2
 	vmovdqu         %xmm2, 32(%rsi)
-	vpxor           48(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm3, %xmm3
+	vpxor           48(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm3, %xmm3
 	vmovdqu         %xmm3, 48(%rsi)
-	vpxor           64(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm4, %xmm4
+	vpxor           64(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm4, %xmm4
 	vmovdqu         %xmm4, 64(%rsi)
-	vpxor           80(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm5, %xmm5
+	vpxor           80(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm5, %xmm5
 	vmovdqu         %xmm5, 80(%rsi)
-	vpxor           96(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm6, %xmm6
+	vpxor           96(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm6, %xmm6
 	vmovdqu         %xmm6, 96(%rsi)
-	vpxor           112(%rdx), %xmm14, %xmm12
-	vaesenclast     %xmm12, %xmm7, %xmm7
+	vpxor           112(%rdx), %xmm13, %xmm11
+	vaesenclast     %xmm11, %xmm7, %xmm7
 	vmovdqu         %xmm7, 112(%rsi)
 	add             $128, %rdx
 	add             $128, %rsi
@@ -2143,8 +2158,8 @@ aesgen_ctr_crypt_aesni_avx_countersgpr:
 	vaesenclast     (%r10), %xmm0, %xmm0
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_one_bytes_countersgpr     # less than a lane left: the pieces
-	vpxor           (%rdx), %xmm0, %xmm12
-	vmovdqu         %xmm12, (%rsi)
+	vpxor           (%rdx), %xmm0, %xmm11
+	vmovdqu         %xmm11, (%rsi)
 	{disp32} jmp    .Lctr_one_return_countersgpr
 .Lctr_one_bytes_countersgpr:
 	test            $8, %ecx                        # a 8-byte piece left?
@@ -2197,9 +2212,6 @@ aesgen_ctr_crypt_aesni_avx_countersgpr:
 # Reverses the 16 bytes of each lane: little-endian counter <-> big-endian block.
 .Lctr_bswap_mask_countersgpr:
 	.byte	15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
-# Per-lane increment: the number of blocks in one vector.
-.Lctr_lane_count_countersgpr:
-	.quad	1, 0
 # Big-endian steps of 1..8 vectors (entry k - 1 for k vectors): k times the
 # block count per vector added to byte 15 of each lane (the top byte of dword 3).
 	.p2align 6
@@ -2212,9 +2224,17 @@ aesgen_ctr_crypt_aesni_avx_countersgpr:
 	.long	0, 0, 0, 100663296
 	.long	0, 0, 0, 117440512
 	.long	0, 0, 0, 134217728
-# Little-endian step of one main-loop iteration.
+# Little-endian steps of 1..8 vectors (entry k - 1 for k vectors): k times the
+# block count per vector added to the low quadword of each lane.
 	.p2align 6
-.Lctr_le_iteration_step_countersgpr:
+.Lctr_le_step_countersgpr:
+	.quad	1, 0
+	.quad	2, 0
+	.quad	3, 0
+	.quad	4, 0
+	.quad	5, 0
+	.quad	6, 0
+	.quad	7, 0
 	.quad	8, 0
 	.section .note.GNU-stack,"",@progbits
 	.section .note.gnu.property,"a",@note

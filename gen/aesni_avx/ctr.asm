@@ -35,8 +35,8 @@
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9
 ;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
 ; Registers (vector): KS0=xmm0, KS1=xmm1, KS2=xmm2, KS3=xmm3, KS4=xmm4, KS5=xmm5
-;                     KS6=xmm6, KS7=xmm7, CTR=xmm8, BASE=xmm9, INC=xmm10, BSWAP=xmm11
-;                     TMP=xmm12, K0=xmm13, KLAST=xmm14, KT=xmm15
+;                     KS6=xmm6, KS7=xmm7, CTR=xmm8, BASE=xmm9, BSWAP=xmm10, TMP=xmm11
+;                     K0=xmm12, KLAST=xmm13, KT=xmm14
 	section .text
 	align 32, db 0xcc
 	global aesgen_ctr_crypt_aesni_avx:function hidden
@@ -52,14 +52,13 @@ aesgen_ctr_crypt_aesni_avx:
 	cmp             rcx, 16
 	jbe             near L.ctr_one_block
 ; the first and last round keys into registers; the middle ones are read each round
-	vmovdqu         xmm13, oword [rdi]
-	vmovdqu         xmm14, oword [r10]
+	vmovdqu         xmm12, oword [rdi]
+	vmovdqu         xmm13, oword [r10]
 ; CTR = ctr, ctr + 1, ... (little-endian, one per lane); BASE = the same big-endian
 	vmovq           xmm8, r8
 	vpinsrq         xmm8, xmm8, r9, 1
-	vmovdqu         xmm10, oword [rel L.ctr_lane_count]
-	vmovdqu         xmm11, oword [rel L.ctr_bswap_mask]
-	vpshufb         xmm9, xmm8, xmm11
+	vmovdqu         xmm10, oword [rel L.ctr_bswap_mask]
+	vpshufb         xmm9, xmm8, xmm10
 
 	sub             rcx, 128
 	jae             near L.ctr_main_loop            ; out of line, so short messages fall through
@@ -71,104 +70,105 @@ L.ctr_main_done:
 L.ctr_group_loop:
 	cmp             rcx, 64
 	jb              near L.ctr_final
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (1 per vector), then round key 0
-	vpshufb         xmm0, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm1, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm2, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm3, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpxor           xmm0, xmm0, xmm13
-	vpxor           xmm1, xmm1, xmm13
-	vpxor           xmm2, xmm2, xmm13
-	vpxor           xmm3, xmm3, xmm13
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         xmm0, xmm8, xmm10
+	vpaddq          xmm1, xmm8, oword [rel L.ctr_le_step]
+	vpshufb         xmm1, xmm1, xmm10
+	vpaddq          xmm2, xmm8, oword [rel L.ctr_le_step + 16]
+	vpshufb         xmm2, xmm2, xmm10
+	vpaddq          xmm3, xmm8, oword [rel L.ctr_le_step + 32]
+	vpshufb         xmm3, xmm3, xmm10
+	vpaddq          xmm8, xmm8, oword [rel L.ctr_le_step + 48]
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_group_aes128
 	je              near L.ctr_group_aes192
-	vmovdqu         xmm15, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 192]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
 L.ctr_group_aes192:
-	vmovdqu         xmm15, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 160]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
 L.ctr_group_aes128:
-	vmovdqu         xmm15, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           xmm12, xmm14, oword [rdx]
-	vaesenclast     xmm0, xmm0, xmm12
+	vpxor           xmm11, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0
-	vpxor           xmm12, xmm14, oword [rdx + 16]
-	vaesenclast     xmm1, xmm1, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm11
 	vmovdqu         oword [rsi + 16], xmm1
-	vpxor           xmm12, xmm14, oword [rdx + 32]
-	vaesenclast     xmm2, xmm2, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm11
 	vmovdqu         oword [rsi + 32], xmm2
-	vpxor           xmm12, xmm14, oword [rdx + 48]
-	vaesenclast     xmm3, xmm3, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 48]
+	vaesenclast     xmm3, xmm3, xmm11
 	vmovdqu         oword [rsi + 48], xmm3
 	add             rdx, 64
 	add             rsi, 64
@@ -186,112 +186,113 @@ L.ctr_final:
 	cmp             rcx, 48
 	jbe             near L.ctr_final3
 L.ctr_final4:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (1 per vector), then round key 0
-	vpshufb         xmm0, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm1, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm2, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm3, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpxor           xmm0, xmm0, xmm13
-	vpxor           xmm1, xmm1, xmm13
-	vpxor           xmm2, xmm2, xmm13
-	vpxor           xmm3, xmm3, xmm13
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         xmm0, xmm8, xmm10
+	vpaddq          xmm1, xmm8, oword [rel L.ctr_le_step]
+	vpshufb         xmm1, xmm1, xmm10
+	vpaddq          xmm2, xmm8, oword [rel L.ctr_le_step + 16]
+	vpshufb         xmm2, xmm2, xmm10
+	vpaddq          xmm3, xmm8, oword [rel L.ctr_le_step + 32]
+	vpshufb         xmm3, xmm3, xmm10
+	vpaddq          xmm8, xmm8, oword [rel L.ctr_le_step + 48]
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final4_aes128
 	je              near L.ctr_final4_aes192
-	vmovdqu         xmm15, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 192]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
 L.ctr_final4_aes192:
-	vmovdqu         xmm15, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 160]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
 L.ctr_final4_aes128:
-	vmovdqu         xmm15, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           xmm12, xmm14, oword [rdx]
-	vaesenclast     xmm0, xmm0, xmm12
+	vpxor           xmm11, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0
-	vpxor           xmm12, xmm14, oword [rdx + 16]
-	vaesenclast     xmm1, xmm1, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm11
 	vmovdqu         oword [rsi + 16], xmm1
-	vpxor           xmm12, xmm14, oword [rdx + 32]
-	vaesenclast     xmm2, xmm2, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm11
 	vmovdqu         oword [rsi + 32], xmm2
 	add             rdx, 48
 	add             rsi, 48
 	sub             rcx, 48
 ; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
-	vaesenclast     xmm3, xmm3, xmm14
+	vaesenclast     xmm3, xmm3, xmm13
 	cmp             rcx, 16
 	jb              near L.ctr_final4_bytes         ; less than a lane left: the pieces
-	vpxor           xmm12, xmm3, oword [rdx]
-	vmovdqu         oword [rsi], xmm12
+	vpxor           xmm11, xmm3, oword [rdx]
+	vmovdqu         oword [rsi], xmm11
 	jmp             near L.ctr_return
 L.ctr_final4_bytes:
 	test            ecx, 8                          ; a 8-byte piece left?
@@ -329,93 +330,94 @@ L.ctr_final4_no2:
 L.ctr_final4_no1:
 	jmp             near L.ctr_return
 L.ctr_final3:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (1 per vector), then round key 0
-	vpshufb         xmm0, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm1, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm2, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpxor           xmm0, xmm0, xmm13
-	vpxor           xmm1, xmm1, xmm13
-	vpxor           xmm2, xmm2, xmm13
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         xmm0, xmm8, xmm10
+	vpaddq          xmm1, xmm8, oword [rel L.ctr_le_step]
+	vpshufb         xmm1, xmm1, xmm10
+	vpaddq          xmm2, xmm8, oword [rel L.ctr_le_step + 16]
+	vpshufb         xmm2, xmm2, xmm10
+	vpaddq          xmm8, xmm8, oword [rel L.ctr_le_step + 32]
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
 ; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final3_aes128
 	je              near L.ctr_final3_aes192
-	vmovdqu         xmm15, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vmovdqu         xmm15, oword [r10 - 192]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
 L.ctr_final3_aes192:
-	vmovdqu         xmm15, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vmovdqu         xmm15, oword [r10 - 160]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
 L.ctr_final3_aes128:
-	vmovdqu         xmm15, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vmovdqu         xmm15, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vmovdqu         xmm15, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vmovdqu         xmm15, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vmovdqu         xmm15, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vmovdqu         xmm15, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vmovdqu         xmm15, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vmovdqu         xmm15, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vmovdqu         xmm15, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           xmm12, xmm14, oword [rdx]
-	vaesenclast     xmm0, xmm0, xmm12
+	vpxor           xmm11, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0
-	vpxor           xmm12, xmm14, oword [rdx + 16]
-	vaesenclast     xmm1, xmm1, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm11
 	vmovdqu         oword [rsi + 16], xmm1
 	add             rdx, 32
 	add             rsi, 32
 	sub             rcx, 32
 ; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
-	vaesenclast     xmm2, xmm2, xmm14
+	vaesenclast     xmm2, xmm2, xmm13
 	cmp             rcx, 16
 	jb              near L.ctr_final3_bytes         ; less than a lane left: the pieces
-	vpxor           xmm12, xmm2, oword [rdx]
-	vmovdqu         oword [rsi], xmm12
+	vpxor           xmm11, xmm2, oword [rdx]
+	vmovdqu         oword [rsi], xmm11
 	jmp             near L.ctr_return
 L.ctr_final3_bytes:
 	test            ecx, 8                          ; a 8-byte piece left?
@@ -453,74 +455,75 @@ L.ctr_final3_no2:
 L.ctr_final3_no1:
 	jmp             near L.ctr_return
 L.ctr_final2:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (1 per vector), then round key 0
-	vpshufb         xmm0, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm1, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpxor           xmm0, xmm0, xmm13
-	vpxor           xmm1, xmm1, xmm13
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         xmm0, xmm8, xmm10
+	vpaddq          xmm1, xmm8, oword [rel L.ctr_le_step]
+	vpshufb         xmm1, xmm1, xmm10
+	vpaddq          xmm8, xmm8, oword [rel L.ctr_le_step + 16]
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final2_aes128
 	je              near L.ctr_final2_aes192
-	vmovdqu         xmm15, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vmovdqu         xmm15, oword [r10 - 192]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
 L.ctr_final2_aes192:
-	vmovdqu         xmm15, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vmovdqu         xmm15, oword [r10 - 160]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
 L.ctr_final2_aes128:
-	vmovdqu         xmm15, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vmovdqu         xmm15, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vmovdqu         xmm15, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vmovdqu         xmm15, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vmovdqu         xmm15, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vmovdqu         xmm15, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vmovdqu         xmm15, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vmovdqu         xmm15, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vmovdqu         xmm15, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           xmm12, xmm14, oword [rdx]
-	vaesenclast     xmm0, xmm0, xmm12
+	vpxor           xmm11, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0
 	add             rdx, 16
 	add             rsi, 16
 	sub             rcx, 16
 ; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
-	vaesenclast     xmm1, xmm1, xmm14
+	vaesenclast     xmm1, xmm1, xmm13
 	cmp             rcx, 16
 	jb              near L.ctr_final2_bytes         ; less than a lane left: the pieces
-	vpxor           xmm12, xmm1, oword [rdx]
-	vmovdqu         oword [rsi], xmm12
+	vpxor           xmm11, xmm1, oword [rdx]
+	vmovdqu         oword [rsi], xmm11
 	jmp             near L.ctr_return
 L.ctr_final2_bytes:
 	test            ecx, 8                          ; a 8-byte piece left?
@@ -558,50 +561,51 @@ L.ctr_final2_no2:
 L.ctr_final2_no1:
 	jmp             near L.ctr_return
 L.ctr_final1:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (1 per vector), then round key 0
-	vpshufb         xmm0, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpxor           xmm0, xmm0, xmm13
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         xmm0, xmm8, xmm10
+	vpaddq          xmm8, xmm8, oword [rel L.ctr_le_step]
+	vpxor           xmm0, xmm0, xmm12
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final1_aes128
 	je              near L.ctr_final1_aes192
-	vmovdqu         xmm15, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, xmm15
-	vmovdqu         xmm15, oword [r10 - 192]
-	vaesenc         xmm0, xmm0, xmm15
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
 L.ctr_final1_aes192:
-	vmovdqu         xmm15, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, xmm15
-	vmovdqu         xmm15, oword [r10 - 160]
-	vaesenc         xmm0, xmm0, xmm15
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
 L.ctr_final1_aes128:
-	vmovdqu         xmm15, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, xmm15
-	vmovdqu         xmm15, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, xmm15
-	vmovdqu         xmm15, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, xmm15
-	vmovdqu         xmm15, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm15
-	vmovdqu         xmm15, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, xmm15
-	vmovdqu         xmm15, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm15
-	vmovdqu         xmm15, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, xmm15
-	vmovdqu         xmm15, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm15
-	vmovdqu         xmm15, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm15
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
 ; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
-	vaesenclast     xmm0, xmm0, xmm14
+	vaesenclast     xmm0, xmm0, xmm13
 	cmp             rcx, 16
 	jb              near L.ctr_final1_bytes         ; less than a lane left: the pieces
-	vpxor           xmm12, xmm0, oword [rdx]
-	vmovdqu         oword [rsi], xmm12
+	vpxor           xmm11, xmm0, oword [rdx]
+	vmovdqu         oword [rsi], xmm11
 	jmp             near L.ctr_return
 L.ctr_final1_bytes:
 	test            ecx, 8                          ; a 8-byte piece left?
@@ -651,7 +655,7 @@ L.ctr_main_loop:
 ; byte of the iteration's first block) tells whether one of them would carry
 	cmp             r8b, 247
 	ja              near L.ctr_main_carry           ; the low byte wraps in or right after this iteration
-	vpxor           xmm0, xmm9, xmm13
+	vpxor           xmm0, xmm9, xmm12
 	vpaddd          xmm1, xmm9, oword [rel L.ctr_be_lane_step]
 	vpaddd          xmm2, xmm9, oword [rel L.ctr_be_lane_step + 16]
 	vpaddd          xmm3, xmm9, oword [rel L.ctr_be_lane_step + 32]
@@ -660,194 +664,195 @@ L.ctr_main_loop:
 	vpaddd          xmm6, xmm9, oword [rel L.ctr_be_lane_step + 80]
 	vpaddd          xmm7, xmm9, oword [rel L.ctr_be_lane_step + 96]
 	vpaddd          xmm9, xmm9, oword [rel L.ctr_be_lane_step + 112]
-	vpaddq          xmm8, xmm8, oword [rel L.ctr_le_iteration_step]
-	vpxor           xmm1, xmm1, xmm13
-	vpxor           xmm2, xmm2, xmm13
-	vpxor           xmm3, xmm3, xmm13
-	vpxor           xmm4, xmm4, xmm13
-	vpxor           xmm5, xmm5, xmm13
-	vpxor           xmm6, xmm6, xmm13
-	vpxor           xmm7, xmm7, xmm13
+	vpaddq          xmm8, xmm8, oword [rel L.ctr_le_step + 112]
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
+	vpxor           xmm4, xmm4, xmm12
+	vpxor           xmm5, xmm5, xmm12
+	vpxor           xmm6, xmm6, xmm12
+	vpxor           xmm7, xmm7, xmm12
 	jmp             near L.ctr_main_counted
 L.ctr_main_carry:
 ; a carry out of the last byte: the general path, and BASE rebuilt from CTR
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (1 per vector), then round key 0
-	vpshufb         xmm0, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm1, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm2, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm3, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm4, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm5, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm6, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm7, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpxor           xmm0, xmm0, xmm13
-	vpxor           xmm1, xmm1, xmm13
-	vpxor           xmm2, xmm2, xmm13
-	vpxor           xmm3, xmm3, xmm13
-	vpxor           xmm4, xmm4, xmm13
-	vpxor           xmm5, xmm5, xmm13
-	vpxor           xmm6, xmm6, xmm13
-	vpxor           xmm7, xmm7, xmm13
-	vpshufb         xmm9, xmm8, xmm11
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         xmm0, xmm8, xmm10
+	vpaddq          xmm1, xmm8, oword [rel L.ctr_le_step]
+	vpshufb         xmm1, xmm1, xmm10
+	vpaddq          xmm2, xmm8, oword [rel L.ctr_le_step + 16]
+	vpshufb         xmm2, xmm2, xmm10
+	vpaddq          xmm3, xmm8, oword [rel L.ctr_le_step + 32]
+	vpshufb         xmm3, xmm3, xmm10
+	vpaddq          xmm4, xmm8, oword [rel L.ctr_le_step + 48]
+	vpshufb         xmm4, xmm4, xmm10
+	vpaddq          xmm5, xmm8, oword [rel L.ctr_le_step + 64]
+	vpshufb         xmm5, xmm5, xmm10
+	vpaddq          xmm6, xmm8, oword [rel L.ctr_le_step + 80]
+	vpshufb         xmm6, xmm6, xmm10
+	vpaddq          xmm7, xmm8, oword [rel L.ctr_le_step + 96]
+	vpshufb         xmm7, xmm7, xmm10
+	vpaddq          xmm8, xmm8, oword [rel L.ctr_le_step + 112]
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
+	vpxor           xmm4, xmm4, xmm12
+	vpxor           xmm5, xmm5, xmm12
+	vpxor           xmm6, xmm6, xmm12
+	vpxor           xmm7, xmm7, xmm12
+	vpshufb         xmm9, xmm8, xmm10
 L.ctr_main_counted:
 	add             r8, 8
 ; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_main_aes128
 	je              near L.ctr_main_aes192
-	vmovdqu         xmm15, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 192]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 L.ctr_main_aes192:
-	vmovdqu         xmm15, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 160]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 L.ctr_main_aes128:
-	vmovdqu         xmm15, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           xmm12, xmm14, oword [rdx]
-	vaesenclast     xmm0, xmm0, xmm12
+	vpxor           xmm11, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0
-	vpxor           xmm12, xmm14, oword [rdx + 16]
-	vaesenclast     xmm1, xmm1, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm11
 	vmovdqu         oword [rsi + 16], xmm1
-	vpxor           xmm12, xmm14, oword [rdx + 32]
-	vaesenclast     xmm2, xmm2, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm11
 	vmovdqu         oword [rsi + 32], xmm2
-	vpxor           xmm12, xmm14, oword [rdx + 48]
-	vaesenclast     xmm3, xmm3, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 48]
+	vaesenclast     xmm3, xmm3, xmm11
 	vmovdqu         oword [rsi + 48], xmm3
-	vpxor           xmm12, xmm14, oword [rdx + 64]
-	vaesenclast     xmm4, xmm4, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 64]
+	vaesenclast     xmm4, xmm4, xmm11
 	vmovdqu         oword [rsi + 64], xmm4
-	vpxor           xmm12, xmm14, oword [rdx + 80]
-	vaesenclast     xmm5, xmm5, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 80]
+	vaesenclast     xmm5, xmm5, xmm11
 	vmovdqu         oword [rsi + 80], xmm5
-	vpxor           xmm12, xmm14, oword [rdx + 96]
-	vaesenclast     xmm6, xmm6, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 96]
+	vaesenclast     xmm6, xmm6, xmm11
 	vmovdqu         oword [rsi + 96], xmm6
-	vpxor           xmm12, xmm14, oword [rdx + 112]
-	vaesenclast     xmm7, xmm7, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 112]
+	vaesenclast     xmm7, xmm7, xmm11
 	vmovdqu         oword [rsi + 112], xmm7
 	add             rdx, 128
 	add             rsi, 128
@@ -887,8 +892,8 @@ L.ctr_one_aes128:
 	vaesenclast     xmm0, xmm0, oword [r10]
 	cmp             rcx, 16
 	jb              near L.ctr_one_bytes            ; less than a lane left: the pieces
-	vpxor           xmm12, xmm0, oword [rdx]
-	vmovdqu         oword [rsi], xmm12
+	vpxor           xmm11, xmm0, oword [rdx]
+	vmovdqu         oword [rsi], xmm11
 	jmp             near L.ctr_one_return
 L.ctr_one_bytes:
 	test            ecx, 8                          ; a 8-byte piece left?
@@ -934,9 +939,6 @@ L.ctr_one_return:
 ; Reverses the 16 bytes of each lane: little-endian counter <-> big-endian block.
 L.ctr_bswap_mask:
 	db	15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
-; Per-lane increment: the number of blocks in one vector.
-L.ctr_lane_count:
-	dq	1, 0
 ; Big-endian steps of 1..8 vectors (entry k - 1 for k vectors): k times the
 ; block count per vector added to byte 15 of each lane (the top byte of dword 3).
 	align 64, db 0
@@ -949,9 +951,17 @@ L.ctr_be_lane_step:
 	dd	0, 0, 0, 100663296
 	dd	0, 0, 0, 117440512
 	dd	0, 0, 0, 134217728
-; Little-endian step of one main-loop iteration.
+; Little-endian steps of 1..8 vectors (entry k - 1 for k vectors): k times the
+; block count per vector added to the low quadword of each lane.
 	align 64, db 0
-L.ctr_le_iteration_step:
+L.ctr_le_step:
+	dq	1, 0
+	dq	2, 0
+	dq	3, 0
+	dq	4, 0
+	dq	5, 0
+	dq	6, 0
+	dq	7, 0
 	dq	8, 0
 
 	section .note.GNU-stack noalloc noexec nowrite progbits
@@ -989,8 +999,8 @@ L.ctr_le_iteration_step:
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9
 ;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, RING=rbx
 ; Registers (vector): KS0=xmm0, KS1=xmm1, KS2=xmm2, KS3=xmm3, KS4=xmm4, KS5=xmm5
-;                     KS6=xmm6, KS7=xmm7, CTR=xmm8, BASE=xmm9, INC=xmm10, BSWAP=xmm11
-;                     TMP=xmm12, K0=xmm13, KLAST=xmm14, KT=xmm15
+;                     KS6=xmm6, KS7=xmm7, CTR=xmm8, BASE=xmm9, BSWAP=xmm10, TMP=xmm11
+;                     K0=xmm12, KLAST=xmm13, KT=xmm14
 ; COUNTERS=gpr: the main loop's whitened counter blocks at [rsp + RING + 16*j] (j < 8; RING = 0 or 128, the halves swap each iteration), wiped when the loop ends.
 	section .text
 	align 32, db 0xcc
@@ -1009,14 +1019,13 @@ aesgen_ctr_crypt_aesni_avx_countersgpr:
 	cmp             rcx, 16
 	jbe             near L.ctr_one_block_countersgpr
 ; the first and last round keys into registers; the middle ones are read each round
-	vmovdqu         xmm13, oword [rdi]
-	vmovdqu         xmm14, oword [r10]
+	vmovdqu         xmm12, oword [rdi]
+	vmovdqu         xmm13, oword [r10]
 ; CTR = ctr, ctr + 1, ... (little-endian, one per lane); BASE = the same big-endian
 	vmovq           xmm8, r8
 	vpinsrq         xmm8, xmm8, r9, 1
-	vmovdqu         xmm10, oword [rel L.ctr_lane_count_countersgpr]
-	vmovdqu         xmm11, oword [rel L.ctr_bswap_mask_countersgpr]
-	vpshufb         xmm9, xmm8, xmm11
+	vmovdqu         xmm10, oword [rel L.ctr_bswap_mask_countersgpr]
+	vpshufb         xmm9, xmm8, xmm10
 
 	sub             rcx, 128
 	jae             near L.ctr_main_loop_countersgpr ; out of line, so short messages fall through
@@ -1028,104 +1037,105 @@ L.ctr_main_done_countersgpr:
 L.ctr_group_loop_countersgpr:
 	cmp             rcx, 64
 	jb              near L.ctr_final_countersgpr
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (1 per vector), then round key 0
-	vpshufb         xmm0, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm1, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm2, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm3, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpxor           xmm0, xmm0, xmm13
-	vpxor           xmm1, xmm1, xmm13
-	vpxor           xmm2, xmm2, xmm13
-	vpxor           xmm3, xmm3, xmm13
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         xmm0, xmm8, xmm10
+	vpaddq          xmm1, xmm8, oword [rel L.ctr_le_step_countersgpr]
+	vpshufb         xmm1, xmm1, xmm10
+	vpaddq          xmm2, xmm8, oword [rel L.ctr_le_step_countersgpr + 16]
+	vpshufb         xmm2, xmm2, xmm10
+	vpaddq          xmm3, xmm8, oword [rel L.ctr_le_step_countersgpr + 32]
+	vpshufb         xmm3, xmm3, xmm10
+	vpaddq          xmm8, xmm8, oword [rel L.ctr_le_step_countersgpr + 48]
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_group_aes128_countersgpr
 	je              near L.ctr_group_aes192_countersgpr
-	vmovdqu         xmm15, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 192]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
 L.ctr_group_aes192_countersgpr:
-	vmovdqu         xmm15, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 160]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
 L.ctr_group_aes128_countersgpr:
-	vmovdqu         xmm15, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           xmm12, xmm14, oword [rdx]
-	vaesenclast     xmm0, xmm0, xmm12
+	vpxor           xmm11, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0
-	vpxor           xmm12, xmm14, oword [rdx + 16]
-	vaesenclast     xmm1, xmm1, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm11
 	vmovdqu         oword [rsi + 16], xmm1
-	vpxor           xmm12, xmm14, oword [rdx + 32]
-	vaesenclast     xmm2, xmm2, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm11
 	vmovdqu         oword [rsi + 32], xmm2
-	vpxor           xmm12, xmm14, oword [rdx + 48]
-	vaesenclast     xmm3, xmm3, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 48]
+	vaesenclast     xmm3, xmm3, xmm11
 	vmovdqu         oword [rsi + 48], xmm3
 	add             rdx, 64
 	add             rsi, 64
@@ -1143,112 +1153,113 @@ L.ctr_final_countersgpr:
 	cmp             rcx, 48
 	jbe             near L.ctr_final3_countersgpr
 L.ctr_final4_countersgpr:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (1 per vector), then round key 0
-	vpshufb         xmm0, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm1, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm2, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm3, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpxor           xmm0, xmm0, xmm13
-	vpxor           xmm1, xmm1, xmm13
-	vpxor           xmm2, xmm2, xmm13
-	vpxor           xmm3, xmm3, xmm13
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         xmm0, xmm8, xmm10
+	vpaddq          xmm1, xmm8, oword [rel L.ctr_le_step_countersgpr]
+	vpshufb         xmm1, xmm1, xmm10
+	vpaddq          xmm2, xmm8, oword [rel L.ctr_le_step_countersgpr + 16]
+	vpshufb         xmm2, xmm2, xmm10
+	vpaddq          xmm3, xmm8, oword [rel L.ctr_le_step_countersgpr + 32]
+	vpshufb         xmm3, xmm3, xmm10
+	vpaddq          xmm8, xmm8, oword [rel L.ctr_le_step_countersgpr + 48]
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final4_aes128_countersgpr
 	je              near L.ctr_final4_aes192_countersgpr
-	vmovdqu         xmm15, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 192]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
 L.ctr_final4_aes192_countersgpr:
-	vmovdqu         xmm15, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 160]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
 L.ctr_final4_aes128_countersgpr:
-	vmovdqu         xmm15, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vmovdqu         xmm15, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           xmm12, xmm14, oword [rdx]
-	vaesenclast     xmm0, xmm0, xmm12
+	vpxor           xmm11, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0
-	vpxor           xmm12, xmm14, oword [rdx + 16]
-	vaesenclast     xmm1, xmm1, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm11
 	vmovdqu         oword [rsi + 16], xmm1
-	vpxor           xmm12, xmm14, oword [rdx + 32]
-	vaesenclast     xmm2, xmm2, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm11
 	vmovdqu         oword [rsi + 32], xmm2
 	add             rdx, 48
 	add             rsi, 48
 	sub             rcx, 48
 ; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
-	vaesenclast     xmm3, xmm3, xmm14
+	vaesenclast     xmm3, xmm3, xmm13
 	cmp             rcx, 16
 	jb              near L.ctr_final4_bytes_countersgpr ; less than a lane left: the pieces
-	vpxor           xmm12, xmm3, oword [rdx]
-	vmovdqu         oword [rsi], xmm12
+	vpxor           xmm11, xmm3, oword [rdx]
+	vmovdqu         oword [rsi], xmm11
 	jmp             near L.ctr_return_countersgpr
 L.ctr_final4_bytes_countersgpr:
 	test            ecx, 8                          ; a 8-byte piece left?
@@ -1286,93 +1297,94 @@ L.ctr_final4_no2_countersgpr:
 L.ctr_final4_no1_countersgpr:
 	jmp             near L.ctr_return_countersgpr
 L.ctr_final3_countersgpr:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (1 per vector), then round key 0
-	vpshufb         xmm0, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm1, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm2, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpxor           xmm0, xmm0, xmm13
-	vpxor           xmm1, xmm1, xmm13
-	vpxor           xmm2, xmm2, xmm13
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         xmm0, xmm8, xmm10
+	vpaddq          xmm1, xmm8, oword [rel L.ctr_le_step_countersgpr]
+	vpshufb         xmm1, xmm1, xmm10
+	vpaddq          xmm2, xmm8, oword [rel L.ctr_le_step_countersgpr + 16]
+	vpshufb         xmm2, xmm2, xmm10
+	vpaddq          xmm8, xmm8, oword [rel L.ctr_le_step_countersgpr + 32]
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
 ; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final3_aes128_countersgpr
 	je              near L.ctr_final3_aes192_countersgpr
-	vmovdqu         xmm15, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vmovdqu         xmm15, oword [r10 - 192]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
 L.ctr_final3_aes192_countersgpr:
-	vmovdqu         xmm15, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vmovdqu         xmm15, oword [r10 - 160]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
 L.ctr_final3_aes128_countersgpr:
-	vmovdqu         xmm15, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vmovdqu         xmm15, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vmovdqu         xmm15, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vmovdqu         xmm15, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vmovdqu         xmm15, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vmovdqu         xmm15, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vmovdqu         xmm15, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vmovdqu         xmm15, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vmovdqu         xmm15, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           xmm12, xmm14, oword [rdx]
-	vaesenclast     xmm0, xmm0, xmm12
+	vpxor           xmm11, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0
-	vpxor           xmm12, xmm14, oword [rdx + 16]
-	vaesenclast     xmm1, xmm1, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm11
 	vmovdqu         oword [rsi + 16], xmm1
 	add             rdx, 32
 	add             rsi, 32
 	sub             rcx, 32
 ; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
-	vaesenclast     xmm2, xmm2, xmm14
+	vaesenclast     xmm2, xmm2, xmm13
 	cmp             rcx, 16
 	jb              near L.ctr_final3_bytes_countersgpr ; less than a lane left: the pieces
-	vpxor           xmm12, xmm2, oword [rdx]
-	vmovdqu         oword [rsi], xmm12
+	vpxor           xmm11, xmm2, oword [rdx]
+	vmovdqu         oword [rsi], xmm11
 	jmp             near L.ctr_return_countersgpr
 L.ctr_final3_bytes_countersgpr:
 	test            ecx, 8                          ; a 8-byte piece left?
@@ -1410,74 +1422,75 @@ L.ctr_final3_no2_countersgpr:
 L.ctr_final3_no1_countersgpr:
 	jmp             near L.ctr_return_countersgpr
 L.ctr_final2_countersgpr:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (1 per vector), then round key 0
-	vpshufb         xmm0, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm1, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpxor           xmm0, xmm0, xmm13
-	vpxor           xmm1, xmm1, xmm13
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         xmm0, xmm8, xmm10
+	vpaddq          xmm1, xmm8, oword [rel L.ctr_le_step_countersgpr]
+	vpshufb         xmm1, xmm1, xmm10
+	vpaddq          xmm8, xmm8, oword [rel L.ctr_le_step_countersgpr + 16]
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final2_aes128_countersgpr
 	je              near L.ctr_final2_aes192_countersgpr
-	vmovdqu         xmm15, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vmovdqu         xmm15, oword [r10 - 192]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
 L.ctr_final2_aes192_countersgpr:
-	vmovdqu         xmm15, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vmovdqu         xmm15, oword [r10 - 160]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
 L.ctr_final2_aes128_countersgpr:
-	vmovdqu         xmm15, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vmovdqu         xmm15, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vmovdqu         xmm15, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vmovdqu         xmm15, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vmovdqu         xmm15, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vmovdqu         xmm15, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vmovdqu         xmm15, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vmovdqu         xmm15, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vmovdqu         xmm15, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           xmm12, xmm14, oword [rdx]
-	vaesenclast     xmm0, xmm0, xmm12
+	vpxor           xmm11, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0
 	add             rdx, 16
 	add             rsi, 16
 	sub             rcx, 16
 ; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
-	vaesenclast     xmm1, xmm1, xmm14
+	vaesenclast     xmm1, xmm1, xmm13
 	cmp             rcx, 16
 	jb              near L.ctr_final2_bytes_countersgpr ; less than a lane left: the pieces
-	vpxor           xmm12, xmm1, oword [rdx]
-	vmovdqu         oword [rsi], xmm12
+	vpxor           xmm11, xmm1, oword [rdx]
+	vmovdqu         oword [rsi], xmm11
 	jmp             near L.ctr_return_countersgpr
 L.ctr_final2_bytes_countersgpr:
 	test            ecx, 8                          ; a 8-byte piece left?
@@ -1515,50 +1528,51 @@ L.ctr_final2_no2_countersgpr:
 L.ctr_final2_no1_countersgpr:
 	jmp             near L.ctr_return_countersgpr
 L.ctr_final1_countersgpr:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (1 per vector), then round key 0
-	vpshufb         xmm0, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpxor           xmm0, xmm0, xmm13
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         xmm0, xmm8, xmm10
+	vpaddq          xmm8, xmm8, oword [rel L.ctr_le_step_countersgpr]
+	vpxor           xmm0, xmm0, xmm12
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final1_aes128_countersgpr
 	je              near L.ctr_final1_aes192_countersgpr
-	vmovdqu         xmm15, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, xmm15
-	vmovdqu         xmm15, oword [r10 - 192]
-	vaesenc         xmm0, xmm0, xmm15
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
 L.ctr_final1_aes192_countersgpr:
-	vmovdqu         xmm15, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, xmm15
-	vmovdqu         xmm15, oword [r10 - 160]
-	vaesenc         xmm0, xmm0, xmm15
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
 L.ctr_final1_aes128_countersgpr:
-	vmovdqu         xmm15, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, xmm15
-	vmovdqu         xmm15, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, xmm15
-	vmovdqu         xmm15, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, xmm15
-	vmovdqu         xmm15, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm15
-	vmovdqu         xmm15, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, xmm15
-	vmovdqu         xmm15, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm15
-	vmovdqu         xmm15, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, xmm15
-	vmovdqu         xmm15, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm15
-	vmovdqu         xmm15, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm15
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
 ; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
-	vaesenclast     xmm0, xmm0, xmm14
+	vaesenclast     xmm0, xmm0, xmm13
 	cmp             rcx, 16
 	jb              near L.ctr_final1_bytes_countersgpr ; less than a lane left: the pieces
-	vpxor           xmm12, xmm0, oword [rdx]
-	vmovdqu         oword [rsi], xmm12
+	vpxor           xmm11, xmm0, oword [rdx]
+	vmovdqu         oword [rsi], xmm11
 	jmp             near L.ctr_return_countersgpr
 L.ctr_final1_bytes_countersgpr:
 	test            ecx, 8                          ; a 8-byte piece left?
@@ -1715,150 +1729,150 @@ L.ctr_main_iteration:
 	cmp             eax, 12
 	jb              near L.ctr_main_aes128_countersgpr
 	je              near L.ctr_main_aes192_countersgpr
-	vmovdqu         xmm15, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 192]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 L.ctr_main_aes192_countersgpr:
-	vmovdqu         xmm15, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 160]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 L.ctr_main_aes128_countersgpr:
-	vmovdqu         xmm15, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           xmm12, xmm14, oword [rdx]
-	vaesenclast     xmm0, xmm0, xmm12
+	vpxor           xmm11, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0
-	vpxor           xmm12, xmm14, oword [rdx + 16]
-	vaesenclast     xmm1, xmm1, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm11
 	vmovdqu         oword [rsi + 16], xmm1
-	vpxor           xmm12, xmm14, oword [rdx + 32]
-	vaesenclast     xmm2, xmm2, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm11
 	vmovdqu         oword [rsi + 32], xmm2
-	vpxor           xmm12, xmm14, oword [rdx + 48]
-	vaesenclast     xmm3, xmm3, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 48]
+	vaesenclast     xmm3, xmm3, xmm11
 	vmovdqu         oword [rsi + 48], xmm3
-	vpxor           xmm12, xmm14, oword [rdx + 64]
-	vaesenclast     xmm4, xmm4, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 64]
+	vaesenclast     xmm4, xmm4, xmm11
 	vmovdqu         oword [rsi + 64], xmm4
-	vpxor           xmm12, xmm14, oword [rdx + 80]
-	vaesenclast     xmm5, xmm5, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 80]
+	vaesenclast     xmm5, xmm5, xmm11
 	vmovdqu         oword [rsi + 80], xmm5
-	vpxor           xmm12, xmm14, oword [rdx + 96]
-	vaesenclast     xmm6, xmm6, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 96]
+	vaesenclast     xmm6, xmm6, xmm11
 	vmovdqu         oword [rsi + 96], xmm6
-	vpxor           xmm12, xmm14, oword [rdx + 112]
-	vaesenclast     xmm7, xmm7, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 112]
+	vaesenclast     xmm7, xmm7, xmm11
 	vmovdqu         oword [rsi + 112], xmm7
 	add             rdx, 128
 	add             rsi, 128
@@ -1866,26 +1880,26 @@ L.ctr_main_aes128_countersgpr:
 	jae             L.ctr_main_iteration
 ; LLVM-MCA-END
 ; the ring wiped; CTR and BASE from CTR_LO:CTR_HI for the tail
-	vpxor           xmm12, xmm12, xmm12
-	vmovdqu         oword [rsp], xmm12
-	vmovdqu         oword [rsp + 16], xmm12
-	vmovdqu         oword [rsp + 32], xmm12
-	vmovdqu         oword [rsp + 48], xmm12
-	vmovdqu         oword [rsp + 64], xmm12
-	vmovdqu         oword [rsp + 80], xmm12
-	vmovdqu         oword [rsp + 96], xmm12
-	vmovdqu         oword [rsp + 112], xmm12
-	vmovdqu         oword [rsp + 128], xmm12
-	vmovdqu         oword [rsp + 144], xmm12
-	vmovdqu         oword [rsp + 160], xmm12
-	vmovdqu         oword [rsp + 176], xmm12
-	vmovdqu         oword [rsp + 192], xmm12
-	vmovdqu         oword [rsp + 208], xmm12
-	vmovdqu         oword [rsp + 224], xmm12
-	vmovdqu         oword [rsp + 240], xmm12
+	vpxor           xmm11, xmm11, xmm11
+	vmovdqu         oword [rsp], xmm11
+	vmovdqu         oword [rsp + 16], xmm11
+	vmovdqu         oword [rsp + 32], xmm11
+	vmovdqu         oword [rsp + 48], xmm11
+	vmovdqu         oword [rsp + 64], xmm11
+	vmovdqu         oword [rsp + 80], xmm11
+	vmovdqu         oword [rsp + 96], xmm11
+	vmovdqu         oword [rsp + 112], xmm11
+	vmovdqu         oword [rsp + 128], xmm11
+	vmovdqu         oword [rsp + 144], xmm11
+	vmovdqu         oword [rsp + 160], xmm11
+	vmovdqu         oword [rsp + 176], xmm11
+	vmovdqu         oword [rsp + 192], xmm11
+	vmovdqu         oword [rsp + 208], xmm11
+	vmovdqu         oword [rsp + 224], xmm11
+	vmovdqu         oword [rsp + 240], xmm11
 	vmovq           xmm8, r8
 	vpinsrq         xmm8, xmm8, r9, 1
-	vpshufb         xmm9, xmm8, xmm11
+	vpshufb         xmm9, xmm8, xmm10
 	jmp             L.ctr_main_done_countersgpr
 
 	align 64, db 0xcc
@@ -1896,7 +1910,7 @@ L.ctr_short_loop:
 ; byte of the iteration's first block) tells whether one of them would carry
 	cmp             r8b, 247
 	ja              near L.ctr_main_carry_countersgpr ; the low byte wraps in or right after this iteration
-	vpxor           xmm0, xmm9, xmm13
+	vpxor           xmm0, xmm9, xmm12
 	vpaddd          xmm1, xmm9, oword [rel L.ctr_be_lane_step_countersgpr]
 	vpaddd          xmm2, xmm9, oword [rel L.ctr_be_lane_step_countersgpr + 16]
 	vpaddd          xmm3, xmm9, oword [rel L.ctr_be_lane_step_countersgpr + 32]
@@ -1905,194 +1919,195 @@ L.ctr_short_loop:
 	vpaddd          xmm6, xmm9, oword [rel L.ctr_be_lane_step_countersgpr + 80]
 	vpaddd          xmm7, xmm9, oword [rel L.ctr_be_lane_step_countersgpr + 96]
 	vpaddd          xmm9, xmm9, oword [rel L.ctr_be_lane_step_countersgpr + 112]
-	vpaddq          xmm8, xmm8, oword [rel L.ctr_le_iteration_step_countersgpr]
-	vpxor           xmm1, xmm1, xmm13
-	vpxor           xmm2, xmm2, xmm13
-	vpxor           xmm3, xmm3, xmm13
-	vpxor           xmm4, xmm4, xmm13
-	vpxor           xmm5, xmm5, xmm13
-	vpxor           xmm6, xmm6, xmm13
-	vpxor           xmm7, xmm7, xmm13
+	vpaddq          xmm8, xmm8, oword [rel L.ctr_le_step_countersgpr + 112]
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
+	vpxor           xmm4, xmm4, xmm12
+	vpxor           xmm5, xmm5, xmm12
+	vpxor           xmm6, xmm6, xmm12
+	vpxor           xmm7, xmm7, xmm12
 	jmp             near L.ctr_main_counted_countersgpr
 L.ctr_main_carry_countersgpr:
 ; a carry out of the last byte: the general path, and BASE rebuilt from CTR
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (1 per vector), then round key 0
-	vpshufb         xmm0, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm1, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm2, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm3, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm4, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm5, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm6, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpshufb         xmm7, xmm8, xmm11
-	vpaddq          xmm8, xmm8, xmm10
-	vpxor           xmm0, xmm0, xmm13
-	vpxor           xmm1, xmm1, xmm13
-	vpxor           xmm2, xmm2, xmm13
-	vpxor           xmm3, xmm3, xmm13
-	vpxor           xmm4, xmm4, xmm13
-	vpxor           xmm5, xmm5, xmm13
-	vpxor           xmm6, xmm6, xmm13
-	vpxor           xmm7, xmm7, xmm13
-	vpshufb         xmm9, xmm8, xmm11
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         xmm0, xmm8, xmm10
+	vpaddq          xmm1, xmm8, oword [rel L.ctr_le_step_countersgpr]
+	vpshufb         xmm1, xmm1, xmm10
+	vpaddq          xmm2, xmm8, oword [rel L.ctr_le_step_countersgpr + 16]
+	vpshufb         xmm2, xmm2, xmm10
+	vpaddq          xmm3, xmm8, oword [rel L.ctr_le_step_countersgpr + 32]
+	vpshufb         xmm3, xmm3, xmm10
+	vpaddq          xmm4, xmm8, oword [rel L.ctr_le_step_countersgpr + 48]
+	vpshufb         xmm4, xmm4, xmm10
+	vpaddq          xmm5, xmm8, oword [rel L.ctr_le_step_countersgpr + 64]
+	vpshufb         xmm5, xmm5, xmm10
+	vpaddq          xmm6, xmm8, oword [rel L.ctr_le_step_countersgpr + 80]
+	vpshufb         xmm6, xmm6, xmm10
+	vpaddq          xmm7, xmm8, oword [rel L.ctr_le_step_countersgpr + 96]
+	vpshufb         xmm7, xmm7, xmm10
+	vpaddq          xmm8, xmm8, oword [rel L.ctr_le_step_countersgpr + 112]
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
+	vpxor           xmm4, xmm4, xmm12
+	vpxor           xmm5, xmm5, xmm12
+	vpxor           xmm6, xmm6, xmm12
+	vpxor           xmm7, xmm7, xmm12
+	vpshufb         xmm9, xmm8, xmm10
 L.ctr_main_counted_countersgpr:
 	add             r8, 8
 ; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_short_main_aes128
 	je              near L.ctr_short_main_aes192
-	vmovdqu         xmm15, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 192]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 L.ctr_short_main_aes192:
-	vmovdqu         xmm15, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 160]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 L.ctr_short_main_aes128:
-	vmovdqu         xmm15, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
-	vmovdqu         xmm15, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm15
-	vaesenc         xmm1, xmm1, xmm15
-	vaesenc         xmm2, xmm2, xmm15
-	vaesenc         xmm3, xmm3, xmm15
-	vaesenc         xmm4, xmm4, xmm15
-	vaesenc         xmm5, xmm5, xmm15
-	vaesenc         xmm6, xmm6, xmm15
-	vaesenc         xmm7, xmm7, xmm15
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           xmm12, xmm14, oword [rdx]
-	vaesenclast     xmm0, xmm0, xmm12
+	vpxor           xmm11, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu         oword [rsi], xmm0
-	vpxor           xmm12, xmm14, oword [rdx + 16]
-	vaesenclast     xmm1, xmm1, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm11
 	vmovdqu         oword [rsi + 16], xmm1
-	vpxor           xmm12, xmm14, oword [rdx + 32]
-	vaesenclast     xmm2, xmm2, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm11
 	vmovdqu         oword [rsi + 32], xmm2
-	vpxor           xmm12, xmm14, oword [rdx + 48]
-	vaesenclast     xmm3, xmm3, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 48]
+	vaesenclast     xmm3, xmm3, xmm11
 	vmovdqu         oword [rsi + 48], xmm3
-	vpxor           xmm12, xmm14, oword [rdx + 64]
-	vaesenclast     xmm4, xmm4, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 64]
+	vaesenclast     xmm4, xmm4, xmm11
 	vmovdqu         oword [rsi + 64], xmm4
-	vpxor           xmm12, xmm14, oword [rdx + 80]
-	vaesenclast     xmm5, xmm5, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 80]
+	vaesenclast     xmm5, xmm5, xmm11
 	vmovdqu         oword [rsi + 80], xmm5
-	vpxor           xmm12, xmm14, oword [rdx + 96]
-	vaesenclast     xmm6, xmm6, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 96]
+	vaesenclast     xmm6, xmm6, xmm11
 	vmovdqu         oword [rsi + 96], xmm6
-	vpxor           xmm12, xmm14, oword [rdx + 112]
-	vaesenclast     xmm7, xmm7, xmm12
+	vpxor           xmm11, xmm13, oword [rdx + 112]
+	vaesenclast     xmm7, xmm7, xmm11
 	vmovdqu         oword [rsi + 112], xmm7
 	add             rdx, 128
 	add             rsi, 128
@@ -2132,8 +2147,8 @@ L.ctr_one_aes128_countersgpr:
 	vaesenclast     xmm0, xmm0, oword [r10]
 	cmp             rcx, 16
 	jb              near L.ctr_one_bytes_countersgpr ; less than a lane left: the pieces
-	vpxor           xmm12, xmm0, oword [rdx]
-	vmovdqu         oword [rsi], xmm12
+	vpxor           xmm11, xmm0, oword [rdx]
+	vmovdqu         oword [rsi], xmm11
 	jmp             near L.ctr_one_return_countersgpr
 L.ctr_one_bytes_countersgpr:
 	test            ecx, 8                          ; a 8-byte piece left?
@@ -2181,9 +2196,6 @@ L.ctr_one_return_countersgpr:
 ; Reverses the 16 bytes of each lane: little-endian counter <-> big-endian block.
 L.ctr_bswap_mask_countersgpr:
 	db	15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
-; Per-lane increment: the number of blocks in one vector.
-L.ctr_lane_count_countersgpr:
-	dq	1, 0
 ; Big-endian steps of 1..8 vectors (entry k - 1 for k vectors): k times the
 ; block count per vector added to byte 15 of each lane (the top byte of dword 3).
 	align 64, db 0
@@ -2196,9 +2208,17 @@ L.ctr_be_lane_step_countersgpr:
 	dd	0, 0, 0, 100663296
 	dd	0, 0, 0, 117440512
 	dd	0, 0, 0, 134217728
-; Little-endian step of one main-loop iteration.
+; Little-endian steps of 1..8 vectors (entry k - 1 for k vectors): k times the
+; block count per vector added to the low quadword of each lane.
 	align 64, db 0
-L.ctr_le_iteration_step_countersgpr:
+L.ctr_le_step_countersgpr:
+	dq	1, 0
+	dq	2, 0
+	dq	3, 0
+	dq	4, 0
+	dq	5, 0
+	dq	6, 0
+	dq	7, 0
 	dq	8, 0
 
 	section .note.GNU-stack noalloc noexec nowrite progbits

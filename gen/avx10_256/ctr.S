@@ -31,10 +31,10 @@
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9
 #                      ROUNDS=rax, KEYEND=r10, TMPG=r11
 # Registers (vector): KS0=ymm0, KS1=ymm1, KS2=ymm2, KS3=ymm3, KS4=ymm4, KS5=ymm5
-#                     KS6=ymm6, KS7=ymm7, CTR=ymm8, BASE=ymm9, INC=ymm10, BSWAP=ymm11
-#                     TMP=ymm12, K0=ymm13, KLAST=ymm14, KLAST-1=ymm15, KLAST-2=ymm16, KLAST-3=ymm17
-#                     KLAST-4=ymm18, KLAST-5=ymm19, KLAST-6=ymm20, KLAST-7=ymm21, KLAST-8=ymm22, KLAST-9=ymm23
-#                     KLAST-10=ymm24, KLAST-11=ymm25, KLAST-12=ymm26, KLAST-13=ymm27
+#                     KS6=ymm6, KS7=ymm7, CTR=ymm8, BASE=ymm9, BSWAP=ymm10, TMP=ymm11
+#                     K0=ymm12, KLAST=ymm13, KLAST-1=ymm14, KLAST-2=ymm15, KLAST-3=ymm16, KLAST-4=ymm17
+#                     KLAST-5=ymm18, KLAST-6=ymm19, KLAST-7=ymm20, KLAST-8=ymm21, KLAST-9=ymm22, KLAST-10=ymm23
+#                     KLAST-11=ymm24, KLAST-12=ymm25, KLAST-13=ymm26
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_ctr_crypt_avx10_256
@@ -54,33 +54,32 @@ aesgen_ctr_crypt_avx10_256:
 	{disp32} jbe    .Lctr_one_block
 # round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
 # and AES-256 have two and four more middle keys than AES-128
-	vbroadcasti32x4 (%rdi), %ymm13
-	vbroadcasti32x4 (%r10), %ymm14
-	vbroadcasti32x4 -16(%r10), %ymm15
-	vbroadcasti32x4 -32(%r10), %ymm16
-	vbroadcasti32x4 -48(%r10), %ymm17
-	vbroadcasti32x4 -64(%r10), %ymm18
-	vbroadcasti32x4 -80(%r10), %ymm19
-	vbroadcasti32x4 -96(%r10), %ymm20
-	vbroadcasti32x4 -112(%r10), %ymm21
-	vbroadcasti32x4 -128(%r10), %ymm22
-	vbroadcasti32x4 -144(%r10), %ymm23
+	vbroadcasti32x4 (%rdi), %ymm12
+	vbroadcasti32x4 (%r10), %ymm13
+	vbroadcasti32x4 -16(%r10), %ymm14
+	vbroadcasti32x4 -32(%r10), %ymm15
+	vbroadcasti32x4 -48(%r10), %ymm16
+	vbroadcasti32x4 -64(%r10), %ymm17
+	vbroadcasti32x4 -80(%r10), %ymm18
+	vbroadcasti32x4 -96(%r10), %ymm19
+	vbroadcasti32x4 -112(%r10), %ymm20
+	vbroadcasti32x4 -128(%r10), %ymm21
+	vbroadcasti32x4 -144(%r10), %ymm22
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_keys_loaded
-	vbroadcasti32x4 -160(%r10), %ymm24
-	vbroadcasti32x4 -176(%r10), %ymm25
+	vbroadcasti32x4 -160(%r10), %ymm23
+	vbroadcasti32x4 -176(%r10), %ymm24
 	{disp32} je     .Lctr_keys_loaded
-	vbroadcasti32x4 -192(%r10), %ymm26
-	vbroadcasti32x4 -208(%r10), %ymm27
+	vbroadcasti32x4 -192(%r10), %ymm25
+	vbroadcasti32x4 -208(%r10), %ymm26
 .Lctr_keys_loaded:
 # CTR = ctr, ctr + 1, ... (little-endian, one per lane); BASE = the same big-endian
 	vmovq           %r8, %xmm8
 	vpinsrq         $1, %r9, %xmm8, %xmm8
 	vshufi64x2      $0, %ymm8, %ymm8, %ymm8         # lane 0 into every lane
 	vpaddq          .Lctr_lane_offsets(%rip), %ymm8, %ymm8
-	vbroadcasti32x4 .Lctr_lane_count(%rip), %ymm10
-	vbroadcasti32x4 .Lctr_bswap_mask(%rip), %ymm11
-	vpshufb         %ymm11, %ymm8, %ymm9
+	vbroadcasti32x4 .Lctr_bswap_mask(%rip), %ymm10
+	vpshufb         %ymm10, %ymm8, %ymm9
 
 	sub             $256, %rcx
 	{disp32} jae    .Lctr_main_loop                 # out of line, so short messages fall through
@@ -92,46 +91,43 @@ aesgen_ctr_crypt_avx10_256:
 .Lctr_group_loop:
 	cmp             $128, %rcx
 	{disp32} jb     .Lctr_final
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (2 per vector), then round key 0
-	vpshufb         %ymm11, %ymm8, %ymm0
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm1
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm2
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm3
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpxord          %ymm13, %ymm0, %ymm0
-	vpxord          %ymm13, %ymm1, %ymm1
-	vpxord          %ymm13, %ymm2, %ymm2
-	vpxord          %ymm13, %ymm3, %ymm3
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %ymm10, %ymm8, %ymm0
+	vpaddq          .Lctr_le_step(%rip), %ymm8, %ymm1
+	vpshufb         %ymm10, %ymm1, %ymm1
+	vpaddq          .Lctr_le_step+32(%rip), %ymm8, %ymm2
+	vpshufb         %ymm10, %ymm2, %ymm2
+	vpaddq          .Lctr_le_step+64(%rip), %ymm8, %ymm3
+	vpshufb         %ymm10, %ymm3, %ymm3
+	vpaddq          .Lctr_le_step+96(%rip), %ymm8, %ymm8
+	vpxord          %ymm12, %ymm0, %ymm0
+	vpxord          %ymm12, %ymm1, %ymm1
+	vpxord          %ymm12, %ymm2, %ymm2
+	vpxord          %ymm12, %ymm3, %ymm3
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_group_aes128
 	{disp32} je     .Lctr_group_aes192
-	vaesenc         %ymm27, %ymm0, %ymm0
-	vaesenc         %ymm27, %ymm1, %ymm1
-	vaesenc         %ymm27, %ymm2, %ymm2
-	vaesenc         %ymm27, %ymm3, %ymm3
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
 	vaesenc         %ymm26, %ymm3, %ymm3
-.Lctr_group_aes192:
 	vaesenc         %ymm25, %ymm0, %ymm0
 	vaesenc         %ymm25, %ymm1, %ymm1
 	vaesenc         %ymm25, %ymm2, %ymm2
 	vaesenc         %ymm25, %ymm3, %ymm3
+.Lctr_group_aes192:
 	vaesenc         %ymm24, %ymm0, %ymm0
 	vaesenc         %ymm24, %ymm1, %ymm1
 	vaesenc         %ymm24, %ymm2, %ymm2
 	vaesenc         %ymm24, %ymm3, %ymm3
-.Lctr_group_aes128:
 	vaesenc         %ymm23, %ymm0, %ymm0
 	vaesenc         %ymm23, %ymm1, %ymm1
 	vaesenc         %ymm23, %ymm2, %ymm2
 	vaesenc         %ymm23, %ymm3, %ymm3
+.Lctr_group_aes128:
 	vaesenc         %ymm22, %ymm0, %ymm0
 	vaesenc         %ymm22, %ymm1, %ymm1
 	vaesenc         %ymm22, %ymm2, %ymm2
@@ -164,19 +160,23 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          (%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm0, %ymm0
+	vpxord          (%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
-	vpxord          32(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm1, %ymm1
+	vpxord          32(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm1, %ymm1
 	vmovdqu8        %ymm1, 32(%rsi)
-	vpxord          64(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm2, %ymm2
+	vpxord          64(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm2, %ymm2
 	vmovdqu8        %ymm2, 64(%rsi)
-	vpxord          96(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm3, %ymm3
+	vpxord          96(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm3, %ymm3
 	vmovdqu8        %ymm3, 96(%rsi)
 	add             $128, %rdx
 	add             $128, %rsi
@@ -194,46 +194,43 @@ aesgen_ctr_crypt_avx10_256:
 	cmp             $96, %rcx
 	{disp32} jbe    .Lctr_final3
 .Lctr_final4:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (2 per vector), then round key 0
-	vpshufb         %ymm11, %ymm8, %ymm0
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm1
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm2
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm3
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpxord          %ymm13, %ymm0, %ymm0
-	vpxord          %ymm13, %ymm1, %ymm1
-	vpxord          %ymm13, %ymm2, %ymm2
-	vpxord          %ymm13, %ymm3, %ymm3
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %ymm10, %ymm8, %ymm0
+	vpaddq          .Lctr_le_step(%rip), %ymm8, %ymm1
+	vpshufb         %ymm10, %ymm1, %ymm1
+	vpaddq          .Lctr_le_step+32(%rip), %ymm8, %ymm2
+	vpshufb         %ymm10, %ymm2, %ymm2
+	vpaddq          .Lctr_le_step+64(%rip), %ymm8, %ymm3
+	vpshufb         %ymm10, %ymm3, %ymm3
+	vpaddq          .Lctr_le_step+96(%rip), %ymm8, %ymm8
+	vpxord          %ymm12, %ymm0, %ymm0
+	vpxord          %ymm12, %ymm1, %ymm1
+	vpxord          %ymm12, %ymm2, %ymm2
+	vpxord          %ymm12, %ymm3, %ymm3
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final4_aes128
 	{disp32} je     .Lctr_final4_aes192
-	vaesenc         %ymm27, %ymm0, %ymm0
-	vaesenc         %ymm27, %ymm1, %ymm1
-	vaesenc         %ymm27, %ymm2, %ymm2
-	vaesenc         %ymm27, %ymm3, %ymm3
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
 	vaesenc         %ymm26, %ymm3, %ymm3
-.Lctr_final4_aes192:
 	vaesenc         %ymm25, %ymm0, %ymm0
 	vaesenc         %ymm25, %ymm1, %ymm1
 	vaesenc         %ymm25, %ymm2, %ymm2
 	vaesenc         %ymm25, %ymm3, %ymm3
+.Lctr_final4_aes192:
 	vaesenc         %ymm24, %ymm0, %ymm0
 	vaesenc         %ymm24, %ymm1, %ymm1
 	vaesenc         %ymm24, %ymm2, %ymm2
 	vaesenc         %ymm24, %ymm3, %ymm3
-.Lctr_final4_aes128:
 	vaesenc         %ymm23, %ymm0, %ymm0
 	vaesenc         %ymm23, %ymm1, %ymm1
 	vaesenc         %ymm23, %ymm2, %ymm2
 	vaesenc         %ymm23, %ymm3, %ymm3
+.Lctr_final4_aes128:
 	vaesenc         %ymm22, %ymm0, %ymm0
 	vaesenc         %ymm22, %ymm1, %ymm1
 	vaesenc         %ymm22, %ymm2, %ymm2
@@ -266,16 +263,20 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          (%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm0, %ymm0
+	vpxord          (%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
-	vpxord          32(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm1, %ymm1
+	vpxord          32(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm1, %ymm1
 	vmovdqu8        %ymm1, 32(%rsi)
-	vpxord          64(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm2, %ymm2
+	vpxord          64(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm2, %ymm2
 	vmovdqu8        %ymm2, 64(%rsi)
 	add             $96, %rdx
 	add             $96, %rsi
@@ -285,44 +286,42 @@ aesgen_ctr_crypt_avx10_256:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
 	kmovd           %r11d, %k1
-	vmovdqu8        (%rdx), %ymm12{%k1}{z}
-	vpxord          %ymm14, %ymm12, %ymm12
-	vaesenclast     %ymm12, %ymm3, %ymm3
+	vmovdqu8        (%rdx), %ymm11{%k1}{z}
+	vpxord          %ymm13, %ymm11, %ymm11
+	vaesenclast     %ymm11, %ymm3, %ymm3
 	vmovdqu8        %ymm3, (%rsi){%k1}
 	{disp32} jmp    .Lctr_return
 .Lctr_final3:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (2 per vector), then round key 0
-	vpshufb         %ymm11, %ymm8, %ymm0
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm1
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm2
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpxord          %ymm13, %ymm0, %ymm0
-	vpxord          %ymm13, %ymm1, %ymm1
-	vpxord          %ymm13, %ymm2, %ymm2
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %ymm10, %ymm8, %ymm0
+	vpaddq          .Lctr_le_step(%rip), %ymm8, %ymm1
+	vpshufb         %ymm10, %ymm1, %ymm1
+	vpaddq          .Lctr_le_step+32(%rip), %ymm8, %ymm2
+	vpshufb         %ymm10, %ymm2, %ymm2
+	vpaddq          .Lctr_le_step+64(%rip), %ymm8, %ymm8
+	vpxord          %ymm12, %ymm0, %ymm0
+	vpxord          %ymm12, %ymm1, %ymm1
+	vpxord          %ymm12, %ymm2, %ymm2
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final3_aes128
 	{disp32} je     .Lctr_final3_aes192
-	vaesenc         %ymm27, %ymm0, %ymm0
-	vaesenc         %ymm27, %ymm1, %ymm1
-	vaesenc         %ymm27, %ymm2, %ymm2
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
-.Lctr_final3_aes192:
 	vaesenc         %ymm25, %ymm0, %ymm0
 	vaesenc         %ymm25, %ymm1, %ymm1
 	vaesenc         %ymm25, %ymm2, %ymm2
+.Lctr_final3_aes192:
 	vaesenc         %ymm24, %ymm0, %ymm0
 	vaesenc         %ymm24, %ymm1, %ymm1
 	vaesenc         %ymm24, %ymm2, %ymm2
-.Lctr_final3_aes128:
 	vaesenc         %ymm23, %ymm0, %ymm0
 	vaesenc         %ymm23, %ymm1, %ymm1
 	vaesenc         %ymm23, %ymm2, %ymm2
+.Lctr_final3_aes128:
 	vaesenc         %ymm22, %ymm0, %ymm0
 	vaesenc         %ymm22, %ymm1, %ymm1
 	vaesenc         %ymm22, %ymm2, %ymm2
@@ -347,13 +346,16 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          (%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm0, %ymm0
+	vpxord          (%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
-	vpxord          32(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm1, %ymm1
+	vpxord          32(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm1, %ymm1
 	vmovdqu8        %ymm1, 32(%rsi)
 	add             $64, %rdx
 	add             $64, %rsi
@@ -363,36 +365,35 @@ aesgen_ctr_crypt_avx10_256:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
 	kmovd           %r11d, %k1
-	vmovdqu8        (%rdx), %ymm12{%k1}{z}
-	vpxord          %ymm14, %ymm12, %ymm12
-	vaesenclast     %ymm12, %ymm2, %ymm2
+	vmovdqu8        (%rdx), %ymm11{%k1}{z}
+	vpxord          %ymm13, %ymm11, %ymm11
+	vaesenclast     %ymm11, %ymm2, %ymm2
 	vmovdqu8        %ymm2, (%rsi){%k1}
 	{disp32} jmp    .Lctr_return
 .Lctr_final2:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (2 per vector), then round key 0
-	vpshufb         %ymm11, %ymm8, %ymm0
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm1
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpxord          %ymm13, %ymm0, %ymm0
-	vpxord          %ymm13, %ymm1, %ymm1
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %ymm10, %ymm8, %ymm0
+	vpaddq          .Lctr_le_step(%rip), %ymm8, %ymm1
+	vpshufb         %ymm10, %ymm1, %ymm1
+	vpaddq          .Lctr_le_step+32(%rip), %ymm8, %ymm8
+	vpxord          %ymm12, %ymm0, %ymm0
+	vpxord          %ymm12, %ymm1, %ymm1
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final2_aes128
 	{disp32} je     .Lctr_final2_aes192
-	vaesenc         %ymm27, %ymm0, %ymm0
-	vaesenc         %ymm27, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
-.Lctr_final2_aes192:
 	vaesenc         %ymm25, %ymm0, %ymm0
 	vaesenc         %ymm25, %ymm1, %ymm1
+.Lctr_final2_aes192:
 	vaesenc         %ymm24, %ymm0, %ymm0
 	vaesenc         %ymm24, %ymm1, %ymm1
-.Lctr_final2_aes128:
 	vaesenc         %ymm23, %ymm0, %ymm0
 	vaesenc         %ymm23, %ymm1, %ymm1
+.Lctr_final2_aes128:
 	vaesenc         %ymm22, %ymm0, %ymm0
 	vaesenc         %ymm22, %ymm1, %ymm1
 	vaesenc         %ymm21, %ymm0, %ymm0
@@ -409,10 +410,12 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm16, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          (%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm0, %ymm0
+	vpxord          (%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
 	add             $32, %rdx
 	add             $32, %rsi
@@ -422,28 +425,28 @@ aesgen_ctr_crypt_avx10_256:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
 	kmovd           %r11d, %k1
-	vmovdqu8        (%rdx), %ymm12{%k1}{z}
-	vpxord          %ymm14, %ymm12, %ymm12
-	vaesenclast     %ymm12, %ymm1, %ymm1
+	vmovdqu8        (%rdx), %ymm11{%k1}{z}
+	vpxord          %ymm13, %ymm11, %ymm11
+	vaesenclast     %ymm11, %ymm1, %ymm1
 	vmovdqu8        %ymm1, (%rsi){%k1}
 	{disp32} jmp    .Lctr_return
 .Lctr_final1:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (2 per vector), then round key 0
-	vpshufb         %ymm11, %ymm8, %ymm0
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpxord          %ymm13, %ymm0, %ymm0
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %ymm10, %ymm8, %ymm0
+	vpaddq          .Lctr_le_step(%rip), %ymm8, %ymm8
+	vpxord          %ymm12, %ymm0, %ymm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final1_aes128
 	{disp32} je     .Lctr_final1_aes192
-	vaesenc         %ymm27, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm0, %ymm0
-.Lctr_final1_aes192:
 	vaesenc         %ymm25, %ymm0, %ymm0
+.Lctr_final1_aes192:
 	vaesenc         %ymm24, %ymm0, %ymm0
-.Lctr_final1_aes128:
 	vaesenc         %ymm23, %ymm0, %ymm0
+.Lctr_final1_aes128:
 	vaesenc         %ymm22, %ymm0, %ymm0
 	vaesenc         %ymm21, %ymm0, %ymm0
 	vaesenc         %ymm20, %ymm0, %ymm0
@@ -452,14 +455,15 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm17, %ymm0, %ymm0
 	vaesenc         %ymm16, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm0, %ymm0
 # the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
 # read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
 	kmovd           %r11d, %k1
-	vmovdqu8        (%rdx), %ymm12{%k1}{z}
-	vpxord          %ymm14, %ymm12, %ymm12
-	vaesenclast     %ymm12, %ymm0, %ymm0
+	vmovdqu8        (%rdx), %ymm11{%k1}{z}
+	vpxord          %ymm13, %ymm11, %ymm11
+	vaesenclast     %ymm11, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi){%k1}
 .Lctr_return:
 	xor             %eax, %eax
@@ -475,7 +479,7 @@ aesgen_ctr_crypt_avx10_256:
 # byte of the iteration's first block) tells whether one of them would carry
 	cmp             $239, %r8b
 	{disp32} ja     .Lctr_main_carry                # the low byte wraps in or right after this iteration
-	vpxord          %ymm13, %ymm9, %ymm0
+	vpxord          %ymm12, %ymm9, %ymm0
 	vpaddd          .Lctr_be_lane_step(%rip), %ymm9, %ymm1
 	vpaddd          .Lctr_be_lane_step+32(%rip), %ymm9, %ymm2
 	vpaddd          .Lctr_be_lane_step+64(%rip), %ymm9, %ymm3
@@ -484,58 +488,51 @@ aesgen_ctr_crypt_avx10_256:
 	vpaddd          .Lctr_be_lane_step+160(%rip), %ymm9, %ymm6
 	vpaddd          .Lctr_be_lane_step+192(%rip), %ymm9, %ymm7
 	vpaddd          .Lctr_be_lane_step+224(%rip), %ymm9, %ymm9
-	vpaddq          .Lctr_le_iteration_step(%rip), %ymm8, %ymm8
-	vpxord          %ymm13, %ymm1, %ymm1
-	vpxord          %ymm13, %ymm2, %ymm2
-	vpxord          %ymm13, %ymm3, %ymm3
-	vpxord          %ymm13, %ymm4, %ymm4
-	vpxord          %ymm13, %ymm5, %ymm5
-	vpxord          %ymm13, %ymm6, %ymm6
-	vpxord          %ymm13, %ymm7, %ymm7
+	vpaddq          .Lctr_le_step+224(%rip), %ymm8, %ymm8
+	vpxord          %ymm12, %ymm1, %ymm1
+	vpxord          %ymm12, %ymm2, %ymm2
+	vpxord          %ymm12, %ymm3, %ymm3
+	vpxord          %ymm12, %ymm4, %ymm4
+	vpxord          %ymm12, %ymm5, %ymm5
+	vpxord          %ymm12, %ymm6, %ymm6
+	vpxord          %ymm12, %ymm7, %ymm7
 	{disp32} jmp    .Lctr_main_counted
 .Lctr_main_carry:
 # a carry out of the last byte: the general path, and BASE rebuilt from CTR
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (2 per vector), then round key 0
-	vpshufb         %ymm11, %ymm8, %ymm0
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm1
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm2
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm3
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm4
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm5
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm6
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm7
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpxord          %ymm13, %ymm0, %ymm0
-	vpxord          %ymm13, %ymm1, %ymm1
-	vpxord          %ymm13, %ymm2, %ymm2
-	vpxord          %ymm13, %ymm3, %ymm3
-	vpxord          %ymm13, %ymm4, %ymm4
-	vpxord          %ymm13, %ymm5, %ymm5
-	vpxord          %ymm13, %ymm6, %ymm6
-	vpxord          %ymm13, %ymm7, %ymm7
-	vpshufb         %ymm11, %ymm8, %ymm9
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %ymm10, %ymm8, %ymm0
+	vpaddq          .Lctr_le_step(%rip), %ymm8, %ymm1
+	vpshufb         %ymm10, %ymm1, %ymm1
+	vpaddq          .Lctr_le_step+32(%rip), %ymm8, %ymm2
+	vpshufb         %ymm10, %ymm2, %ymm2
+	vpaddq          .Lctr_le_step+64(%rip), %ymm8, %ymm3
+	vpshufb         %ymm10, %ymm3, %ymm3
+	vpaddq          .Lctr_le_step+96(%rip), %ymm8, %ymm4
+	vpshufb         %ymm10, %ymm4, %ymm4
+	vpaddq          .Lctr_le_step+128(%rip), %ymm8, %ymm5
+	vpshufb         %ymm10, %ymm5, %ymm5
+	vpaddq          .Lctr_le_step+160(%rip), %ymm8, %ymm6
+	vpshufb         %ymm10, %ymm6, %ymm6
+	vpaddq          .Lctr_le_step+192(%rip), %ymm8, %ymm7
+	vpshufb         %ymm10, %ymm7, %ymm7
+	vpaddq          .Lctr_le_step+224(%rip), %ymm8, %ymm8
+	vpxord          %ymm12, %ymm0, %ymm0
+	vpxord          %ymm12, %ymm1, %ymm1
+	vpxord          %ymm12, %ymm2, %ymm2
+	vpxord          %ymm12, %ymm3, %ymm3
+	vpxord          %ymm12, %ymm4, %ymm4
+	vpxord          %ymm12, %ymm5, %ymm5
+	vpxord          %ymm12, %ymm6, %ymm6
+	vpxord          %ymm12, %ymm7, %ymm7
+	vpshufb         %ymm10, %ymm8, %ymm9
 .Lctr_main_counted:
 	add             $16, %r8
 # the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_main_aes128
 	{disp32} je     .Lctr_main_aes192
-	vaesenc         %ymm27, %ymm0, %ymm0
-	vaesenc         %ymm27, %ymm1, %ymm1
-	vaesenc         %ymm27, %ymm2, %ymm2
-	vaesenc         %ymm27, %ymm3, %ymm3
-	vaesenc         %ymm27, %ymm4, %ymm4
-	vaesenc         %ymm27, %ymm5, %ymm5
-	vaesenc         %ymm27, %ymm6, %ymm6
-	vaesenc         %ymm27, %ymm7, %ymm7
 	vaesenc         %ymm26, %ymm0, %ymm0
 	vaesenc         %ymm26, %ymm1, %ymm1
 	vaesenc         %ymm26, %ymm2, %ymm2
@@ -544,7 +541,6 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm26, %ymm5, %ymm5
 	vaesenc         %ymm26, %ymm6, %ymm6
 	vaesenc         %ymm26, %ymm7, %ymm7
-.Lctr_main_aes192:
 	vaesenc         %ymm25, %ymm0, %ymm0
 	vaesenc         %ymm25, %ymm1, %ymm1
 	vaesenc         %ymm25, %ymm2, %ymm2
@@ -553,6 +549,7 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm25, %ymm5, %ymm5
 	vaesenc         %ymm25, %ymm6, %ymm6
 	vaesenc         %ymm25, %ymm7, %ymm7
+.Lctr_main_aes192:
 	vaesenc         %ymm24, %ymm0, %ymm0
 	vaesenc         %ymm24, %ymm1, %ymm1
 	vaesenc         %ymm24, %ymm2, %ymm2
@@ -561,7 +558,6 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm24, %ymm5, %ymm5
 	vaesenc         %ymm24, %ymm6, %ymm6
 	vaesenc         %ymm24, %ymm7, %ymm7
-.Lctr_main_aes128:
 	vaesenc         %ymm23, %ymm0, %ymm0
 	vaesenc         %ymm23, %ymm1, %ymm1
 	vaesenc         %ymm23, %ymm2, %ymm2
@@ -570,6 +566,7 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm23, %ymm5, %ymm5
 	vaesenc         %ymm23, %ymm6, %ymm6
 	vaesenc         %ymm23, %ymm7, %ymm7
+.Lctr_main_aes128:
 	vaesenc         %ymm22, %ymm0, %ymm0
 	vaesenc         %ymm22, %ymm1, %ymm1
 	vaesenc         %ymm22, %ymm2, %ymm2
@@ -634,31 +631,39 @@ aesgen_ctr_crypt_avx10_256:
 	vaesenc         %ymm15, %ymm5, %ymm5
 	vaesenc         %ymm15, %ymm6, %ymm6
 	vaesenc         %ymm15, %ymm7, %ymm7
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          (%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm0, %ymm0
+	vpxord          (%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi)
-	vpxord          32(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm1, %ymm1
+	vpxord          32(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm1, %ymm1
 	vmovdqu8        %ymm1, 32(%rsi)
-	vpxord          64(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm2, %ymm2
+	vpxord          64(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm2, %ymm2
 	vmovdqu8        %ymm2, 64(%rsi)
-	vpxord          96(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm3, %ymm3
+	vpxord          96(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm3, %ymm3
 	vmovdqu8        %ymm3, 96(%rsi)
-	vpxord          128(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm4, %ymm4
+	vpxord          128(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm4, %ymm4
 	vmovdqu8        %ymm4, 128(%rsi)
-	vpxord          160(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm5, %ymm5
+	vpxord          160(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm5, %ymm5
 	vmovdqu8        %ymm5, 160(%rsi)
-	vpxord          192(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm6, %ymm6
+	vpxord          192(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm6, %ymm6
 	vmovdqu8        %ymm6, 192(%rsi)
-	vpxord          224(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm7, %ymm7
+	vpxord          224(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm7, %ymm7
 	vmovdqu8        %ymm7, 224(%rsi)
 	add             $256, %rdx
 	add             $256, %rsi
@@ -698,9 +703,9 @@ aesgen_ctr_crypt_avx10_256:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
 	kmovd           %r11d, %k1
-	vmovdqu8        (%rdx), %xmm12{%k1}{z}
-	vpxord          (%r10), %xmm12, %xmm12
-	vaesenclast     %xmm12, %xmm0, %xmm0
+	vmovdqu8        (%rdx), %xmm11{%k1}{z}
+	vpxord          (%r10), %xmm11, %xmm11
+	vaesenclast     %xmm11, %xmm0, %xmm0
 	vmovdqu8        %xmm0, (%rsi){%k1}
 .Lctr_one_return:
 	xor             %eax, %eax
@@ -714,9 +719,6 @@ aesgen_ctr_crypt_avx10_256:
 # Reverses the 16 bytes of each lane: little-endian counter <-> big-endian block.
 .Lctr_bswap_mask:
 	.byte	15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
-# Per-lane increment: the number of blocks in one vector.
-.Lctr_lane_count:
-	.quad	2, 0
 # Big-endian steps of 1..8 vectors (entry k - 1 for k vectors): k times the
 # block count per vector added to byte 15 of each lane (the top byte of dword 3).
 	.p2align 6
@@ -737,9 +739,24 @@ aesgen_ctr_crypt_avx10_256:
 	.long	0, 0, 0, 234881024
 	.long	0, 0, 0, 268435456
 	.long	0, 0, 0, 268435456
-# Little-endian step of one main-loop iteration.
+# Little-endian steps of 1..8 vectors (entry k - 1 for k vectors): k times the
+# block count per vector added to the low quadword of each lane.
 	.p2align 6
-.Lctr_le_iteration_step:
+.Lctr_le_step:
+	.quad	2, 0
+	.quad	2, 0
+	.quad	4, 0
+	.quad	4, 0
+	.quad	6, 0
+	.quad	6, 0
+	.quad	8, 0
+	.quad	8, 0
+	.quad	10, 0
+	.quad	10, 0
+	.quad	12, 0
+	.quad	12, 0
+	.quad	14, 0
+	.quad	14, 0
 	.quad	16, 0
 	.quad	16, 0
 	.p2align 6

@@ -34,10 +34,10 @@
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9
 ;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
 ; Registers (vector): KS0=ymm0, KS1=ymm1, KS2=ymm2, KS3=ymm3, KS4=ymm4, KS5=ymm5
-;                     KS6=ymm6, KS7=ymm7, CTR=ymm8, BASE=ymm9, INC=ymm10, BSWAP=ymm11
-;                     TMP=ymm12, K0=ymm13, KLAST=ymm14, KLAST-1=ymm15, KLAST-2=ymm16, KLAST-3=ymm17
-;                     KLAST-4=ymm18, KLAST-5=ymm19, KLAST-6=ymm20, KLAST-7=ymm21, KLAST-8=ymm22, KLAST-9=ymm23
-;                     KLAST-10=ymm24, KLAST-11=ymm25, KLAST-12=ymm26, KLAST-13=ymm27
+;                     KS6=ymm6, KS7=ymm7, CTR=ymm8, BASE=ymm9, BSWAP=ymm10, TMP=ymm11
+;                     K0=ymm12, KLAST=ymm13, KLAST-1=ymm14, KLAST-2=ymm15, KLAST-3=ymm16, KLAST-4=ymm17
+;                     KLAST-5=ymm18, KLAST-6=ymm19, KLAST-7=ymm20, KLAST-8=ymm21, KLAST-9=ymm22, KLAST-10=ymm23
+;                     KLAST-11=ymm24, KLAST-12=ymm25, KLAST-13=ymm26
 	section .text
 	align 32, db 0xcc
 	global aesgen_ctr_crypt_avx10_256:function hidden
@@ -54,33 +54,32 @@ aesgen_ctr_crypt_avx10_256:
 	jbe             near L.ctr_one_block
 ; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
 ; and AES-256 have two and four more middle keys than AES-128
-	vbroadcasti32x4 ymm13, oword [rdi]
-	vbroadcasti32x4 ymm14, oword [r10]
-	vbroadcasti32x4 ymm15, oword [r10 - 16]
-	vbroadcasti32x4 ymm16, oword [r10 - 32]
-	vbroadcasti32x4 ymm17, oword [r10 - 48]
-	vbroadcasti32x4 ymm18, oword [r10 - 64]
-	vbroadcasti32x4 ymm19, oword [r10 - 80]
-	vbroadcasti32x4 ymm20, oword [r10 - 96]
-	vbroadcasti32x4 ymm21, oword [r10 - 112]
-	vbroadcasti32x4 ymm22, oword [r10 - 128]
-	vbroadcasti32x4 ymm23, oword [r10 - 144]
+	vbroadcasti32x4 ymm12, oword [rdi]
+	vbroadcasti32x4 ymm13, oword [r10]
+	vbroadcasti32x4 ymm14, oword [r10 - 16]
+	vbroadcasti32x4 ymm15, oword [r10 - 32]
+	vbroadcasti32x4 ymm16, oword [r10 - 48]
+	vbroadcasti32x4 ymm17, oword [r10 - 64]
+	vbroadcasti32x4 ymm18, oword [r10 - 80]
+	vbroadcasti32x4 ymm19, oword [r10 - 96]
+	vbroadcasti32x4 ymm20, oword [r10 - 112]
+	vbroadcasti32x4 ymm21, oword [r10 - 128]
+	vbroadcasti32x4 ymm22, oword [r10 - 144]
 	cmp             eax, 12
 	jb              near L.ctr_keys_loaded
-	vbroadcasti32x4 ymm24, oword [r10 - 160]
-	vbroadcasti32x4 ymm25, oword [r10 - 176]
+	vbroadcasti32x4 ymm23, oword [r10 - 160]
+	vbroadcasti32x4 ymm24, oword [r10 - 176]
 	je              near L.ctr_keys_loaded
-	vbroadcasti32x4 ymm26, oword [r10 - 192]
-	vbroadcasti32x4 ymm27, oword [r10 - 208]
+	vbroadcasti32x4 ymm25, oword [r10 - 192]
+	vbroadcasti32x4 ymm26, oword [r10 - 208]
 L.ctr_keys_loaded:
 ; CTR = ctr, ctr + 1, ... (little-endian, one per lane); BASE = the same big-endian
 	vmovq           xmm8, r8
 	vpinsrq         xmm8, xmm8, r9, 1
 	vshufi64x2      ymm8, ymm8, ymm8, 0             ; lane 0 into every lane
 	vpaddq          ymm8, ymm8, yword [rel L.ctr_lane_offsets]
-	vbroadcasti32x4 ymm10, oword [rel L.ctr_lane_count]
-	vbroadcasti32x4 ymm11, oword [rel L.ctr_bswap_mask]
-	vpshufb         ymm9, ymm8, ymm11
+	vbroadcasti32x4 ymm10, oword [rel L.ctr_bswap_mask]
+	vpshufb         ymm9, ymm8, ymm10
 
 	sub             rcx, 256
 	jae             near L.ctr_main_loop            ; out of line, so short messages fall through
@@ -92,46 +91,43 @@ L.ctr_main_done:
 L.ctr_group_loop:
 	cmp             rcx, 128
 	jb              near L.ctr_final
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (2 per vector), then round key 0
-	vpshufb         ymm0, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm1, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm2, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm3, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpxord          ymm0, ymm0, ymm13
-	vpxord          ymm1, ymm1, ymm13
-	vpxord          ymm2, ymm2, ymm13
-	vpxord          ymm3, ymm3, ymm13
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         ymm0, ymm8, ymm10
+	vpaddq          ymm1, ymm8, yword [rel L.ctr_le_step]
+	vpshufb         ymm1, ymm1, ymm10
+	vpaddq          ymm2, ymm8, yword [rel L.ctr_le_step + 32]
+	vpshufb         ymm2, ymm2, ymm10
+	vpaddq          ymm3, ymm8, yword [rel L.ctr_le_step + 64]
+	vpshufb         ymm3, ymm3, ymm10
+	vpaddq          ymm8, ymm8, yword [rel L.ctr_le_step + 96]
+	vpxord          ymm0, ymm0, ymm12
+	vpxord          ymm1, ymm1, ymm12
+	vpxord          ymm2, ymm2, ymm12
+	vpxord          ymm3, ymm3, ymm12
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_group_aes128
 	je              near L.ctr_group_aes192
-	vaesenc         ymm0, ymm0, ymm27
-	vaesenc         ymm1, ymm1, ymm27
-	vaesenc         ymm2, ymm2, ymm27
-	vaesenc         ymm3, ymm3, ymm27
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
 	vaesenc         ymm3, ymm3, ymm26
-L.ctr_group_aes192:
 	vaesenc         ymm0, ymm0, ymm25
 	vaesenc         ymm1, ymm1, ymm25
 	vaesenc         ymm2, ymm2, ymm25
 	vaesenc         ymm3, ymm3, ymm25
+L.ctr_group_aes192:
 	vaesenc         ymm0, ymm0, ymm24
 	vaesenc         ymm1, ymm1, ymm24
 	vaesenc         ymm2, ymm2, ymm24
 	vaesenc         ymm3, ymm3, ymm24
-L.ctr_group_aes128:
 	vaesenc         ymm0, ymm0, ymm23
 	vaesenc         ymm1, ymm1, ymm23
 	vaesenc         ymm2, ymm2, ymm23
 	vaesenc         ymm3, ymm3, ymm23
+L.ctr_group_aes128:
 	vaesenc         ymm0, ymm0, ymm22
 	vaesenc         ymm1, ymm1, ymm22
 	vaesenc         ymm2, ymm2, ymm22
@@ -164,19 +160,23 @@ L.ctr_group_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          ymm12, ymm14, yword [rdx]
-	vaesenclast     ymm0, ymm0, ymm12
+	vpxord          ymm11, ymm13, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm11
 	vmovdqu8        yword [rsi], ymm0
-	vpxord          ymm12, ymm14, yword [rdx + 32]
-	vaesenclast     ymm1, ymm1, ymm12
+	vpxord          ymm11, ymm13, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm11
 	vmovdqu8        yword [rsi + 32], ymm1
-	vpxord          ymm12, ymm14, yword [rdx + 64]
-	vaesenclast     ymm2, ymm2, ymm12
+	vpxord          ymm11, ymm13, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm11
 	vmovdqu8        yword [rsi + 64], ymm2
-	vpxord          ymm12, ymm14, yword [rdx + 96]
-	vaesenclast     ymm3, ymm3, ymm12
+	vpxord          ymm11, ymm13, yword [rdx + 96]
+	vaesenclast     ymm3, ymm3, ymm11
 	vmovdqu8        yword [rsi + 96], ymm3
 	add             rdx, 128
 	add             rsi, 128
@@ -194,46 +194,43 @@ L.ctr_final:
 	cmp             rcx, 96
 	jbe             near L.ctr_final3
 L.ctr_final4:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (2 per vector), then round key 0
-	vpshufb         ymm0, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm1, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm2, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm3, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpxord          ymm0, ymm0, ymm13
-	vpxord          ymm1, ymm1, ymm13
-	vpxord          ymm2, ymm2, ymm13
-	vpxord          ymm3, ymm3, ymm13
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         ymm0, ymm8, ymm10
+	vpaddq          ymm1, ymm8, yword [rel L.ctr_le_step]
+	vpshufb         ymm1, ymm1, ymm10
+	vpaddq          ymm2, ymm8, yword [rel L.ctr_le_step + 32]
+	vpshufb         ymm2, ymm2, ymm10
+	vpaddq          ymm3, ymm8, yword [rel L.ctr_le_step + 64]
+	vpshufb         ymm3, ymm3, ymm10
+	vpaddq          ymm8, ymm8, yword [rel L.ctr_le_step + 96]
+	vpxord          ymm0, ymm0, ymm12
+	vpxord          ymm1, ymm1, ymm12
+	vpxord          ymm2, ymm2, ymm12
+	vpxord          ymm3, ymm3, ymm12
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final4_aes128
 	je              near L.ctr_final4_aes192
-	vaesenc         ymm0, ymm0, ymm27
-	vaesenc         ymm1, ymm1, ymm27
-	vaesenc         ymm2, ymm2, ymm27
-	vaesenc         ymm3, ymm3, ymm27
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
 	vaesenc         ymm3, ymm3, ymm26
-L.ctr_final4_aes192:
 	vaesenc         ymm0, ymm0, ymm25
 	vaesenc         ymm1, ymm1, ymm25
 	vaesenc         ymm2, ymm2, ymm25
 	vaesenc         ymm3, ymm3, ymm25
+L.ctr_final4_aes192:
 	vaesenc         ymm0, ymm0, ymm24
 	vaesenc         ymm1, ymm1, ymm24
 	vaesenc         ymm2, ymm2, ymm24
 	vaesenc         ymm3, ymm3, ymm24
-L.ctr_final4_aes128:
 	vaesenc         ymm0, ymm0, ymm23
 	vaesenc         ymm1, ymm1, ymm23
 	vaesenc         ymm2, ymm2, ymm23
 	vaesenc         ymm3, ymm3, ymm23
+L.ctr_final4_aes128:
 	vaesenc         ymm0, ymm0, ymm22
 	vaesenc         ymm1, ymm1, ymm22
 	vaesenc         ymm2, ymm2, ymm22
@@ -266,16 +263,20 @@ L.ctr_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          ymm12, ymm14, yword [rdx]
-	vaesenclast     ymm0, ymm0, ymm12
+	vpxord          ymm11, ymm13, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm11
 	vmovdqu8        yword [rsi], ymm0
-	vpxord          ymm12, ymm14, yword [rdx + 32]
-	vaesenclast     ymm1, ymm1, ymm12
+	vpxord          ymm11, ymm13, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm11
 	vmovdqu8        yword [rsi + 32], ymm1
-	vpxord          ymm12, ymm14, yword [rdx + 64]
-	vaesenclast     ymm2, ymm2, ymm12
+	vpxord          ymm11, ymm13, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm11
 	vmovdqu8        yword [rsi + 64], ymm2
 	add             rdx, 96
 	add             rsi, 96
@@ -285,44 +286,42 @@ L.ctr_final4_aes128:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
 	kmovd           k1, r11d
-	vmovdqu8        ymm12{k1}{z}, [rdx]
-	vpxord          ymm12, ymm12, ymm14
-	vaesenclast     ymm3, ymm3, ymm12
+	vmovdqu8        ymm11{k1}{z}, [rdx]
+	vpxord          ymm11, ymm11, ymm13
+	vaesenclast     ymm3, ymm3, ymm11
 	vmovdqu8        [rsi]{k1}, ymm3
 	jmp             near L.ctr_return
 L.ctr_final3:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (2 per vector), then round key 0
-	vpshufb         ymm0, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm1, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm2, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpxord          ymm0, ymm0, ymm13
-	vpxord          ymm1, ymm1, ymm13
-	vpxord          ymm2, ymm2, ymm13
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         ymm0, ymm8, ymm10
+	vpaddq          ymm1, ymm8, yword [rel L.ctr_le_step]
+	vpshufb         ymm1, ymm1, ymm10
+	vpaddq          ymm2, ymm8, yword [rel L.ctr_le_step + 32]
+	vpshufb         ymm2, ymm2, ymm10
+	vpaddq          ymm8, ymm8, yword [rel L.ctr_le_step + 64]
+	vpxord          ymm0, ymm0, ymm12
+	vpxord          ymm1, ymm1, ymm12
+	vpxord          ymm2, ymm2, ymm12
 ; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final3_aes128
 	je              near L.ctr_final3_aes192
-	vaesenc         ymm0, ymm0, ymm27
-	vaesenc         ymm1, ymm1, ymm27
-	vaesenc         ymm2, ymm2, ymm27
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
-L.ctr_final3_aes192:
 	vaesenc         ymm0, ymm0, ymm25
 	vaesenc         ymm1, ymm1, ymm25
 	vaesenc         ymm2, ymm2, ymm25
+L.ctr_final3_aes192:
 	vaesenc         ymm0, ymm0, ymm24
 	vaesenc         ymm1, ymm1, ymm24
 	vaesenc         ymm2, ymm2, ymm24
-L.ctr_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm23
 	vaesenc         ymm1, ymm1, ymm23
 	vaesenc         ymm2, ymm2, ymm23
+L.ctr_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm22
 	vaesenc         ymm1, ymm1, ymm22
 	vaesenc         ymm2, ymm2, ymm22
@@ -347,13 +346,16 @@ L.ctr_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          ymm12, ymm14, yword [rdx]
-	vaesenclast     ymm0, ymm0, ymm12
+	vpxord          ymm11, ymm13, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm11
 	vmovdqu8        yword [rsi], ymm0
-	vpxord          ymm12, ymm14, yword [rdx + 32]
-	vaesenclast     ymm1, ymm1, ymm12
+	vpxord          ymm11, ymm13, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm11
 	vmovdqu8        yword [rsi + 32], ymm1
 	add             rdx, 64
 	add             rsi, 64
@@ -363,36 +365,35 @@ L.ctr_final3_aes128:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
 	kmovd           k1, r11d
-	vmovdqu8        ymm12{k1}{z}, [rdx]
-	vpxord          ymm12, ymm12, ymm14
-	vaesenclast     ymm2, ymm2, ymm12
+	vmovdqu8        ymm11{k1}{z}, [rdx]
+	vpxord          ymm11, ymm11, ymm13
+	vaesenclast     ymm2, ymm2, ymm11
 	vmovdqu8        [rsi]{k1}, ymm2
 	jmp             near L.ctr_return
 L.ctr_final2:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (2 per vector), then round key 0
-	vpshufb         ymm0, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm1, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpxord          ymm0, ymm0, ymm13
-	vpxord          ymm1, ymm1, ymm13
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         ymm0, ymm8, ymm10
+	vpaddq          ymm1, ymm8, yword [rel L.ctr_le_step]
+	vpshufb         ymm1, ymm1, ymm10
+	vpaddq          ymm8, ymm8, yword [rel L.ctr_le_step + 32]
+	vpxord          ymm0, ymm0, ymm12
+	vpxord          ymm1, ymm1, ymm12
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final2_aes128
 	je              near L.ctr_final2_aes192
-	vaesenc         ymm0, ymm0, ymm27
-	vaesenc         ymm1, ymm1, ymm27
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
-L.ctr_final2_aes192:
 	vaesenc         ymm0, ymm0, ymm25
 	vaesenc         ymm1, ymm1, ymm25
+L.ctr_final2_aes192:
 	vaesenc         ymm0, ymm0, ymm24
 	vaesenc         ymm1, ymm1, ymm24
-L.ctr_final2_aes128:
 	vaesenc         ymm0, ymm0, ymm23
 	vaesenc         ymm1, ymm1, ymm23
+L.ctr_final2_aes128:
 	vaesenc         ymm0, ymm0, ymm22
 	vaesenc         ymm1, ymm1, ymm22
 	vaesenc         ymm0, ymm0, ymm21
@@ -409,10 +410,12 @@ L.ctr_final2_aes128:
 	vaesenc         ymm1, ymm1, ymm16
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          ymm12, ymm14, yword [rdx]
-	vaesenclast     ymm0, ymm0, ymm12
+	vpxord          ymm11, ymm13, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm11
 	vmovdqu8        yword [rsi], ymm0
 	add             rdx, 32
 	add             rsi, 32
@@ -422,28 +425,28 @@ L.ctr_final2_aes128:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
 	kmovd           k1, r11d
-	vmovdqu8        ymm12{k1}{z}, [rdx]
-	vpxord          ymm12, ymm12, ymm14
-	vaesenclast     ymm1, ymm1, ymm12
+	vmovdqu8        ymm11{k1}{z}, [rdx]
+	vpxord          ymm11, ymm11, ymm13
+	vaesenclast     ymm1, ymm1, ymm11
 	vmovdqu8        [rsi]{k1}, ymm1
 	jmp             near L.ctr_return
 L.ctr_final1:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (2 per vector), then round key 0
-	vpshufb         ymm0, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpxord          ymm0, ymm0, ymm13
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         ymm0, ymm8, ymm10
+	vpaddq          ymm8, ymm8, yword [rel L.ctr_le_step]
+	vpxord          ymm0, ymm0, ymm12
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final1_aes128
 	je              near L.ctr_final1_aes192
-	vaesenc         ymm0, ymm0, ymm27
 	vaesenc         ymm0, ymm0, ymm26
-L.ctr_final1_aes192:
 	vaesenc         ymm0, ymm0, ymm25
+L.ctr_final1_aes192:
 	vaesenc         ymm0, ymm0, ymm24
-L.ctr_final1_aes128:
 	vaesenc         ymm0, ymm0, ymm23
+L.ctr_final1_aes128:
 	vaesenc         ymm0, ymm0, ymm22
 	vaesenc         ymm0, ymm0, ymm21
 	vaesenc         ymm0, ymm0, ymm20
@@ -452,14 +455,15 @@ L.ctr_final1_aes128:
 	vaesenc         ymm0, ymm0, ymm17
 	vaesenc         ymm0, ymm0, ymm16
 	vaesenc         ymm0, ymm0, ymm15
+	vaesenc         ymm0, ymm0, ymm14
 ; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
 ; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
 	kmovd           k1, r11d
-	vmovdqu8        ymm12{k1}{z}, [rdx]
-	vpxord          ymm12, ymm12, ymm14
-	vaesenclast     ymm0, ymm0, ymm12
+	vmovdqu8        ymm11{k1}{z}, [rdx]
+	vpxord          ymm11, ymm11, ymm13
+	vaesenclast     ymm0, ymm0, ymm11
 	vmovdqu8        [rsi]{k1}, ymm0
 L.ctr_return:
 	xor             eax, eax
@@ -475,7 +479,7 @@ L.ctr_main_loop:
 ; byte of the iteration's first block) tells whether one of them would carry
 	cmp             r8b, 239
 	ja              near L.ctr_main_carry           ; the low byte wraps in or right after this iteration
-	vpxord          ymm0, ymm9, ymm13
+	vpxord          ymm0, ymm9, ymm12
 	vpaddd          ymm1, ymm9, yword [rel L.ctr_be_lane_step]
 	vpaddd          ymm2, ymm9, yword [rel L.ctr_be_lane_step + 32]
 	vpaddd          ymm3, ymm9, yword [rel L.ctr_be_lane_step + 64]
@@ -484,58 +488,51 @@ L.ctr_main_loop:
 	vpaddd          ymm6, ymm9, yword [rel L.ctr_be_lane_step + 160]
 	vpaddd          ymm7, ymm9, yword [rel L.ctr_be_lane_step + 192]
 	vpaddd          ymm9, ymm9, yword [rel L.ctr_be_lane_step + 224]
-	vpaddq          ymm8, ymm8, yword [rel L.ctr_le_iteration_step]
-	vpxord          ymm1, ymm1, ymm13
-	vpxord          ymm2, ymm2, ymm13
-	vpxord          ymm3, ymm3, ymm13
-	vpxord          ymm4, ymm4, ymm13
-	vpxord          ymm5, ymm5, ymm13
-	vpxord          ymm6, ymm6, ymm13
-	vpxord          ymm7, ymm7, ymm13
+	vpaddq          ymm8, ymm8, yword [rel L.ctr_le_step + 224]
+	vpxord          ymm1, ymm1, ymm12
+	vpxord          ymm2, ymm2, ymm12
+	vpxord          ymm3, ymm3, ymm12
+	vpxord          ymm4, ymm4, ymm12
+	vpxord          ymm5, ymm5, ymm12
+	vpxord          ymm6, ymm6, ymm12
+	vpxord          ymm7, ymm7, ymm12
 	jmp             near L.ctr_main_counted
 L.ctr_main_carry:
 ; a carry out of the last byte: the general path, and BASE rebuilt from CTR
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (2 per vector), then round key 0
-	vpshufb         ymm0, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm1, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm2, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm3, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm4, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm5, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm6, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm7, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpxord          ymm0, ymm0, ymm13
-	vpxord          ymm1, ymm1, ymm13
-	vpxord          ymm2, ymm2, ymm13
-	vpxord          ymm3, ymm3, ymm13
-	vpxord          ymm4, ymm4, ymm13
-	vpxord          ymm5, ymm5, ymm13
-	vpxord          ymm6, ymm6, ymm13
-	vpxord          ymm7, ymm7, ymm13
-	vpshufb         ymm9, ymm8, ymm11
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         ymm0, ymm8, ymm10
+	vpaddq          ymm1, ymm8, yword [rel L.ctr_le_step]
+	vpshufb         ymm1, ymm1, ymm10
+	vpaddq          ymm2, ymm8, yword [rel L.ctr_le_step + 32]
+	vpshufb         ymm2, ymm2, ymm10
+	vpaddq          ymm3, ymm8, yword [rel L.ctr_le_step + 64]
+	vpshufb         ymm3, ymm3, ymm10
+	vpaddq          ymm4, ymm8, yword [rel L.ctr_le_step + 96]
+	vpshufb         ymm4, ymm4, ymm10
+	vpaddq          ymm5, ymm8, yword [rel L.ctr_le_step + 128]
+	vpshufb         ymm5, ymm5, ymm10
+	vpaddq          ymm6, ymm8, yword [rel L.ctr_le_step + 160]
+	vpshufb         ymm6, ymm6, ymm10
+	vpaddq          ymm7, ymm8, yword [rel L.ctr_le_step + 192]
+	vpshufb         ymm7, ymm7, ymm10
+	vpaddq          ymm8, ymm8, yword [rel L.ctr_le_step + 224]
+	vpxord          ymm0, ymm0, ymm12
+	vpxord          ymm1, ymm1, ymm12
+	vpxord          ymm2, ymm2, ymm12
+	vpxord          ymm3, ymm3, ymm12
+	vpxord          ymm4, ymm4, ymm12
+	vpxord          ymm5, ymm5, ymm12
+	vpxord          ymm6, ymm6, ymm12
+	vpxord          ymm7, ymm7, ymm12
+	vpshufb         ymm9, ymm8, ymm10
 L.ctr_main_counted:
 	add             r8, 16
 ; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_main_aes128
 	je              near L.ctr_main_aes192
-	vaesenc         ymm0, ymm0, ymm27
-	vaesenc         ymm1, ymm1, ymm27
-	vaesenc         ymm2, ymm2, ymm27
-	vaesenc         ymm3, ymm3, ymm27
-	vaesenc         ymm4, ymm4, ymm27
-	vaesenc         ymm5, ymm5, ymm27
-	vaesenc         ymm6, ymm6, ymm27
-	vaesenc         ymm7, ymm7, ymm27
 	vaesenc         ymm0, ymm0, ymm26
 	vaesenc         ymm1, ymm1, ymm26
 	vaesenc         ymm2, ymm2, ymm26
@@ -544,7 +541,6 @@ L.ctr_main_counted:
 	vaesenc         ymm5, ymm5, ymm26
 	vaesenc         ymm6, ymm6, ymm26
 	vaesenc         ymm7, ymm7, ymm26
-L.ctr_main_aes192:
 	vaesenc         ymm0, ymm0, ymm25
 	vaesenc         ymm1, ymm1, ymm25
 	vaesenc         ymm2, ymm2, ymm25
@@ -553,6 +549,7 @@ L.ctr_main_aes192:
 	vaesenc         ymm5, ymm5, ymm25
 	vaesenc         ymm6, ymm6, ymm25
 	vaesenc         ymm7, ymm7, ymm25
+L.ctr_main_aes192:
 	vaesenc         ymm0, ymm0, ymm24
 	vaesenc         ymm1, ymm1, ymm24
 	vaesenc         ymm2, ymm2, ymm24
@@ -561,7 +558,6 @@ L.ctr_main_aes192:
 	vaesenc         ymm5, ymm5, ymm24
 	vaesenc         ymm6, ymm6, ymm24
 	vaesenc         ymm7, ymm7, ymm24
-L.ctr_main_aes128:
 	vaesenc         ymm0, ymm0, ymm23
 	vaesenc         ymm1, ymm1, ymm23
 	vaesenc         ymm2, ymm2, ymm23
@@ -570,6 +566,7 @@ L.ctr_main_aes128:
 	vaesenc         ymm5, ymm5, ymm23
 	vaesenc         ymm6, ymm6, ymm23
 	vaesenc         ymm7, ymm7, ymm23
+L.ctr_main_aes128:
 	vaesenc         ymm0, ymm0, ymm22
 	vaesenc         ymm1, ymm1, ymm22
 	vaesenc         ymm2, ymm2, ymm22
@@ -634,31 +631,39 @@ L.ctr_main_aes128:
 	vaesenc         ymm5, ymm5, ymm15
 	vaesenc         ymm6, ymm6, ymm15
 	vaesenc         ymm7, ymm7, ymm15
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          ymm12, ymm14, yword [rdx]
-	vaesenclast     ymm0, ymm0, ymm12
+	vpxord          ymm11, ymm13, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm11
 	vmovdqu8        yword [rsi], ymm0
-	vpxord          ymm12, ymm14, yword [rdx + 32]
-	vaesenclast     ymm1, ymm1, ymm12
+	vpxord          ymm11, ymm13, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm11
 	vmovdqu8        yword [rsi + 32], ymm1
-	vpxord          ymm12, ymm14, yword [rdx + 64]
-	vaesenclast     ymm2, ymm2, ymm12
+	vpxord          ymm11, ymm13, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm11
 	vmovdqu8        yword [rsi + 64], ymm2
-	vpxord          ymm12, ymm14, yword [rdx + 96]
-	vaesenclast     ymm3, ymm3, ymm12
+	vpxord          ymm11, ymm13, yword [rdx + 96]
+	vaesenclast     ymm3, ymm3, ymm11
 	vmovdqu8        yword [rsi + 96], ymm3
-	vpxord          ymm12, ymm14, yword [rdx + 128]
-	vaesenclast     ymm4, ymm4, ymm12
+	vpxord          ymm11, ymm13, yword [rdx + 128]
+	vaesenclast     ymm4, ymm4, ymm11
 	vmovdqu8        yword [rsi + 128], ymm4
-	vpxord          ymm12, ymm14, yword [rdx + 160]
-	vaesenclast     ymm5, ymm5, ymm12
+	vpxord          ymm11, ymm13, yword [rdx + 160]
+	vaesenclast     ymm5, ymm5, ymm11
 	vmovdqu8        yword [rsi + 160], ymm5
-	vpxord          ymm12, ymm14, yword [rdx + 192]
-	vaesenclast     ymm6, ymm6, ymm12
+	vpxord          ymm11, ymm13, yword [rdx + 192]
+	vaesenclast     ymm6, ymm6, ymm11
 	vmovdqu8        yword [rsi + 192], ymm6
-	vpxord          ymm12, ymm14, yword [rdx + 224]
-	vaesenclast     ymm7, ymm7, ymm12
+	vpxord          ymm11, ymm13, yword [rdx + 224]
+	vaesenclast     ymm7, ymm7, ymm11
 	vmovdqu8        yword [rsi + 224], ymm7
 	add             rdx, 256
 	add             rsi, 256
@@ -698,9 +703,9 @@ L.ctr_one_aes128:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
 	kmovd           k1, r11d
-	vmovdqu8        xmm12{k1}{z}, [rdx]
-	vpxord          xmm12, xmm12, oword [r10]
-	vaesenclast     xmm0, xmm0, xmm12
+	vmovdqu8        xmm11{k1}{z}, [rdx]
+	vpxord          xmm11, xmm11, oword [r10]
+	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu8        [rsi]{k1}, xmm0
 L.ctr_one_return:
 	xor             eax, eax
@@ -712,9 +717,6 @@ L.ctr_one_return:
 ; Reverses the 16 bytes of each lane: little-endian counter <-> big-endian block.
 L.ctr_bswap_mask:
 	db	15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
-; Per-lane increment: the number of blocks in one vector.
-L.ctr_lane_count:
-	dq	2, 0
 ; Big-endian steps of 1..8 vectors (entry k - 1 for k vectors): k times the
 ; block count per vector added to byte 15 of each lane (the top byte of dword 3).
 	align 64, db 0
@@ -735,9 +737,24 @@ L.ctr_be_lane_step:
 	dd	0, 0, 0, 234881024
 	dd	0, 0, 0, 268435456
 	dd	0, 0, 0, 268435456
-; Little-endian step of one main-loop iteration.
+; Little-endian steps of 1..8 vectors (entry k - 1 for k vectors): k times the
+; block count per vector added to the low quadword of each lane.
 	align 64, db 0
-L.ctr_le_iteration_step:
+L.ctr_le_step:
+	dq	2, 0
+	dq	2, 0
+	dq	4, 0
+	dq	4, 0
+	dq	6, 0
+	dq	6, 0
+	dq	8, 0
+	dq	8, 0
+	dq	10, 0
+	dq	10, 0
+	dq	12, 0
+	dq	12, 0
+	dq	14, 0
+	dq	14, 0
 	dq	16, 0
 	dq	16, 0
 	align 64, db 0

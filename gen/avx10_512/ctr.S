@@ -32,10 +32,10 @@
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9
 #                      ROUNDS=rax, KEYEND=r10, TMPG=r11
 # Registers (vector): KS0=zmm0, KS1=zmm1, KS2=zmm2, KS3=zmm3, KS4=zmm4, KS5=zmm5
-#                     KS6=zmm6, KS7=zmm7, CTR=zmm8, BASE=zmm9, INC=zmm10, BSWAP=zmm11
-#                     TMP=zmm12, K0=zmm13, KLAST=zmm14, KLAST-1=zmm15, KLAST-2=zmm16, KLAST-3=zmm17
-#                     KLAST-4=zmm18, KLAST-5=zmm19, KLAST-6=zmm20, KLAST-7=zmm21, KLAST-8=zmm22, KLAST-9=zmm23
-#                     KLAST-10=zmm24, KLAST-11=zmm25, KLAST-12=zmm26, KLAST-13=zmm27
+#                     KS6=zmm6, KS7=zmm7, CTR=zmm8, BASE=zmm9, BSWAP=zmm10, TMP=zmm11
+#                     K0=zmm12, KLAST=zmm13, KLAST-1=zmm14, KLAST-2=zmm15, KLAST-3=zmm16, KLAST-4=zmm17
+#                     KLAST-5=zmm18, KLAST-6=zmm19, KLAST-7=zmm20, KLAST-8=zmm21, KLAST-9=zmm22, KLAST-10=zmm23
+#                     KLAST-11=zmm24, KLAST-12=zmm25, KLAST-13=zmm26
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_ctr_crypt_avx10_512
@@ -55,33 +55,32 @@ aesgen_ctr_crypt_avx10_512:
 	{disp32} jbe    .Lctr_one_block
 # round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
 # and AES-256 have two and four more middle keys than AES-128
-	vbroadcasti32x4 (%rdi), %zmm13
-	vbroadcasti32x4 (%r10), %zmm14
-	vbroadcasti32x4 -16(%r10), %zmm15
-	vbroadcasti32x4 -32(%r10), %zmm16
-	vbroadcasti32x4 -48(%r10), %zmm17
-	vbroadcasti32x4 -64(%r10), %zmm18
-	vbroadcasti32x4 -80(%r10), %zmm19
-	vbroadcasti32x4 -96(%r10), %zmm20
-	vbroadcasti32x4 -112(%r10), %zmm21
-	vbroadcasti32x4 -128(%r10), %zmm22
-	vbroadcasti32x4 -144(%r10), %zmm23
+	vbroadcasti32x4 (%rdi), %zmm12
+	vbroadcasti32x4 (%r10), %zmm13
+	vbroadcasti32x4 -16(%r10), %zmm14
+	vbroadcasti32x4 -32(%r10), %zmm15
+	vbroadcasti32x4 -48(%r10), %zmm16
+	vbroadcasti32x4 -64(%r10), %zmm17
+	vbroadcasti32x4 -80(%r10), %zmm18
+	vbroadcasti32x4 -96(%r10), %zmm19
+	vbroadcasti32x4 -112(%r10), %zmm20
+	vbroadcasti32x4 -128(%r10), %zmm21
+	vbroadcasti32x4 -144(%r10), %zmm22
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_keys_loaded
-	vbroadcasti32x4 -160(%r10), %zmm24
-	vbroadcasti32x4 -176(%r10), %zmm25
+	vbroadcasti32x4 -160(%r10), %zmm23
+	vbroadcasti32x4 -176(%r10), %zmm24
 	{disp32} je     .Lctr_keys_loaded
-	vbroadcasti32x4 -192(%r10), %zmm26
-	vbroadcasti32x4 -208(%r10), %zmm27
+	vbroadcasti32x4 -192(%r10), %zmm25
+	vbroadcasti32x4 -208(%r10), %zmm26
 .Lctr_keys_loaded:
 # CTR = ctr, ctr + 1, ... (little-endian, one per lane); BASE = the same big-endian
 	vmovq           %r8, %xmm8
 	vpinsrq         $1, %r9, %xmm8, %xmm8
 	vshufi64x2      $0, %zmm8, %zmm8, %zmm8         # lane 0 into every lane
 	vpaddq          .Lctr_lane_offsets(%rip), %zmm8, %zmm8
-	vbroadcasti32x4 .Lctr_lane_count(%rip), %zmm10
-	vbroadcasti32x4 .Lctr_bswap_mask(%rip), %zmm11
-	vpshufb         %zmm11, %zmm8, %zmm9
+	vbroadcasti32x4 .Lctr_bswap_mask(%rip), %zmm10
+	vpshufb         %zmm10, %zmm8, %zmm9
 
 	sub             $512, %rcx
 	{disp32} jae    .Lctr_main_loop                 # out of line, so short messages fall through
@@ -93,46 +92,43 @@ aesgen_ctr_crypt_avx10_512:
 .Lctr_group_loop:
 	cmp             $256, %rcx
 	{disp32} jb     .Lctr_final
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (4 per vector), then round key 0
-	vpshufb         %zmm11, %zmm8, %zmm0
-	vpaddq          %zmm10, %zmm8, %zmm8
-	vpshufb         %zmm11, %zmm8, %zmm1
-	vpaddq          %zmm10, %zmm8, %zmm8
-	vpshufb         %zmm11, %zmm8, %zmm2
-	vpaddq          %zmm10, %zmm8, %zmm8
-	vpshufb         %zmm11, %zmm8, %zmm3
-	vpaddq          %zmm10, %zmm8, %zmm8
-	vpxord          %zmm13, %zmm0, %zmm0
-	vpxord          %zmm13, %zmm1, %zmm1
-	vpxord          %zmm13, %zmm2, %zmm2
-	vpxord          %zmm13, %zmm3, %zmm3
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %zmm10, %zmm8, %zmm0
+	vpaddq          .Lctr_le_step(%rip), %zmm8, %zmm1
+	vpshufb         %zmm10, %zmm1, %zmm1
+	vpaddq          .Lctr_le_step+64(%rip), %zmm8, %zmm2
+	vpshufb         %zmm10, %zmm2, %zmm2
+	vpaddq          .Lctr_le_step+128(%rip), %zmm8, %zmm3
+	vpshufb         %zmm10, %zmm3, %zmm3
+	vpaddq          .Lctr_le_step+192(%rip), %zmm8, %zmm8
+	vpxord          %zmm12, %zmm0, %zmm0
+	vpxord          %zmm12, %zmm1, %zmm1
+	vpxord          %zmm12, %zmm2, %zmm2
+	vpxord          %zmm12, %zmm3, %zmm3
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_group_aes128
 	{disp32} je     .Lctr_group_aes192
-	vaesenc         %zmm27, %zmm0, %zmm0
-	vaesenc         %zmm27, %zmm1, %zmm1
-	vaesenc         %zmm27, %zmm2, %zmm2
-	vaesenc         %zmm27, %zmm3, %zmm3
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
 	vaesenc         %zmm26, %zmm3, %zmm3
-.Lctr_group_aes192:
 	vaesenc         %zmm25, %zmm0, %zmm0
 	vaesenc         %zmm25, %zmm1, %zmm1
 	vaesenc         %zmm25, %zmm2, %zmm2
 	vaesenc         %zmm25, %zmm3, %zmm3
+.Lctr_group_aes192:
 	vaesenc         %zmm24, %zmm0, %zmm0
 	vaesenc         %zmm24, %zmm1, %zmm1
 	vaesenc         %zmm24, %zmm2, %zmm2
 	vaesenc         %zmm24, %zmm3, %zmm3
-.Lctr_group_aes128:
 	vaesenc         %zmm23, %zmm0, %zmm0
 	vaesenc         %zmm23, %zmm1, %zmm1
 	vaesenc         %zmm23, %zmm2, %zmm2
 	vaesenc         %zmm23, %zmm3, %zmm3
+.Lctr_group_aes128:
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -165,19 +161,23 @@ aesgen_ctr_crypt_avx10_512:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+	vaesenc         %zmm14, %zmm0, %zmm0
+	vaesenc         %zmm14, %zmm1, %zmm1
+	vaesenc         %zmm14, %zmm2, %zmm2
+	vaesenc         %zmm14, %zmm3, %zmm3
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          (%rdx), %zmm14, %zmm12
-	vaesenclast     %zmm12, %zmm0, %zmm0
+	vpxord          (%rdx), %zmm13, %zmm11
+	vaesenclast     %zmm11, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
-	vpxord          64(%rdx), %zmm14, %zmm12
-	vaesenclast     %zmm12, %zmm1, %zmm1
+	vpxord          64(%rdx), %zmm13, %zmm11
+	vaesenclast     %zmm11, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi)
-	vpxord          128(%rdx), %zmm14, %zmm12
-	vaesenclast     %zmm12, %zmm2, %zmm2
+	vpxord          128(%rdx), %zmm13, %zmm11
+	vaesenclast     %zmm11, %zmm2, %zmm2
 	vmovdqu8        %zmm2, 128(%rsi)
-	vpxord          192(%rdx), %zmm14, %zmm12
-	vaesenclast     %zmm12, %zmm3, %zmm3
+	vpxord          192(%rdx), %zmm13, %zmm11
+	vaesenclast     %zmm11, %zmm3, %zmm3
 	vmovdqu8        %zmm3, 192(%rsi)
 	add             $256, %rdx
 	add             $256, %rsi
@@ -195,46 +195,43 @@ aesgen_ctr_crypt_avx10_512:
 	cmp             $192, %rcx
 	{disp32} jbe    .Lctr_final3
 .Lctr_final4:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (4 per vector), then round key 0
-	vpshufb         %zmm11, %zmm8, %zmm0
-	vpaddq          %zmm10, %zmm8, %zmm8
-	vpshufb         %zmm11, %zmm8, %zmm1
-	vpaddq          %zmm10, %zmm8, %zmm8
-	vpshufb         %zmm11, %zmm8, %zmm2
-	vpaddq          %zmm10, %zmm8, %zmm8
-	vpshufb         %zmm11, %zmm8, %zmm3
-	vpaddq          %zmm10, %zmm8, %zmm8
-	vpxord          %zmm13, %zmm0, %zmm0
-	vpxord          %zmm13, %zmm1, %zmm1
-	vpxord          %zmm13, %zmm2, %zmm2
-	vpxord          %zmm13, %zmm3, %zmm3
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %zmm10, %zmm8, %zmm0
+	vpaddq          .Lctr_le_step(%rip), %zmm8, %zmm1
+	vpshufb         %zmm10, %zmm1, %zmm1
+	vpaddq          .Lctr_le_step+64(%rip), %zmm8, %zmm2
+	vpshufb         %zmm10, %zmm2, %zmm2
+	vpaddq          .Lctr_le_step+128(%rip), %zmm8, %zmm3
+	vpshufb         %zmm10, %zmm3, %zmm3
+	vpaddq          .Lctr_le_step+192(%rip), %zmm8, %zmm8
+	vpxord          %zmm12, %zmm0, %zmm0
+	vpxord          %zmm12, %zmm1, %zmm1
+	vpxord          %zmm12, %zmm2, %zmm2
+	vpxord          %zmm12, %zmm3, %zmm3
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final4_aes128
 	{disp32} je     .Lctr_final4_aes192
-	vaesenc         %zmm27, %zmm0, %zmm0
-	vaesenc         %zmm27, %zmm1, %zmm1
-	vaesenc         %zmm27, %zmm2, %zmm2
-	vaesenc         %zmm27, %zmm3, %zmm3
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
 	vaesenc         %zmm26, %zmm3, %zmm3
-.Lctr_final4_aes192:
 	vaesenc         %zmm25, %zmm0, %zmm0
 	vaesenc         %zmm25, %zmm1, %zmm1
 	vaesenc         %zmm25, %zmm2, %zmm2
 	vaesenc         %zmm25, %zmm3, %zmm3
+.Lctr_final4_aes192:
 	vaesenc         %zmm24, %zmm0, %zmm0
 	vaesenc         %zmm24, %zmm1, %zmm1
 	vaesenc         %zmm24, %zmm2, %zmm2
 	vaesenc         %zmm24, %zmm3, %zmm3
-.Lctr_final4_aes128:
 	vaesenc         %zmm23, %zmm0, %zmm0
 	vaesenc         %zmm23, %zmm1, %zmm1
 	vaesenc         %zmm23, %zmm2, %zmm2
 	vaesenc         %zmm23, %zmm3, %zmm3
+.Lctr_final4_aes128:
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -267,16 +264,20 @@ aesgen_ctr_crypt_avx10_512:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
+	vaesenc         %zmm14, %zmm0, %zmm0
+	vaesenc         %zmm14, %zmm1, %zmm1
+	vaesenc         %zmm14, %zmm2, %zmm2
+	vaesenc         %zmm14, %zmm3, %zmm3
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          (%rdx), %zmm14, %zmm12
-	vaesenclast     %zmm12, %zmm0, %zmm0
+	vpxord          (%rdx), %zmm13, %zmm11
+	vaesenclast     %zmm11, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
-	vpxord          64(%rdx), %zmm14, %zmm12
-	vaesenclast     %zmm12, %zmm1, %zmm1
+	vpxord          64(%rdx), %zmm13, %zmm11
+	vaesenclast     %zmm11, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi)
-	vpxord          128(%rdx), %zmm14, %zmm12
-	vaesenclast     %zmm12, %zmm2, %zmm2
+	vpxord          128(%rdx), %zmm13, %zmm11
+	vaesenclast     %zmm11, %zmm2, %zmm2
 	vmovdqu8        %zmm2, 128(%rsi)
 	add             $192, %rdx
 	add             $192, %rsi
@@ -286,44 +287,42 @@ aesgen_ctr_crypt_avx10_512:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
 	kmovq           %r11, %k1
-	vmovdqu8        (%rdx), %zmm12{%k1}{z}
-	vpxord          %zmm14, %zmm12, %zmm12
-	vaesenclast     %zmm12, %zmm3, %zmm3
+	vmovdqu8        (%rdx), %zmm11{%k1}{z}
+	vpxord          %zmm13, %zmm11, %zmm11
+	vaesenclast     %zmm11, %zmm3, %zmm3
 	vmovdqu8        %zmm3, (%rsi){%k1}
 	{disp32} jmp    .Lctr_return
 .Lctr_final3:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (4 per vector), then round key 0
-	vpshufb         %zmm11, %zmm8, %zmm0
-	vpaddq          %zmm10, %zmm8, %zmm8
-	vpshufb         %zmm11, %zmm8, %zmm1
-	vpaddq          %zmm10, %zmm8, %zmm8
-	vpshufb         %zmm11, %zmm8, %zmm2
-	vpaddq          %zmm10, %zmm8, %zmm8
-	vpxord          %zmm13, %zmm0, %zmm0
-	vpxord          %zmm13, %zmm1, %zmm1
-	vpxord          %zmm13, %zmm2, %zmm2
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %zmm10, %zmm8, %zmm0
+	vpaddq          .Lctr_le_step(%rip), %zmm8, %zmm1
+	vpshufb         %zmm10, %zmm1, %zmm1
+	vpaddq          .Lctr_le_step+64(%rip), %zmm8, %zmm2
+	vpshufb         %zmm10, %zmm2, %zmm2
+	vpaddq          .Lctr_le_step+128(%rip), %zmm8, %zmm8
+	vpxord          %zmm12, %zmm0, %zmm0
+	vpxord          %zmm12, %zmm1, %zmm1
+	vpxord          %zmm12, %zmm2, %zmm2
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final3_aes128
 	{disp32} je     .Lctr_final3_aes192
-	vaesenc         %zmm27, %zmm0, %zmm0
-	vaesenc         %zmm27, %zmm1, %zmm1
-	vaesenc         %zmm27, %zmm2, %zmm2
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
-.Lctr_final3_aes192:
 	vaesenc         %zmm25, %zmm0, %zmm0
 	vaesenc         %zmm25, %zmm1, %zmm1
 	vaesenc         %zmm25, %zmm2, %zmm2
+.Lctr_final3_aes192:
 	vaesenc         %zmm24, %zmm0, %zmm0
 	vaesenc         %zmm24, %zmm1, %zmm1
 	vaesenc         %zmm24, %zmm2, %zmm2
-.Lctr_final3_aes128:
 	vaesenc         %zmm23, %zmm0, %zmm0
 	vaesenc         %zmm23, %zmm1, %zmm1
 	vaesenc         %zmm23, %zmm2, %zmm2
+.Lctr_final3_aes128:
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -348,13 +347,16 @@ aesgen_ctr_crypt_avx10_512:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm14, %zmm0, %zmm0
+	vaesenc         %zmm14, %zmm1, %zmm1
+	vaesenc         %zmm14, %zmm2, %zmm2
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          (%rdx), %zmm14, %zmm12
-	vaesenclast     %zmm12, %zmm0, %zmm0
+	vpxord          (%rdx), %zmm13, %zmm11
+	vaesenclast     %zmm11, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
-	vpxord          64(%rdx), %zmm14, %zmm12
-	vaesenclast     %zmm12, %zmm1, %zmm1
+	vpxord          64(%rdx), %zmm13, %zmm11
+	vaesenclast     %zmm11, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi)
 	add             $128, %rdx
 	add             $128, %rsi
@@ -364,36 +366,35 @@ aesgen_ctr_crypt_avx10_512:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
 	kmovq           %r11, %k1
-	vmovdqu8        (%rdx), %zmm12{%k1}{z}
-	vpxord          %zmm14, %zmm12, %zmm12
-	vaesenclast     %zmm12, %zmm2, %zmm2
+	vmovdqu8        (%rdx), %zmm11{%k1}{z}
+	vpxord          %zmm13, %zmm11, %zmm11
+	vaesenclast     %zmm11, %zmm2, %zmm2
 	vmovdqu8        %zmm2, (%rsi){%k1}
 	{disp32} jmp    .Lctr_return
 .Lctr_final2:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (4 per vector), then round key 0
-	vpshufb         %zmm11, %zmm8, %zmm0
-	vpaddq          %zmm10, %zmm8, %zmm8
-	vpshufb         %zmm11, %zmm8, %zmm1
-	vpaddq          %zmm10, %zmm8, %zmm8
-	vpxord          %zmm13, %zmm0, %zmm0
-	vpxord          %zmm13, %zmm1, %zmm1
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %zmm10, %zmm8, %zmm0
+	vpaddq          .Lctr_le_step(%rip), %zmm8, %zmm1
+	vpshufb         %zmm10, %zmm1, %zmm1
+	vpaddq          .Lctr_le_step+64(%rip), %zmm8, %zmm8
+	vpxord          %zmm12, %zmm0, %zmm0
+	vpxord          %zmm12, %zmm1, %zmm1
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final2_aes128
 	{disp32} je     .Lctr_final2_aes192
-	vaesenc         %zmm27, %zmm0, %zmm0
-	vaesenc         %zmm27, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
-.Lctr_final2_aes192:
 	vaesenc         %zmm25, %zmm0, %zmm0
 	vaesenc         %zmm25, %zmm1, %zmm1
+.Lctr_final2_aes192:
 	vaesenc         %zmm24, %zmm0, %zmm0
 	vaesenc         %zmm24, %zmm1, %zmm1
-.Lctr_final2_aes128:
 	vaesenc         %zmm23, %zmm0, %zmm0
 	vaesenc         %zmm23, %zmm1, %zmm1
+.Lctr_final2_aes128:
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm21, %zmm0, %zmm0
@@ -410,10 +411,12 @@ aesgen_ctr_crypt_avx10_512:
 	vaesenc         %zmm16, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm14, %zmm0, %zmm0
+	vaesenc         %zmm14, %zmm1, %zmm1
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          (%rdx), %zmm14, %zmm12
-	vaesenclast     %zmm12, %zmm0, %zmm0
+	vpxord          (%rdx), %zmm13, %zmm11
+	vaesenclast     %zmm11, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
 	add             $64, %rdx
 	add             $64, %rsi
@@ -423,28 +426,28 @@ aesgen_ctr_crypt_avx10_512:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
 	kmovq           %r11, %k1
-	vmovdqu8        (%rdx), %zmm12{%k1}{z}
-	vpxord          %zmm14, %zmm12, %zmm12
-	vaesenclast     %zmm12, %zmm1, %zmm1
+	vmovdqu8        (%rdx), %zmm11{%k1}{z}
+	vpxord          %zmm13, %zmm11, %zmm11
+	vaesenclast     %zmm11, %zmm1, %zmm1
 	vmovdqu8        %zmm1, (%rsi){%k1}
 	{disp32} jmp    .Lctr_return
 .Lctr_final1:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (4 per vector), then round key 0
-	vpshufb         %zmm11, %zmm8, %zmm0
-	vpaddq          %zmm10, %zmm8, %zmm8
-	vpxord          %zmm13, %zmm0, %zmm0
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %zmm10, %zmm8, %zmm0
+	vpaddq          .Lctr_le_step(%rip), %zmm8, %zmm8
+	vpxord          %zmm12, %zmm0, %zmm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final1_aes128
 	{disp32} je     .Lctr_final1_aes192
-	vaesenc         %zmm27, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm0, %zmm0
-.Lctr_final1_aes192:
 	vaesenc         %zmm25, %zmm0, %zmm0
+.Lctr_final1_aes192:
 	vaesenc         %zmm24, %zmm0, %zmm0
-.Lctr_final1_aes128:
 	vaesenc         %zmm23, %zmm0, %zmm0
+.Lctr_final1_aes128:
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm21, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm0, %zmm0
@@ -453,14 +456,15 @@ aesgen_ctr_crypt_avx10_512:
 	vaesenc         %zmm17, %zmm0, %zmm0
 	vaesenc         %zmm16, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm14, %zmm0, %zmm0
 # the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
 # read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
 	kmovq           %r11, %k1
-	vmovdqu8        (%rdx), %zmm12{%k1}{z}
-	vpxord          %zmm14, %zmm12, %zmm12
-	vaesenclast     %zmm12, %zmm0, %zmm0
+	vmovdqu8        (%rdx), %zmm11{%k1}{z}
+	vpxord          %zmm13, %zmm11, %zmm11
+	vaesenclast     %zmm11, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi){%k1}
 .Lctr_return:
 	xor             %eax, %eax
@@ -476,7 +480,7 @@ aesgen_ctr_crypt_avx10_512:
 # byte of the iteration's first block) tells whether one of them would carry
 	cmp             $223, %r8b
 	{disp32} ja     .Lctr_main_carry                # the low byte wraps in or right after this iteration
-	vpxord          %zmm13, %zmm9, %zmm0
+	vpxord          %zmm12, %zmm9, %zmm0
 	vpaddd          .Lctr_be_lane_step(%rip), %zmm9, %zmm1
 	vpaddd          .Lctr_be_lane_step+64(%rip), %zmm9, %zmm2
 	vpaddd          .Lctr_be_lane_step+128(%rip), %zmm9, %zmm3
@@ -485,58 +489,51 @@ aesgen_ctr_crypt_avx10_512:
 	vpaddd          .Lctr_be_lane_step+320(%rip), %zmm9, %zmm6
 	vpaddd          .Lctr_be_lane_step+384(%rip), %zmm9, %zmm7
 	vpaddd          .Lctr_be_lane_step+448(%rip), %zmm9, %zmm9
-	vpaddq          .Lctr_le_iteration_step(%rip), %zmm8, %zmm8
-	vpxord          %zmm13, %zmm1, %zmm1
-	vpxord          %zmm13, %zmm2, %zmm2
-	vpxord          %zmm13, %zmm3, %zmm3
-	vpxord          %zmm13, %zmm4, %zmm4
-	vpxord          %zmm13, %zmm5, %zmm5
-	vpxord          %zmm13, %zmm6, %zmm6
-	vpxord          %zmm13, %zmm7, %zmm7
+	vpaddq          .Lctr_le_step+448(%rip), %zmm8, %zmm8
+	vpxord          %zmm12, %zmm1, %zmm1
+	vpxord          %zmm12, %zmm2, %zmm2
+	vpxord          %zmm12, %zmm3, %zmm3
+	vpxord          %zmm12, %zmm4, %zmm4
+	vpxord          %zmm12, %zmm5, %zmm5
+	vpxord          %zmm12, %zmm6, %zmm6
+	vpxord          %zmm12, %zmm7, %zmm7
 	{disp32} jmp    .Lctr_main_counted
 .Lctr_main_carry:
 # a carry out of the last byte: the general path, and BASE rebuilt from CTR
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (4 per vector), then round key 0
-	vpshufb         %zmm11, %zmm8, %zmm0
-	vpaddq          %zmm10, %zmm8, %zmm8
-	vpshufb         %zmm11, %zmm8, %zmm1
-	vpaddq          %zmm10, %zmm8, %zmm8
-	vpshufb         %zmm11, %zmm8, %zmm2
-	vpaddq          %zmm10, %zmm8, %zmm8
-	vpshufb         %zmm11, %zmm8, %zmm3
-	vpaddq          %zmm10, %zmm8, %zmm8
-	vpshufb         %zmm11, %zmm8, %zmm4
-	vpaddq          %zmm10, %zmm8, %zmm8
-	vpshufb         %zmm11, %zmm8, %zmm5
-	vpaddq          %zmm10, %zmm8, %zmm8
-	vpshufb         %zmm11, %zmm8, %zmm6
-	vpaddq          %zmm10, %zmm8, %zmm8
-	vpshufb         %zmm11, %zmm8, %zmm7
-	vpaddq          %zmm10, %zmm8, %zmm8
-	vpxord          %zmm13, %zmm0, %zmm0
-	vpxord          %zmm13, %zmm1, %zmm1
-	vpxord          %zmm13, %zmm2, %zmm2
-	vpxord          %zmm13, %zmm3, %zmm3
-	vpxord          %zmm13, %zmm4, %zmm4
-	vpxord          %zmm13, %zmm5, %zmm5
-	vpxord          %zmm13, %zmm6, %zmm6
-	vpxord          %zmm13, %zmm7, %zmm7
-	vpshufb         %zmm11, %zmm8, %zmm9
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %zmm10, %zmm8, %zmm0
+	vpaddq          .Lctr_le_step(%rip), %zmm8, %zmm1
+	vpshufb         %zmm10, %zmm1, %zmm1
+	vpaddq          .Lctr_le_step+64(%rip), %zmm8, %zmm2
+	vpshufb         %zmm10, %zmm2, %zmm2
+	vpaddq          .Lctr_le_step+128(%rip), %zmm8, %zmm3
+	vpshufb         %zmm10, %zmm3, %zmm3
+	vpaddq          .Lctr_le_step+192(%rip), %zmm8, %zmm4
+	vpshufb         %zmm10, %zmm4, %zmm4
+	vpaddq          .Lctr_le_step+256(%rip), %zmm8, %zmm5
+	vpshufb         %zmm10, %zmm5, %zmm5
+	vpaddq          .Lctr_le_step+320(%rip), %zmm8, %zmm6
+	vpshufb         %zmm10, %zmm6, %zmm6
+	vpaddq          .Lctr_le_step+384(%rip), %zmm8, %zmm7
+	vpshufb         %zmm10, %zmm7, %zmm7
+	vpaddq          .Lctr_le_step+448(%rip), %zmm8, %zmm8
+	vpxord          %zmm12, %zmm0, %zmm0
+	vpxord          %zmm12, %zmm1, %zmm1
+	vpxord          %zmm12, %zmm2, %zmm2
+	vpxord          %zmm12, %zmm3, %zmm3
+	vpxord          %zmm12, %zmm4, %zmm4
+	vpxord          %zmm12, %zmm5, %zmm5
+	vpxord          %zmm12, %zmm6, %zmm6
+	vpxord          %zmm12, %zmm7, %zmm7
+	vpshufb         %zmm10, %zmm8, %zmm9
 .Lctr_main_counted:
 	add             $32, %r8
 # the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_main_aes128
 	{disp32} je     .Lctr_main_aes192
-	vaesenc         %zmm27, %zmm0, %zmm0
-	vaesenc         %zmm27, %zmm1, %zmm1
-	vaesenc         %zmm27, %zmm2, %zmm2
-	vaesenc         %zmm27, %zmm3, %zmm3
-	vaesenc         %zmm27, %zmm4, %zmm4
-	vaesenc         %zmm27, %zmm5, %zmm5
-	vaesenc         %zmm27, %zmm6, %zmm6
-	vaesenc         %zmm27, %zmm7, %zmm7
 	vaesenc         %zmm26, %zmm0, %zmm0
 	vaesenc         %zmm26, %zmm1, %zmm1
 	vaesenc         %zmm26, %zmm2, %zmm2
@@ -545,7 +542,6 @@ aesgen_ctr_crypt_avx10_512:
 	vaesenc         %zmm26, %zmm5, %zmm5
 	vaesenc         %zmm26, %zmm6, %zmm6
 	vaesenc         %zmm26, %zmm7, %zmm7
-.Lctr_main_aes192:
 	vaesenc         %zmm25, %zmm0, %zmm0
 	vaesenc         %zmm25, %zmm1, %zmm1
 	vaesenc         %zmm25, %zmm2, %zmm2
@@ -554,6 +550,7 @@ aesgen_ctr_crypt_avx10_512:
 	vaesenc         %zmm25, %zmm5, %zmm5
 	vaesenc         %zmm25, %zmm6, %zmm6
 	vaesenc         %zmm25, %zmm7, %zmm7
+.Lctr_main_aes192:
 	vaesenc         %zmm24, %zmm0, %zmm0
 	vaesenc         %zmm24, %zmm1, %zmm1
 	vaesenc         %zmm24, %zmm2, %zmm2
@@ -562,7 +559,6 @@ aesgen_ctr_crypt_avx10_512:
 	vaesenc         %zmm24, %zmm5, %zmm5
 	vaesenc         %zmm24, %zmm6, %zmm6
 	vaesenc         %zmm24, %zmm7, %zmm7
-.Lctr_main_aes128:
 	vaesenc         %zmm23, %zmm0, %zmm0
 	vaesenc         %zmm23, %zmm1, %zmm1
 	vaesenc         %zmm23, %zmm2, %zmm2
@@ -571,6 +567,7 @@ aesgen_ctr_crypt_avx10_512:
 	vaesenc         %zmm23, %zmm5, %zmm5
 	vaesenc         %zmm23, %zmm6, %zmm6
 	vaesenc         %zmm23, %zmm7, %zmm7
+.Lctr_main_aes128:
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -635,31 +632,39 @@ aesgen_ctr_crypt_avx10_512:
 	vaesenc         %zmm15, %zmm5, %zmm5
 	vaesenc         %zmm15, %zmm6, %zmm6
 	vaesenc         %zmm15, %zmm7, %zmm7
+	vaesenc         %zmm14, %zmm0, %zmm0
+	vaesenc         %zmm14, %zmm1, %zmm1
+	vaesenc         %zmm14, %zmm2, %zmm2
+	vaesenc         %zmm14, %zmm3, %zmm3
+	vaesenc         %zmm14, %zmm4, %zmm4
+	vaesenc         %zmm14, %zmm5, %zmm5
+	vaesenc         %zmm14, %zmm6, %zmm6
+	vaesenc         %zmm14, %zmm7, %zmm7
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          (%rdx), %zmm14, %zmm12
-	vaesenclast     %zmm12, %zmm0, %zmm0
+	vpxord          (%rdx), %zmm13, %zmm11
+	vaesenclast     %zmm11, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
-	vpxord          64(%rdx), %zmm14, %zmm12
-	vaesenclast     %zmm12, %zmm1, %zmm1
+	vpxord          64(%rdx), %zmm13, %zmm11
+	vaesenclast     %zmm11, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi)
-	vpxord          128(%rdx), %zmm14, %zmm12
-	vaesenclast     %zmm12, %zmm2, %zmm2
+	vpxord          128(%rdx), %zmm13, %zmm11
+	vaesenclast     %zmm11, %zmm2, %zmm2
 	vmovdqu8        %zmm2, 128(%rsi)
-	vpxord          192(%rdx), %zmm14, %zmm12
-	vaesenclast     %zmm12, %zmm3, %zmm3
+	vpxord          192(%rdx), %zmm13, %zmm11
+	vaesenclast     %zmm11, %zmm3, %zmm3
 	vmovdqu8        %zmm3, 192(%rsi)
-	vpxord          256(%rdx), %zmm14, %zmm12
-	vaesenclast     %zmm12, %zmm4, %zmm4
+	vpxord          256(%rdx), %zmm13, %zmm11
+	vaesenclast     %zmm11, %zmm4, %zmm4
 	vmovdqu8        %zmm4, 256(%rsi)
-	vpxord          320(%rdx), %zmm14, %zmm12
-	vaesenclast     %zmm12, %zmm5, %zmm5
+	vpxord          320(%rdx), %zmm13, %zmm11
+	vaesenclast     %zmm11, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 320(%rsi)
-	vpxord          384(%rdx), %zmm14, %zmm12
-	vaesenclast     %zmm12, %zmm6, %zmm6
+	vpxord          384(%rdx), %zmm13, %zmm11
+	vaesenclast     %zmm11, %zmm6, %zmm6
 	vmovdqu8        %zmm6, 384(%rsi)
-	vpxord          448(%rdx), %zmm14, %zmm12
-	vaesenclast     %zmm12, %zmm7, %zmm7
+	vpxord          448(%rdx), %zmm13, %zmm11
+	vaesenclast     %zmm11, %zmm7, %zmm7
 	vmovdqu8        %zmm7, 448(%rsi)
 	add             $512, %rdx
 	add             $512, %rsi
@@ -699,9 +704,9 @@ aesgen_ctr_crypt_avx10_512:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
 	kmovq           %r11, %k1
-	vmovdqu8        (%rdx), %xmm12{%k1}{z}
-	vpxord          (%r10), %xmm12, %xmm12
-	vaesenclast     %xmm12, %xmm0, %xmm0
+	vmovdqu8        (%rdx), %xmm11{%k1}{z}
+	vpxord          (%r10), %xmm11, %xmm11
+	vaesenclast     %xmm11, %xmm0, %xmm0
 	vmovdqu8        %xmm0, (%rsi){%k1}
 .Lctr_one_return:
 	xor             %eax, %eax
@@ -715,9 +720,6 @@ aesgen_ctr_crypt_avx10_512:
 # Reverses the 16 bytes of each lane: little-endian counter <-> big-endian block.
 .Lctr_bswap_mask:
 	.byte	15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
-# Per-lane increment: the number of blocks in one vector.
-.Lctr_lane_count:
-	.quad	4, 0
 # Big-endian steps of 1..8 vectors (entry k - 1 for k vectors): k times the
 # block count per vector added to byte 15 of each lane (the top byte of dword 3).
 	.p2align 6
@@ -754,9 +756,38 @@ aesgen_ctr_crypt_avx10_512:
 	.long	0, 0, 0, 536870912
 	.long	0, 0, 0, 536870912
 	.long	0, 0, 0, 536870912
-# Little-endian step of one main-loop iteration.
+# Little-endian steps of 1..8 vectors (entry k - 1 for k vectors): k times the
+# block count per vector added to the low quadword of each lane.
 	.p2align 6
-.Lctr_le_iteration_step:
+.Lctr_le_step:
+	.quad	4, 0
+	.quad	4, 0
+	.quad	4, 0
+	.quad	4, 0
+	.quad	8, 0
+	.quad	8, 0
+	.quad	8, 0
+	.quad	8, 0
+	.quad	12, 0
+	.quad	12, 0
+	.quad	12, 0
+	.quad	12, 0
+	.quad	16, 0
+	.quad	16, 0
+	.quad	16, 0
+	.quad	16, 0
+	.quad	20, 0
+	.quad	20, 0
+	.quad	20, 0
+	.quad	20, 0
+	.quad	24, 0
+	.quad	24, 0
+	.quad	24, 0
+	.quad	24, 0
+	.quad	28, 0
+	.quad	28, 0
+	.quad	28, 0
+	.quad	28, 0
 	.quad	32, 0
 	.quad	32, 0
 	.quad	32, 0
@@ -801,7 +832,7 @@ aesgen_ctr_crypt_avx10_512:
 # Registers (vector): KS0=zmm0, KS1=zmm1, KS2=zmm2, KS3=zmm3, KS4=zmm4, KS5=zmm5
 #                     KS6=zmm6, KS7=zmm7, KS8=zmm8, KS9=zmm9, KS10=zmm10, KS11=zmm11
 #                     KS12=zmm12, KS13=zmm13, KS14=zmm14, KS15=zmm15, CTR=zmm16, BASE=zmm17
-#                     INC=zmm18, BSWAP=zmm19, TMP=zmm20, K0=zmm21, KLAST=zmm22, KT=zmm23
+#                     BSWAP=zmm18, TMP=zmm19, K0=zmm20, KLAST=zmm21, KT=zmm22
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16
@@ -820,16 +851,15 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	cmp             $16, %rcx
 	{disp32} jbe    .Lctr_one_block_keysmem_tail8_unroll16
 # the first and last round keys into registers; the middle ones are read each round
-	vbroadcasti32x4 (%rdi), %zmm21
-	vbroadcasti32x4 (%r10), %zmm22
+	vbroadcasti32x4 (%rdi), %zmm20
+	vbroadcasti32x4 (%r10), %zmm21
 # CTR = ctr, ctr + 1, ... (little-endian, one per lane); BASE = the same big-endian
 	vmovq           %r8, %xmm16
 	vpinsrq         $1, %r9, %xmm16, %xmm16
 	vshufi64x2      $0, %zmm16, %zmm16, %zmm16      # lane 0 into every lane
 	vpaddq          .Lctr_lane_offsets_keysmem_tail8_unroll16(%rip), %zmm16, %zmm16
-	vbroadcasti32x4 .Lctr_lane_count_keysmem_tail8_unroll16(%rip), %zmm18
-	vbroadcasti32x4 .Lctr_bswap_mask_keysmem_tail8_unroll16(%rip), %zmm19
-	vpshufb         %zmm19, %zmm16, %zmm17
+	vbroadcasti32x4 .Lctr_bswap_mask_keysmem_tail8_unroll16(%rip), %zmm18
+	vpshufb         %zmm18, %zmm16, %zmm17
 
 	sub             $1024, %rcx
 	{disp32} jae    .Lctr_main_loop_keysmem_tail8_unroll16 # out of line, so short messages fall through
@@ -841,180 +871,181 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 .Lctr_group_loop_keysmem_tail8_unroll16:
 	cmp             $512, %rcx
 	{disp32} jb     .Lctr_final_keysmem_tail8_unroll16
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (4 per vector), then round key 0
-	vpshufb         %zmm19, %zmm16, %zmm0
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm1
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm2
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm3
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm4
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm5
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm6
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm7
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpxord          %zmm21, %zmm0, %zmm0
-	vpxord          %zmm21, %zmm1, %zmm1
-	vpxord          %zmm21, %zmm2, %zmm2
-	vpxord          %zmm21, %zmm3, %zmm3
-	vpxord          %zmm21, %zmm4, %zmm4
-	vpxord          %zmm21, %zmm5, %zmm5
-	vpxord          %zmm21, %zmm6, %zmm6
-	vpxord          %zmm21, %zmm7, %zmm7
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %zmm18, %zmm16, %zmm0
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpshufb         %zmm18, %zmm1, %zmm1
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpshufb         %zmm18, %zmm2, %zmm2
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpshufb         %zmm18, %zmm3, %zmm3
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+192(%rip), %zmm16, %zmm4
+	vpshufb         %zmm18, %zmm4, %zmm4
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+256(%rip), %zmm16, %zmm5
+	vpshufb         %zmm18, %zmm5, %zmm5
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+320(%rip), %zmm16, %zmm6
+	vpshufb         %zmm18, %zmm6, %zmm6
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+384(%rip), %zmm16, %zmm7
+	vpshufb         %zmm18, %zmm7, %zmm7
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+448(%rip), %zmm16, %zmm16
+	vpxord          %zmm20, %zmm0, %zmm0
+	vpxord          %zmm20, %zmm1, %zmm1
+	vpxord          %zmm20, %zmm2, %zmm2
+	vpxord          %zmm20, %zmm3, %zmm3
+	vpxord          %zmm20, %zmm4, %zmm4
+	vpxord          %zmm20, %zmm5, %zmm5
+	vpxord          %zmm20, %zmm6, %zmm6
+	vpxord          %zmm20, %zmm7, %zmm7
 # the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_group_aes128_keysmem_tail8_unroll16
 	{disp32} je     .Lctr_group_aes192_keysmem_tail8_unroll16
-	vbroadcasti32x4 -208(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vbroadcasti32x4 -192(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
+	vbroadcasti32x4 -208(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vbroadcasti32x4 -192(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
 .Lctr_group_aes192_keysmem_tail8_unroll16:
-	vbroadcasti32x4 -176(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vbroadcasti32x4 -160(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
+	vbroadcasti32x4 -176(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vbroadcasti32x4 -160(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
 .Lctr_group_aes128_keysmem_tail8_unroll16:
-	vbroadcasti32x4 -144(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vbroadcasti32x4 -128(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vbroadcasti32x4 -112(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vbroadcasti32x4 -96(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vbroadcasti32x4 -80(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vbroadcasti32x4 -64(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vbroadcasti32x4 -48(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vbroadcasti32x4 -32(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vbroadcasti32x4 -16(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
+	vbroadcasti32x4 -144(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vbroadcasti32x4 -128(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vbroadcasti32x4 -112(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vbroadcasti32x4 -96(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vbroadcasti32x4 -80(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vbroadcasti32x4 -64(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vbroadcasti32x4 -48(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vbroadcasti32x4 -32(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vbroadcasti32x4 -16(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          (%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm0, %zmm0
+	vpxord          (%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
-	vpxord          64(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm1, %zmm1
+	vpxord          64(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi)
-	vpxord          128(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm2, %zmm2
+	vpxord          128(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm2, %zmm2
 	vmovdqu8        %zmm2, 128(%rsi)
-	vpxord          192(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm3, %zmm3
+	vpxord          192(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm3, %zmm3
 	vmovdqu8        %zmm3, 192(%rsi)
-	vpxord          256(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm4, %zmm4
+	vpxord          256(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm4, %zmm4
 	vmovdqu8        %zmm4, 256(%rsi)
-	vpxord          320(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm5, %zmm5
+	vpxord          320(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 320(%rsi)
-	vpxord          384(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm6, %zmm6
+	vpxord          384(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm6, %zmm6
 	vmovdqu8        %zmm6, 384(%rsi)
-	vpxord          448(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm7, %zmm7
+	vpxord          448(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm7, %zmm7
 	vmovdqu8        %zmm7, 448(%rsi)
 	add             $512, %rdx
 	add             $512, %rsi
@@ -1040,177 +1071,178 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	cmp             $448, %rcx
 	{disp32} jbe    .Lctr_final7
 .Lctr_final8:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (4 per vector), then round key 0
-	vpshufb         %zmm19, %zmm16, %zmm0
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm1
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm2
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm3
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm4
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm5
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm6
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm7
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpxord          %zmm21, %zmm0, %zmm0
-	vpxord          %zmm21, %zmm1, %zmm1
-	vpxord          %zmm21, %zmm2, %zmm2
-	vpxord          %zmm21, %zmm3, %zmm3
-	vpxord          %zmm21, %zmm4, %zmm4
-	vpxord          %zmm21, %zmm5, %zmm5
-	vpxord          %zmm21, %zmm6, %zmm6
-	vpxord          %zmm21, %zmm7, %zmm7
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %zmm18, %zmm16, %zmm0
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpshufb         %zmm18, %zmm1, %zmm1
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpshufb         %zmm18, %zmm2, %zmm2
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpshufb         %zmm18, %zmm3, %zmm3
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+192(%rip), %zmm16, %zmm4
+	vpshufb         %zmm18, %zmm4, %zmm4
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+256(%rip), %zmm16, %zmm5
+	vpshufb         %zmm18, %zmm5, %zmm5
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+320(%rip), %zmm16, %zmm6
+	vpshufb         %zmm18, %zmm6, %zmm6
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+384(%rip), %zmm16, %zmm7
+	vpshufb         %zmm18, %zmm7, %zmm7
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+448(%rip), %zmm16, %zmm16
+	vpxord          %zmm20, %zmm0, %zmm0
+	vpxord          %zmm20, %zmm1, %zmm1
+	vpxord          %zmm20, %zmm2, %zmm2
+	vpxord          %zmm20, %zmm3, %zmm3
+	vpxord          %zmm20, %zmm4, %zmm4
+	vpxord          %zmm20, %zmm5, %zmm5
+	vpxord          %zmm20, %zmm6, %zmm6
+	vpxord          %zmm20, %zmm7, %zmm7
 # the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final8_aes128
 	{disp32} je     .Lctr_final8_aes192
-	vbroadcasti32x4 -208(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vbroadcasti32x4 -192(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
+	vbroadcasti32x4 -208(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vbroadcasti32x4 -192(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
 .Lctr_final8_aes192:
-	vbroadcasti32x4 -176(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vbroadcasti32x4 -160(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
+	vbroadcasti32x4 -176(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vbroadcasti32x4 -160(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
 .Lctr_final8_aes128:
-	vbroadcasti32x4 -144(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vbroadcasti32x4 -128(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vbroadcasti32x4 -112(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vbroadcasti32x4 -96(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vbroadcasti32x4 -80(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vbroadcasti32x4 -64(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vbroadcasti32x4 -48(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vbroadcasti32x4 -32(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vbroadcasti32x4 -16(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
+	vbroadcasti32x4 -144(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vbroadcasti32x4 -128(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vbroadcasti32x4 -112(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vbroadcasti32x4 -96(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vbroadcasti32x4 -80(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vbroadcasti32x4 -64(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vbroadcasti32x4 -48(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vbroadcasti32x4 -32(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vbroadcasti32x4 -16(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          (%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm0, %zmm0
+	vpxord          (%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
-	vpxord          64(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm1, %zmm1
+	vpxord          64(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi)
-	vpxord          128(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm2, %zmm2
+	vpxord          128(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm2, %zmm2
 	vmovdqu8        %zmm2, 128(%rsi)
-	vpxord          192(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm3, %zmm3
+	vpxord          192(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm3, %zmm3
 	vmovdqu8        %zmm3, 192(%rsi)
-	vpxord          256(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm4, %zmm4
+	vpxord          256(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm4, %zmm4
 	vmovdqu8        %zmm4, 256(%rsi)
-	vpxord          320(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm5, %zmm5
+	vpxord          320(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 320(%rsi)
-	vpxord          384(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm6, %zmm6
+	vpxord          384(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm6, %zmm6
 	vmovdqu8        %zmm6, 384(%rsi)
 	add             $448, %rdx
 	add             $448, %rsi
@@ -1220,164 +1252,165 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
 	kmovq           %r11, %k1
-	vmovdqu8        (%rdx), %zmm20{%k1}{z}
-	vpxord          %zmm22, %zmm20, %zmm20
-	vaesenclast     %zmm20, %zmm7, %zmm7
+	vmovdqu8        (%rdx), %zmm19{%k1}{z}
+	vpxord          %zmm21, %zmm19, %zmm19
+	vaesenclast     %zmm19, %zmm7, %zmm7
 	vmovdqu8        %zmm7, (%rsi){%k1}
 	{disp32} jmp    .Lctr_return_keysmem_tail8_unroll16
 .Lctr_final7:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (4 per vector), then round key 0
-	vpshufb         %zmm19, %zmm16, %zmm0
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm1
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm2
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm3
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm4
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm5
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm6
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpxord          %zmm21, %zmm0, %zmm0
-	vpxord          %zmm21, %zmm1, %zmm1
-	vpxord          %zmm21, %zmm2, %zmm2
-	vpxord          %zmm21, %zmm3, %zmm3
-	vpxord          %zmm21, %zmm4, %zmm4
-	vpxord          %zmm21, %zmm5, %zmm5
-	vpxord          %zmm21, %zmm6, %zmm6
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %zmm18, %zmm16, %zmm0
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpshufb         %zmm18, %zmm1, %zmm1
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpshufb         %zmm18, %zmm2, %zmm2
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpshufb         %zmm18, %zmm3, %zmm3
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+192(%rip), %zmm16, %zmm4
+	vpshufb         %zmm18, %zmm4, %zmm4
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+256(%rip), %zmm16, %zmm5
+	vpshufb         %zmm18, %zmm5, %zmm5
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+320(%rip), %zmm16, %zmm6
+	vpshufb         %zmm18, %zmm6, %zmm6
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+384(%rip), %zmm16, %zmm16
+	vpxord          %zmm20, %zmm0, %zmm0
+	vpxord          %zmm20, %zmm1, %zmm1
+	vpxord          %zmm20, %zmm2, %zmm2
+	vpxord          %zmm20, %zmm3, %zmm3
+	vpxord          %zmm20, %zmm4, %zmm4
+	vpxord          %zmm20, %zmm5, %zmm5
+	vpxord          %zmm20, %zmm6, %zmm6
 # the middle rounds on 7 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final7_aes128
 	{disp32} je     .Lctr_final7_aes192
-	vbroadcasti32x4 -208(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vbroadcasti32x4 -192(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
+	vbroadcasti32x4 -208(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vbroadcasti32x4 -192(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
 .Lctr_final7_aes192:
-	vbroadcasti32x4 -176(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vbroadcasti32x4 -160(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
+	vbroadcasti32x4 -176(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vbroadcasti32x4 -160(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
 .Lctr_final7_aes128:
-	vbroadcasti32x4 -144(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vbroadcasti32x4 -128(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vbroadcasti32x4 -112(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vbroadcasti32x4 -96(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vbroadcasti32x4 -80(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vbroadcasti32x4 -64(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vbroadcasti32x4 -48(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vbroadcasti32x4 -32(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vbroadcasti32x4 -16(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
+	vbroadcasti32x4 -144(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vbroadcasti32x4 -128(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vbroadcasti32x4 -112(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vbroadcasti32x4 -96(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vbroadcasti32x4 -80(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vbroadcasti32x4 -64(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vbroadcasti32x4 -48(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vbroadcasti32x4 -32(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vbroadcasti32x4 -16(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          (%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm0, %zmm0
+	vpxord          (%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
-	vpxord          64(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm1, %zmm1
+	vpxord          64(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi)
-	vpxord          128(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm2, %zmm2
+	vpxord          128(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm2, %zmm2
 	vmovdqu8        %zmm2, 128(%rsi)
-	vpxord          192(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm3, %zmm3
+	vpxord          192(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm3, %zmm3
 	vmovdqu8        %zmm3, 192(%rsi)
-	vpxord          256(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm4, %zmm4
+	vpxord          256(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm4, %zmm4
 	vmovdqu8        %zmm4, 256(%rsi)
-	vpxord          320(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm5, %zmm5
+	vpxord          320(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 320(%rsi)
 	add             $384, %rdx
 	add             $384, %rsi
@@ -1387,145 +1420,146 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
 	kmovq           %r11, %k1
-	vmovdqu8        (%rdx), %zmm20{%k1}{z}
-	vpxord          %zmm22, %zmm20, %zmm20
-	vaesenclast     %zmm20, %zmm6, %zmm6
+	vmovdqu8        (%rdx), %zmm19{%k1}{z}
+	vpxord          %zmm21, %zmm19, %zmm19
+	vaesenclast     %zmm19, %zmm6, %zmm6
 	vmovdqu8        %zmm6, (%rsi){%k1}
 	{disp32} jmp    .Lctr_return_keysmem_tail8_unroll16
 .Lctr_final6:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (4 per vector), then round key 0
-	vpshufb         %zmm19, %zmm16, %zmm0
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm1
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm2
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm3
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm4
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm5
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpxord          %zmm21, %zmm0, %zmm0
-	vpxord          %zmm21, %zmm1, %zmm1
-	vpxord          %zmm21, %zmm2, %zmm2
-	vpxord          %zmm21, %zmm3, %zmm3
-	vpxord          %zmm21, %zmm4, %zmm4
-	vpxord          %zmm21, %zmm5, %zmm5
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %zmm18, %zmm16, %zmm0
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpshufb         %zmm18, %zmm1, %zmm1
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpshufb         %zmm18, %zmm2, %zmm2
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpshufb         %zmm18, %zmm3, %zmm3
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+192(%rip), %zmm16, %zmm4
+	vpshufb         %zmm18, %zmm4, %zmm4
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+256(%rip), %zmm16, %zmm5
+	vpshufb         %zmm18, %zmm5, %zmm5
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+320(%rip), %zmm16, %zmm16
+	vpxord          %zmm20, %zmm0, %zmm0
+	vpxord          %zmm20, %zmm1, %zmm1
+	vpxord          %zmm20, %zmm2, %zmm2
+	vpxord          %zmm20, %zmm3, %zmm3
+	vpxord          %zmm20, %zmm4, %zmm4
+	vpxord          %zmm20, %zmm5, %zmm5
 # the middle rounds on 6 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final6_aes128
 	{disp32} je     .Lctr_final6_aes192
-	vbroadcasti32x4 -208(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vbroadcasti32x4 -192(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
+	vbroadcasti32x4 -208(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vbroadcasti32x4 -192(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
 .Lctr_final6_aes192:
-	vbroadcasti32x4 -176(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vbroadcasti32x4 -160(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
+	vbroadcasti32x4 -176(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vbroadcasti32x4 -160(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
 .Lctr_final6_aes128:
-	vbroadcasti32x4 -144(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vbroadcasti32x4 -128(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vbroadcasti32x4 -112(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vbroadcasti32x4 -96(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vbroadcasti32x4 -80(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vbroadcasti32x4 -64(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vbroadcasti32x4 -48(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vbroadcasti32x4 -32(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vbroadcasti32x4 -16(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
+	vbroadcasti32x4 -144(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vbroadcasti32x4 -128(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vbroadcasti32x4 -112(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vbroadcasti32x4 -96(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vbroadcasti32x4 -80(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vbroadcasti32x4 -64(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vbroadcasti32x4 -48(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vbroadcasti32x4 -32(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vbroadcasti32x4 -16(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          (%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm0, %zmm0
+	vpxord          (%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
-	vpxord          64(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm1, %zmm1
+	vpxord          64(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi)
-	vpxord          128(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm2, %zmm2
+	vpxord          128(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm2, %zmm2
 	vmovdqu8        %zmm2, 128(%rsi)
-	vpxord          192(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm3, %zmm3
+	vpxord          192(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm3, %zmm3
 	vmovdqu8        %zmm3, 192(%rsi)
-	vpxord          256(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm4, %zmm4
+	vpxord          256(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm4, %zmm4
 	vmovdqu8        %zmm4, 256(%rsi)
 	add             $320, %rdx
 	add             $320, %rsi
@@ -1535,126 +1569,127 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
 	kmovq           %r11, %k1
-	vmovdqu8        (%rdx), %zmm20{%k1}{z}
-	vpxord          %zmm22, %zmm20, %zmm20
-	vaesenclast     %zmm20, %zmm5, %zmm5
+	vmovdqu8        (%rdx), %zmm19{%k1}{z}
+	vpxord          %zmm21, %zmm19, %zmm19
+	vaesenclast     %zmm19, %zmm5, %zmm5
 	vmovdqu8        %zmm5, (%rsi){%k1}
 	{disp32} jmp    .Lctr_return_keysmem_tail8_unroll16
 .Lctr_final5:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (4 per vector), then round key 0
-	vpshufb         %zmm19, %zmm16, %zmm0
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm1
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm2
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm3
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm4
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpxord          %zmm21, %zmm0, %zmm0
-	vpxord          %zmm21, %zmm1, %zmm1
-	vpxord          %zmm21, %zmm2, %zmm2
-	vpxord          %zmm21, %zmm3, %zmm3
-	vpxord          %zmm21, %zmm4, %zmm4
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %zmm18, %zmm16, %zmm0
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpshufb         %zmm18, %zmm1, %zmm1
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpshufb         %zmm18, %zmm2, %zmm2
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpshufb         %zmm18, %zmm3, %zmm3
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+192(%rip), %zmm16, %zmm4
+	vpshufb         %zmm18, %zmm4, %zmm4
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+256(%rip), %zmm16, %zmm16
+	vpxord          %zmm20, %zmm0, %zmm0
+	vpxord          %zmm20, %zmm1, %zmm1
+	vpxord          %zmm20, %zmm2, %zmm2
+	vpxord          %zmm20, %zmm3, %zmm3
+	vpxord          %zmm20, %zmm4, %zmm4
 # the middle rounds on 5 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final5_aes128
 	{disp32} je     .Lctr_final5_aes192
-	vbroadcasti32x4 -208(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vbroadcasti32x4 -192(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
+	vbroadcasti32x4 -208(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vbroadcasti32x4 -192(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
 .Lctr_final5_aes192:
-	vbroadcasti32x4 -176(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vbroadcasti32x4 -160(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
+	vbroadcasti32x4 -176(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vbroadcasti32x4 -160(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
 .Lctr_final5_aes128:
-	vbroadcasti32x4 -144(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vbroadcasti32x4 -128(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vbroadcasti32x4 -112(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vbroadcasti32x4 -96(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vbroadcasti32x4 -80(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vbroadcasti32x4 -64(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vbroadcasti32x4 -48(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vbroadcasti32x4 -32(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vbroadcasti32x4 -16(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
+	vbroadcasti32x4 -144(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vbroadcasti32x4 -128(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vbroadcasti32x4 -112(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vbroadcasti32x4 -96(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vbroadcasti32x4 -80(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vbroadcasti32x4 -64(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vbroadcasti32x4 -48(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vbroadcasti32x4 -32(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vbroadcasti32x4 -16(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          (%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm0, %zmm0
+	vpxord          (%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
-	vpxord          64(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm1, %zmm1
+	vpxord          64(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi)
-	vpxord          128(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm2, %zmm2
+	vpxord          128(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm2, %zmm2
 	vmovdqu8        %zmm2, 128(%rsi)
-	vpxord          192(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm3, %zmm3
+	vpxord          192(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm3, %zmm3
 	vmovdqu8        %zmm3, 192(%rsi)
 	add             $256, %rdx
 	add             $256, %rsi
@@ -1664,107 +1699,108 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
 	kmovq           %r11, %k1
-	vmovdqu8        (%rdx), %zmm20{%k1}{z}
-	vpxord          %zmm22, %zmm20, %zmm20
-	vaesenclast     %zmm20, %zmm4, %zmm4
+	vmovdqu8        (%rdx), %zmm19{%k1}{z}
+	vpxord          %zmm21, %zmm19, %zmm19
+	vaesenclast     %zmm19, %zmm4, %zmm4
 	vmovdqu8        %zmm4, (%rsi){%k1}
 	{disp32} jmp    .Lctr_return_keysmem_tail8_unroll16
 .Lctr_final4_keysmem_tail8_unroll16:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (4 per vector), then round key 0
-	vpshufb         %zmm19, %zmm16, %zmm0
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm1
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm2
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm3
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpxord          %zmm21, %zmm0, %zmm0
-	vpxord          %zmm21, %zmm1, %zmm1
-	vpxord          %zmm21, %zmm2, %zmm2
-	vpxord          %zmm21, %zmm3, %zmm3
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %zmm18, %zmm16, %zmm0
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpshufb         %zmm18, %zmm1, %zmm1
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpshufb         %zmm18, %zmm2, %zmm2
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpshufb         %zmm18, %zmm3, %zmm3
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+192(%rip), %zmm16, %zmm16
+	vpxord          %zmm20, %zmm0, %zmm0
+	vpxord          %zmm20, %zmm1, %zmm1
+	vpxord          %zmm20, %zmm2, %zmm2
+	vpxord          %zmm20, %zmm3, %zmm3
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final4_aes128_keysmem_tail8_unroll16
 	{disp32} je     .Lctr_final4_aes192_keysmem_tail8_unroll16
-	vbroadcasti32x4 -208(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vbroadcasti32x4 -192(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
+	vbroadcasti32x4 -208(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
 .Lctr_final4_aes192_keysmem_tail8_unroll16:
-	vbroadcasti32x4 -176(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vbroadcasti32x4 -160(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
+	vbroadcasti32x4 -176(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
 .Lctr_final4_aes128_keysmem_tail8_unroll16:
-	vbroadcasti32x4 -144(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vbroadcasti32x4 -128(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vbroadcasti32x4 -112(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vbroadcasti32x4 -96(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vbroadcasti32x4 -80(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vbroadcasti32x4 -64(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vbroadcasti32x4 -48(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vbroadcasti32x4 -32(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vbroadcasti32x4 -16(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
+	vbroadcasti32x4 -144(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vbroadcasti32x4 -128(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vbroadcasti32x4 -112(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vbroadcasti32x4 -96(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vbroadcasti32x4 -80(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vbroadcasti32x4 -64(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vbroadcasti32x4 -48(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vbroadcasti32x4 -32(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vbroadcasti32x4 -16(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          (%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm0, %zmm0
+	vpxord          (%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
-	vpxord          64(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm1, %zmm1
+	vpxord          64(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi)
-	vpxord          128(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm2, %zmm2
+	vpxord          128(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm2, %zmm2
 	vmovdqu8        %zmm2, 128(%rsi)
 	add             $192, %rdx
 	add             $192, %rsi
@@ -1774,88 +1810,89 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
 	kmovq           %r11, %k1
-	vmovdqu8        (%rdx), %zmm20{%k1}{z}
-	vpxord          %zmm22, %zmm20, %zmm20
-	vaesenclast     %zmm20, %zmm3, %zmm3
+	vmovdqu8        (%rdx), %zmm19{%k1}{z}
+	vpxord          %zmm21, %zmm19, %zmm19
+	vaesenclast     %zmm19, %zmm3, %zmm3
 	vmovdqu8        %zmm3, (%rsi){%k1}
 	{disp32} jmp    .Lctr_return_keysmem_tail8_unroll16
 .Lctr_final3_keysmem_tail8_unroll16:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (4 per vector), then round key 0
-	vpshufb         %zmm19, %zmm16, %zmm0
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm1
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm2
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpxord          %zmm21, %zmm0, %zmm0
-	vpxord          %zmm21, %zmm1, %zmm1
-	vpxord          %zmm21, %zmm2, %zmm2
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %zmm18, %zmm16, %zmm0
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpshufb         %zmm18, %zmm1, %zmm1
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpshufb         %zmm18, %zmm2, %zmm2
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+128(%rip), %zmm16, %zmm16
+	vpxord          %zmm20, %zmm0, %zmm0
+	vpxord          %zmm20, %zmm1, %zmm1
+	vpxord          %zmm20, %zmm2, %zmm2
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final3_aes128_keysmem_tail8_unroll16
 	{disp32} je     .Lctr_final3_aes192_keysmem_tail8_unroll16
-	vbroadcasti32x4 -208(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vbroadcasti32x4 -192(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
+	vbroadcasti32x4 -208(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vbroadcasti32x4 -192(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
 .Lctr_final3_aes192_keysmem_tail8_unroll16:
-	vbroadcasti32x4 -176(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vbroadcasti32x4 -160(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
+	vbroadcasti32x4 -176(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vbroadcasti32x4 -160(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
 .Lctr_final3_aes128_keysmem_tail8_unroll16:
-	vbroadcasti32x4 -144(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vbroadcasti32x4 -128(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vbroadcasti32x4 -112(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vbroadcasti32x4 -96(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vbroadcasti32x4 -80(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vbroadcasti32x4 -64(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vbroadcasti32x4 -48(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vbroadcasti32x4 -32(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vbroadcasti32x4 -16(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
+	vbroadcasti32x4 -144(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vbroadcasti32x4 -128(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vbroadcasti32x4 -112(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vbroadcasti32x4 -96(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vbroadcasti32x4 -80(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vbroadcasti32x4 -64(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vbroadcasti32x4 -48(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vbroadcasti32x4 -32(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vbroadcasti32x4 -16(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          (%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm0, %zmm0
+	vpxord          (%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
-	vpxord          64(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm1, %zmm1
+	vpxord          64(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi)
 	add             $128, %rdx
 	add             $128, %rsi
@@ -1865,69 +1902,70 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
 	kmovq           %r11, %k1
-	vmovdqu8        (%rdx), %zmm20{%k1}{z}
-	vpxord          %zmm22, %zmm20, %zmm20
-	vaesenclast     %zmm20, %zmm2, %zmm2
+	vmovdqu8        (%rdx), %zmm19{%k1}{z}
+	vpxord          %zmm21, %zmm19, %zmm19
+	vaesenclast     %zmm19, %zmm2, %zmm2
 	vmovdqu8        %zmm2, (%rsi){%k1}
 	{disp32} jmp    .Lctr_return_keysmem_tail8_unroll16
 .Lctr_final2_keysmem_tail8_unroll16:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (4 per vector), then round key 0
-	vpshufb         %zmm19, %zmm16, %zmm0
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm1
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpxord          %zmm21, %zmm0, %zmm0
-	vpxord          %zmm21, %zmm1, %zmm1
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %zmm18, %zmm16, %zmm0
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpshufb         %zmm18, %zmm1, %zmm1
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm16
+	vpxord          %zmm20, %zmm0, %zmm0
+	vpxord          %zmm20, %zmm1, %zmm1
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final2_aes128_keysmem_tail8_unroll16
 	{disp32} je     .Lctr_final2_aes192_keysmem_tail8_unroll16
-	vbroadcasti32x4 -208(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vbroadcasti32x4 -192(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
+	vbroadcasti32x4 -208(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vbroadcasti32x4 -192(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
 .Lctr_final2_aes192_keysmem_tail8_unroll16:
-	vbroadcasti32x4 -176(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vbroadcasti32x4 -160(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
+	vbroadcasti32x4 -176(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vbroadcasti32x4 -160(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
 .Lctr_final2_aes128_keysmem_tail8_unroll16:
-	vbroadcasti32x4 -144(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vbroadcasti32x4 -128(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vbroadcasti32x4 -112(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vbroadcasti32x4 -96(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vbroadcasti32x4 -80(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vbroadcasti32x4 -64(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vbroadcasti32x4 -48(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vbroadcasti32x4 -32(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vbroadcasti32x4 -16(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
+	vbroadcasti32x4 -144(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vbroadcasti32x4 -128(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vbroadcasti32x4 -112(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vbroadcasti32x4 -96(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vbroadcasti32x4 -80(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vbroadcasti32x4 -64(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vbroadcasti32x4 -48(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vbroadcasti32x4 -32(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vbroadcasti32x4 -16(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          (%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm0, %zmm0
+	vpxord          (%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
 	add             $64, %rdx
 	add             $64, %rsi
@@ -1937,57 +1975,58 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
 	kmovq           %r11, %k1
-	vmovdqu8        (%rdx), %zmm20{%k1}{z}
-	vpxord          %zmm22, %zmm20, %zmm20
-	vaesenclast     %zmm20, %zmm1, %zmm1
+	vmovdqu8        (%rdx), %zmm19{%k1}{z}
+	vpxord          %zmm21, %zmm19, %zmm19
+	vaesenclast     %zmm19, %zmm1, %zmm1
 	vmovdqu8        %zmm1, (%rsi){%k1}
 	{disp32} jmp    .Lctr_return_keysmem_tail8_unroll16
 .Lctr_final1_keysmem_tail8_unroll16:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (4 per vector), then round key 0
-	vpshufb         %zmm19, %zmm16, %zmm0
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpxord          %zmm21, %zmm0, %zmm0
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %zmm18, %zmm16, %zmm0
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm16
+	vpxord          %zmm20, %zmm0, %zmm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final1_aes128_keysmem_tail8_unroll16
 	{disp32} je     .Lctr_final1_aes192_keysmem_tail8_unroll16
-	vbroadcasti32x4 -208(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vbroadcasti32x4 -192(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
+	vbroadcasti32x4 -208(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vbroadcasti32x4 -192(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
 .Lctr_final1_aes192_keysmem_tail8_unroll16:
-	vbroadcasti32x4 -176(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vbroadcasti32x4 -160(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
+	vbroadcasti32x4 -176(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vbroadcasti32x4 -160(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
 .Lctr_final1_aes128_keysmem_tail8_unroll16:
-	vbroadcasti32x4 -144(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vbroadcasti32x4 -128(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vbroadcasti32x4 -112(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vbroadcasti32x4 -96(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vbroadcasti32x4 -80(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vbroadcasti32x4 -64(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vbroadcasti32x4 -48(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vbroadcasti32x4 -32(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vbroadcasti32x4 -16(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
+	vbroadcasti32x4 -144(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vbroadcasti32x4 -128(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vbroadcasti32x4 -112(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vbroadcasti32x4 -96(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vbroadcasti32x4 -80(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vbroadcasti32x4 -64(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vbroadcasti32x4 -48(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vbroadcasti32x4 -32(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vbroadcasti32x4 -16(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
 # the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
 # read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
 	kmovq           %r11, %k1
-	vmovdqu8        (%rdx), %zmm20{%k1}{z}
-	vpxord          %zmm22, %zmm20, %zmm20
-	vaesenclast     %zmm20, %zmm0, %zmm0
+	vmovdqu8        (%rdx), %zmm19{%k1}{z}
+	vpxord          %zmm21, %zmm19, %zmm19
+	vaesenclast     %zmm19, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi){%k1}
 .Lctr_return_keysmem_tail8_unroll16:
 	xor             %eax, %eax
@@ -2003,7 +2042,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 # byte of the iteration's first block) tells whether one of them would carry
 	cmp             $191, %r8b
 	{disp32} ja     .Lctr_main_carry_keysmem_tail8_unroll16 # the low byte wraps in or right after this iteration
-	vpxord          %zmm21, %zmm17, %zmm0
+	vpxord          %zmm20, %zmm17, %zmm0
 	vpaddd          .Lctr_be_lane_step_keysmem_tail8_unroll16(%rip), %zmm17, %zmm1
 	vpaddd          .Lctr_be_lane_step_keysmem_tail8_unroll16+64(%rip), %zmm17, %zmm2
 	vpaddd          .Lctr_be_lane_step_keysmem_tail8_unroll16+128(%rip), %zmm17, %zmm3
@@ -2020,354 +2059,355 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vpaddd          .Lctr_be_lane_step_keysmem_tail8_unroll16+832(%rip), %zmm17, %zmm14
 	vpaddd          .Lctr_be_lane_step_keysmem_tail8_unroll16+896(%rip), %zmm17, %zmm15
 	vpaddd          .Lctr_be_lane_step_keysmem_tail8_unroll16+960(%rip), %zmm17, %zmm17
-	vpaddq          .Lctr_le_iteration_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm16
-	vpxord          %zmm21, %zmm1, %zmm1
-	vpxord          %zmm21, %zmm2, %zmm2
-	vpxord          %zmm21, %zmm3, %zmm3
-	vpxord          %zmm21, %zmm4, %zmm4
-	vpxord          %zmm21, %zmm5, %zmm5
-	vpxord          %zmm21, %zmm6, %zmm6
-	vpxord          %zmm21, %zmm7, %zmm7
-	vpxord          %zmm21, %zmm8, %zmm8
-	vpxord          %zmm21, %zmm9, %zmm9
-	vpxord          %zmm21, %zmm10, %zmm10
-	vpxord          %zmm21, %zmm11, %zmm11
-	vpxord          %zmm21, %zmm12, %zmm12
-	vpxord          %zmm21, %zmm13, %zmm13
-	vpxord          %zmm21, %zmm14, %zmm14
-	vpxord          %zmm21, %zmm15, %zmm15
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+960(%rip), %zmm16, %zmm16
+	vpxord          %zmm20, %zmm1, %zmm1
+	vpxord          %zmm20, %zmm2, %zmm2
+	vpxord          %zmm20, %zmm3, %zmm3
+	vpxord          %zmm20, %zmm4, %zmm4
+	vpxord          %zmm20, %zmm5, %zmm5
+	vpxord          %zmm20, %zmm6, %zmm6
+	vpxord          %zmm20, %zmm7, %zmm7
+	vpxord          %zmm20, %zmm8, %zmm8
+	vpxord          %zmm20, %zmm9, %zmm9
+	vpxord          %zmm20, %zmm10, %zmm10
+	vpxord          %zmm20, %zmm11, %zmm11
+	vpxord          %zmm20, %zmm12, %zmm12
+	vpxord          %zmm20, %zmm13, %zmm13
+	vpxord          %zmm20, %zmm14, %zmm14
+	vpxord          %zmm20, %zmm15, %zmm15
 	{disp32} jmp    .Lctr_main_counted_keysmem_tail8_unroll16
 .Lctr_main_carry_keysmem_tail8_unroll16:
 # a carry out of the last byte: the general path, and BASE rebuilt from CTR
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (4 per vector), then round key 0
-	vpshufb         %zmm19, %zmm16, %zmm0
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm1
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm2
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm3
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm4
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm5
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm6
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm7
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm8
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm9
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm10
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm11
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm12
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm13
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm14
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpshufb         %zmm19, %zmm16, %zmm15
-	vpaddq          %zmm18, %zmm16, %zmm16
-	vpxord          %zmm21, %zmm0, %zmm0
-	vpxord          %zmm21, %zmm1, %zmm1
-	vpxord          %zmm21, %zmm2, %zmm2
-	vpxord          %zmm21, %zmm3, %zmm3
-	vpxord          %zmm21, %zmm4, %zmm4
-	vpxord          %zmm21, %zmm5, %zmm5
-	vpxord          %zmm21, %zmm6, %zmm6
-	vpxord          %zmm21, %zmm7, %zmm7
-	vpxord          %zmm21, %zmm8, %zmm8
-	vpxord          %zmm21, %zmm9, %zmm9
-	vpxord          %zmm21, %zmm10, %zmm10
-	vpxord          %zmm21, %zmm11, %zmm11
-	vpxord          %zmm21, %zmm12, %zmm12
-	vpxord          %zmm21, %zmm13, %zmm13
-	vpxord          %zmm21, %zmm14, %zmm14
-	vpxord          %zmm21, %zmm15, %zmm15
-	vpshufb         %zmm19, %zmm16, %zmm17
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %zmm18, %zmm16, %zmm0
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpshufb         %zmm18, %zmm1, %zmm1
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpshufb         %zmm18, %zmm2, %zmm2
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpshufb         %zmm18, %zmm3, %zmm3
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+192(%rip), %zmm16, %zmm4
+	vpshufb         %zmm18, %zmm4, %zmm4
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+256(%rip), %zmm16, %zmm5
+	vpshufb         %zmm18, %zmm5, %zmm5
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+320(%rip), %zmm16, %zmm6
+	vpshufb         %zmm18, %zmm6, %zmm6
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+384(%rip), %zmm16, %zmm7
+	vpshufb         %zmm18, %zmm7, %zmm7
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+448(%rip), %zmm16, %zmm8
+	vpshufb         %zmm18, %zmm8, %zmm8
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+512(%rip), %zmm16, %zmm9
+	vpshufb         %zmm18, %zmm9, %zmm9
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+576(%rip), %zmm16, %zmm10
+	vpshufb         %zmm18, %zmm10, %zmm10
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+640(%rip), %zmm16, %zmm11
+	vpshufb         %zmm18, %zmm11, %zmm11
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+704(%rip), %zmm16, %zmm12
+	vpshufb         %zmm18, %zmm12, %zmm12
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+768(%rip), %zmm16, %zmm13
+	vpshufb         %zmm18, %zmm13, %zmm13
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+832(%rip), %zmm16, %zmm14
+	vpshufb         %zmm18, %zmm14, %zmm14
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+896(%rip), %zmm16, %zmm15
+	vpshufb         %zmm18, %zmm15, %zmm15
+	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+960(%rip), %zmm16, %zmm16
+	vpxord          %zmm20, %zmm0, %zmm0
+	vpxord          %zmm20, %zmm1, %zmm1
+	vpxord          %zmm20, %zmm2, %zmm2
+	vpxord          %zmm20, %zmm3, %zmm3
+	vpxord          %zmm20, %zmm4, %zmm4
+	vpxord          %zmm20, %zmm5, %zmm5
+	vpxord          %zmm20, %zmm6, %zmm6
+	vpxord          %zmm20, %zmm7, %zmm7
+	vpxord          %zmm20, %zmm8, %zmm8
+	vpxord          %zmm20, %zmm9, %zmm9
+	vpxord          %zmm20, %zmm10, %zmm10
+	vpxord          %zmm20, %zmm11, %zmm11
+	vpxord          %zmm20, %zmm12, %zmm12
+	vpxord          %zmm20, %zmm13, %zmm13
+	vpxord          %zmm20, %zmm14, %zmm14
+	vpxord          %zmm20, %zmm15, %zmm15
+	vpshufb         %zmm18, %zmm16, %zmm17
 .Lctr_main_counted_keysmem_tail8_unroll16:
 	add             $64, %r8
 # the middle rounds on 16 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_main_aes128_keysmem_tail8_unroll16
 	{disp32} je     .Lctr_main_aes192_keysmem_tail8_unroll16
-	vbroadcasti32x4 -208(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vaesenc         %zmm23, %zmm8, %zmm8
-	vaesenc         %zmm23, %zmm9, %zmm9
-	vaesenc         %zmm23, %zmm10, %zmm10
-	vaesenc         %zmm23, %zmm11, %zmm11
-	vaesenc         %zmm23, %zmm12, %zmm12
-	vaesenc         %zmm23, %zmm13, %zmm13
-	vaesenc         %zmm23, %zmm14, %zmm14
-	vaesenc         %zmm23, %zmm15, %zmm15
-	vbroadcasti32x4 -192(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vaesenc         %zmm23, %zmm8, %zmm8
-	vaesenc         %zmm23, %zmm9, %zmm9
-	vaesenc         %zmm23, %zmm10, %zmm10
-	vaesenc         %zmm23, %zmm11, %zmm11
-	vaesenc         %zmm23, %zmm12, %zmm12
-	vaesenc         %zmm23, %zmm13, %zmm13
-	vaesenc         %zmm23, %zmm14, %zmm14
-	vaesenc         %zmm23, %zmm15, %zmm15
+	vbroadcasti32x4 -208(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vaesenc         %zmm22, %zmm8, %zmm8
+	vaesenc         %zmm22, %zmm9, %zmm9
+	vaesenc         %zmm22, %zmm10, %zmm10
+	vaesenc         %zmm22, %zmm11, %zmm11
+	vaesenc         %zmm22, %zmm12, %zmm12
+	vaesenc         %zmm22, %zmm13, %zmm13
+	vaesenc         %zmm22, %zmm14, %zmm14
+	vaesenc         %zmm22, %zmm15, %zmm15
+	vbroadcasti32x4 -192(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vaesenc         %zmm22, %zmm8, %zmm8
+	vaesenc         %zmm22, %zmm9, %zmm9
+	vaesenc         %zmm22, %zmm10, %zmm10
+	vaesenc         %zmm22, %zmm11, %zmm11
+	vaesenc         %zmm22, %zmm12, %zmm12
+	vaesenc         %zmm22, %zmm13, %zmm13
+	vaesenc         %zmm22, %zmm14, %zmm14
+	vaesenc         %zmm22, %zmm15, %zmm15
 .Lctr_main_aes192_keysmem_tail8_unroll16:
-	vbroadcasti32x4 -176(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vaesenc         %zmm23, %zmm8, %zmm8
-	vaesenc         %zmm23, %zmm9, %zmm9
-	vaesenc         %zmm23, %zmm10, %zmm10
-	vaesenc         %zmm23, %zmm11, %zmm11
-	vaesenc         %zmm23, %zmm12, %zmm12
-	vaesenc         %zmm23, %zmm13, %zmm13
-	vaesenc         %zmm23, %zmm14, %zmm14
-	vaesenc         %zmm23, %zmm15, %zmm15
-	vbroadcasti32x4 -160(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vaesenc         %zmm23, %zmm8, %zmm8
-	vaesenc         %zmm23, %zmm9, %zmm9
-	vaesenc         %zmm23, %zmm10, %zmm10
-	vaesenc         %zmm23, %zmm11, %zmm11
-	vaesenc         %zmm23, %zmm12, %zmm12
-	vaesenc         %zmm23, %zmm13, %zmm13
-	vaesenc         %zmm23, %zmm14, %zmm14
-	vaesenc         %zmm23, %zmm15, %zmm15
+	vbroadcasti32x4 -176(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vaesenc         %zmm22, %zmm8, %zmm8
+	vaesenc         %zmm22, %zmm9, %zmm9
+	vaesenc         %zmm22, %zmm10, %zmm10
+	vaesenc         %zmm22, %zmm11, %zmm11
+	vaesenc         %zmm22, %zmm12, %zmm12
+	vaesenc         %zmm22, %zmm13, %zmm13
+	vaesenc         %zmm22, %zmm14, %zmm14
+	vaesenc         %zmm22, %zmm15, %zmm15
+	vbroadcasti32x4 -160(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vaesenc         %zmm22, %zmm8, %zmm8
+	vaesenc         %zmm22, %zmm9, %zmm9
+	vaesenc         %zmm22, %zmm10, %zmm10
+	vaesenc         %zmm22, %zmm11, %zmm11
+	vaesenc         %zmm22, %zmm12, %zmm12
+	vaesenc         %zmm22, %zmm13, %zmm13
+	vaesenc         %zmm22, %zmm14, %zmm14
+	vaesenc         %zmm22, %zmm15, %zmm15
 .Lctr_main_aes128_keysmem_tail8_unroll16:
-	vbroadcasti32x4 -144(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vaesenc         %zmm23, %zmm8, %zmm8
-	vaesenc         %zmm23, %zmm9, %zmm9
-	vaesenc         %zmm23, %zmm10, %zmm10
-	vaesenc         %zmm23, %zmm11, %zmm11
-	vaesenc         %zmm23, %zmm12, %zmm12
-	vaesenc         %zmm23, %zmm13, %zmm13
-	vaesenc         %zmm23, %zmm14, %zmm14
-	vaesenc         %zmm23, %zmm15, %zmm15
-	vbroadcasti32x4 -128(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vaesenc         %zmm23, %zmm8, %zmm8
-	vaesenc         %zmm23, %zmm9, %zmm9
-	vaesenc         %zmm23, %zmm10, %zmm10
-	vaesenc         %zmm23, %zmm11, %zmm11
-	vaesenc         %zmm23, %zmm12, %zmm12
-	vaesenc         %zmm23, %zmm13, %zmm13
-	vaesenc         %zmm23, %zmm14, %zmm14
-	vaesenc         %zmm23, %zmm15, %zmm15
-	vbroadcasti32x4 -112(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vaesenc         %zmm23, %zmm8, %zmm8
-	vaesenc         %zmm23, %zmm9, %zmm9
-	vaesenc         %zmm23, %zmm10, %zmm10
-	vaesenc         %zmm23, %zmm11, %zmm11
-	vaesenc         %zmm23, %zmm12, %zmm12
-	vaesenc         %zmm23, %zmm13, %zmm13
-	vaesenc         %zmm23, %zmm14, %zmm14
-	vaesenc         %zmm23, %zmm15, %zmm15
-	vbroadcasti32x4 -96(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vaesenc         %zmm23, %zmm8, %zmm8
-	vaesenc         %zmm23, %zmm9, %zmm9
-	vaesenc         %zmm23, %zmm10, %zmm10
-	vaesenc         %zmm23, %zmm11, %zmm11
-	vaesenc         %zmm23, %zmm12, %zmm12
-	vaesenc         %zmm23, %zmm13, %zmm13
-	vaesenc         %zmm23, %zmm14, %zmm14
-	vaesenc         %zmm23, %zmm15, %zmm15
-	vbroadcasti32x4 -80(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vaesenc         %zmm23, %zmm8, %zmm8
-	vaesenc         %zmm23, %zmm9, %zmm9
-	vaesenc         %zmm23, %zmm10, %zmm10
-	vaesenc         %zmm23, %zmm11, %zmm11
-	vaesenc         %zmm23, %zmm12, %zmm12
-	vaesenc         %zmm23, %zmm13, %zmm13
-	vaesenc         %zmm23, %zmm14, %zmm14
-	vaesenc         %zmm23, %zmm15, %zmm15
-	vbroadcasti32x4 -64(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vaesenc         %zmm23, %zmm8, %zmm8
-	vaesenc         %zmm23, %zmm9, %zmm9
-	vaesenc         %zmm23, %zmm10, %zmm10
-	vaesenc         %zmm23, %zmm11, %zmm11
-	vaesenc         %zmm23, %zmm12, %zmm12
-	vaesenc         %zmm23, %zmm13, %zmm13
-	vaesenc         %zmm23, %zmm14, %zmm14
-	vaesenc         %zmm23, %zmm15, %zmm15
-	vbroadcasti32x4 -48(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vaesenc         %zmm23, %zmm8, %zmm8
-	vaesenc         %zmm23, %zmm9, %zmm9
-	vaesenc         %zmm23, %zmm10, %zmm10
-	vaesenc         %zmm23, %zmm11, %zmm11
-	vaesenc         %zmm23, %zmm12, %zmm12
-	vaesenc         %zmm23, %zmm13, %zmm13
-	vaesenc         %zmm23, %zmm14, %zmm14
-	vaesenc         %zmm23, %zmm15, %zmm15
-	vbroadcasti32x4 -32(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vaesenc         %zmm23, %zmm8, %zmm8
-	vaesenc         %zmm23, %zmm9, %zmm9
-	vaesenc         %zmm23, %zmm10, %zmm10
-	vaesenc         %zmm23, %zmm11, %zmm11
-	vaesenc         %zmm23, %zmm12, %zmm12
-	vaesenc         %zmm23, %zmm13, %zmm13
-	vaesenc         %zmm23, %zmm14, %zmm14
-	vaesenc         %zmm23, %zmm15, %zmm15
-	vbroadcasti32x4 -16(%r10), %zmm23
-	vaesenc         %zmm23, %zmm0, %zmm0
-	vaesenc         %zmm23, %zmm1, %zmm1
-	vaesenc         %zmm23, %zmm2, %zmm2
-	vaesenc         %zmm23, %zmm3, %zmm3
-	vaesenc         %zmm23, %zmm4, %zmm4
-	vaesenc         %zmm23, %zmm5, %zmm5
-	vaesenc         %zmm23, %zmm6, %zmm6
-	vaesenc         %zmm23, %zmm7, %zmm7
-	vaesenc         %zmm23, %zmm8, %zmm8
-	vaesenc         %zmm23, %zmm9, %zmm9
-	vaesenc         %zmm23, %zmm10, %zmm10
-	vaesenc         %zmm23, %zmm11, %zmm11
-	vaesenc         %zmm23, %zmm12, %zmm12
-	vaesenc         %zmm23, %zmm13, %zmm13
-	vaesenc         %zmm23, %zmm14, %zmm14
-	vaesenc         %zmm23, %zmm15, %zmm15
+	vbroadcasti32x4 -144(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vaesenc         %zmm22, %zmm8, %zmm8
+	vaesenc         %zmm22, %zmm9, %zmm9
+	vaesenc         %zmm22, %zmm10, %zmm10
+	vaesenc         %zmm22, %zmm11, %zmm11
+	vaesenc         %zmm22, %zmm12, %zmm12
+	vaesenc         %zmm22, %zmm13, %zmm13
+	vaesenc         %zmm22, %zmm14, %zmm14
+	vaesenc         %zmm22, %zmm15, %zmm15
+	vbroadcasti32x4 -128(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vaesenc         %zmm22, %zmm8, %zmm8
+	vaesenc         %zmm22, %zmm9, %zmm9
+	vaesenc         %zmm22, %zmm10, %zmm10
+	vaesenc         %zmm22, %zmm11, %zmm11
+	vaesenc         %zmm22, %zmm12, %zmm12
+	vaesenc         %zmm22, %zmm13, %zmm13
+	vaesenc         %zmm22, %zmm14, %zmm14
+	vaesenc         %zmm22, %zmm15, %zmm15
+	vbroadcasti32x4 -112(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vaesenc         %zmm22, %zmm8, %zmm8
+	vaesenc         %zmm22, %zmm9, %zmm9
+	vaesenc         %zmm22, %zmm10, %zmm10
+	vaesenc         %zmm22, %zmm11, %zmm11
+	vaesenc         %zmm22, %zmm12, %zmm12
+	vaesenc         %zmm22, %zmm13, %zmm13
+	vaesenc         %zmm22, %zmm14, %zmm14
+	vaesenc         %zmm22, %zmm15, %zmm15
+	vbroadcasti32x4 -96(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vaesenc         %zmm22, %zmm8, %zmm8
+	vaesenc         %zmm22, %zmm9, %zmm9
+	vaesenc         %zmm22, %zmm10, %zmm10
+	vaesenc         %zmm22, %zmm11, %zmm11
+	vaesenc         %zmm22, %zmm12, %zmm12
+	vaesenc         %zmm22, %zmm13, %zmm13
+	vaesenc         %zmm22, %zmm14, %zmm14
+	vaesenc         %zmm22, %zmm15, %zmm15
+	vbroadcasti32x4 -80(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vaesenc         %zmm22, %zmm8, %zmm8
+	vaesenc         %zmm22, %zmm9, %zmm9
+	vaesenc         %zmm22, %zmm10, %zmm10
+	vaesenc         %zmm22, %zmm11, %zmm11
+	vaesenc         %zmm22, %zmm12, %zmm12
+	vaesenc         %zmm22, %zmm13, %zmm13
+	vaesenc         %zmm22, %zmm14, %zmm14
+	vaesenc         %zmm22, %zmm15, %zmm15
+	vbroadcasti32x4 -64(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vaesenc         %zmm22, %zmm8, %zmm8
+	vaesenc         %zmm22, %zmm9, %zmm9
+	vaesenc         %zmm22, %zmm10, %zmm10
+	vaesenc         %zmm22, %zmm11, %zmm11
+	vaesenc         %zmm22, %zmm12, %zmm12
+	vaesenc         %zmm22, %zmm13, %zmm13
+	vaesenc         %zmm22, %zmm14, %zmm14
+	vaesenc         %zmm22, %zmm15, %zmm15
+	vbroadcasti32x4 -48(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vaesenc         %zmm22, %zmm8, %zmm8
+	vaesenc         %zmm22, %zmm9, %zmm9
+	vaesenc         %zmm22, %zmm10, %zmm10
+	vaesenc         %zmm22, %zmm11, %zmm11
+	vaesenc         %zmm22, %zmm12, %zmm12
+	vaesenc         %zmm22, %zmm13, %zmm13
+	vaesenc         %zmm22, %zmm14, %zmm14
+	vaesenc         %zmm22, %zmm15, %zmm15
+	vbroadcasti32x4 -32(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vaesenc         %zmm22, %zmm8, %zmm8
+	vaesenc         %zmm22, %zmm9, %zmm9
+	vaesenc         %zmm22, %zmm10, %zmm10
+	vaesenc         %zmm22, %zmm11, %zmm11
+	vaesenc         %zmm22, %zmm12, %zmm12
+	vaesenc         %zmm22, %zmm13, %zmm13
+	vaesenc         %zmm22, %zmm14, %zmm14
+	vaesenc         %zmm22, %zmm15, %zmm15
+	vbroadcasti32x4 -16(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vaesenc         %zmm22, %zmm1, %zmm1
+	vaesenc         %zmm22, %zmm2, %zmm2
+	vaesenc         %zmm22, %zmm3, %zmm3
+	vaesenc         %zmm22, %zmm4, %zmm4
+	vaesenc         %zmm22, %zmm5, %zmm5
+	vaesenc         %zmm22, %zmm6, %zmm6
+	vaesenc         %zmm22, %zmm7, %zmm7
+	vaesenc         %zmm22, %zmm8, %zmm8
+	vaesenc         %zmm22, %zmm9, %zmm9
+	vaesenc         %zmm22, %zmm10, %zmm10
+	vaesenc         %zmm22, %zmm11, %zmm11
+	vaesenc         %zmm22, %zmm12, %zmm12
+	vaesenc         %zmm22, %zmm13, %zmm13
+	vaesenc         %zmm22, %zmm14, %zmm14
+	vaesenc         %zmm22, %zmm15, %zmm15
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          (%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm0, %zmm0
+	vpxord          (%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi)
-	vpxord          64(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm1, %zmm1
+	vpxord          64(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi)
-	vpxord          128(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm2, %zmm2
+	vpxord          128(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm2, %zmm2
 	vmovdqu8        %zmm2, 128(%rsi)
-	vpxord          192(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm3, %zmm3
+	vpxord          192(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm3, %zmm3
 	vmovdqu8        %zmm3, 192(%rsi)
-	vpxord          256(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm4, %zmm4
+	vpxord          256(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm4, %zmm4
 	vmovdqu8        %zmm4, 256(%rsi)
-	vpxord          320(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm5, %zmm5
+	vpxord          320(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 320(%rsi)
-	vpxord          384(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm6, %zmm6
+	vpxord          384(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm6, %zmm6
 	vmovdqu8        %zmm6, 384(%rsi)
-	vpxord          448(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm7, %zmm7
+	vpxord          448(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm7, %zmm7
 	vmovdqu8        %zmm7, 448(%rsi)
-	vpxord          512(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm8, %zmm8
+	vpxord          512(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm8, %zmm8
 	vmovdqu8        %zmm8, 512(%rsi)
-	vpxord          576(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm9, %zmm9
+	vpxord          576(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm9, %zmm9
 	vmovdqu8        %zmm9, 576(%rsi)
-	vpxord          640(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm10, %zmm10
+	vpxord          640(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm10, %zmm10
 	vmovdqu8        %zmm10, 640(%rsi)
-	vpxord          704(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm11, %zmm11
+	vpxord          704(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm11, %zmm11
 	vmovdqu8        %zmm11, 704(%rsi)
-	vpxord          768(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm12, %zmm12
+	vpxord          768(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm12, %zmm12
 	vmovdqu8        %zmm12, 768(%rsi)
-	vpxord          832(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm13, %zmm13
+	vpxord          832(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm13, %zmm13
 	vmovdqu8        %zmm13, 832(%rsi)
-	vpxord          896(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm14, %zmm14
+	vpxord          896(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm14, %zmm14
 	vmovdqu8        %zmm14, 896(%rsi)
-	vpxord          960(%rdx), %zmm22, %zmm20
-	vaesenclast     %zmm20, %zmm15, %zmm15
+	vpxord          960(%rdx), %zmm21, %zmm19
+	vaesenclast     %zmm19, %zmm15, %zmm15
 	vmovdqu8        %zmm15, 960(%rsi)
 	add             $1024, %rdx
 	add             $1024, %rsi
@@ -2407,9 +2447,9 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
 	kmovq           %r11, %k1
-	vmovdqu8        (%rdx), %xmm20{%k1}{z}
-	vpxord          (%r10), %xmm20, %xmm20
-	vaesenclast     %xmm20, %xmm0, %xmm0
+	vmovdqu8        (%rdx), %xmm19{%k1}{z}
+	vpxord          (%r10), %xmm19, %xmm19
+	vaesenclast     %xmm19, %xmm0, %xmm0
 	vmovdqu8        %xmm0, (%rsi){%k1}
 .Lctr_one_return_keysmem_tail8_unroll16:
 	xor             %eax, %eax
@@ -2423,9 +2463,6 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 # Reverses the 16 bytes of each lane: little-endian counter <-> big-endian block.
 .Lctr_bswap_mask_keysmem_tail8_unroll16:
 	.byte	15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
-# Per-lane increment: the number of blocks in one vector.
-.Lctr_lane_count_keysmem_tail8_unroll16:
-	.quad	4, 0
 # Big-endian steps of 1..16 vectors (entry k - 1 for k vectors): k times the
 # block count per vector added to byte 15 of each lane (the top byte of dword 3).
 	.p2align 6
@@ -2494,9 +2531,70 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	.long	0, 0, 0, 1073741824
 	.long	0, 0, 0, 1073741824
 	.long	0, 0, 0, 1073741824
-# Little-endian step of one main-loop iteration.
+# Little-endian steps of 1..16 vectors (entry k - 1 for k vectors): k times the
+# block count per vector added to the low quadword of each lane.
 	.p2align 6
-.Lctr_le_iteration_step_keysmem_tail8_unroll16:
+.Lctr_le_step_keysmem_tail8_unroll16:
+	.quad	4, 0
+	.quad	4, 0
+	.quad	4, 0
+	.quad	4, 0
+	.quad	8, 0
+	.quad	8, 0
+	.quad	8, 0
+	.quad	8, 0
+	.quad	12, 0
+	.quad	12, 0
+	.quad	12, 0
+	.quad	12, 0
+	.quad	16, 0
+	.quad	16, 0
+	.quad	16, 0
+	.quad	16, 0
+	.quad	20, 0
+	.quad	20, 0
+	.quad	20, 0
+	.quad	20, 0
+	.quad	24, 0
+	.quad	24, 0
+	.quad	24, 0
+	.quad	24, 0
+	.quad	28, 0
+	.quad	28, 0
+	.quad	28, 0
+	.quad	28, 0
+	.quad	32, 0
+	.quad	32, 0
+	.quad	32, 0
+	.quad	32, 0
+	.quad	36, 0
+	.quad	36, 0
+	.quad	36, 0
+	.quad	36, 0
+	.quad	40, 0
+	.quad	40, 0
+	.quad	40, 0
+	.quad	40, 0
+	.quad	44, 0
+	.quad	44, 0
+	.quad	44, 0
+	.quad	44, 0
+	.quad	48, 0
+	.quad	48, 0
+	.quad	48, 0
+	.quad	48, 0
+	.quad	52, 0
+	.quad	52, 0
+	.quad	52, 0
+	.quad	52, 0
+	.quad	56, 0
+	.quad	56, 0
+	.quad	56, 0
+	.quad	56, 0
+	.quad	60, 0
+	.quad	60, 0
+	.quad	60, 0
+	.quad	60, 0
 	.quad	64, 0
 	.quad	64, 0
 	.quad	64, 0

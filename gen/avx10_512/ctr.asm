@@ -35,10 +35,10 @@
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9
 ;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
 ; Registers (vector): KS0=zmm0, KS1=zmm1, KS2=zmm2, KS3=zmm3, KS4=zmm4, KS5=zmm5
-;                     KS6=zmm6, KS7=zmm7, CTR=zmm8, BASE=zmm9, INC=zmm10, BSWAP=zmm11
-;                     TMP=zmm12, K0=zmm13, KLAST=zmm14, KLAST-1=zmm15, KLAST-2=zmm16, KLAST-3=zmm17
-;                     KLAST-4=zmm18, KLAST-5=zmm19, KLAST-6=zmm20, KLAST-7=zmm21, KLAST-8=zmm22, KLAST-9=zmm23
-;                     KLAST-10=zmm24, KLAST-11=zmm25, KLAST-12=zmm26, KLAST-13=zmm27
+;                     KS6=zmm6, KS7=zmm7, CTR=zmm8, BASE=zmm9, BSWAP=zmm10, TMP=zmm11
+;                     K0=zmm12, KLAST=zmm13, KLAST-1=zmm14, KLAST-2=zmm15, KLAST-3=zmm16, KLAST-4=zmm17
+;                     KLAST-5=zmm18, KLAST-6=zmm19, KLAST-7=zmm20, KLAST-8=zmm21, KLAST-9=zmm22, KLAST-10=zmm23
+;                     KLAST-11=zmm24, KLAST-12=zmm25, KLAST-13=zmm26
 	section .text
 	align 32, db 0xcc
 	global aesgen_ctr_crypt_avx10_512:function hidden
@@ -55,33 +55,32 @@ aesgen_ctr_crypt_avx10_512:
 	jbe             near L.ctr_one_block
 ; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
 ; and AES-256 have two and four more middle keys than AES-128
-	vbroadcasti32x4 zmm13, oword [rdi]
-	vbroadcasti32x4 zmm14, oword [r10]
-	vbroadcasti32x4 zmm15, oword [r10 - 16]
-	vbroadcasti32x4 zmm16, oword [r10 - 32]
-	vbroadcasti32x4 zmm17, oword [r10 - 48]
-	vbroadcasti32x4 zmm18, oword [r10 - 64]
-	vbroadcasti32x4 zmm19, oword [r10 - 80]
-	vbroadcasti32x4 zmm20, oword [r10 - 96]
-	vbroadcasti32x4 zmm21, oword [r10 - 112]
-	vbroadcasti32x4 zmm22, oword [r10 - 128]
-	vbroadcasti32x4 zmm23, oword [r10 - 144]
+	vbroadcasti32x4 zmm12, oword [rdi]
+	vbroadcasti32x4 zmm13, oword [r10]
+	vbroadcasti32x4 zmm14, oword [r10 - 16]
+	vbroadcasti32x4 zmm15, oword [r10 - 32]
+	vbroadcasti32x4 zmm16, oword [r10 - 48]
+	vbroadcasti32x4 zmm17, oword [r10 - 64]
+	vbroadcasti32x4 zmm18, oword [r10 - 80]
+	vbroadcasti32x4 zmm19, oword [r10 - 96]
+	vbroadcasti32x4 zmm20, oword [r10 - 112]
+	vbroadcasti32x4 zmm21, oword [r10 - 128]
+	vbroadcasti32x4 zmm22, oword [r10 - 144]
 	cmp             eax, 12
 	jb              near L.ctr_keys_loaded
-	vbroadcasti32x4 zmm24, oword [r10 - 160]
-	vbroadcasti32x4 zmm25, oword [r10 - 176]
+	vbroadcasti32x4 zmm23, oword [r10 - 160]
+	vbroadcasti32x4 zmm24, oword [r10 - 176]
 	je              near L.ctr_keys_loaded
-	vbroadcasti32x4 zmm26, oword [r10 - 192]
-	vbroadcasti32x4 zmm27, oword [r10 - 208]
+	vbroadcasti32x4 zmm25, oword [r10 - 192]
+	vbroadcasti32x4 zmm26, oword [r10 - 208]
 L.ctr_keys_loaded:
 ; CTR = ctr, ctr + 1, ... (little-endian, one per lane); BASE = the same big-endian
 	vmovq           xmm8, r8
 	vpinsrq         xmm8, xmm8, r9, 1
 	vshufi64x2      zmm8, zmm8, zmm8, 0             ; lane 0 into every lane
 	vpaddq          zmm8, zmm8, zword [rel L.ctr_lane_offsets]
-	vbroadcasti32x4 zmm10, oword [rel L.ctr_lane_count]
-	vbroadcasti32x4 zmm11, oword [rel L.ctr_bswap_mask]
-	vpshufb         zmm9, zmm8, zmm11
+	vbroadcasti32x4 zmm10, oword [rel L.ctr_bswap_mask]
+	vpshufb         zmm9, zmm8, zmm10
 
 	sub             rcx, 512
 	jae             near L.ctr_main_loop            ; out of line, so short messages fall through
@@ -93,46 +92,43 @@ L.ctr_main_done:
 L.ctr_group_loop:
 	cmp             rcx, 256
 	jb              near L.ctr_final
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (4 per vector), then round key 0
-	vpshufb         zmm0, zmm8, zmm11
-	vpaddq          zmm8, zmm8, zmm10
-	vpshufb         zmm1, zmm8, zmm11
-	vpaddq          zmm8, zmm8, zmm10
-	vpshufb         zmm2, zmm8, zmm11
-	vpaddq          zmm8, zmm8, zmm10
-	vpshufb         zmm3, zmm8, zmm11
-	vpaddq          zmm8, zmm8, zmm10
-	vpxord          zmm0, zmm0, zmm13
-	vpxord          zmm1, zmm1, zmm13
-	vpxord          zmm2, zmm2, zmm13
-	vpxord          zmm3, zmm3, zmm13
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         zmm0, zmm8, zmm10
+	vpaddq          zmm1, zmm8, zword [rel L.ctr_le_step]
+	vpshufb         zmm1, zmm1, zmm10
+	vpaddq          zmm2, zmm8, zword [rel L.ctr_le_step + 64]
+	vpshufb         zmm2, zmm2, zmm10
+	vpaddq          zmm3, zmm8, zword [rel L.ctr_le_step + 128]
+	vpshufb         zmm3, zmm3, zmm10
+	vpaddq          zmm8, zmm8, zword [rel L.ctr_le_step + 192]
+	vpxord          zmm0, zmm0, zmm12
+	vpxord          zmm1, zmm1, zmm12
+	vpxord          zmm2, zmm2, zmm12
+	vpxord          zmm3, zmm3, zmm12
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_group_aes128
 	je              near L.ctr_group_aes192
-	vaesenc         zmm0, zmm0, zmm27
-	vaesenc         zmm1, zmm1, zmm27
-	vaesenc         zmm2, zmm2, zmm27
-	vaesenc         zmm3, zmm3, zmm27
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
 	vaesenc         zmm3, zmm3, zmm26
-L.ctr_group_aes192:
 	vaesenc         zmm0, zmm0, zmm25
 	vaesenc         zmm1, zmm1, zmm25
 	vaesenc         zmm2, zmm2, zmm25
 	vaesenc         zmm3, zmm3, zmm25
+L.ctr_group_aes192:
 	vaesenc         zmm0, zmm0, zmm24
 	vaesenc         zmm1, zmm1, zmm24
 	vaesenc         zmm2, zmm2, zmm24
 	vaesenc         zmm3, zmm3, zmm24
-L.ctr_group_aes128:
 	vaesenc         zmm0, zmm0, zmm23
 	vaesenc         zmm1, zmm1, zmm23
 	vaesenc         zmm2, zmm2, zmm23
 	vaesenc         zmm3, zmm3, zmm23
+L.ctr_group_aes128:
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -165,19 +161,23 @@ L.ctr_group_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+	vaesenc         zmm0, zmm0, zmm14
+	vaesenc         zmm1, zmm1, zmm14
+	vaesenc         zmm2, zmm2, zmm14
+	vaesenc         zmm3, zmm3, zmm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          zmm12, zmm14, zword [rdx]
-	vaesenclast     zmm0, zmm0, zmm12
+	vpxord          zmm11, zmm13, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm11
 	vmovdqu8        zword [rsi], zmm0
-	vpxord          zmm12, zmm14, zword [rdx + 64]
-	vaesenclast     zmm1, zmm1, zmm12
+	vpxord          zmm11, zmm13, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm11
 	vmovdqu8        zword [rsi + 64], zmm1
-	vpxord          zmm12, zmm14, zword [rdx + 128]
-	vaesenclast     zmm2, zmm2, zmm12
+	vpxord          zmm11, zmm13, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm11
 	vmovdqu8        zword [rsi + 128], zmm2
-	vpxord          zmm12, zmm14, zword [rdx + 192]
-	vaesenclast     zmm3, zmm3, zmm12
+	vpxord          zmm11, zmm13, zword [rdx + 192]
+	vaesenclast     zmm3, zmm3, zmm11
 	vmovdqu8        zword [rsi + 192], zmm3
 	add             rdx, 256
 	add             rsi, 256
@@ -195,46 +195,43 @@ L.ctr_final:
 	cmp             rcx, 192
 	jbe             near L.ctr_final3
 L.ctr_final4:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (4 per vector), then round key 0
-	vpshufb         zmm0, zmm8, zmm11
-	vpaddq          zmm8, zmm8, zmm10
-	vpshufb         zmm1, zmm8, zmm11
-	vpaddq          zmm8, zmm8, zmm10
-	vpshufb         zmm2, zmm8, zmm11
-	vpaddq          zmm8, zmm8, zmm10
-	vpshufb         zmm3, zmm8, zmm11
-	vpaddq          zmm8, zmm8, zmm10
-	vpxord          zmm0, zmm0, zmm13
-	vpxord          zmm1, zmm1, zmm13
-	vpxord          zmm2, zmm2, zmm13
-	vpxord          zmm3, zmm3, zmm13
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         zmm0, zmm8, zmm10
+	vpaddq          zmm1, zmm8, zword [rel L.ctr_le_step]
+	vpshufb         zmm1, zmm1, zmm10
+	vpaddq          zmm2, zmm8, zword [rel L.ctr_le_step + 64]
+	vpshufb         zmm2, zmm2, zmm10
+	vpaddq          zmm3, zmm8, zword [rel L.ctr_le_step + 128]
+	vpshufb         zmm3, zmm3, zmm10
+	vpaddq          zmm8, zmm8, zword [rel L.ctr_le_step + 192]
+	vpxord          zmm0, zmm0, zmm12
+	vpxord          zmm1, zmm1, zmm12
+	vpxord          zmm2, zmm2, zmm12
+	vpxord          zmm3, zmm3, zmm12
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final4_aes128
 	je              near L.ctr_final4_aes192
-	vaesenc         zmm0, zmm0, zmm27
-	vaesenc         zmm1, zmm1, zmm27
-	vaesenc         zmm2, zmm2, zmm27
-	vaesenc         zmm3, zmm3, zmm27
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
 	vaesenc         zmm3, zmm3, zmm26
-L.ctr_final4_aes192:
 	vaesenc         zmm0, zmm0, zmm25
 	vaesenc         zmm1, zmm1, zmm25
 	vaesenc         zmm2, zmm2, zmm25
 	vaesenc         zmm3, zmm3, zmm25
+L.ctr_final4_aes192:
 	vaesenc         zmm0, zmm0, zmm24
 	vaesenc         zmm1, zmm1, zmm24
 	vaesenc         zmm2, zmm2, zmm24
 	vaesenc         zmm3, zmm3, zmm24
-L.ctr_final4_aes128:
 	vaesenc         zmm0, zmm0, zmm23
 	vaesenc         zmm1, zmm1, zmm23
 	vaesenc         zmm2, zmm2, zmm23
 	vaesenc         zmm3, zmm3, zmm23
+L.ctr_final4_aes128:
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -267,16 +264,20 @@ L.ctr_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
+	vaesenc         zmm0, zmm0, zmm14
+	vaesenc         zmm1, zmm1, zmm14
+	vaesenc         zmm2, zmm2, zmm14
+	vaesenc         zmm3, zmm3, zmm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          zmm12, zmm14, zword [rdx]
-	vaesenclast     zmm0, zmm0, zmm12
+	vpxord          zmm11, zmm13, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm11
 	vmovdqu8        zword [rsi], zmm0
-	vpxord          zmm12, zmm14, zword [rdx + 64]
-	vaesenclast     zmm1, zmm1, zmm12
+	vpxord          zmm11, zmm13, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm11
 	vmovdqu8        zword [rsi + 64], zmm1
-	vpxord          zmm12, zmm14, zword [rdx + 128]
-	vaesenclast     zmm2, zmm2, zmm12
+	vpxord          zmm11, zmm13, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm11
 	vmovdqu8        zword [rsi + 128], zmm2
 	add             rdx, 192
 	add             rsi, 192
@@ -286,44 +287,42 @@ L.ctr_final4_aes128:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
 	kmovq           k1, r11
-	vmovdqu8        zmm12{k1}{z}, [rdx]
-	vpxord          zmm12, zmm12, zmm14
-	vaesenclast     zmm3, zmm3, zmm12
+	vmovdqu8        zmm11{k1}{z}, [rdx]
+	vpxord          zmm11, zmm11, zmm13
+	vaesenclast     zmm3, zmm3, zmm11
 	vmovdqu8        [rsi]{k1}, zmm3
 	jmp             near L.ctr_return
 L.ctr_final3:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (4 per vector), then round key 0
-	vpshufb         zmm0, zmm8, zmm11
-	vpaddq          zmm8, zmm8, zmm10
-	vpshufb         zmm1, zmm8, zmm11
-	vpaddq          zmm8, zmm8, zmm10
-	vpshufb         zmm2, zmm8, zmm11
-	vpaddq          zmm8, zmm8, zmm10
-	vpxord          zmm0, zmm0, zmm13
-	vpxord          zmm1, zmm1, zmm13
-	vpxord          zmm2, zmm2, zmm13
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         zmm0, zmm8, zmm10
+	vpaddq          zmm1, zmm8, zword [rel L.ctr_le_step]
+	vpshufb         zmm1, zmm1, zmm10
+	vpaddq          zmm2, zmm8, zword [rel L.ctr_le_step + 64]
+	vpshufb         zmm2, zmm2, zmm10
+	vpaddq          zmm8, zmm8, zword [rel L.ctr_le_step + 128]
+	vpxord          zmm0, zmm0, zmm12
+	vpxord          zmm1, zmm1, zmm12
+	vpxord          zmm2, zmm2, zmm12
 ; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final3_aes128
 	je              near L.ctr_final3_aes192
-	vaesenc         zmm0, zmm0, zmm27
-	vaesenc         zmm1, zmm1, zmm27
-	vaesenc         zmm2, zmm2, zmm27
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
-L.ctr_final3_aes192:
 	vaesenc         zmm0, zmm0, zmm25
 	vaesenc         zmm1, zmm1, zmm25
 	vaesenc         zmm2, zmm2, zmm25
+L.ctr_final3_aes192:
 	vaesenc         zmm0, zmm0, zmm24
 	vaesenc         zmm1, zmm1, zmm24
 	vaesenc         zmm2, zmm2, zmm24
-L.ctr_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm23
 	vaesenc         zmm1, zmm1, zmm23
 	vaesenc         zmm2, zmm2, zmm23
+L.ctr_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -348,13 +347,16 @@ L.ctr_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm0, zmm0, zmm14
+	vaesenc         zmm1, zmm1, zmm14
+	vaesenc         zmm2, zmm2, zmm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          zmm12, zmm14, zword [rdx]
-	vaesenclast     zmm0, zmm0, zmm12
+	vpxord          zmm11, zmm13, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm11
 	vmovdqu8        zword [rsi], zmm0
-	vpxord          zmm12, zmm14, zword [rdx + 64]
-	vaesenclast     zmm1, zmm1, zmm12
+	vpxord          zmm11, zmm13, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm11
 	vmovdqu8        zword [rsi + 64], zmm1
 	add             rdx, 128
 	add             rsi, 128
@@ -364,36 +366,35 @@ L.ctr_final3_aes128:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
 	kmovq           k1, r11
-	vmovdqu8        zmm12{k1}{z}, [rdx]
-	vpxord          zmm12, zmm12, zmm14
-	vaesenclast     zmm2, zmm2, zmm12
+	vmovdqu8        zmm11{k1}{z}, [rdx]
+	vpxord          zmm11, zmm11, zmm13
+	vaesenclast     zmm2, zmm2, zmm11
 	vmovdqu8        [rsi]{k1}, zmm2
 	jmp             near L.ctr_return
 L.ctr_final2:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (4 per vector), then round key 0
-	vpshufb         zmm0, zmm8, zmm11
-	vpaddq          zmm8, zmm8, zmm10
-	vpshufb         zmm1, zmm8, zmm11
-	vpaddq          zmm8, zmm8, zmm10
-	vpxord          zmm0, zmm0, zmm13
-	vpxord          zmm1, zmm1, zmm13
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         zmm0, zmm8, zmm10
+	vpaddq          zmm1, zmm8, zword [rel L.ctr_le_step]
+	vpshufb         zmm1, zmm1, zmm10
+	vpaddq          zmm8, zmm8, zword [rel L.ctr_le_step + 64]
+	vpxord          zmm0, zmm0, zmm12
+	vpxord          zmm1, zmm1, zmm12
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final2_aes128
 	je              near L.ctr_final2_aes192
-	vaesenc         zmm0, zmm0, zmm27
-	vaesenc         zmm1, zmm1, zmm27
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
-L.ctr_final2_aes192:
 	vaesenc         zmm0, zmm0, zmm25
 	vaesenc         zmm1, zmm1, zmm25
+L.ctr_final2_aes192:
 	vaesenc         zmm0, zmm0, zmm24
 	vaesenc         zmm1, zmm1, zmm24
-L.ctr_final2_aes128:
 	vaesenc         zmm0, zmm0, zmm23
 	vaesenc         zmm1, zmm1, zmm23
+L.ctr_final2_aes128:
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm0, zmm0, zmm21
@@ -410,10 +411,12 @@ L.ctr_final2_aes128:
 	vaesenc         zmm1, zmm1, zmm16
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm0, zmm0, zmm14
+	vaesenc         zmm1, zmm1, zmm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          zmm12, zmm14, zword [rdx]
-	vaesenclast     zmm0, zmm0, zmm12
+	vpxord          zmm11, zmm13, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm11
 	vmovdqu8        zword [rsi], zmm0
 	add             rdx, 64
 	add             rsi, 64
@@ -423,28 +426,28 @@ L.ctr_final2_aes128:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
 	kmovq           k1, r11
-	vmovdqu8        zmm12{k1}{z}, [rdx]
-	vpxord          zmm12, zmm12, zmm14
-	vaesenclast     zmm1, zmm1, zmm12
+	vmovdqu8        zmm11{k1}{z}, [rdx]
+	vpxord          zmm11, zmm11, zmm13
+	vaesenclast     zmm1, zmm1, zmm11
 	vmovdqu8        [rsi]{k1}, zmm1
 	jmp             near L.ctr_return
 L.ctr_final1:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (4 per vector), then round key 0
-	vpshufb         zmm0, zmm8, zmm11
-	vpaddq          zmm8, zmm8, zmm10
-	vpxord          zmm0, zmm0, zmm13
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         zmm0, zmm8, zmm10
+	vpaddq          zmm8, zmm8, zword [rel L.ctr_le_step]
+	vpxord          zmm0, zmm0, zmm12
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final1_aes128
 	je              near L.ctr_final1_aes192
-	vaesenc         zmm0, zmm0, zmm27
 	vaesenc         zmm0, zmm0, zmm26
-L.ctr_final1_aes192:
 	vaesenc         zmm0, zmm0, zmm25
+L.ctr_final1_aes192:
 	vaesenc         zmm0, zmm0, zmm24
-L.ctr_final1_aes128:
 	vaesenc         zmm0, zmm0, zmm23
+L.ctr_final1_aes128:
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm0, zmm0, zmm21
 	vaesenc         zmm0, zmm0, zmm20
@@ -453,14 +456,15 @@ L.ctr_final1_aes128:
 	vaesenc         zmm0, zmm0, zmm17
 	vaesenc         zmm0, zmm0, zmm16
 	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm0, zmm0, zmm14
 ; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
 ; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
 	kmovq           k1, r11
-	vmovdqu8        zmm12{k1}{z}, [rdx]
-	vpxord          zmm12, zmm12, zmm14
-	vaesenclast     zmm0, zmm0, zmm12
+	vmovdqu8        zmm11{k1}{z}, [rdx]
+	vpxord          zmm11, zmm11, zmm13
+	vaesenclast     zmm0, zmm0, zmm11
 	vmovdqu8        [rsi]{k1}, zmm0
 L.ctr_return:
 	xor             eax, eax
@@ -476,7 +480,7 @@ L.ctr_main_loop:
 ; byte of the iteration's first block) tells whether one of them would carry
 	cmp             r8b, 223
 	ja              near L.ctr_main_carry           ; the low byte wraps in or right after this iteration
-	vpxord          zmm0, zmm9, zmm13
+	vpxord          zmm0, zmm9, zmm12
 	vpaddd          zmm1, zmm9, zword [rel L.ctr_be_lane_step]
 	vpaddd          zmm2, zmm9, zword [rel L.ctr_be_lane_step + 64]
 	vpaddd          zmm3, zmm9, zword [rel L.ctr_be_lane_step + 128]
@@ -485,58 +489,51 @@ L.ctr_main_loop:
 	vpaddd          zmm6, zmm9, zword [rel L.ctr_be_lane_step + 320]
 	vpaddd          zmm7, zmm9, zword [rel L.ctr_be_lane_step + 384]
 	vpaddd          zmm9, zmm9, zword [rel L.ctr_be_lane_step + 448]
-	vpaddq          zmm8, zmm8, zword [rel L.ctr_le_iteration_step]
-	vpxord          zmm1, zmm1, zmm13
-	vpxord          zmm2, zmm2, zmm13
-	vpxord          zmm3, zmm3, zmm13
-	vpxord          zmm4, zmm4, zmm13
-	vpxord          zmm5, zmm5, zmm13
-	vpxord          zmm6, zmm6, zmm13
-	vpxord          zmm7, zmm7, zmm13
+	vpaddq          zmm8, zmm8, zword [rel L.ctr_le_step + 448]
+	vpxord          zmm1, zmm1, zmm12
+	vpxord          zmm2, zmm2, zmm12
+	vpxord          zmm3, zmm3, zmm12
+	vpxord          zmm4, zmm4, zmm12
+	vpxord          zmm5, zmm5, zmm12
+	vpxord          zmm6, zmm6, zmm12
+	vpxord          zmm7, zmm7, zmm12
 	jmp             near L.ctr_main_counted
 L.ctr_main_carry:
 ; a carry out of the last byte: the general path, and BASE rebuilt from CTR
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (4 per vector), then round key 0
-	vpshufb         zmm0, zmm8, zmm11
-	vpaddq          zmm8, zmm8, zmm10
-	vpshufb         zmm1, zmm8, zmm11
-	vpaddq          zmm8, zmm8, zmm10
-	vpshufb         zmm2, zmm8, zmm11
-	vpaddq          zmm8, zmm8, zmm10
-	vpshufb         zmm3, zmm8, zmm11
-	vpaddq          zmm8, zmm8, zmm10
-	vpshufb         zmm4, zmm8, zmm11
-	vpaddq          zmm8, zmm8, zmm10
-	vpshufb         zmm5, zmm8, zmm11
-	vpaddq          zmm8, zmm8, zmm10
-	vpshufb         zmm6, zmm8, zmm11
-	vpaddq          zmm8, zmm8, zmm10
-	vpshufb         zmm7, zmm8, zmm11
-	vpaddq          zmm8, zmm8, zmm10
-	vpxord          zmm0, zmm0, zmm13
-	vpxord          zmm1, zmm1, zmm13
-	vpxord          zmm2, zmm2, zmm13
-	vpxord          zmm3, zmm3, zmm13
-	vpxord          zmm4, zmm4, zmm13
-	vpxord          zmm5, zmm5, zmm13
-	vpxord          zmm6, zmm6, zmm13
-	vpxord          zmm7, zmm7, zmm13
-	vpshufb         zmm9, zmm8, zmm11
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         zmm0, zmm8, zmm10
+	vpaddq          zmm1, zmm8, zword [rel L.ctr_le_step]
+	vpshufb         zmm1, zmm1, zmm10
+	vpaddq          zmm2, zmm8, zword [rel L.ctr_le_step + 64]
+	vpshufb         zmm2, zmm2, zmm10
+	vpaddq          zmm3, zmm8, zword [rel L.ctr_le_step + 128]
+	vpshufb         zmm3, zmm3, zmm10
+	vpaddq          zmm4, zmm8, zword [rel L.ctr_le_step + 192]
+	vpshufb         zmm4, zmm4, zmm10
+	vpaddq          zmm5, zmm8, zword [rel L.ctr_le_step + 256]
+	vpshufb         zmm5, zmm5, zmm10
+	vpaddq          zmm6, zmm8, zword [rel L.ctr_le_step + 320]
+	vpshufb         zmm6, zmm6, zmm10
+	vpaddq          zmm7, zmm8, zword [rel L.ctr_le_step + 384]
+	vpshufb         zmm7, zmm7, zmm10
+	vpaddq          zmm8, zmm8, zword [rel L.ctr_le_step + 448]
+	vpxord          zmm0, zmm0, zmm12
+	vpxord          zmm1, zmm1, zmm12
+	vpxord          zmm2, zmm2, zmm12
+	vpxord          zmm3, zmm3, zmm12
+	vpxord          zmm4, zmm4, zmm12
+	vpxord          zmm5, zmm5, zmm12
+	vpxord          zmm6, zmm6, zmm12
+	vpxord          zmm7, zmm7, zmm12
+	vpshufb         zmm9, zmm8, zmm10
 L.ctr_main_counted:
 	add             r8, 32
 ; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_main_aes128
 	je              near L.ctr_main_aes192
-	vaesenc         zmm0, zmm0, zmm27
-	vaesenc         zmm1, zmm1, zmm27
-	vaesenc         zmm2, zmm2, zmm27
-	vaesenc         zmm3, zmm3, zmm27
-	vaesenc         zmm4, zmm4, zmm27
-	vaesenc         zmm5, zmm5, zmm27
-	vaesenc         zmm6, zmm6, zmm27
-	vaesenc         zmm7, zmm7, zmm27
 	vaesenc         zmm0, zmm0, zmm26
 	vaesenc         zmm1, zmm1, zmm26
 	vaesenc         zmm2, zmm2, zmm26
@@ -545,7 +542,6 @@ L.ctr_main_counted:
 	vaesenc         zmm5, zmm5, zmm26
 	vaesenc         zmm6, zmm6, zmm26
 	vaesenc         zmm7, zmm7, zmm26
-L.ctr_main_aes192:
 	vaesenc         zmm0, zmm0, zmm25
 	vaesenc         zmm1, zmm1, zmm25
 	vaesenc         zmm2, zmm2, zmm25
@@ -554,6 +550,7 @@ L.ctr_main_aes192:
 	vaesenc         zmm5, zmm5, zmm25
 	vaesenc         zmm6, zmm6, zmm25
 	vaesenc         zmm7, zmm7, zmm25
+L.ctr_main_aes192:
 	vaesenc         zmm0, zmm0, zmm24
 	vaesenc         zmm1, zmm1, zmm24
 	vaesenc         zmm2, zmm2, zmm24
@@ -562,7 +559,6 @@ L.ctr_main_aes192:
 	vaesenc         zmm5, zmm5, zmm24
 	vaesenc         zmm6, zmm6, zmm24
 	vaesenc         zmm7, zmm7, zmm24
-L.ctr_main_aes128:
 	vaesenc         zmm0, zmm0, zmm23
 	vaesenc         zmm1, zmm1, zmm23
 	vaesenc         zmm2, zmm2, zmm23
@@ -571,6 +567,7 @@ L.ctr_main_aes128:
 	vaesenc         zmm5, zmm5, zmm23
 	vaesenc         zmm6, zmm6, zmm23
 	vaesenc         zmm7, zmm7, zmm23
+L.ctr_main_aes128:
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -635,31 +632,39 @@ L.ctr_main_aes128:
 	vaesenc         zmm5, zmm5, zmm15
 	vaesenc         zmm6, zmm6, zmm15
 	vaesenc         zmm7, zmm7, zmm15
+	vaesenc         zmm0, zmm0, zmm14
+	vaesenc         zmm1, zmm1, zmm14
+	vaesenc         zmm2, zmm2, zmm14
+	vaesenc         zmm3, zmm3, zmm14
+	vaesenc         zmm4, zmm4, zmm14
+	vaesenc         zmm5, zmm5, zmm14
+	vaesenc         zmm6, zmm6, zmm14
+	vaesenc         zmm7, zmm7, zmm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          zmm12, zmm14, zword [rdx]
-	vaesenclast     zmm0, zmm0, zmm12
+	vpxord          zmm11, zmm13, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm11
 	vmovdqu8        zword [rsi], zmm0
-	vpxord          zmm12, zmm14, zword [rdx + 64]
-	vaesenclast     zmm1, zmm1, zmm12
+	vpxord          zmm11, zmm13, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm11
 	vmovdqu8        zword [rsi + 64], zmm1
-	vpxord          zmm12, zmm14, zword [rdx + 128]
-	vaesenclast     zmm2, zmm2, zmm12
+	vpxord          zmm11, zmm13, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm11
 	vmovdqu8        zword [rsi + 128], zmm2
-	vpxord          zmm12, zmm14, zword [rdx + 192]
-	vaesenclast     zmm3, zmm3, zmm12
+	vpxord          zmm11, zmm13, zword [rdx + 192]
+	vaesenclast     zmm3, zmm3, zmm11
 	vmovdqu8        zword [rsi + 192], zmm3
-	vpxord          zmm12, zmm14, zword [rdx + 256]
-	vaesenclast     zmm4, zmm4, zmm12
+	vpxord          zmm11, zmm13, zword [rdx + 256]
+	vaesenclast     zmm4, zmm4, zmm11
 	vmovdqu8        zword [rsi + 256], zmm4
-	vpxord          zmm12, zmm14, zword [rdx + 320]
-	vaesenclast     zmm5, zmm5, zmm12
+	vpxord          zmm11, zmm13, zword [rdx + 320]
+	vaesenclast     zmm5, zmm5, zmm11
 	vmovdqu8        zword [rsi + 320], zmm5
-	vpxord          zmm12, zmm14, zword [rdx + 384]
-	vaesenclast     zmm6, zmm6, zmm12
+	vpxord          zmm11, zmm13, zword [rdx + 384]
+	vaesenclast     zmm6, zmm6, zmm11
 	vmovdqu8        zword [rsi + 384], zmm6
-	vpxord          zmm12, zmm14, zword [rdx + 448]
-	vaesenclast     zmm7, zmm7, zmm12
+	vpxord          zmm11, zmm13, zword [rdx + 448]
+	vaesenclast     zmm7, zmm7, zmm11
 	vmovdqu8        zword [rsi + 448], zmm7
 	add             rdx, 512
 	add             rsi, 512
@@ -699,9 +704,9 @@ L.ctr_one_aes128:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
 	kmovq           k1, r11
-	vmovdqu8        xmm12{k1}{z}, [rdx]
-	vpxord          xmm12, xmm12, oword [r10]
-	vaesenclast     xmm0, xmm0, xmm12
+	vmovdqu8        xmm11{k1}{z}, [rdx]
+	vpxord          xmm11, xmm11, oword [r10]
+	vaesenclast     xmm0, xmm0, xmm11
 	vmovdqu8        [rsi]{k1}, xmm0
 L.ctr_one_return:
 	xor             eax, eax
@@ -713,9 +718,6 @@ L.ctr_one_return:
 ; Reverses the 16 bytes of each lane: little-endian counter <-> big-endian block.
 L.ctr_bswap_mask:
 	db	15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
-; Per-lane increment: the number of blocks in one vector.
-L.ctr_lane_count:
-	dq	4, 0
 ; Big-endian steps of 1..8 vectors (entry k - 1 for k vectors): k times the
 ; block count per vector added to byte 15 of each lane (the top byte of dword 3).
 	align 64, db 0
@@ -752,9 +754,38 @@ L.ctr_be_lane_step:
 	dd	0, 0, 0, 536870912
 	dd	0, 0, 0, 536870912
 	dd	0, 0, 0, 536870912
-; Little-endian step of one main-loop iteration.
+; Little-endian steps of 1..8 vectors (entry k - 1 for k vectors): k times the
+; block count per vector added to the low quadword of each lane.
 	align 64, db 0
-L.ctr_le_iteration_step:
+L.ctr_le_step:
+	dq	4, 0
+	dq	4, 0
+	dq	4, 0
+	dq	4, 0
+	dq	8, 0
+	dq	8, 0
+	dq	8, 0
+	dq	8, 0
+	dq	12, 0
+	dq	12, 0
+	dq	12, 0
+	dq	12, 0
+	dq	16, 0
+	dq	16, 0
+	dq	16, 0
+	dq	16, 0
+	dq	20, 0
+	dq	20, 0
+	dq	20, 0
+	dq	20, 0
+	dq	24, 0
+	dq	24, 0
+	dq	24, 0
+	dq	24, 0
+	dq	28, 0
+	dq	28, 0
+	dq	28, 0
+	dq	28, 0
 	dq	32, 0
 	dq	32, 0
 	dq	32, 0
@@ -799,7 +830,7 @@ L.ctr_lane_offsets:
 ; Registers (vector): KS0=zmm0, KS1=zmm1, KS2=zmm2, KS3=zmm3, KS4=zmm4, KS5=zmm5
 ;                     KS6=zmm6, KS7=zmm7, KS8=zmm8, KS9=zmm9, KS10=zmm10, KS11=zmm11
 ;                     KS12=zmm12, KS13=zmm13, KS14=zmm14, KS15=zmm15, CTR=zmm16, BASE=zmm17
-;                     INC=zmm18, BSWAP=zmm19, TMP=zmm20, K0=zmm21, KLAST=zmm22, KT=zmm23
+;                     BSWAP=zmm18, TMP=zmm19, K0=zmm20, KLAST=zmm21, KT=zmm22
 	section .text
 	align 32, db 0xcc
 	global aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:function hidden
@@ -815,16 +846,15 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	cmp             rcx, 16
 	jbe             near L.ctr_one_block_keysmem_tail8_unroll16
 ; the first and last round keys into registers; the middle ones are read each round
-	vbroadcasti32x4 zmm21, oword [rdi]
-	vbroadcasti32x4 zmm22, oword [r10]
+	vbroadcasti32x4 zmm20, oword [rdi]
+	vbroadcasti32x4 zmm21, oword [r10]
 ; CTR = ctr, ctr + 1, ... (little-endian, one per lane); BASE = the same big-endian
 	vmovq           xmm16, r8
 	vpinsrq         xmm16, xmm16, r9, 1
 	vshufi64x2      zmm16, zmm16, zmm16, 0          ; lane 0 into every lane
 	vpaddq          zmm16, zmm16, zword [rel L.ctr_lane_offsets_keysmem_tail8_unroll16]
-	vbroadcasti32x4 zmm18, oword [rel L.ctr_lane_count_keysmem_tail8_unroll16]
-	vbroadcasti32x4 zmm19, oword [rel L.ctr_bswap_mask_keysmem_tail8_unroll16]
-	vpshufb         zmm17, zmm16, zmm19
+	vbroadcasti32x4 zmm18, oword [rel L.ctr_bswap_mask_keysmem_tail8_unroll16]
+	vpshufb         zmm17, zmm16, zmm18
 
 	sub             rcx, 1024
 	jae             near L.ctr_main_loop_keysmem_tail8_unroll16 ; out of line, so short messages fall through
@@ -836,180 +866,181 @@ L.ctr_main_done_keysmem_tail8_unroll16:
 L.ctr_group_loop_keysmem_tail8_unroll16:
 	cmp             rcx, 512
 	jb              near L.ctr_final_keysmem_tail8_unroll16
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (4 per vector), then round key 0
-	vpshufb         zmm0, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm1, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm2, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm3, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm4, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm5, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm6, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm7, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpxord          zmm0, zmm0, zmm21
-	vpxord          zmm1, zmm1, zmm21
-	vpxord          zmm2, zmm2, zmm21
-	vpxord          zmm3, zmm3, zmm21
-	vpxord          zmm4, zmm4, zmm21
-	vpxord          zmm5, zmm5, zmm21
-	vpxord          zmm6, zmm6, zmm21
-	vpxord          zmm7, zmm7, zmm21
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         zmm0, zmm16, zmm18
+	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
+	vpshufb         zmm1, zmm1, zmm18
+	vpaddq          zmm2, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 64]
+	vpshufb         zmm2, zmm2, zmm18
+	vpaddq          zmm3, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 128]
+	vpshufb         zmm3, zmm3, zmm18
+	vpaddq          zmm4, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 192]
+	vpshufb         zmm4, zmm4, zmm18
+	vpaddq          zmm5, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 256]
+	vpshufb         zmm5, zmm5, zmm18
+	vpaddq          zmm6, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 320]
+	vpshufb         zmm6, zmm6, zmm18
+	vpaddq          zmm7, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 384]
+	vpshufb         zmm7, zmm7, zmm18
+	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 448]
+	vpxord          zmm0, zmm0, zmm20
+	vpxord          zmm1, zmm1, zmm20
+	vpxord          zmm2, zmm2, zmm20
+	vpxord          zmm3, zmm3, zmm20
+	vpxord          zmm4, zmm4, zmm20
+	vpxord          zmm5, zmm5, zmm20
+	vpxord          zmm6, zmm6, zmm20
+	vpxord          zmm7, zmm7, zmm20
 ; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_group_aes128_keysmem_tail8_unroll16
 	je              near L.ctr_group_aes192_keysmem_tail8_unroll16
-	vbroadcasti32x4 zmm23, oword [r10 - 208]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 192]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
 L.ctr_group_aes192_keysmem_tail8_unroll16:
-	vbroadcasti32x4 zmm23, oword [r10 - 176]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 160]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
 L.ctr_group_aes128_keysmem_tail8_unroll16:
-	vbroadcasti32x4 zmm23, oword [r10 - 144]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 128]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 112]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 96]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 80]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 64]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 48]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 32]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 16]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          zmm20, zmm22, zword [rdx]
-	vaesenclast     zmm0, zmm0, zmm20
+	vpxord          zmm19, zmm21, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm19
 	vmovdqu8        zword [rsi], zmm0
-	vpxord          zmm20, zmm22, zword [rdx + 64]
-	vaesenclast     zmm1, zmm1, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm19
 	vmovdqu8        zword [rsi + 64], zmm1
-	vpxord          zmm20, zmm22, zword [rdx + 128]
-	vaesenclast     zmm2, zmm2, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm19
 	vmovdqu8        zword [rsi + 128], zmm2
-	vpxord          zmm20, zmm22, zword [rdx + 192]
-	vaesenclast     zmm3, zmm3, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 192]
+	vaesenclast     zmm3, zmm3, zmm19
 	vmovdqu8        zword [rsi + 192], zmm3
-	vpxord          zmm20, zmm22, zword [rdx + 256]
-	vaesenclast     zmm4, zmm4, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 256]
+	vaesenclast     zmm4, zmm4, zmm19
 	vmovdqu8        zword [rsi + 256], zmm4
-	vpxord          zmm20, zmm22, zword [rdx + 320]
-	vaesenclast     zmm5, zmm5, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 320]
+	vaesenclast     zmm5, zmm5, zmm19
 	vmovdqu8        zword [rsi + 320], zmm5
-	vpxord          zmm20, zmm22, zword [rdx + 384]
-	vaesenclast     zmm6, zmm6, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 384]
+	vaesenclast     zmm6, zmm6, zmm19
 	vmovdqu8        zword [rsi + 384], zmm6
-	vpxord          zmm20, zmm22, zword [rdx + 448]
-	vaesenclast     zmm7, zmm7, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 448]
+	vaesenclast     zmm7, zmm7, zmm19
 	vmovdqu8        zword [rsi + 448], zmm7
 	add             rdx, 512
 	add             rsi, 512
@@ -1035,177 +1066,178 @@ L.ctr_final_keysmem_tail8_unroll16:
 	cmp             rcx, 448
 	jbe             near L.ctr_final7
 L.ctr_final8:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (4 per vector), then round key 0
-	vpshufb         zmm0, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm1, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm2, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm3, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm4, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm5, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm6, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm7, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpxord          zmm0, zmm0, zmm21
-	vpxord          zmm1, zmm1, zmm21
-	vpxord          zmm2, zmm2, zmm21
-	vpxord          zmm3, zmm3, zmm21
-	vpxord          zmm4, zmm4, zmm21
-	vpxord          zmm5, zmm5, zmm21
-	vpxord          zmm6, zmm6, zmm21
-	vpxord          zmm7, zmm7, zmm21
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         zmm0, zmm16, zmm18
+	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
+	vpshufb         zmm1, zmm1, zmm18
+	vpaddq          zmm2, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 64]
+	vpshufb         zmm2, zmm2, zmm18
+	vpaddq          zmm3, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 128]
+	vpshufb         zmm3, zmm3, zmm18
+	vpaddq          zmm4, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 192]
+	vpshufb         zmm4, zmm4, zmm18
+	vpaddq          zmm5, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 256]
+	vpshufb         zmm5, zmm5, zmm18
+	vpaddq          zmm6, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 320]
+	vpshufb         zmm6, zmm6, zmm18
+	vpaddq          zmm7, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 384]
+	vpshufb         zmm7, zmm7, zmm18
+	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 448]
+	vpxord          zmm0, zmm0, zmm20
+	vpxord          zmm1, zmm1, zmm20
+	vpxord          zmm2, zmm2, zmm20
+	vpxord          zmm3, zmm3, zmm20
+	vpxord          zmm4, zmm4, zmm20
+	vpxord          zmm5, zmm5, zmm20
+	vpxord          zmm6, zmm6, zmm20
+	vpxord          zmm7, zmm7, zmm20
 ; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final8_aes128
 	je              near L.ctr_final8_aes192
-	vbroadcasti32x4 zmm23, oword [r10 - 208]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 192]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
 L.ctr_final8_aes192:
-	vbroadcasti32x4 zmm23, oword [r10 - 176]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 160]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
 L.ctr_final8_aes128:
-	vbroadcasti32x4 zmm23, oword [r10 - 144]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 128]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 112]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 96]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 80]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 64]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 48]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 32]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 16]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          zmm20, zmm22, zword [rdx]
-	vaesenclast     zmm0, zmm0, zmm20
+	vpxord          zmm19, zmm21, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm19
 	vmovdqu8        zword [rsi], zmm0
-	vpxord          zmm20, zmm22, zword [rdx + 64]
-	vaesenclast     zmm1, zmm1, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm19
 	vmovdqu8        zword [rsi + 64], zmm1
-	vpxord          zmm20, zmm22, zword [rdx + 128]
-	vaesenclast     zmm2, zmm2, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm19
 	vmovdqu8        zword [rsi + 128], zmm2
-	vpxord          zmm20, zmm22, zword [rdx + 192]
-	vaesenclast     zmm3, zmm3, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 192]
+	vaesenclast     zmm3, zmm3, zmm19
 	vmovdqu8        zword [rsi + 192], zmm3
-	vpxord          zmm20, zmm22, zword [rdx + 256]
-	vaesenclast     zmm4, zmm4, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 256]
+	vaesenclast     zmm4, zmm4, zmm19
 	vmovdqu8        zword [rsi + 256], zmm4
-	vpxord          zmm20, zmm22, zword [rdx + 320]
-	vaesenclast     zmm5, zmm5, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 320]
+	vaesenclast     zmm5, zmm5, zmm19
 	vmovdqu8        zword [rsi + 320], zmm5
-	vpxord          zmm20, zmm22, zword [rdx + 384]
-	vaesenclast     zmm6, zmm6, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 384]
+	vaesenclast     zmm6, zmm6, zmm19
 	vmovdqu8        zword [rsi + 384], zmm6
 	add             rdx, 448
 	add             rsi, 448
@@ -1215,164 +1247,165 @@ L.ctr_final8_aes128:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
 	kmovq           k1, r11
-	vmovdqu8        zmm20{k1}{z}, [rdx]
-	vpxord          zmm20, zmm20, zmm22
-	vaesenclast     zmm7, zmm7, zmm20
+	vmovdqu8        zmm19{k1}{z}, [rdx]
+	vpxord          zmm19, zmm19, zmm21
+	vaesenclast     zmm7, zmm7, zmm19
 	vmovdqu8        [rsi]{k1}, zmm7
 	jmp             near L.ctr_return_keysmem_tail8_unroll16
 L.ctr_final7:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (4 per vector), then round key 0
-	vpshufb         zmm0, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm1, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm2, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm3, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm4, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm5, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm6, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpxord          zmm0, zmm0, zmm21
-	vpxord          zmm1, zmm1, zmm21
-	vpxord          zmm2, zmm2, zmm21
-	vpxord          zmm3, zmm3, zmm21
-	vpxord          zmm4, zmm4, zmm21
-	vpxord          zmm5, zmm5, zmm21
-	vpxord          zmm6, zmm6, zmm21
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         zmm0, zmm16, zmm18
+	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
+	vpshufb         zmm1, zmm1, zmm18
+	vpaddq          zmm2, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 64]
+	vpshufb         zmm2, zmm2, zmm18
+	vpaddq          zmm3, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 128]
+	vpshufb         zmm3, zmm3, zmm18
+	vpaddq          zmm4, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 192]
+	vpshufb         zmm4, zmm4, zmm18
+	vpaddq          zmm5, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 256]
+	vpshufb         zmm5, zmm5, zmm18
+	vpaddq          zmm6, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 320]
+	vpshufb         zmm6, zmm6, zmm18
+	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 384]
+	vpxord          zmm0, zmm0, zmm20
+	vpxord          zmm1, zmm1, zmm20
+	vpxord          zmm2, zmm2, zmm20
+	vpxord          zmm3, zmm3, zmm20
+	vpxord          zmm4, zmm4, zmm20
+	vpxord          zmm5, zmm5, zmm20
+	vpxord          zmm6, zmm6, zmm20
 ; the middle rounds on 7 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final7_aes128
 	je              near L.ctr_final7_aes192
-	vbroadcasti32x4 zmm23, oword [r10 - 208]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 192]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
 L.ctr_final7_aes192:
-	vbroadcasti32x4 zmm23, oword [r10 - 176]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 160]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
 L.ctr_final7_aes128:
-	vbroadcasti32x4 zmm23, oword [r10 - 144]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 128]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 112]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 96]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 80]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 64]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 48]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 32]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 16]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          zmm20, zmm22, zword [rdx]
-	vaesenclast     zmm0, zmm0, zmm20
+	vpxord          zmm19, zmm21, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm19
 	vmovdqu8        zword [rsi], zmm0
-	vpxord          zmm20, zmm22, zword [rdx + 64]
-	vaesenclast     zmm1, zmm1, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm19
 	vmovdqu8        zword [rsi + 64], zmm1
-	vpxord          zmm20, zmm22, zword [rdx + 128]
-	vaesenclast     zmm2, zmm2, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm19
 	vmovdqu8        zword [rsi + 128], zmm2
-	vpxord          zmm20, zmm22, zword [rdx + 192]
-	vaesenclast     zmm3, zmm3, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 192]
+	vaesenclast     zmm3, zmm3, zmm19
 	vmovdqu8        zword [rsi + 192], zmm3
-	vpxord          zmm20, zmm22, zword [rdx + 256]
-	vaesenclast     zmm4, zmm4, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 256]
+	vaesenclast     zmm4, zmm4, zmm19
 	vmovdqu8        zword [rsi + 256], zmm4
-	vpxord          zmm20, zmm22, zword [rdx + 320]
-	vaesenclast     zmm5, zmm5, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 320]
+	vaesenclast     zmm5, zmm5, zmm19
 	vmovdqu8        zword [rsi + 320], zmm5
 	add             rdx, 384
 	add             rsi, 384
@@ -1382,145 +1415,146 @@ L.ctr_final7_aes128:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
 	kmovq           k1, r11
-	vmovdqu8        zmm20{k1}{z}, [rdx]
-	vpxord          zmm20, zmm20, zmm22
-	vaesenclast     zmm6, zmm6, zmm20
+	vmovdqu8        zmm19{k1}{z}, [rdx]
+	vpxord          zmm19, zmm19, zmm21
+	vaesenclast     zmm6, zmm6, zmm19
 	vmovdqu8        [rsi]{k1}, zmm6
 	jmp             near L.ctr_return_keysmem_tail8_unroll16
 L.ctr_final6:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (4 per vector), then round key 0
-	vpshufb         zmm0, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm1, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm2, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm3, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm4, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm5, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpxord          zmm0, zmm0, zmm21
-	vpxord          zmm1, zmm1, zmm21
-	vpxord          zmm2, zmm2, zmm21
-	vpxord          zmm3, zmm3, zmm21
-	vpxord          zmm4, zmm4, zmm21
-	vpxord          zmm5, zmm5, zmm21
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         zmm0, zmm16, zmm18
+	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
+	vpshufb         zmm1, zmm1, zmm18
+	vpaddq          zmm2, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 64]
+	vpshufb         zmm2, zmm2, zmm18
+	vpaddq          zmm3, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 128]
+	vpshufb         zmm3, zmm3, zmm18
+	vpaddq          zmm4, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 192]
+	vpshufb         zmm4, zmm4, zmm18
+	vpaddq          zmm5, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 256]
+	vpshufb         zmm5, zmm5, zmm18
+	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 320]
+	vpxord          zmm0, zmm0, zmm20
+	vpxord          zmm1, zmm1, zmm20
+	vpxord          zmm2, zmm2, zmm20
+	vpxord          zmm3, zmm3, zmm20
+	vpxord          zmm4, zmm4, zmm20
+	vpxord          zmm5, zmm5, zmm20
 ; the middle rounds on 6 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final6_aes128
 	je              near L.ctr_final6_aes192
-	vbroadcasti32x4 zmm23, oword [r10 - 208]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 192]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
 L.ctr_final6_aes192:
-	vbroadcasti32x4 zmm23, oword [r10 - 176]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 160]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
 L.ctr_final6_aes128:
-	vbroadcasti32x4 zmm23, oword [r10 - 144]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 128]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 112]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 96]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 80]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 64]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 48]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 32]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 16]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          zmm20, zmm22, zword [rdx]
-	vaesenclast     zmm0, zmm0, zmm20
+	vpxord          zmm19, zmm21, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm19
 	vmovdqu8        zword [rsi], zmm0
-	vpxord          zmm20, zmm22, zword [rdx + 64]
-	vaesenclast     zmm1, zmm1, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm19
 	vmovdqu8        zword [rsi + 64], zmm1
-	vpxord          zmm20, zmm22, zword [rdx + 128]
-	vaesenclast     zmm2, zmm2, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm19
 	vmovdqu8        zword [rsi + 128], zmm2
-	vpxord          zmm20, zmm22, zword [rdx + 192]
-	vaesenclast     zmm3, zmm3, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 192]
+	vaesenclast     zmm3, zmm3, zmm19
 	vmovdqu8        zword [rsi + 192], zmm3
-	vpxord          zmm20, zmm22, zword [rdx + 256]
-	vaesenclast     zmm4, zmm4, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 256]
+	vaesenclast     zmm4, zmm4, zmm19
 	vmovdqu8        zword [rsi + 256], zmm4
 	add             rdx, 320
 	add             rsi, 320
@@ -1530,126 +1564,127 @@ L.ctr_final6_aes128:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
 	kmovq           k1, r11
-	vmovdqu8        zmm20{k1}{z}, [rdx]
-	vpxord          zmm20, zmm20, zmm22
-	vaesenclast     zmm5, zmm5, zmm20
+	vmovdqu8        zmm19{k1}{z}, [rdx]
+	vpxord          zmm19, zmm19, zmm21
+	vaesenclast     zmm5, zmm5, zmm19
 	vmovdqu8        [rsi]{k1}, zmm5
 	jmp             near L.ctr_return_keysmem_tail8_unroll16
 L.ctr_final5:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (4 per vector), then round key 0
-	vpshufb         zmm0, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm1, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm2, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm3, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm4, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpxord          zmm0, zmm0, zmm21
-	vpxord          zmm1, zmm1, zmm21
-	vpxord          zmm2, zmm2, zmm21
-	vpxord          zmm3, zmm3, zmm21
-	vpxord          zmm4, zmm4, zmm21
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         zmm0, zmm16, zmm18
+	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
+	vpshufb         zmm1, zmm1, zmm18
+	vpaddq          zmm2, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 64]
+	vpshufb         zmm2, zmm2, zmm18
+	vpaddq          zmm3, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 128]
+	vpshufb         zmm3, zmm3, zmm18
+	vpaddq          zmm4, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 192]
+	vpshufb         zmm4, zmm4, zmm18
+	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 256]
+	vpxord          zmm0, zmm0, zmm20
+	vpxord          zmm1, zmm1, zmm20
+	vpxord          zmm2, zmm2, zmm20
+	vpxord          zmm3, zmm3, zmm20
+	vpxord          zmm4, zmm4, zmm20
 ; the middle rounds on 5 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final5_aes128
 	je              near L.ctr_final5_aes192
-	vbroadcasti32x4 zmm23, oword [r10 - 208]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 192]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
 L.ctr_final5_aes192:
-	vbroadcasti32x4 zmm23, oword [r10 - 176]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 160]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
 L.ctr_final5_aes128:
-	vbroadcasti32x4 zmm23, oword [r10 - 144]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 128]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 112]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 96]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 80]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 64]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 48]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 32]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 16]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          zmm20, zmm22, zword [rdx]
-	vaesenclast     zmm0, zmm0, zmm20
+	vpxord          zmm19, zmm21, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm19
 	vmovdqu8        zword [rsi], zmm0
-	vpxord          zmm20, zmm22, zword [rdx + 64]
-	vaesenclast     zmm1, zmm1, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm19
 	vmovdqu8        zword [rsi + 64], zmm1
-	vpxord          zmm20, zmm22, zword [rdx + 128]
-	vaesenclast     zmm2, zmm2, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm19
 	vmovdqu8        zword [rsi + 128], zmm2
-	vpxord          zmm20, zmm22, zword [rdx + 192]
-	vaesenclast     zmm3, zmm3, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 192]
+	vaesenclast     zmm3, zmm3, zmm19
 	vmovdqu8        zword [rsi + 192], zmm3
 	add             rdx, 256
 	add             rsi, 256
@@ -1659,107 +1694,108 @@ L.ctr_final5_aes128:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
 	kmovq           k1, r11
-	vmovdqu8        zmm20{k1}{z}, [rdx]
-	vpxord          zmm20, zmm20, zmm22
-	vaesenclast     zmm4, zmm4, zmm20
+	vmovdqu8        zmm19{k1}{z}, [rdx]
+	vpxord          zmm19, zmm19, zmm21
+	vaesenclast     zmm4, zmm4, zmm19
 	vmovdqu8        [rsi]{k1}, zmm4
 	jmp             near L.ctr_return_keysmem_tail8_unroll16
 L.ctr_final4_keysmem_tail8_unroll16:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (4 per vector), then round key 0
-	vpshufb         zmm0, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm1, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm2, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm3, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpxord          zmm0, zmm0, zmm21
-	vpxord          zmm1, zmm1, zmm21
-	vpxord          zmm2, zmm2, zmm21
-	vpxord          zmm3, zmm3, zmm21
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         zmm0, zmm16, zmm18
+	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
+	vpshufb         zmm1, zmm1, zmm18
+	vpaddq          zmm2, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 64]
+	vpshufb         zmm2, zmm2, zmm18
+	vpaddq          zmm3, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 128]
+	vpshufb         zmm3, zmm3, zmm18
+	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 192]
+	vpxord          zmm0, zmm0, zmm20
+	vpxord          zmm1, zmm1, zmm20
+	vpxord          zmm2, zmm2, zmm20
+	vpxord          zmm3, zmm3, zmm20
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final4_aes128_keysmem_tail8_unroll16
 	je              near L.ctr_final4_aes192_keysmem_tail8_unroll16
-	vbroadcasti32x4 zmm23, oword [r10 - 208]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 192]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
 L.ctr_final4_aes192_keysmem_tail8_unroll16:
-	vbroadcasti32x4 zmm23, oword [r10 - 176]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 160]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
 L.ctr_final4_aes128_keysmem_tail8_unroll16:
-	vbroadcasti32x4 zmm23, oword [r10 - 144]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 128]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 112]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 96]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 80]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 64]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 48]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 32]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 16]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          zmm20, zmm22, zword [rdx]
-	vaesenclast     zmm0, zmm0, zmm20
+	vpxord          zmm19, zmm21, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm19
 	vmovdqu8        zword [rsi], zmm0
-	vpxord          zmm20, zmm22, zword [rdx + 64]
-	vaesenclast     zmm1, zmm1, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm19
 	vmovdqu8        zword [rsi + 64], zmm1
-	vpxord          zmm20, zmm22, zword [rdx + 128]
-	vaesenclast     zmm2, zmm2, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm19
 	vmovdqu8        zword [rsi + 128], zmm2
 	add             rdx, 192
 	add             rsi, 192
@@ -1769,88 +1805,89 @@ L.ctr_final4_aes128_keysmem_tail8_unroll16:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
 	kmovq           k1, r11
-	vmovdqu8        zmm20{k1}{z}, [rdx]
-	vpxord          zmm20, zmm20, zmm22
-	vaesenclast     zmm3, zmm3, zmm20
+	vmovdqu8        zmm19{k1}{z}, [rdx]
+	vpxord          zmm19, zmm19, zmm21
+	vaesenclast     zmm3, zmm3, zmm19
 	vmovdqu8        [rsi]{k1}, zmm3
 	jmp             near L.ctr_return_keysmem_tail8_unroll16
 L.ctr_final3_keysmem_tail8_unroll16:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (4 per vector), then round key 0
-	vpshufb         zmm0, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm1, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm2, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpxord          zmm0, zmm0, zmm21
-	vpxord          zmm1, zmm1, zmm21
-	vpxord          zmm2, zmm2, zmm21
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         zmm0, zmm16, zmm18
+	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
+	vpshufb         zmm1, zmm1, zmm18
+	vpaddq          zmm2, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 64]
+	vpshufb         zmm2, zmm2, zmm18
+	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 128]
+	vpxord          zmm0, zmm0, zmm20
+	vpxord          zmm1, zmm1, zmm20
+	vpxord          zmm2, zmm2, zmm20
 ; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final3_aes128_keysmem_tail8_unroll16
 	je              near L.ctr_final3_aes192_keysmem_tail8_unroll16
-	vbroadcasti32x4 zmm23, oword [r10 - 208]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 192]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
 L.ctr_final3_aes192_keysmem_tail8_unroll16:
-	vbroadcasti32x4 zmm23, oword [r10 - 176]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 160]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
 L.ctr_final3_aes128_keysmem_tail8_unroll16:
-	vbroadcasti32x4 zmm23, oword [r10 - 144]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 128]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 112]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 96]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 80]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 64]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 48]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 32]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 16]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          zmm20, zmm22, zword [rdx]
-	vaesenclast     zmm0, zmm0, zmm20
+	vpxord          zmm19, zmm21, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm19
 	vmovdqu8        zword [rsi], zmm0
-	vpxord          zmm20, zmm22, zword [rdx + 64]
-	vaesenclast     zmm1, zmm1, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm19
 	vmovdqu8        zword [rsi + 64], zmm1
 	add             rdx, 128
 	add             rsi, 128
@@ -1860,69 +1897,70 @@ L.ctr_final3_aes128_keysmem_tail8_unroll16:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
 	kmovq           k1, r11
-	vmovdqu8        zmm20{k1}{z}, [rdx]
-	vpxord          zmm20, zmm20, zmm22
-	vaesenclast     zmm2, zmm2, zmm20
+	vmovdqu8        zmm19{k1}{z}, [rdx]
+	vpxord          zmm19, zmm19, zmm21
+	vaesenclast     zmm2, zmm2, zmm19
 	vmovdqu8        [rsi]{k1}, zmm2
 	jmp             near L.ctr_return_keysmem_tail8_unroll16
 L.ctr_final2_keysmem_tail8_unroll16:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (4 per vector), then round key 0
-	vpshufb         zmm0, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm1, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpxord          zmm0, zmm0, zmm21
-	vpxord          zmm1, zmm1, zmm21
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         zmm0, zmm16, zmm18
+	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
+	vpshufb         zmm1, zmm1, zmm18
+	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 64]
+	vpxord          zmm0, zmm0, zmm20
+	vpxord          zmm1, zmm1, zmm20
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final2_aes128_keysmem_tail8_unroll16
 	je              near L.ctr_final2_aes192_keysmem_tail8_unroll16
-	vbroadcasti32x4 zmm23, oword [r10 - 208]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 192]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
 L.ctr_final2_aes192_keysmem_tail8_unroll16:
-	vbroadcasti32x4 zmm23, oword [r10 - 176]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 160]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
 L.ctr_final2_aes128_keysmem_tail8_unroll16:
-	vbroadcasti32x4 zmm23, oword [r10 - 144]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 128]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 112]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 96]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 80]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 64]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 48]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 32]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 16]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          zmm20, zmm22, zword [rdx]
-	vaesenclast     zmm0, zmm0, zmm20
+	vpxord          zmm19, zmm21, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm19
 	vmovdqu8        zword [rsi], zmm0
 	add             rdx, 64
 	add             rsi, 64
@@ -1932,57 +1970,58 @@ L.ctr_final2_aes128_keysmem_tail8_unroll16:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
 	kmovq           k1, r11
-	vmovdqu8        zmm20{k1}{z}, [rdx]
-	vpxord          zmm20, zmm20, zmm22
-	vaesenclast     zmm1, zmm1, zmm20
+	vmovdqu8        zmm19{k1}{z}, [rdx]
+	vpxord          zmm19, zmm19, zmm21
+	vaesenclast     zmm1, zmm1, zmm19
 	vmovdqu8        [rsi]{k1}, zmm1
 	jmp             near L.ctr_return_keysmem_tail8_unroll16
 L.ctr_final1_keysmem_tail8_unroll16:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (4 per vector), then round key 0
-	vpshufb         zmm0, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpxord          zmm0, zmm0, zmm21
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         zmm0, zmm16, zmm18
+	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
+	vpxord          zmm0, zmm0, zmm20
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final1_aes128_keysmem_tail8_unroll16
 	je              near L.ctr_final1_aes192_keysmem_tail8_unroll16
-	vbroadcasti32x4 zmm23, oword [r10 - 208]
-	vaesenc         zmm0, zmm0, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 192]
-	vaesenc         zmm0, zmm0, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm22
 L.ctr_final1_aes192_keysmem_tail8_unroll16:
-	vbroadcasti32x4 zmm23, oword [r10 - 176]
-	vaesenc         zmm0, zmm0, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 160]
-	vaesenc         zmm0, zmm0, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm22
 L.ctr_final1_aes128_keysmem_tail8_unroll16:
-	vbroadcasti32x4 zmm23, oword [r10 - 144]
-	vaesenc         zmm0, zmm0, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 128]
-	vaesenc         zmm0, zmm0, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 112]
-	vaesenc         zmm0, zmm0, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 96]
-	vaesenc         zmm0, zmm0, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 80]
-	vaesenc         zmm0, zmm0, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 64]
-	vaesenc         zmm0, zmm0, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 48]
-	vaesenc         zmm0, zmm0, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 32]
-	vaesenc         zmm0, zmm0, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 16]
-	vaesenc         zmm0, zmm0, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm22
 ; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
 ; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
 	kmovq           k1, r11
-	vmovdqu8        zmm20{k1}{z}, [rdx]
-	vpxord          zmm20, zmm20, zmm22
-	vaesenclast     zmm0, zmm0, zmm20
+	vmovdqu8        zmm19{k1}{z}, [rdx]
+	vpxord          zmm19, zmm19, zmm21
+	vaesenclast     zmm0, zmm0, zmm19
 	vmovdqu8        [rsi]{k1}, zmm0
 L.ctr_return_keysmem_tail8_unroll16:
 	xor             eax, eax
@@ -1998,7 +2037,7 @@ L.ctr_main_loop_keysmem_tail8_unroll16:
 ; byte of the iteration's first block) tells whether one of them would carry
 	cmp             r8b, 191
 	ja              near L.ctr_main_carry_keysmem_tail8_unroll16 ; the low byte wraps in or right after this iteration
-	vpxord          zmm0, zmm17, zmm21
+	vpxord          zmm0, zmm17, zmm20
 	vpaddd          zmm1, zmm17, zword [rel L.ctr_be_lane_step_keysmem_tail8_unroll16]
 	vpaddd          zmm2, zmm17, zword [rel L.ctr_be_lane_step_keysmem_tail8_unroll16 + 64]
 	vpaddd          zmm3, zmm17, zword [rel L.ctr_be_lane_step_keysmem_tail8_unroll16 + 128]
@@ -2015,354 +2054,355 @@ L.ctr_main_loop_keysmem_tail8_unroll16:
 	vpaddd          zmm14, zmm17, zword [rel L.ctr_be_lane_step_keysmem_tail8_unroll16 + 832]
 	vpaddd          zmm15, zmm17, zword [rel L.ctr_be_lane_step_keysmem_tail8_unroll16 + 896]
 	vpaddd          zmm17, zmm17, zword [rel L.ctr_be_lane_step_keysmem_tail8_unroll16 + 960]
-	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_iteration_step_keysmem_tail8_unroll16]
-	vpxord          zmm1, zmm1, zmm21
-	vpxord          zmm2, zmm2, zmm21
-	vpxord          zmm3, zmm3, zmm21
-	vpxord          zmm4, zmm4, zmm21
-	vpxord          zmm5, zmm5, zmm21
-	vpxord          zmm6, zmm6, zmm21
-	vpxord          zmm7, zmm7, zmm21
-	vpxord          zmm8, zmm8, zmm21
-	vpxord          zmm9, zmm9, zmm21
-	vpxord          zmm10, zmm10, zmm21
-	vpxord          zmm11, zmm11, zmm21
-	vpxord          zmm12, zmm12, zmm21
-	vpxord          zmm13, zmm13, zmm21
-	vpxord          zmm14, zmm14, zmm21
-	vpxord          zmm15, zmm15, zmm21
+	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 960]
+	vpxord          zmm1, zmm1, zmm20
+	vpxord          zmm2, zmm2, zmm20
+	vpxord          zmm3, zmm3, zmm20
+	vpxord          zmm4, zmm4, zmm20
+	vpxord          zmm5, zmm5, zmm20
+	vpxord          zmm6, zmm6, zmm20
+	vpxord          zmm7, zmm7, zmm20
+	vpxord          zmm8, zmm8, zmm20
+	vpxord          zmm9, zmm9, zmm20
+	vpxord          zmm10, zmm10, zmm20
+	vpxord          zmm11, zmm11, zmm20
+	vpxord          zmm12, zmm12, zmm20
+	vpxord          zmm13, zmm13, zmm20
+	vpxord          zmm14, zmm14, zmm20
+	vpxord          zmm15, zmm15, zmm20
 	jmp             near L.ctr_main_counted_keysmem_tail8_unroll16
 L.ctr_main_carry_keysmem_tail8_unroll16:
 ; a carry out of the last byte: the general path, and BASE rebuilt from CTR
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (4 per vector), then round key 0
-	vpshufb         zmm0, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm1, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm2, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm3, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm4, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm5, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm6, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm7, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm8, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm9, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm10, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm11, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm12, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm13, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm14, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpshufb         zmm15, zmm16, zmm19
-	vpaddq          zmm16, zmm16, zmm18
-	vpxord          zmm0, zmm0, zmm21
-	vpxord          zmm1, zmm1, zmm21
-	vpxord          zmm2, zmm2, zmm21
-	vpxord          zmm3, zmm3, zmm21
-	vpxord          zmm4, zmm4, zmm21
-	vpxord          zmm5, zmm5, zmm21
-	vpxord          zmm6, zmm6, zmm21
-	vpxord          zmm7, zmm7, zmm21
-	vpxord          zmm8, zmm8, zmm21
-	vpxord          zmm9, zmm9, zmm21
-	vpxord          zmm10, zmm10, zmm21
-	vpxord          zmm11, zmm11, zmm21
-	vpxord          zmm12, zmm12, zmm21
-	vpxord          zmm13, zmm13, zmm21
-	vpxord          zmm14, zmm14, zmm21
-	vpxord          zmm15, zmm15, zmm21
-	vpshufb         zmm17, zmm16, zmm19
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         zmm0, zmm16, zmm18
+	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
+	vpshufb         zmm1, zmm1, zmm18
+	vpaddq          zmm2, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 64]
+	vpshufb         zmm2, zmm2, zmm18
+	vpaddq          zmm3, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 128]
+	vpshufb         zmm3, zmm3, zmm18
+	vpaddq          zmm4, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 192]
+	vpshufb         zmm4, zmm4, zmm18
+	vpaddq          zmm5, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 256]
+	vpshufb         zmm5, zmm5, zmm18
+	vpaddq          zmm6, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 320]
+	vpshufb         zmm6, zmm6, zmm18
+	vpaddq          zmm7, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 384]
+	vpshufb         zmm7, zmm7, zmm18
+	vpaddq          zmm8, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 448]
+	vpshufb         zmm8, zmm8, zmm18
+	vpaddq          zmm9, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 512]
+	vpshufb         zmm9, zmm9, zmm18
+	vpaddq          zmm10, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 576]
+	vpshufb         zmm10, zmm10, zmm18
+	vpaddq          zmm11, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 640]
+	vpshufb         zmm11, zmm11, zmm18
+	vpaddq          zmm12, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 704]
+	vpshufb         zmm12, zmm12, zmm18
+	vpaddq          zmm13, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 768]
+	vpshufb         zmm13, zmm13, zmm18
+	vpaddq          zmm14, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 832]
+	vpshufb         zmm14, zmm14, zmm18
+	vpaddq          zmm15, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 896]
+	vpshufb         zmm15, zmm15, zmm18
+	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 960]
+	vpxord          zmm0, zmm0, zmm20
+	vpxord          zmm1, zmm1, zmm20
+	vpxord          zmm2, zmm2, zmm20
+	vpxord          zmm3, zmm3, zmm20
+	vpxord          zmm4, zmm4, zmm20
+	vpxord          zmm5, zmm5, zmm20
+	vpxord          zmm6, zmm6, zmm20
+	vpxord          zmm7, zmm7, zmm20
+	vpxord          zmm8, zmm8, zmm20
+	vpxord          zmm9, zmm9, zmm20
+	vpxord          zmm10, zmm10, zmm20
+	vpxord          zmm11, zmm11, zmm20
+	vpxord          zmm12, zmm12, zmm20
+	vpxord          zmm13, zmm13, zmm20
+	vpxord          zmm14, zmm14, zmm20
+	vpxord          zmm15, zmm15, zmm20
+	vpshufb         zmm17, zmm16, zmm18
 L.ctr_main_counted_keysmem_tail8_unroll16:
 	add             r8, 64
 ; the middle rounds on 16 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_main_aes128_keysmem_tail8_unroll16
 	je              near L.ctr_main_aes192_keysmem_tail8_unroll16
-	vbroadcasti32x4 zmm23, oword [r10 - 208]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vaesenc         zmm8, zmm8, zmm23
-	vaesenc         zmm9, zmm9, zmm23
-	vaesenc         zmm10, zmm10, zmm23
-	vaesenc         zmm11, zmm11, zmm23
-	vaesenc         zmm12, zmm12, zmm23
-	vaesenc         zmm13, zmm13, zmm23
-	vaesenc         zmm14, zmm14, zmm23
-	vaesenc         zmm15, zmm15, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 192]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vaesenc         zmm8, zmm8, zmm23
-	vaesenc         zmm9, zmm9, zmm23
-	vaesenc         zmm10, zmm10, zmm23
-	vaesenc         zmm11, zmm11, zmm23
-	vaesenc         zmm12, zmm12, zmm23
-	vaesenc         zmm13, zmm13, zmm23
-	vaesenc         zmm14, zmm14, zmm23
-	vaesenc         zmm15, zmm15, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vaesenc         zmm8, zmm8, zmm22
+	vaesenc         zmm9, zmm9, zmm22
+	vaesenc         zmm10, zmm10, zmm22
+	vaesenc         zmm11, zmm11, zmm22
+	vaesenc         zmm12, zmm12, zmm22
+	vaesenc         zmm13, zmm13, zmm22
+	vaesenc         zmm14, zmm14, zmm22
+	vaesenc         zmm15, zmm15, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vaesenc         zmm8, zmm8, zmm22
+	vaesenc         zmm9, zmm9, zmm22
+	vaesenc         zmm10, zmm10, zmm22
+	vaesenc         zmm11, zmm11, zmm22
+	vaesenc         zmm12, zmm12, zmm22
+	vaesenc         zmm13, zmm13, zmm22
+	vaesenc         zmm14, zmm14, zmm22
+	vaesenc         zmm15, zmm15, zmm22
 L.ctr_main_aes192_keysmem_tail8_unroll16:
-	vbroadcasti32x4 zmm23, oword [r10 - 176]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vaesenc         zmm8, zmm8, zmm23
-	vaesenc         zmm9, zmm9, zmm23
-	vaesenc         zmm10, zmm10, zmm23
-	vaesenc         zmm11, zmm11, zmm23
-	vaesenc         zmm12, zmm12, zmm23
-	vaesenc         zmm13, zmm13, zmm23
-	vaesenc         zmm14, zmm14, zmm23
-	vaesenc         zmm15, zmm15, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 160]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vaesenc         zmm8, zmm8, zmm23
-	vaesenc         zmm9, zmm9, zmm23
-	vaesenc         zmm10, zmm10, zmm23
-	vaesenc         zmm11, zmm11, zmm23
-	vaesenc         zmm12, zmm12, zmm23
-	vaesenc         zmm13, zmm13, zmm23
-	vaesenc         zmm14, zmm14, zmm23
-	vaesenc         zmm15, zmm15, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vaesenc         zmm8, zmm8, zmm22
+	vaesenc         zmm9, zmm9, zmm22
+	vaesenc         zmm10, zmm10, zmm22
+	vaesenc         zmm11, zmm11, zmm22
+	vaesenc         zmm12, zmm12, zmm22
+	vaesenc         zmm13, zmm13, zmm22
+	vaesenc         zmm14, zmm14, zmm22
+	vaesenc         zmm15, zmm15, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vaesenc         zmm8, zmm8, zmm22
+	vaesenc         zmm9, zmm9, zmm22
+	vaesenc         zmm10, zmm10, zmm22
+	vaesenc         zmm11, zmm11, zmm22
+	vaesenc         zmm12, zmm12, zmm22
+	vaesenc         zmm13, zmm13, zmm22
+	vaesenc         zmm14, zmm14, zmm22
+	vaesenc         zmm15, zmm15, zmm22
 L.ctr_main_aes128_keysmem_tail8_unroll16:
-	vbroadcasti32x4 zmm23, oword [r10 - 144]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vaesenc         zmm8, zmm8, zmm23
-	vaesenc         zmm9, zmm9, zmm23
-	vaesenc         zmm10, zmm10, zmm23
-	vaesenc         zmm11, zmm11, zmm23
-	vaesenc         zmm12, zmm12, zmm23
-	vaesenc         zmm13, zmm13, zmm23
-	vaesenc         zmm14, zmm14, zmm23
-	vaesenc         zmm15, zmm15, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 128]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vaesenc         zmm8, zmm8, zmm23
-	vaesenc         zmm9, zmm9, zmm23
-	vaesenc         zmm10, zmm10, zmm23
-	vaesenc         zmm11, zmm11, zmm23
-	vaesenc         zmm12, zmm12, zmm23
-	vaesenc         zmm13, zmm13, zmm23
-	vaesenc         zmm14, zmm14, zmm23
-	vaesenc         zmm15, zmm15, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 112]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vaesenc         zmm8, zmm8, zmm23
-	vaesenc         zmm9, zmm9, zmm23
-	vaesenc         zmm10, zmm10, zmm23
-	vaesenc         zmm11, zmm11, zmm23
-	vaesenc         zmm12, zmm12, zmm23
-	vaesenc         zmm13, zmm13, zmm23
-	vaesenc         zmm14, zmm14, zmm23
-	vaesenc         zmm15, zmm15, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 96]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vaesenc         zmm8, zmm8, zmm23
-	vaesenc         zmm9, zmm9, zmm23
-	vaesenc         zmm10, zmm10, zmm23
-	vaesenc         zmm11, zmm11, zmm23
-	vaesenc         zmm12, zmm12, zmm23
-	vaesenc         zmm13, zmm13, zmm23
-	vaesenc         zmm14, zmm14, zmm23
-	vaesenc         zmm15, zmm15, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 80]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vaesenc         zmm8, zmm8, zmm23
-	vaesenc         zmm9, zmm9, zmm23
-	vaesenc         zmm10, zmm10, zmm23
-	vaesenc         zmm11, zmm11, zmm23
-	vaesenc         zmm12, zmm12, zmm23
-	vaesenc         zmm13, zmm13, zmm23
-	vaesenc         zmm14, zmm14, zmm23
-	vaesenc         zmm15, zmm15, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 64]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vaesenc         zmm8, zmm8, zmm23
-	vaesenc         zmm9, zmm9, zmm23
-	vaesenc         zmm10, zmm10, zmm23
-	vaesenc         zmm11, zmm11, zmm23
-	vaesenc         zmm12, zmm12, zmm23
-	vaesenc         zmm13, zmm13, zmm23
-	vaesenc         zmm14, zmm14, zmm23
-	vaesenc         zmm15, zmm15, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 48]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vaesenc         zmm8, zmm8, zmm23
-	vaesenc         zmm9, zmm9, zmm23
-	vaesenc         zmm10, zmm10, zmm23
-	vaesenc         zmm11, zmm11, zmm23
-	vaesenc         zmm12, zmm12, zmm23
-	vaesenc         zmm13, zmm13, zmm23
-	vaesenc         zmm14, zmm14, zmm23
-	vaesenc         zmm15, zmm15, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 32]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vaesenc         zmm8, zmm8, zmm23
-	vaesenc         zmm9, zmm9, zmm23
-	vaesenc         zmm10, zmm10, zmm23
-	vaesenc         zmm11, zmm11, zmm23
-	vaesenc         zmm12, zmm12, zmm23
-	vaesenc         zmm13, zmm13, zmm23
-	vaesenc         zmm14, zmm14, zmm23
-	vaesenc         zmm15, zmm15, zmm23
-	vbroadcasti32x4 zmm23, oword [r10 - 16]
-	vaesenc         zmm0, zmm0, zmm23
-	vaesenc         zmm1, zmm1, zmm23
-	vaesenc         zmm2, zmm2, zmm23
-	vaesenc         zmm3, zmm3, zmm23
-	vaesenc         zmm4, zmm4, zmm23
-	vaesenc         zmm5, zmm5, zmm23
-	vaesenc         zmm6, zmm6, zmm23
-	vaesenc         zmm7, zmm7, zmm23
-	vaesenc         zmm8, zmm8, zmm23
-	vaesenc         zmm9, zmm9, zmm23
-	vaesenc         zmm10, zmm10, zmm23
-	vaesenc         zmm11, zmm11, zmm23
-	vaesenc         zmm12, zmm12, zmm23
-	vaesenc         zmm13, zmm13, zmm23
-	vaesenc         zmm14, zmm14, zmm23
-	vaesenc         zmm15, zmm15, zmm23
+	vbroadcasti32x4 zmm22, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vaesenc         zmm8, zmm8, zmm22
+	vaesenc         zmm9, zmm9, zmm22
+	vaesenc         zmm10, zmm10, zmm22
+	vaesenc         zmm11, zmm11, zmm22
+	vaesenc         zmm12, zmm12, zmm22
+	vaesenc         zmm13, zmm13, zmm22
+	vaesenc         zmm14, zmm14, zmm22
+	vaesenc         zmm15, zmm15, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vaesenc         zmm8, zmm8, zmm22
+	vaesenc         zmm9, zmm9, zmm22
+	vaesenc         zmm10, zmm10, zmm22
+	vaesenc         zmm11, zmm11, zmm22
+	vaesenc         zmm12, zmm12, zmm22
+	vaesenc         zmm13, zmm13, zmm22
+	vaesenc         zmm14, zmm14, zmm22
+	vaesenc         zmm15, zmm15, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vaesenc         zmm8, zmm8, zmm22
+	vaesenc         zmm9, zmm9, zmm22
+	vaesenc         zmm10, zmm10, zmm22
+	vaesenc         zmm11, zmm11, zmm22
+	vaesenc         zmm12, zmm12, zmm22
+	vaesenc         zmm13, zmm13, zmm22
+	vaesenc         zmm14, zmm14, zmm22
+	vaesenc         zmm15, zmm15, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 96]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vaesenc         zmm8, zmm8, zmm22
+	vaesenc         zmm9, zmm9, zmm22
+	vaesenc         zmm10, zmm10, zmm22
+	vaesenc         zmm11, zmm11, zmm22
+	vaesenc         zmm12, zmm12, zmm22
+	vaesenc         zmm13, zmm13, zmm22
+	vaesenc         zmm14, zmm14, zmm22
+	vaesenc         zmm15, zmm15, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 80]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vaesenc         zmm8, zmm8, zmm22
+	vaesenc         zmm9, zmm9, zmm22
+	vaesenc         zmm10, zmm10, zmm22
+	vaesenc         zmm11, zmm11, zmm22
+	vaesenc         zmm12, zmm12, zmm22
+	vaesenc         zmm13, zmm13, zmm22
+	vaesenc         zmm14, zmm14, zmm22
+	vaesenc         zmm15, zmm15, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 64]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vaesenc         zmm8, zmm8, zmm22
+	vaesenc         zmm9, zmm9, zmm22
+	vaesenc         zmm10, zmm10, zmm22
+	vaesenc         zmm11, zmm11, zmm22
+	vaesenc         zmm12, zmm12, zmm22
+	vaesenc         zmm13, zmm13, zmm22
+	vaesenc         zmm14, zmm14, zmm22
+	vaesenc         zmm15, zmm15, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 48]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vaesenc         zmm8, zmm8, zmm22
+	vaesenc         zmm9, zmm9, zmm22
+	vaesenc         zmm10, zmm10, zmm22
+	vaesenc         zmm11, zmm11, zmm22
+	vaesenc         zmm12, zmm12, zmm22
+	vaesenc         zmm13, zmm13, zmm22
+	vaesenc         zmm14, zmm14, zmm22
+	vaesenc         zmm15, zmm15, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 32]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vaesenc         zmm8, zmm8, zmm22
+	vaesenc         zmm9, zmm9, zmm22
+	vaesenc         zmm10, zmm10, zmm22
+	vaesenc         zmm11, zmm11, zmm22
+	vaesenc         zmm12, zmm12, zmm22
+	vaesenc         zmm13, zmm13, zmm22
+	vaesenc         zmm14, zmm14, zmm22
+	vaesenc         zmm15, zmm15, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 16]
+	vaesenc         zmm0, zmm0, zmm22
+	vaesenc         zmm1, zmm1, zmm22
+	vaesenc         zmm2, zmm2, zmm22
+	vaesenc         zmm3, zmm3, zmm22
+	vaesenc         zmm4, zmm4, zmm22
+	vaesenc         zmm5, zmm5, zmm22
+	vaesenc         zmm6, zmm6, zmm22
+	vaesenc         zmm7, zmm7, zmm22
+	vaesenc         zmm8, zmm8, zmm22
+	vaesenc         zmm9, zmm9, zmm22
+	vaesenc         zmm10, zmm10, zmm22
+	vaesenc         zmm11, zmm11, zmm22
+	vaesenc         zmm12, zmm12, zmm22
+	vaesenc         zmm13, zmm13, zmm22
+	vaesenc         zmm14, zmm14, zmm22
+	vaesenc         zmm15, zmm15, zmm22
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxord          zmm20, zmm22, zword [rdx]
-	vaesenclast     zmm0, zmm0, zmm20
+	vpxord          zmm19, zmm21, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm19
 	vmovdqu8        zword [rsi], zmm0
-	vpxord          zmm20, zmm22, zword [rdx + 64]
-	vaesenclast     zmm1, zmm1, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm19
 	vmovdqu8        zword [rsi + 64], zmm1
-	vpxord          zmm20, zmm22, zword [rdx + 128]
-	vaesenclast     zmm2, zmm2, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm19
 	vmovdqu8        zword [rsi + 128], zmm2
-	vpxord          zmm20, zmm22, zword [rdx + 192]
-	vaesenclast     zmm3, zmm3, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 192]
+	vaesenclast     zmm3, zmm3, zmm19
 	vmovdqu8        zword [rsi + 192], zmm3
-	vpxord          zmm20, zmm22, zword [rdx + 256]
-	vaesenclast     zmm4, zmm4, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 256]
+	vaesenclast     zmm4, zmm4, zmm19
 	vmovdqu8        zword [rsi + 256], zmm4
-	vpxord          zmm20, zmm22, zword [rdx + 320]
-	vaesenclast     zmm5, zmm5, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 320]
+	vaesenclast     zmm5, zmm5, zmm19
 	vmovdqu8        zword [rsi + 320], zmm5
-	vpxord          zmm20, zmm22, zword [rdx + 384]
-	vaesenclast     zmm6, zmm6, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 384]
+	vaesenclast     zmm6, zmm6, zmm19
 	vmovdqu8        zword [rsi + 384], zmm6
-	vpxord          zmm20, zmm22, zword [rdx + 448]
-	vaesenclast     zmm7, zmm7, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 448]
+	vaesenclast     zmm7, zmm7, zmm19
 	vmovdqu8        zword [rsi + 448], zmm7
-	vpxord          zmm20, zmm22, zword [rdx + 512]
-	vaesenclast     zmm8, zmm8, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 512]
+	vaesenclast     zmm8, zmm8, zmm19
 	vmovdqu8        zword [rsi + 512], zmm8
-	vpxord          zmm20, zmm22, zword [rdx + 576]
-	vaesenclast     zmm9, zmm9, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 576]
+	vaesenclast     zmm9, zmm9, zmm19
 	vmovdqu8        zword [rsi + 576], zmm9
-	vpxord          zmm20, zmm22, zword [rdx + 640]
-	vaesenclast     zmm10, zmm10, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 640]
+	vaesenclast     zmm10, zmm10, zmm19
 	vmovdqu8        zword [rsi + 640], zmm10
-	vpxord          zmm20, zmm22, zword [rdx + 704]
-	vaesenclast     zmm11, zmm11, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 704]
+	vaesenclast     zmm11, zmm11, zmm19
 	vmovdqu8        zword [rsi + 704], zmm11
-	vpxord          zmm20, zmm22, zword [rdx + 768]
-	vaesenclast     zmm12, zmm12, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 768]
+	vaesenclast     zmm12, zmm12, zmm19
 	vmovdqu8        zword [rsi + 768], zmm12
-	vpxord          zmm20, zmm22, zword [rdx + 832]
-	vaesenclast     zmm13, zmm13, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 832]
+	vaesenclast     zmm13, zmm13, zmm19
 	vmovdqu8        zword [rsi + 832], zmm13
-	vpxord          zmm20, zmm22, zword [rdx + 896]
-	vaesenclast     zmm14, zmm14, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 896]
+	vaesenclast     zmm14, zmm14, zmm19
 	vmovdqu8        zword [rsi + 896], zmm14
-	vpxord          zmm20, zmm22, zword [rdx + 960]
-	vaesenclast     zmm15, zmm15, zmm20
+	vpxord          zmm19, zmm21, zword [rdx + 960]
+	vaesenclast     zmm15, zmm15, zmm19
 	vmovdqu8        zword [rsi + 960], zmm15
 	add             rdx, 1024
 	add             rsi, 1024
@@ -2402,9 +2442,9 @@ L.ctr_one_aes128_keysmem_tail8_unroll16:
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
 	kmovq           k1, r11
-	vmovdqu8        xmm20{k1}{z}, [rdx]
-	vpxord          xmm20, xmm20, oword [r10]
-	vaesenclast     xmm0, xmm0, xmm20
+	vmovdqu8        xmm19{k1}{z}, [rdx]
+	vpxord          xmm19, xmm19, oword [r10]
+	vaesenclast     xmm0, xmm0, xmm19
 	vmovdqu8        [rsi]{k1}, xmm0
 L.ctr_one_return_keysmem_tail8_unroll16:
 	xor             eax, eax
@@ -2416,9 +2456,6 @@ L.ctr_one_return_keysmem_tail8_unroll16:
 ; Reverses the 16 bytes of each lane: little-endian counter <-> big-endian block.
 L.ctr_bswap_mask_keysmem_tail8_unroll16:
 	db	15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
-; Per-lane increment: the number of blocks in one vector.
-L.ctr_lane_count_keysmem_tail8_unroll16:
-	dq	4, 0
 ; Big-endian steps of 1..16 vectors (entry k - 1 for k vectors): k times the
 ; block count per vector added to byte 15 of each lane (the top byte of dword 3).
 	align 64, db 0
@@ -2487,9 +2524,70 @@ L.ctr_be_lane_step_keysmem_tail8_unroll16:
 	dd	0, 0, 0, 1073741824
 	dd	0, 0, 0, 1073741824
 	dd	0, 0, 0, 1073741824
-; Little-endian step of one main-loop iteration.
+; Little-endian steps of 1..16 vectors (entry k - 1 for k vectors): k times the
+; block count per vector added to the low quadword of each lane.
 	align 64, db 0
-L.ctr_le_iteration_step_keysmem_tail8_unroll16:
+L.ctr_le_step_keysmem_tail8_unroll16:
+	dq	4, 0
+	dq	4, 0
+	dq	4, 0
+	dq	4, 0
+	dq	8, 0
+	dq	8, 0
+	dq	8, 0
+	dq	8, 0
+	dq	12, 0
+	dq	12, 0
+	dq	12, 0
+	dq	12, 0
+	dq	16, 0
+	dq	16, 0
+	dq	16, 0
+	dq	16, 0
+	dq	20, 0
+	dq	20, 0
+	dq	20, 0
+	dq	20, 0
+	dq	24, 0
+	dq	24, 0
+	dq	24, 0
+	dq	24, 0
+	dq	28, 0
+	dq	28, 0
+	dq	28, 0
+	dq	28, 0
+	dq	32, 0
+	dq	32, 0
+	dq	32, 0
+	dq	32, 0
+	dq	36, 0
+	dq	36, 0
+	dq	36, 0
+	dq	36, 0
+	dq	40, 0
+	dq	40, 0
+	dq	40, 0
+	dq	40, 0
+	dq	44, 0
+	dq	44, 0
+	dq	44, 0
+	dq	44, 0
+	dq	48, 0
+	dq	48, 0
+	dq	48, 0
+	dq	48, 0
+	dq	52, 0
+	dq	52, 0
+	dq	52, 0
+	dq	52, 0
+	dq	56, 0
+	dq	56, 0
+	dq	56, 0
+	dq	56, 0
+	dq	60, 0
+	dq	60, 0
+	dq	60, 0
+	dq	60, 0
 	dq	64, 0
 	dq	64, 0
 	dq	64, 0

@@ -31,8 +31,8 @@
 # Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9
 #                      ROUNDS=rax, KEYEND=r10, TMPG=r11
 # Registers (vector): KS0=ymm0, KS1=ymm1, KS2=ymm2, KS3=ymm3, KS4=ymm4, KS5=ymm5
-#                     KS6=ymm6, KS7=ymm7, CTR=ymm8, BASE=ymm9, INC=ymm10, BSWAP=ymm11
-#                     TMP=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15
+#                     KS6=ymm6, KS7=ymm7, CTR=ymm8, BASE=ymm9, BSWAP=ymm10, TMP=ymm11
+#                     K0=ymm12, KLAST=ymm13, KT=ymm14
 	.text
 	.p2align 5, 0xcc
 	.globl	aesgen_ctr_crypt_vaes_avx2
@@ -51,16 +51,15 @@ aesgen_ctr_crypt_vaes_avx2:
 	cmp             $16, %rcx
 	{disp32} jbe    .Lctr_one_block
 # the first and last round keys into registers; the middle ones are read each round
-	vbroadcasti128  (%rdi), %ymm13
-	vbroadcasti128  (%r10), %ymm14
+	vbroadcasti128  (%rdi), %ymm12
+	vbroadcasti128  (%r10), %ymm13
 # CTR = ctr, ctr + 1, ... (little-endian, one per lane); BASE = the same big-endian
 	vmovq           %r8, %xmm8
 	vpinsrq         $1, %r9, %xmm8, %xmm8
 	vpermq          $68, %ymm8, %ymm8               # lane 0 into both lanes
 	vpaddq          .Lctr_lane_offsets(%rip), %ymm8, %ymm8
-	vbroadcasti128  .Lctr_lane_count(%rip), %ymm10
-	vbroadcasti128  .Lctr_bswap_mask(%rip), %ymm11
-	vpshufb         %ymm11, %ymm8, %ymm9
+	vbroadcasti128  .Lctr_bswap_mask(%rip), %ymm10
+	vpshufb         %ymm10, %ymm8, %ymm9
 
 	sub             $256, %rcx
 	{disp32} jae    .Lctr_main_loop                 # out of line, so short messages fall through
@@ -72,104 +71,105 @@ aesgen_ctr_crypt_vaes_avx2:
 .Lctr_group_loop:
 	cmp             $128, %rcx
 	{disp32} jb     .Lctr_final
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (2 per vector), then round key 0
-	vpshufb         %ymm11, %ymm8, %ymm0
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm1
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm2
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm3
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpxor           %ymm13, %ymm0, %ymm0
-	vpxor           %ymm13, %ymm1, %ymm1
-	vpxor           %ymm13, %ymm2, %ymm2
-	vpxor           %ymm13, %ymm3, %ymm3
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %ymm10, %ymm8, %ymm0
+	vpaddq          .Lctr_le_step(%rip), %ymm8, %ymm1
+	vpshufb         %ymm10, %ymm1, %ymm1
+	vpaddq          .Lctr_le_step+32(%rip), %ymm8, %ymm2
+	vpshufb         %ymm10, %ymm2, %ymm2
+	vpaddq          .Lctr_le_step+64(%rip), %ymm8, %ymm3
+	vpshufb         %ymm10, %ymm3, %ymm3
+	vpaddq          .Lctr_le_step+96(%rip), %ymm8, %ymm8
+	vpxor           %ymm12, %ymm0, %ymm0
+	vpxor           %ymm12, %ymm1, %ymm1
+	vpxor           %ymm12, %ymm2, %ymm2
+	vpxor           %ymm12, %ymm3, %ymm3
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_group_aes128
 	{disp32} je     .Lctr_group_aes192
-	vbroadcasti128  -208(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vbroadcasti128  -192(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
 .Lctr_group_aes192:
-	vbroadcasti128  -176(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vbroadcasti128  -160(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
 .Lctr_group_aes128:
-	vbroadcasti128  -144(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vbroadcasti128  -128(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vbroadcasti128  -112(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vbroadcasti128  -96(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vbroadcasti128  -80(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vbroadcasti128  -64(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vbroadcasti128  -48(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vbroadcasti128  -32(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vbroadcasti128  -16(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           (%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm0, %ymm0
+	vpxor           (%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
-	vpxor           32(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm1, %ymm1
+	vpxor           32(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm1, %ymm1
 	vmovdqu         %ymm1, 32(%rsi)
-	vpxor           64(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm2, %ymm2
+	vpxor           64(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm2, %ymm2
 	vmovdqu         %ymm2, 64(%rsi)
-	vpxor           96(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm3, %ymm3
+	vpxor           96(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm3, %ymm3
 	vmovdqu         %ymm3, 96(%rsi)
 	add             $128, %rdx
 	add             $128, %rsi
@@ -187,112 +187,113 @@ aesgen_ctr_crypt_vaes_avx2:
 	cmp             $96, %rcx
 	{disp32} jbe    .Lctr_final3
 .Lctr_final4:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (2 per vector), then round key 0
-	vpshufb         %ymm11, %ymm8, %ymm0
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm1
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm2
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm3
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpxor           %ymm13, %ymm0, %ymm0
-	vpxor           %ymm13, %ymm1, %ymm1
-	vpxor           %ymm13, %ymm2, %ymm2
-	vpxor           %ymm13, %ymm3, %ymm3
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %ymm10, %ymm8, %ymm0
+	vpaddq          .Lctr_le_step(%rip), %ymm8, %ymm1
+	vpshufb         %ymm10, %ymm1, %ymm1
+	vpaddq          .Lctr_le_step+32(%rip), %ymm8, %ymm2
+	vpshufb         %ymm10, %ymm2, %ymm2
+	vpaddq          .Lctr_le_step+64(%rip), %ymm8, %ymm3
+	vpshufb         %ymm10, %ymm3, %ymm3
+	vpaddq          .Lctr_le_step+96(%rip), %ymm8, %ymm8
+	vpxor           %ymm12, %ymm0, %ymm0
+	vpxor           %ymm12, %ymm1, %ymm1
+	vpxor           %ymm12, %ymm2, %ymm2
+	vpxor           %ymm12, %ymm3, %ymm3
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final4_aes128
 	{disp32} je     .Lctr_final4_aes192
-	vbroadcasti128  -208(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vbroadcasti128  -192(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
 .Lctr_final4_aes192:
-	vbroadcasti128  -176(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vbroadcasti128  -160(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
 .Lctr_final4_aes128:
-	vbroadcasti128  -144(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vbroadcasti128  -128(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vbroadcasti128  -112(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vbroadcasti128  -96(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vbroadcasti128  -80(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vbroadcasti128  -64(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vbroadcasti128  -48(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vbroadcasti128  -32(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vbroadcasti128  -16(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           (%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm0, %ymm0
+	vpxor           (%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
-	vpxor           32(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm1, %ymm1
+	vpxor           32(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm1, %ymm1
 	vmovdqu         %ymm1, 32(%rsi)
-	vpxor           64(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm2, %ymm2
+	vpxor           64(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm2, %ymm2
 	vmovdqu         %ymm2, 64(%rsi)
 	add             $96, %rdx
 	add             $96, %rsi
 	sub             $96, %rcx
 # the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
-	vaesenclast     %ymm14, %ymm3, %ymm3
+	vaesenclast     %ymm13, %ymm3, %ymm3
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_final4_bytes              # less than a lane left: the pieces
-	vpxor           (%rdx), %xmm3, %xmm12
-	vmovdqu         %xmm12, (%rsi)
+	vpxor           (%rdx), %xmm3, %xmm11
+	vmovdqu         %xmm11, (%rsi)
 	{disp32} je     .Lctr_return                    # exactly 16 were left
 	add             $16, %rdx
 	add             $16, %rsi
@@ -300,8 +301,8 @@ aesgen_ctr_crypt_vaes_avx2:
 	vextracti128    $1, %ymm3, %xmm3                # next lane's keystream
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_final4_bytes              # less than a lane left: the pieces
-	vpxor           (%rdx), %xmm3, %xmm12
-	vmovdqu         %xmm12, (%rsi)
+	vpxor           (%rdx), %xmm3, %xmm11
+	vmovdqu         %xmm11, (%rsi)
 	{disp32} jmp    .Lctr_return
 .Lctr_final4_bytes:
 	test            $8, %ecx                        # a 8-byte piece left?
@@ -339,93 +340,94 @@ aesgen_ctr_crypt_vaes_avx2:
 .Lctr_final4_no1:
 	{disp32} jmp    .Lctr_return
 .Lctr_final3:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (2 per vector), then round key 0
-	vpshufb         %ymm11, %ymm8, %ymm0
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm1
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm2
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpxor           %ymm13, %ymm0, %ymm0
-	vpxor           %ymm13, %ymm1, %ymm1
-	vpxor           %ymm13, %ymm2, %ymm2
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %ymm10, %ymm8, %ymm0
+	vpaddq          .Lctr_le_step(%rip), %ymm8, %ymm1
+	vpshufb         %ymm10, %ymm1, %ymm1
+	vpaddq          .Lctr_le_step+32(%rip), %ymm8, %ymm2
+	vpshufb         %ymm10, %ymm2, %ymm2
+	vpaddq          .Lctr_le_step+64(%rip), %ymm8, %ymm8
+	vpxor           %ymm12, %ymm0, %ymm0
+	vpxor           %ymm12, %ymm1, %ymm1
+	vpxor           %ymm12, %ymm2, %ymm2
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final3_aes128
 	{disp32} je     .Lctr_final3_aes192
-	vbroadcasti128  -208(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vbroadcasti128  -192(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
 .Lctr_final3_aes192:
-	vbroadcasti128  -176(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vbroadcasti128  -160(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
 .Lctr_final3_aes128:
-	vbroadcasti128  -144(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vbroadcasti128  -128(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vbroadcasti128  -112(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vbroadcasti128  -96(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vbroadcasti128  -80(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vbroadcasti128  -64(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vbroadcasti128  -48(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vbroadcasti128  -32(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vbroadcasti128  -16(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           (%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm0, %ymm0
+	vpxor           (%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
-	vpxor           32(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm1, %ymm1
+	vpxor           32(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm1, %ymm1
 	vmovdqu         %ymm1, 32(%rsi)
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx
 # the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
-	vaesenclast     %ymm14, %ymm2, %ymm2
+	vaesenclast     %ymm13, %ymm2, %ymm2
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_final3_bytes              # less than a lane left: the pieces
-	vpxor           (%rdx), %xmm2, %xmm12
-	vmovdqu         %xmm12, (%rsi)
+	vpxor           (%rdx), %xmm2, %xmm11
+	vmovdqu         %xmm11, (%rsi)
 	{disp32} je     .Lctr_return                    # exactly 16 were left
 	add             $16, %rdx
 	add             $16, %rsi
@@ -433,8 +435,8 @@ aesgen_ctr_crypt_vaes_avx2:
 	vextracti128    $1, %ymm2, %xmm2                # next lane's keystream
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_final3_bytes              # less than a lane left: the pieces
-	vpxor           (%rdx), %xmm2, %xmm12
-	vmovdqu         %xmm12, (%rsi)
+	vpxor           (%rdx), %xmm2, %xmm11
+	vmovdqu         %xmm11, (%rsi)
 	{disp32} jmp    .Lctr_return
 .Lctr_final3_bytes:
 	test            $8, %ecx                        # a 8-byte piece left?
@@ -472,74 +474,75 @@ aesgen_ctr_crypt_vaes_avx2:
 .Lctr_final3_no1:
 	{disp32} jmp    .Lctr_return
 .Lctr_final2:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (2 per vector), then round key 0
-	vpshufb         %ymm11, %ymm8, %ymm0
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm1
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpxor           %ymm13, %ymm0, %ymm0
-	vpxor           %ymm13, %ymm1, %ymm1
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %ymm10, %ymm8, %ymm0
+	vpaddq          .Lctr_le_step(%rip), %ymm8, %ymm1
+	vpshufb         %ymm10, %ymm1, %ymm1
+	vpaddq          .Lctr_le_step+32(%rip), %ymm8, %ymm8
+	vpxor           %ymm12, %ymm0, %ymm0
+	vpxor           %ymm12, %ymm1, %ymm1
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final2_aes128
 	{disp32} je     .Lctr_final2_aes192
-	vbroadcasti128  -208(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vbroadcasti128  -192(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
 .Lctr_final2_aes192:
-	vbroadcasti128  -176(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vbroadcasti128  -160(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
 .Lctr_final2_aes128:
-	vbroadcasti128  -144(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vbroadcasti128  -128(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vbroadcasti128  -112(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vbroadcasti128  -96(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vbroadcasti128  -80(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vbroadcasti128  -64(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vbroadcasti128  -48(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vbroadcasti128  -32(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vbroadcasti128  -16(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           (%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm0, %ymm0
+	vpxor           (%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
 	add             $32, %rdx
 	add             $32, %rsi
 	sub             $32, %rcx
 # the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
-	vaesenclast     %ymm14, %ymm1, %ymm1
+	vaesenclast     %ymm13, %ymm1, %ymm1
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_final2_bytes              # less than a lane left: the pieces
-	vpxor           (%rdx), %xmm1, %xmm12
-	vmovdqu         %xmm12, (%rsi)
+	vpxor           (%rdx), %xmm1, %xmm11
+	vmovdqu         %xmm11, (%rsi)
 	{disp32} je     .Lctr_return                    # exactly 16 were left
 	add             $16, %rdx
 	add             $16, %rsi
@@ -547,8 +550,8 @@ aesgen_ctr_crypt_vaes_avx2:
 	vextracti128    $1, %ymm1, %xmm1                # next lane's keystream
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_final2_bytes              # less than a lane left: the pieces
-	vpxor           (%rdx), %xmm1, %xmm12
-	vmovdqu         %xmm12, (%rsi)
+	vpxor           (%rdx), %xmm1, %xmm11
+	vmovdqu         %xmm11, (%rsi)
 	{disp32} jmp    .Lctr_return
 .Lctr_final2_bytes:
 	test            $8, %ecx                        # a 8-byte piece left?
@@ -586,50 +589,51 @@ aesgen_ctr_crypt_vaes_avx2:
 .Lctr_final2_no1:
 	{disp32} jmp    .Lctr_return
 .Lctr_final1:
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (2 per vector), then round key 0
-	vpshufb         %ymm11, %ymm8, %ymm0
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpxor           %ymm13, %ymm0, %ymm0
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %ymm10, %ymm8, %ymm0
+	vpaddq          .Lctr_le_step(%rip), %ymm8, %ymm8
+	vpxor           %ymm12, %ymm0, %ymm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final1_aes128
 	{disp32} je     .Lctr_final1_aes192
-	vbroadcasti128  -208(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vbroadcasti128  -192(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
 .Lctr_final1_aes192:
-	vbroadcasti128  -176(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vbroadcasti128  -160(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
 .Lctr_final1_aes128:
-	vbroadcasti128  -144(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vbroadcasti128  -128(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vbroadcasti128  -112(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vbroadcasti128  -96(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vbroadcasti128  -80(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vbroadcasti128  -64(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vbroadcasti128  -48(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vbroadcasti128  -32(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vbroadcasti128  -16(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
 # the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
-	vaesenclast     %ymm14, %ymm0, %ymm0
+	vaesenclast     %ymm13, %ymm0, %ymm0
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_final1_bytes              # less than a lane left: the pieces
-	vpxor           (%rdx), %xmm0, %xmm12
-	vmovdqu         %xmm12, (%rsi)
+	vpxor           (%rdx), %xmm0, %xmm11
+	vmovdqu         %xmm11, (%rsi)
 	{disp32} je     .Lctr_return                    # exactly 16 were left
 	add             $16, %rdx
 	add             $16, %rsi
@@ -637,8 +641,8 @@ aesgen_ctr_crypt_vaes_avx2:
 	vextracti128    $1, %ymm0, %xmm0                # next lane's keystream
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_final1_bytes              # less than a lane left: the pieces
-	vpxor           (%rdx), %xmm0, %xmm12
-	vmovdqu         %xmm12, (%rsi)
+	vpxor           (%rdx), %xmm0, %xmm11
+	vmovdqu         %xmm11, (%rsi)
 	{disp32} jmp    .Lctr_return
 .Lctr_final1_bytes:
 	test            $8, %ecx                        # a 8-byte piece left?
@@ -688,7 +692,7 @@ aesgen_ctr_crypt_vaes_avx2:
 # byte of the iteration's first block) tells whether one of them would carry
 	cmp             $239, %r8b
 	{disp32} ja     .Lctr_main_carry                # the low byte wraps in or right after this iteration
-	vpxor           %ymm13, %ymm9, %ymm0
+	vpxor           %ymm12, %ymm9, %ymm0
 	vpaddd          .Lctr_be_lane_step(%rip), %ymm9, %ymm1
 	vpaddd          .Lctr_be_lane_step+32(%rip), %ymm9, %ymm2
 	vpaddd          .Lctr_be_lane_step+64(%rip), %ymm9, %ymm3
@@ -697,194 +701,195 @@ aesgen_ctr_crypt_vaes_avx2:
 	vpaddd          .Lctr_be_lane_step+160(%rip), %ymm9, %ymm6
 	vpaddd          .Lctr_be_lane_step+192(%rip), %ymm9, %ymm7
 	vpaddd          .Lctr_be_lane_step+224(%rip), %ymm9, %ymm9
-	vpaddq          .Lctr_le_iteration_step(%rip), %ymm8, %ymm8
-	vpxor           %ymm13, %ymm1, %ymm1
-	vpxor           %ymm13, %ymm2, %ymm2
-	vpxor           %ymm13, %ymm3, %ymm3
-	vpxor           %ymm13, %ymm4, %ymm4
-	vpxor           %ymm13, %ymm5, %ymm5
-	vpxor           %ymm13, %ymm6, %ymm6
-	vpxor           %ymm13, %ymm7, %ymm7
+	vpaddq          .Lctr_le_step+224(%rip), %ymm8, %ymm8
+	vpxor           %ymm12, %ymm1, %ymm1
+	vpxor           %ymm12, %ymm2, %ymm2
+	vpxor           %ymm12, %ymm3, %ymm3
+	vpxor           %ymm12, %ymm4, %ymm4
+	vpxor           %ymm12, %ymm5, %ymm5
+	vpxor           %ymm12, %ymm6, %ymm6
+	vpxor           %ymm12, %ymm7, %ymm7
 	{disp32} jmp    .Lctr_main_counted
 .Lctr_main_carry:
 # a carry out of the last byte: the general path, and BASE rebuilt from CTR
-# counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-# CTR += INC (2 per vector), then round key 0
-	vpshufb         %ymm11, %ymm8, %ymm0
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm1
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm2
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm3
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm4
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm5
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm6
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpshufb         %ymm11, %ymm8, %ymm7
-	vpaddq          %ymm10, %ymm8, %ymm8
-	vpxor           %ymm13, %ymm0, %ymm0
-	vpxor           %ymm13, %ymm1, %ymm1
-	vpxor           %ymm13, %ymm2, %ymm2
-	vpxor           %ymm13, %ymm3, %ymm3
-	vpxor           %ymm13, %ymm4, %ymm4
-	vpxor           %ymm13, %ymm5, %ymm5
-	vpxor           %ymm13, %ymm6, %ymm6
-	vpxor           %ymm13, %ymm7, %ymm7
-	vpshufb         %ymm11, %ymm8, %ymm9
+# counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+# with its own step, not a chain of adds: the last vector waits no longer than the
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         %ymm10, %ymm8, %ymm0
+	vpaddq          .Lctr_le_step(%rip), %ymm8, %ymm1
+	vpshufb         %ymm10, %ymm1, %ymm1
+	vpaddq          .Lctr_le_step+32(%rip), %ymm8, %ymm2
+	vpshufb         %ymm10, %ymm2, %ymm2
+	vpaddq          .Lctr_le_step+64(%rip), %ymm8, %ymm3
+	vpshufb         %ymm10, %ymm3, %ymm3
+	vpaddq          .Lctr_le_step+96(%rip), %ymm8, %ymm4
+	vpshufb         %ymm10, %ymm4, %ymm4
+	vpaddq          .Lctr_le_step+128(%rip), %ymm8, %ymm5
+	vpshufb         %ymm10, %ymm5, %ymm5
+	vpaddq          .Lctr_le_step+160(%rip), %ymm8, %ymm6
+	vpshufb         %ymm10, %ymm6, %ymm6
+	vpaddq          .Lctr_le_step+192(%rip), %ymm8, %ymm7
+	vpshufb         %ymm10, %ymm7, %ymm7
+	vpaddq          .Lctr_le_step+224(%rip), %ymm8, %ymm8
+	vpxor           %ymm12, %ymm0, %ymm0
+	vpxor           %ymm12, %ymm1, %ymm1
+	vpxor           %ymm12, %ymm2, %ymm2
+	vpxor           %ymm12, %ymm3, %ymm3
+	vpxor           %ymm12, %ymm4, %ymm4
+	vpxor           %ymm12, %ymm5, %ymm5
+	vpxor           %ymm12, %ymm6, %ymm6
+	vpxor           %ymm12, %ymm7, %ymm7
+	vpshufb         %ymm10, %ymm8, %ymm9
 .Lctr_main_counted:
 	add             $16, %r8
 # the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_main_aes128
 	{disp32} je     .Lctr_main_aes192
-	vbroadcasti128  -208(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vaesenc         %ymm15, %ymm4, %ymm4
-	vaesenc         %ymm15, %ymm5, %ymm5
-	vaesenc         %ymm15, %ymm6, %ymm6
-	vaesenc         %ymm15, %ymm7, %ymm7
-	vbroadcasti128  -192(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vaesenc         %ymm15, %ymm4, %ymm4
-	vaesenc         %ymm15, %ymm5, %ymm5
-	vaesenc         %ymm15, %ymm6, %ymm6
-	vaesenc         %ymm15, %ymm7, %ymm7
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 .Lctr_main_aes192:
-	vbroadcasti128  -176(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vaesenc         %ymm15, %ymm4, %ymm4
-	vaesenc         %ymm15, %ymm5, %ymm5
-	vaesenc         %ymm15, %ymm6, %ymm6
-	vaesenc         %ymm15, %ymm7, %ymm7
-	vbroadcasti128  -160(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vaesenc         %ymm15, %ymm4, %ymm4
-	vaesenc         %ymm15, %ymm5, %ymm5
-	vaesenc         %ymm15, %ymm6, %ymm6
-	vaesenc         %ymm15, %ymm7, %ymm7
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 .Lctr_main_aes128:
-	vbroadcasti128  -144(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vaesenc         %ymm15, %ymm4, %ymm4
-	vaesenc         %ymm15, %ymm5, %ymm5
-	vaesenc         %ymm15, %ymm6, %ymm6
-	vaesenc         %ymm15, %ymm7, %ymm7
-	vbroadcasti128  -128(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vaesenc         %ymm15, %ymm4, %ymm4
-	vaesenc         %ymm15, %ymm5, %ymm5
-	vaesenc         %ymm15, %ymm6, %ymm6
-	vaesenc         %ymm15, %ymm7, %ymm7
-	vbroadcasti128  -112(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vaesenc         %ymm15, %ymm4, %ymm4
-	vaesenc         %ymm15, %ymm5, %ymm5
-	vaesenc         %ymm15, %ymm6, %ymm6
-	vaesenc         %ymm15, %ymm7, %ymm7
-	vbroadcasti128  -96(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vaesenc         %ymm15, %ymm4, %ymm4
-	vaesenc         %ymm15, %ymm5, %ymm5
-	vaesenc         %ymm15, %ymm6, %ymm6
-	vaesenc         %ymm15, %ymm7, %ymm7
-	vbroadcasti128  -80(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vaesenc         %ymm15, %ymm4, %ymm4
-	vaesenc         %ymm15, %ymm5, %ymm5
-	vaesenc         %ymm15, %ymm6, %ymm6
-	vaesenc         %ymm15, %ymm7, %ymm7
-	vbroadcasti128  -64(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vaesenc         %ymm15, %ymm4, %ymm4
-	vaesenc         %ymm15, %ymm5, %ymm5
-	vaesenc         %ymm15, %ymm6, %ymm6
-	vaesenc         %ymm15, %ymm7, %ymm7
-	vbroadcasti128  -48(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vaesenc         %ymm15, %ymm4, %ymm4
-	vaesenc         %ymm15, %ymm5, %ymm5
-	vaesenc         %ymm15, %ymm6, %ymm6
-	vaesenc         %ymm15, %ymm7, %ymm7
-	vbroadcasti128  -32(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vaesenc         %ymm15, %ymm4, %ymm4
-	vaesenc         %ymm15, %ymm5, %ymm5
-	vaesenc         %ymm15, %ymm6, %ymm6
-	vaesenc         %ymm15, %ymm7, %ymm7
-	vbroadcasti128  -16(%r10), %ymm15
-	vaesenc         %ymm15, %ymm0, %ymm0
-	vaesenc         %ymm15, %ymm1, %ymm1
-	vaesenc         %ymm15, %ymm2, %ymm2
-	vaesenc         %ymm15, %ymm3, %ymm3
-	vaesenc         %ymm15, %ymm4, %ymm4
-	vaesenc         %ymm15, %ymm5, %ymm5
-	vaesenc         %ymm15, %ymm6, %ymm6
-	vaesenc         %ymm15, %ymm7, %ymm7
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vaesenc         %ymm14, %ymm4, %ymm4
+	vaesenc         %ymm14, %ymm5, %ymm5
+	vaesenc         %ymm14, %ymm6, %ymm6
+	vaesenc         %ymm14, %ymm7, %ymm7
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 # output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           (%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm0, %ymm0
+	vpxor           (%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm0, %ymm0
 	vmovdqu         %ymm0, (%rsi)
-	vpxor           32(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm1, %ymm1
+	vpxor           32(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm1, %ymm1
 	vmovdqu         %ymm1, 32(%rsi)
-	vpxor           64(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm2, %ymm2
+	vpxor           64(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm2, %ymm2
 	vmovdqu         %ymm2, 64(%rsi)
-	vpxor           96(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm3, %ymm3
+	vpxor           96(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm3, %ymm3
 	vmovdqu         %ymm3, 96(%rsi)
-	vpxor           128(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm4, %ymm4
+	vpxor           128(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm4, %ymm4
 	vmovdqu         %ymm4, 128(%rsi)
-	vpxor           160(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm5, %ymm5
+	vpxor           160(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm5, %ymm5
 	vmovdqu         %ymm5, 160(%rsi)
-	vpxor           192(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm6, %ymm6
+	vpxor           192(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm6, %ymm6
 	vmovdqu         %ymm6, 192(%rsi)
-	vpxor           224(%rdx), %ymm14, %ymm12
-	vaesenclast     %ymm12, %ymm7, %ymm7
+	vpxor           224(%rdx), %ymm13, %ymm11
+	vaesenclast     %ymm11, %ymm7, %ymm7
 	vmovdqu         %ymm7, 224(%rsi)
 	add             $256, %rdx
 	add             $256, %rsi
@@ -924,8 +929,8 @@ aesgen_ctr_crypt_vaes_avx2:
 	vaesenclast     (%r10), %xmm0, %xmm0
 	cmp             $16, %rcx
 	{disp32} jb     .Lctr_one_bytes                 # less than a lane left: the pieces
-	vpxor           (%rdx), %xmm0, %xmm12
-	vmovdqu         %xmm12, (%rsi)
+	vpxor           (%rdx), %xmm0, %xmm11
+	vmovdqu         %xmm11, (%rsi)
 	{disp32} jmp    .Lctr_one_return
 .Lctr_one_bytes:
 	test            $8, %ecx                        # a 8-byte piece left?
@@ -973,9 +978,6 @@ aesgen_ctr_crypt_vaes_avx2:
 # Reverses the 16 bytes of each lane: little-endian counter <-> big-endian block.
 .Lctr_bswap_mask:
 	.byte	15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
-# Per-lane increment: the number of blocks in one vector.
-.Lctr_lane_count:
-	.quad	2, 0
 # Big-endian steps of 1..8 vectors (entry k - 1 for k vectors): k times the
 # block count per vector added to byte 15 of each lane (the top byte of dword 3).
 	.p2align 6
@@ -996,9 +998,24 @@ aesgen_ctr_crypt_vaes_avx2:
 	.long	0, 0, 0, 234881024
 	.long	0, 0, 0, 268435456
 	.long	0, 0, 0, 268435456
-# Little-endian step of one main-loop iteration.
+# Little-endian steps of 1..8 vectors (entry k - 1 for k vectors): k times the
+# block count per vector added to the low quadword of each lane.
 	.p2align 6
-.Lctr_le_iteration_step:
+.Lctr_le_step:
+	.quad	2, 0
+	.quad	2, 0
+	.quad	4, 0
+	.quad	4, 0
+	.quad	6, 0
+	.quad	6, 0
+	.quad	8, 0
+	.quad	8, 0
+	.quad	10, 0
+	.quad	10, 0
+	.quad	12, 0
+	.quad	12, 0
+	.quad	14, 0
+	.quad	14, 0
 	.quad	16, 0
 	.quad	16, 0
 	.p2align 6

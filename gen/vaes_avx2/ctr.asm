@@ -34,8 +34,8 @@
 ; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTR_LO=r8, CTR_HI=r9
 ;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
 ; Registers (vector): KS0=ymm0, KS1=ymm1, KS2=ymm2, KS3=ymm3, KS4=ymm4, KS5=ymm5
-;                     KS6=ymm6, KS7=ymm7, CTR=ymm8, BASE=ymm9, INC=ymm10, BSWAP=ymm11
-;                     TMP=ymm12, K0=ymm13, KLAST=ymm14, KT=ymm15
+;                     KS6=ymm6, KS7=ymm7, CTR=ymm8, BASE=ymm9, BSWAP=ymm10, TMP=ymm11
+;                     K0=ymm12, KLAST=ymm13, KT=ymm14
 	section .text
 	align 32, db 0xcc
 	global aesgen_ctr_crypt_vaes_avx2:function hidden
@@ -51,16 +51,15 @@ aesgen_ctr_crypt_vaes_avx2:
 	cmp             rcx, 16
 	jbe             near L.ctr_one_block
 ; the first and last round keys into registers; the middle ones are read each round
-	vbroadcasti128  ymm13, oword [rdi]
-	vbroadcasti128  ymm14, oword [r10]
+	vbroadcasti128  ymm12, oword [rdi]
+	vbroadcasti128  ymm13, oword [r10]
 ; CTR = ctr, ctr + 1, ... (little-endian, one per lane); BASE = the same big-endian
 	vmovq           xmm8, r8
 	vpinsrq         xmm8, xmm8, r9, 1
 	vpermq          ymm8, ymm8, 68                  ; lane 0 into both lanes
 	vpaddq          ymm8, ymm8, yword [rel L.ctr_lane_offsets]
-	vbroadcasti128  ymm10, oword [rel L.ctr_lane_count]
-	vbroadcasti128  ymm11, oword [rel L.ctr_bswap_mask]
-	vpshufb         ymm9, ymm8, ymm11
+	vbroadcasti128  ymm10, oword [rel L.ctr_bswap_mask]
+	vpshufb         ymm9, ymm8, ymm10
 
 	sub             rcx, 256
 	jae             near L.ctr_main_loop            ; out of line, so short messages fall through
@@ -72,104 +71,105 @@ L.ctr_main_done:
 L.ctr_group_loop:
 	cmp             rcx, 128
 	jb              near L.ctr_final
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (2 per vector), then round key 0
-	vpshufb         ymm0, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm1, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm2, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm3, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpxor           ymm0, ymm0, ymm13
-	vpxor           ymm1, ymm1, ymm13
-	vpxor           ymm2, ymm2, ymm13
-	vpxor           ymm3, ymm3, ymm13
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         ymm0, ymm8, ymm10
+	vpaddq          ymm1, ymm8, yword [rel L.ctr_le_step]
+	vpshufb         ymm1, ymm1, ymm10
+	vpaddq          ymm2, ymm8, yword [rel L.ctr_le_step + 32]
+	vpshufb         ymm2, ymm2, ymm10
+	vpaddq          ymm3, ymm8, yword [rel L.ctr_le_step + 64]
+	vpshufb         ymm3, ymm3, ymm10
+	vpaddq          ymm8, ymm8, yword [rel L.ctr_le_step + 96]
+	vpxor           ymm0, ymm0, ymm12
+	vpxor           ymm1, ymm1, ymm12
+	vpxor           ymm2, ymm2, ymm12
+	vpxor           ymm3, ymm3, ymm12
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_group_aes128
 	je              near L.ctr_group_aes192
-	vbroadcasti128  ymm15, oword [r10 - 208]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 192]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
 L.ctr_group_aes192:
-	vbroadcasti128  ymm15, oword [r10 - 176]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 160]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
 L.ctr_group_aes128:
-	vbroadcasti128  ymm15, oword [r10 - 144]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 128]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 112]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 96]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 80]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 64]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 48]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 32]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 16]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           ymm12, ymm14, yword [rdx]
-	vaesenclast     ymm0, ymm0, ymm12
+	vpxor           ymm11, ymm13, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm11
 	vmovdqu         yword [rsi], ymm0
-	vpxor           ymm12, ymm14, yword [rdx + 32]
-	vaesenclast     ymm1, ymm1, ymm12
+	vpxor           ymm11, ymm13, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm11
 	vmovdqu         yword [rsi + 32], ymm1
-	vpxor           ymm12, ymm14, yword [rdx + 64]
-	vaesenclast     ymm2, ymm2, ymm12
+	vpxor           ymm11, ymm13, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm11
 	vmovdqu         yword [rsi + 64], ymm2
-	vpxor           ymm12, ymm14, yword [rdx + 96]
-	vaesenclast     ymm3, ymm3, ymm12
+	vpxor           ymm11, ymm13, yword [rdx + 96]
+	vaesenclast     ymm3, ymm3, ymm11
 	vmovdqu         yword [rsi + 96], ymm3
 	add             rdx, 128
 	add             rsi, 128
@@ -187,112 +187,113 @@ L.ctr_final:
 	cmp             rcx, 96
 	jbe             near L.ctr_final3
 L.ctr_final4:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (2 per vector), then round key 0
-	vpshufb         ymm0, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm1, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm2, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm3, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpxor           ymm0, ymm0, ymm13
-	vpxor           ymm1, ymm1, ymm13
-	vpxor           ymm2, ymm2, ymm13
-	vpxor           ymm3, ymm3, ymm13
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         ymm0, ymm8, ymm10
+	vpaddq          ymm1, ymm8, yword [rel L.ctr_le_step]
+	vpshufb         ymm1, ymm1, ymm10
+	vpaddq          ymm2, ymm8, yword [rel L.ctr_le_step + 32]
+	vpshufb         ymm2, ymm2, ymm10
+	vpaddq          ymm3, ymm8, yword [rel L.ctr_le_step + 64]
+	vpshufb         ymm3, ymm3, ymm10
+	vpaddq          ymm8, ymm8, yword [rel L.ctr_le_step + 96]
+	vpxor           ymm0, ymm0, ymm12
+	vpxor           ymm1, ymm1, ymm12
+	vpxor           ymm2, ymm2, ymm12
+	vpxor           ymm3, ymm3, ymm12
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final4_aes128
 	je              near L.ctr_final4_aes192
-	vbroadcasti128  ymm15, oword [r10 - 208]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 192]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
 L.ctr_final4_aes192:
-	vbroadcasti128  ymm15, oword [r10 - 176]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 160]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
 L.ctr_final4_aes128:
-	vbroadcasti128  ymm15, oword [r10 - 144]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 128]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 112]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 96]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 80]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 64]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 48]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 32]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 16]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           ymm12, ymm14, yword [rdx]
-	vaesenclast     ymm0, ymm0, ymm12
+	vpxor           ymm11, ymm13, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm11
 	vmovdqu         yword [rsi], ymm0
-	vpxor           ymm12, ymm14, yword [rdx + 32]
-	vaesenclast     ymm1, ymm1, ymm12
+	vpxor           ymm11, ymm13, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm11
 	vmovdqu         yword [rsi + 32], ymm1
-	vpxor           ymm12, ymm14, yword [rdx + 64]
-	vaesenclast     ymm2, ymm2, ymm12
+	vpxor           ymm11, ymm13, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm11
 	vmovdqu         yword [rsi + 64], ymm2
 	add             rdx, 96
 	add             rsi, 96
 	sub             rcx, 96
 ; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
-	vaesenclast     ymm3, ymm3, ymm14
+	vaesenclast     ymm3, ymm3, ymm13
 	cmp             rcx, 16
 	jb              near L.ctr_final4_bytes         ; less than a lane left: the pieces
-	vpxor           xmm12, xmm3, oword [rdx]
-	vmovdqu         oword [rsi], xmm12
+	vpxor           xmm11, xmm3, oword [rdx]
+	vmovdqu         oword [rsi], xmm11
 	je              near L.ctr_return               ; exactly 16 were left
 	add             rdx, 16
 	add             rsi, 16
@@ -300,8 +301,8 @@ L.ctr_final4_aes128:
 	vextracti128    xmm3, ymm3, 1                   ; next lane's keystream
 	cmp             rcx, 16
 	jb              near L.ctr_final4_bytes         ; less than a lane left: the pieces
-	vpxor           xmm12, xmm3, oword [rdx]
-	vmovdqu         oword [rsi], xmm12
+	vpxor           xmm11, xmm3, oword [rdx]
+	vmovdqu         oword [rsi], xmm11
 	jmp             near L.ctr_return
 L.ctr_final4_bytes:
 	test            ecx, 8                          ; a 8-byte piece left?
@@ -339,93 +340,94 @@ L.ctr_final4_no2:
 L.ctr_final4_no1:
 	jmp             near L.ctr_return
 L.ctr_final3:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (2 per vector), then round key 0
-	vpshufb         ymm0, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm1, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm2, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpxor           ymm0, ymm0, ymm13
-	vpxor           ymm1, ymm1, ymm13
-	vpxor           ymm2, ymm2, ymm13
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         ymm0, ymm8, ymm10
+	vpaddq          ymm1, ymm8, yword [rel L.ctr_le_step]
+	vpshufb         ymm1, ymm1, ymm10
+	vpaddq          ymm2, ymm8, yword [rel L.ctr_le_step + 32]
+	vpshufb         ymm2, ymm2, ymm10
+	vpaddq          ymm8, ymm8, yword [rel L.ctr_le_step + 64]
+	vpxor           ymm0, ymm0, ymm12
+	vpxor           ymm1, ymm1, ymm12
+	vpxor           ymm2, ymm2, ymm12
 ; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final3_aes128
 	je              near L.ctr_final3_aes192
-	vbroadcasti128  ymm15, oword [r10 - 208]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 192]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
 L.ctr_final3_aes192:
-	vbroadcasti128  ymm15, oword [r10 - 176]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 160]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
 L.ctr_final3_aes128:
-	vbroadcasti128  ymm15, oword [r10 - 144]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 128]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 112]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 96]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 80]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 64]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 48]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 32]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 16]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           ymm12, ymm14, yword [rdx]
-	vaesenclast     ymm0, ymm0, ymm12
+	vpxor           ymm11, ymm13, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm11
 	vmovdqu         yword [rsi], ymm0
-	vpxor           ymm12, ymm14, yword [rdx + 32]
-	vaesenclast     ymm1, ymm1, ymm12
+	vpxor           ymm11, ymm13, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm11
 	vmovdqu         yword [rsi + 32], ymm1
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
 ; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
-	vaesenclast     ymm2, ymm2, ymm14
+	vaesenclast     ymm2, ymm2, ymm13
 	cmp             rcx, 16
 	jb              near L.ctr_final3_bytes         ; less than a lane left: the pieces
-	vpxor           xmm12, xmm2, oword [rdx]
-	vmovdqu         oword [rsi], xmm12
+	vpxor           xmm11, xmm2, oword [rdx]
+	vmovdqu         oword [rsi], xmm11
 	je              near L.ctr_return               ; exactly 16 were left
 	add             rdx, 16
 	add             rsi, 16
@@ -433,8 +435,8 @@ L.ctr_final3_aes128:
 	vextracti128    xmm2, ymm2, 1                   ; next lane's keystream
 	cmp             rcx, 16
 	jb              near L.ctr_final3_bytes         ; less than a lane left: the pieces
-	vpxor           xmm12, xmm2, oword [rdx]
-	vmovdqu         oword [rsi], xmm12
+	vpxor           xmm11, xmm2, oword [rdx]
+	vmovdqu         oword [rsi], xmm11
 	jmp             near L.ctr_return
 L.ctr_final3_bytes:
 	test            ecx, 8                          ; a 8-byte piece left?
@@ -472,74 +474,75 @@ L.ctr_final3_no2:
 L.ctr_final3_no1:
 	jmp             near L.ctr_return
 L.ctr_final2:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (2 per vector), then round key 0
-	vpshufb         ymm0, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm1, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpxor           ymm0, ymm0, ymm13
-	vpxor           ymm1, ymm1, ymm13
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         ymm0, ymm8, ymm10
+	vpaddq          ymm1, ymm8, yword [rel L.ctr_le_step]
+	vpshufb         ymm1, ymm1, ymm10
+	vpaddq          ymm8, ymm8, yword [rel L.ctr_le_step + 32]
+	vpxor           ymm0, ymm0, ymm12
+	vpxor           ymm1, ymm1, ymm12
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final2_aes128
 	je              near L.ctr_final2_aes192
-	vbroadcasti128  ymm15, oword [r10 - 208]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 192]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
 L.ctr_final2_aes192:
-	vbroadcasti128  ymm15, oword [r10 - 176]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 160]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
 L.ctr_final2_aes128:
-	vbroadcasti128  ymm15, oword [r10 - 144]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 128]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 112]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 96]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 80]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 64]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 48]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 32]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 16]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           ymm12, ymm14, yword [rdx]
-	vaesenclast     ymm0, ymm0, ymm12
+	vpxor           ymm11, ymm13, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm11
 	vmovdqu         yword [rsi], ymm0
 	add             rdx, 32
 	add             rsi, 32
 	sub             rcx, 32
 ; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
-	vaesenclast     ymm1, ymm1, ymm14
+	vaesenclast     ymm1, ymm1, ymm13
 	cmp             rcx, 16
 	jb              near L.ctr_final2_bytes         ; less than a lane left: the pieces
-	vpxor           xmm12, xmm1, oword [rdx]
-	vmovdqu         oword [rsi], xmm12
+	vpxor           xmm11, xmm1, oword [rdx]
+	vmovdqu         oword [rsi], xmm11
 	je              near L.ctr_return               ; exactly 16 were left
 	add             rdx, 16
 	add             rsi, 16
@@ -547,8 +550,8 @@ L.ctr_final2_aes128:
 	vextracti128    xmm1, ymm1, 1                   ; next lane's keystream
 	cmp             rcx, 16
 	jb              near L.ctr_final2_bytes         ; less than a lane left: the pieces
-	vpxor           xmm12, xmm1, oword [rdx]
-	vmovdqu         oword [rsi], xmm12
+	vpxor           xmm11, xmm1, oword [rdx]
+	vmovdqu         oword [rsi], xmm11
 	jmp             near L.ctr_return
 L.ctr_final2_bytes:
 	test            ecx, 8                          ; a 8-byte piece left?
@@ -586,50 +589,51 @@ L.ctr_final2_no2:
 L.ctr_final2_no1:
 	jmp             near L.ctr_return
 L.ctr_final1:
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (2 per vector), then round key 0
-	vpshufb         ymm0, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpxor           ymm0, ymm0, ymm13
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         ymm0, ymm8, ymm10
+	vpaddq          ymm8, ymm8, yword [rel L.ctr_le_step]
+	vpxor           ymm0, ymm0, ymm12
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final1_aes128
 	je              near L.ctr_final1_aes192
-	vbroadcasti128  ymm15, oword [r10 - 208]
-	vaesenc         ymm0, ymm0, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 192]
-	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm14
 L.ctr_final1_aes192:
-	vbroadcasti128  ymm15, oword [r10 - 176]
-	vaesenc         ymm0, ymm0, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 160]
-	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm14
 L.ctr_final1_aes128:
-	vbroadcasti128  ymm15, oword [r10 - 144]
-	vaesenc         ymm0, ymm0, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 128]
-	vaesenc         ymm0, ymm0, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 112]
-	vaesenc         ymm0, ymm0, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 96]
-	vaesenc         ymm0, ymm0, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 80]
-	vaesenc         ymm0, ymm0, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 64]
-	vaesenc         ymm0, ymm0, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 48]
-	vaesenc         ymm0, ymm0, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 32]
-	vaesenc         ymm0, ymm0, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 16]
-	vaesenc         ymm0, ymm0, ymm15
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesenc         ymm0, ymm0, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesenc         ymm0, ymm0, ymm14
 ; the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 ; 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
-	vaesenclast     ymm0, ymm0, ymm14
+	vaesenclast     ymm0, ymm0, ymm13
 	cmp             rcx, 16
 	jb              near L.ctr_final1_bytes         ; less than a lane left: the pieces
-	vpxor           xmm12, xmm0, oword [rdx]
-	vmovdqu         oword [rsi], xmm12
+	vpxor           xmm11, xmm0, oword [rdx]
+	vmovdqu         oword [rsi], xmm11
 	je              near L.ctr_return               ; exactly 16 were left
 	add             rdx, 16
 	add             rsi, 16
@@ -637,8 +641,8 @@ L.ctr_final1_aes128:
 	vextracti128    xmm0, ymm0, 1                   ; next lane's keystream
 	cmp             rcx, 16
 	jb              near L.ctr_final1_bytes         ; less than a lane left: the pieces
-	vpxor           xmm12, xmm0, oword [rdx]
-	vmovdqu         oword [rsi], xmm12
+	vpxor           xmm11, xmm0, oword [rdx]
+	vmovdqu         oword [rsi], xmm11
 	jmp             near L.ctr_return
 L.ctr_final1_bytes:
 	test            ecx, 8                          ; a 8-byte piece left?
@@ -688,7 +692,7 @@ L.ctr_main_loop:
 ; byte of the iteration's first block) tells whether one of them would carry
 	cmp             r8b, 239
 	ja              near L.ctr_main_carry           ; the low byte wraps in or right after this iteration
-	vpxor           ymm0, ymm9, ymm13
+	vpxor           ymm0, ymm9, ymm12
 	vpaddd          ymm1, ymm9, yword [rel L.ctr_be_lane_step]
 	vpaddd          ymm2, ymm9, yword [rel L.ctr_be_lane_step + 32]
 	vpaddd          ymm3, ymm9, yword [rel L.ctr_be_lane_step + 64]
@@ -697,194 +701,195 @@ L.ctr_main_loop:
 	vpaddd          ymm6, ymm9, yword [rel L.ctr_be_lane_step + 160]
 	vpaddd          ymm7, ymm9, yword [rel L.ctr_be_lane_step + 192]
 	vpaddd          ymm9, ymm9, yword [rel L.ctr_be_lane_step + 224]
-	vpaddq          ymm8, ymm8, yword [rel L.ctr_le_iteration_step]
-	vpxor           ymm1, ymm1, ymm13
-	vpxor           ymm2, ymm2, ymm13
-	vpxor           ymm3, ymm3, ymm13
-	vpxor           ymm4, ymm4, ymm13
-	vpxor           ymm5, ymm5, ymm13
-	vpxor           ymm6, ymm6, ymm13
-	vpxor           ymm7, ymm7, ymm13
+	vpaddq          ymm8, ymm8, yword [rel L.ctr_le_step + 224]
+	vpxor           ymm1, ymm1, ymm12
+	vpxor           ymm2, ymm2, ymm12
+	vpxor           ymm3, ymm3, ymm12
+	vpxor           ymm4, ymm4, ymm12
+	vpxor           ymm5, ymm5, ymm12
+	vpxor           ymm6, ymm6, ymm12
+	vpxor           ymm7, ymm7, ymm12
 	jmp             near L.ctr_main_counted
 L.ctr_main_carry:
 ; a carry out of the last byte: the general path, and BASE rebuilt from CTR
-; counter blocks: CTR (little-endian) byte-swapped into BSWAP's big-endian blocks,
-; CTR += INC (2 per vector), then round key 0
-	vpshufb         ymm0, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm1, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm2, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm3, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm4, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm5, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm6, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpshufb         ymm7, ymm8, ymm11
-	vpaddq          ymm8, ymm8, ymm10
-	vpxor           ymm0, ymm0, ymm13
-	vpxor           ymm1, ymm1, ymm13
-	vpxor           ymm2, ymm2, ymm13
-	vpxor           ymm3, ymm3, ymm13
-	vpxor           ymm4, ymm4, ymm13
-	vpxor           ymm5, ymm5, ymm13
-	vpxor           ymm6, ymm6, ymm13
-	vpxor           ymm7, ymm7, ymm13
-	vpshufb         ymm9, ymm8, ymm11
+; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
+; with its own step, not a chain of adds: the last vector waits no longer than the
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+	vpshufb         ymm0, ymm8, ymm10
+	vpaddq          ymm1, ymm8, yword [rel L.ctr_le_step]
+	vpshufb         ymm1, ymm1, ymm10
+	vpaddq          ymm2, ymm8, yword [rel L.ctr_le_step + 32]
+	vpshufb         ymm2, ymm2, ymm10
+	vpaddq          ymm3, ymm8, yword [rel L.ctr_le_step + 64]
+	vpshufb         ymm3, ymm3, ymm10
+	vpaddq          ymm4, ymm8, yword [rel L.ctr_le_step + 96]
+	vpshufb         ymm4, ymm4, ymm10
+	vpaddq          ymm5, ymm8, yword [rel L.ctr_le_step + 128]
+	vpshufb         ymm5, ymm5, ymm10
+	vpaddq          ymm6, ymm8, yword [rel L.ctr_le_step + 160]
+	vpshufb         ymm6, ymm6, ymm10
+	vpaddq          ymm7, ymm8, yword [rel L.ctr_le_step + 192]
+	vpshufb         ymm7, ymm7, ymm10
+	vpaddq          ymm8, ymm8, yword [rel L.ctr_le_step + 224]
+	vpxor           ymm0, ymm0, ymm12
+	vpxor           ymm1, ymm1, ymm12
+	vpxor           ymm2, ymm2, ymm12
+	vpxor           ymm3, ymm3, ymm12
+	vpxor           ymm4, ymm4, ymm12
+	vpxor           ymm5, ymm5, ymm12
+	vpxor           ymm6, ymm6, ymm12
+	vpxor           ymm7, ymm7, ymm12
+	vpshufb         ymm9, ymm8, ymm10
 L.ctr_main_counted:
 	add             r8, 16
 ; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_main_aes128
 	je              near L.ctr_main_aes192
-	vbroadcasti128  ymm15, oword [r10 - 208]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vaesenc         ymm4, ymm4, ymm15
-	vaesenc         ymm5, ymm5, ymm15
-	vaesenc         ymm6, ymm6, ymm15
-	vaesenc         ymm7, ymm7, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 192]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vaesenc         ymm4, ymm4, ymm15
-	vaesenc         ymm5, ymm5, ymm15
-	vaesenc         ymm6, ymm6, ymm15
-	vaesenc         ymm7, ymm7, ymm15
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 L.ctr_main_aes192:
-	vbroadcasti128  ymm15, oword [r10 - 176]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vaesenc         ymm4, ymm4, ymm15
-	vaesenc         ymm5, ymm5, ymm15
-	vaesenc         ymm6, ymm6, ymm15
-	vaesenc         ymm7, ymm7, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 160]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vaesenc         ymm4, ymm4, ymm15
-	vaesenc         ymm5, ymm5, ymm15
-	vaesenc         ymm6, ymm6, ymm15
-	vaesenc         ymm7, ymm7, ymm15
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 L.ctr_main_aes128:
-	vbroadcasti128  ymm15, oword [r10 - 144]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vaesenc         ymm4, ymm4, ymm15
-	vaesenc         ymm5, ymm5, ymm15
-	vaesenc         ymm6, ymm6, ymm15
-	vaesenc         ymm7, ymm7, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 128]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vaesenc         ymm4, ymm4, ymm15
-	vaesenc         ymm5, ymm5, ymm15
-	vaesenc         ymm6, ymm6, ymm15
-	vaesenc         ymm7, ymm7, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 112]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vaesenc         ymm4, ymm4, ymm15
-	vaesenc         ymm5, ymm5, ymm15
-	vaesenc         ymm6, ymm6, ymm15
-	vaesenc         ymm7, ymm7, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 96]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vaesenc         ymm4, ymm4, ymm15
-	vaesenc         ymm5, ymm5, ymm15
-	vaesenc         ymm6, ymm6, ymm15
-	vaesenc         ymm7, ymm7, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 80]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vaesenc         ymm4, ymm4, ymm15
-	vaesenc         ymm5, ymm5, ymm15
-	vaesenc         ymm6, ymm6, ymm15
-	vaesenc         ymm7, ymm7, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 64]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vaesenc         ymm4, ymm4, ymm15
-	vaesenc         ymm5, ymm5, ymm15
-	vaesenc         ymm6, ymm6, ymm15
-	vaesenc         ymm7, ymm7, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 48]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vaesenc         ymm4, ymm4, ymm15
-	vaesenc         ymm5, ymm5, ymm15
-	vaesenc         ymm6, ymm6, ymm15
-	vaesenc         ymm7, ymm7, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 32]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vaesenc         ymm4, ymm4, ymm15
-	vaesenc         ymm5, ymm5, ymm15
-	vaesenc         ymm6, ymm6, ymm15
-	vaesenc         ymm7, ymm7, ymm15
-	vbroadcasti128  ymm15, oword [r10 - 16]
-	vaesenc         ymm0, ymm0, ymm15
-	vaesenc         ymm1, ymm1, ymm15
-	vaesenc         ymm2, ymm2, ymm15
-	vaesenc         ymm3, ymm3, ymm15
-	vaesenc         ymm4, ymm4, ymm15
-	vaesenc         ymm5, ymm5, ymm15
-	vaesenc         ymm6, ymm6, ymm15
-	vaesenc         ymm7, ymm7, ymm15
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vaesenc         ymm4, ymm4, ymm14
+	vaesenc         ymm5, ymm5, ymm14
+	vaesenc         ymm6, ymm6, ymm14
+	vaesenc         ymm7, ymm7, ymm14
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
 ; output block (the XOR with the source is off the rounds' dependency chain)
-	vpxor           ymm12, ymm14, yword [rdx]
-	vaesenclast     ymm0, ymm0, ymm12
+	vpxor           ymm11, ymm13, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm11
 	vmovdqu         yword [rsi], ymm0
-	vpxor           ymm12, ymm14, yword [rdx + 32]
-	vaesenclast     ymm1, ymm1, ymm12
+	vpxor           ymm11, ymm13, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm11
 	vmovdqu         yword [rsi + 32], ymm1
-	vpxor           ymm12, ymm14, yword [rdx + 64]
-	vaesenclast     ymm2, ymm2, ymm12
+	vpxor           ymm11, ymm13, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm11
 	vmovdqu         yword [rsi + 64], ymm2
-	vpxor           ymm12, ymm14, yword [rdx + 96]
-	vaesenclast     ymm3, ymm3, ymm12
+	vpxor           ymm11, ymm13, yword [rdx + 96]
+	vaesenclast     ymm3, ymm3, ymm11
 	vmovdqu         yword [rsi + 96], ymm3
-	vpxor           ymm12, ymm14, yword [rdx + 128]
-	vaesenclast     ymm4, ymm4, ymm12
+	vpxor           ymm11, ymm13, yword [rdx + 128]
+	vaesenclast     ymm4, ymm4, ymm11
 	vmovdqu         yword [rsi + 128], ymm4
-	vpxor           ymm12, ymm14, yword [rdx + 160]
-	vaesenclast     ymm5, ymm5, ymm12
+	vpxor           ymm11, ymm13, yword [rdx + 160]
+	vaesenclast     ymm5, ymm5, ymm11
 	vmovdqu         yword [rsi + 160], ymm5
-	vpxor           ymm12, ymm14, yword [rdx + 192]
-	vaesenclast     ymm6, ymm6, ymm12
+	vpxor           ymm11, ymm13, yword [rdx + 192]
+	vaesenclast     ymm6, ymm6, ymm11
 	vmovdqu         yword [rsi + 192], ymm6
-	vpxor           ymm12, ymm14, yword [rdx + 224]
-	vaesenclast     ymm7, ymm7, ymm12
+	vpxor           ymm11, ymm13, yword [rdx + 224]
+	vaesenclast     ymm7, ymm7, ymm11
 	vmovdqu         yword [rsi + 224], ymm7
 	add             rdx, 256
 	add             rsi, 256
@@ -924,8 +929,8 @@ L.ctr_one_aes128:
 	vaesenclast     xmm0, xmm0, oword [r10]
 	cmp             rcx, 16
 	jb              near L.ctr_one_bytes            ; less than a lane left: the pieces
-	vpxor           xmm12, xmm0, oword [rdx]
-	vmovdqu         oword [rsi], xmm12
+	vpxor           xmm11, xmm0, oword [rdx]
+	vmovdqu         oword [rsi], xmm11
 	jmp             near L.ctr_one_return
 L.ctr_one_bytes:
 	test            ecx, 8                          ; a 8-byte piece left?
@@ -971,9 +976,6 @@ L.ctr_one_return:
 ; Reverses the 16 bytes of each lane: little-endian counter <-> big-endian block.
 L.ctr_bswap_mask:
 	db	15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
-; Per-lane increment: the number of blocks in one vector.
-L.ctr_lane_count:
-	dq	2, 0
 ; Big-endian steps of 1..8 vectors (entry k - 1 for k vectors): k times the
 ; block count per vector added to byte 15 of each lane (the top byte of dword 3).
 	align 64, db 0
@@ -994,9 +996,24 @@ L.ctr_be_lane_step:
 	dd	0, 0, 0, 234881024
 	dd	0, 0, 0, 268435456
 	dd	0, 0, 0, 268435456
-; Little-endian step of one main-loop iteration.
+; Little-endian steps of 1..8 vectors (entry k - 1 for k vectors): k times the
+; block count per vector added to the low quadword of each lane.
 	align 64, db 0
-L.ctr_le_iteration_step:
+L.ctr_le_step:
+	dq	2, 0
+	dq	2, 0
+	dq	4, 0
+	dq	4, 0
+	dq	6, 0
+	dq	6, 0
+	dq	8, 0
+	dq	8, 0
+	dq	10, 0
+	dq	10, 0
+	dq	12, 0
+	dq	12, 0
+	dq	14, 0
+	dq	14, 0
 	dq	16, 0
 	dq	16, 0
 	align 64, db 0
