@@ -81,13 +81,10 @@ aesgen_xts_encrypt_aesni_avx:
 	vmovdqu         (%rdi), %xmm9
 	vmovdqu         (%r10), %xmm10
 	vmovdqu         .Lxts_poly(%rip), %xmm1
-# PART = len % 16; stealing takes the last whole block and the PART bytes after it
+# PART = len % 16; the bulk takes the whole blocks
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
-	{disp32} jz     .Lxts_enc_whole_blocks
 	sub             %rsi, %r8
-	sub             $16, %r8                        # its last whole block goes to stealing
-.Lxts_enc_whole_blocks:
 	sub             $64, %r8
 	{disp32} jae    .Lxts_enc_main_loop             # out of line, so short messages fall through
 .Lxts_enc_main_done:
@@ -235,6 +232,7 @@ aesgen_xts_encrypt_aesni_avx:
 	add             $48, %rcx
 	add             $48, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	vmovdqa         %xmm7, %xmm4                    # the last block's output, for stealing
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final3:
 # the tweaks of 3 vectors: vector j = BASE * x^(1*j), each straight from BASE
@@ -342,6 +340,7 @@ aesgen_xts_encrypt_aesni_avx:
 	add             $32, %rcx
 	add             $32, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	vmovdqa         %xmm6, %xmm4                    # the last block's output, for stealing
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final2:
 # the tweaks of 2 vectors: vector j = BASE * x^(1*j), each straight from BASE
@@ -423,6 +422,7 @@ aesgen_xts_encrypt_aesni_avx:
 	add             $16, %rcx
 	add             $16, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	vmovdqa         %xmm5, %xmm4                    # the last block's output, for stealing
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final1:
 # the tweaks of 1 vector: vector j = BASE * x^(1*j), each straight from BASE
@@ -478,42 +478,13 @@ aesgen_xts_encrypt_aesni_avx:
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_no_tail:
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	vmovdqu         -16(%rdx), %xmm4                # the last block's output (a whole vector store)
 .Lxts_enc_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_enc_return
-# ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
-# (encryption: the last whole block under TA, the stolen block under TB)
-# xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
-	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
-	vpslldq         $8, %xmm8, %xmm8                # low half's carry into high
-	vpsllq          $1, %xmm2, %xmm3
-	vpxor           %xmm8, %xmm3, %xmm3
-	vpxor           %xmm0, %xmm3, %xmm3
-	vmovdqu         (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
-	vpxor           (%rcx), %xmm2, %xmm4
-	vpxor           (%rdi), %xmm4, %xmm4
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
-	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_steal_a_aes128
-	{disp32} je     .Lxts_enc_steal_a_aes192
-	vaesenc         -208(%r10), %xmm4, %xmm4
-	vaesenc         -192(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_a_aes192:
-	vaesenc         -176(%r10), %xmm4, %xmm4
-	vaesenc         -160(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_a_aes128:
-	vaesenc         -144(%r10), %xmm4, %xmm4
-	vaesenc         -128(%r10), %xmm4, %xmm4
-	vaesenc         -112(%r10), %xmm4, %xmm4
-	vaesenc         -96(%r10), %xmm4, %xmm4
-	vaesenc         -80(%r10), %xmm4, %xmm4
-	vaesenc         -64(%r10), %xmm4, %xmm4
-	vaesenc         -48(%r10), %xmm4, %xmm4
-	vaesenc         -32(%r10), %xmm4, %xmm4
-	vaesenc         -16(%r10), %xmm4, %xmm4
-	vaesenclast     (%r10), %xmm4, %xmm4
-	vpxor           %xmm2, %xmm4, %xmm4
+# ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
+# (also at DST - 16) and T1 = TB, the stolen block's tweak
+	vmovdqu         -16(%rcx,%rsi,1), %xmm8         # last 16 bytes of src
 	lea             .Lxts_cts_table(%rip), %r11
 # short block out: CC's first PART bytes, at the top of a store ending at the end
 	vmovdqu         (%r11,%rsi,1), %xmm1
@@ -526,8 +497,8 @@ aesgen_xts_encrypt_aesni_avx:
 	neg             %rsi
 	vpand           %xmm0, %xmm4, %xmm4
 	vpor            %xmm8, %xmm4, %xmm4
-	vmovdqu         %xmm1, (%rdx,%rsi,1)
-	vpxor           %xmm3, %xmm4, %xmm4
+	vmovdqu         %xmm1, -16(%rdx,%rsi,1)
+	vpxor           %xmm2, %xmm4, %xmm4
 	vpxor           (%rdi), %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
@@ -549,8 +520,8 @@ aesgen_xts_encrypt_aesni_avx:
 	vaesenc         -32(%r10), %xmm4, %xmm4
 	vaesenc         -16(%r10), %xmm4, %xmm4
 	vaesenclast     (%r10), %xmm4, %xmm4
-	vpxor           %xmm3, %xmm4, %xmm4
-	vmovdqu         %xmm4, (%rdx)
+	vpxor           %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, -16(%rdx)
 .Lxts_enc_return:
 	xor             %eax, %eax
 	vzeroupper
@@ -769,7 +740,7 @@ aesgen_xts_decrypt_aesni_avx:
 	vmovdqu         (%rdi), %xmm9
 	vmovdqu         (%r10), %xmm10
 	vmovdqu         .Lxts_poly(%rip), %xmm1
-# PART = len % 16; stealing takes the last whole block and the PART bytes after it
+# PART = len % 16; the bulk takes the whole blocks but the last, which goes to stealing
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
 	{disp32} jz     .Lxts_dec_whole_blocks
@@ -1169,8 +1140,8 @@ aesgen_xts_decrypt_aesni_avx:
 .Lxts_dec_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return
-# ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
-# (decryption: the last whole block under TB, the stolen block under TA)
+# ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
+# TA * x (decryption: the last whole block under TB, the stolen block under TA)
 # xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
@@ -1494,13 +1465,10 @@ aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 	vmovdqu         (%rdi), %xmm13
 	vmovdqu         (%r10), %xmm14
 	vmovdqu         .Lxts_poly_tweakgpr_unroll8(%rip), %xmm1
-# PART = len % 16; stealing takes the last whole block and the PART bytes after it
+# PART = len % 16; the bulk takes the whole blocks
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
-	{disp32} jz     .Lxts_enc_whole_blocks_tweakgpr_unroll8
 	sub             %rsi, %r8
-	sub             $16, %r8                        # its last whole block goes to stealing
-.Lxts_enc_whole_blocks_tweakgpr_unroll8:
 	sub             $128, %r8
 	{disp32} jae    .Lxts_enc_main_loop_tweakgpr_unroll8 # out of line, so short messages fall through
 .Lxts_enc_main_done_tweakgpr_unroll8:
@@ -1768,6 +1736,7 @@ aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 	add             $48, %rcx
 	add             $48, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	vmovdqa         %xmm7, %xmm4                    # the last block's output, for stealing
 	{disp32} jmp    .Lxts_enc_steal_or_done_tweakgpr_unroll8
 .Lxts_enc_final3_tweakgpr_unroll8:
 # the tweaks of 3 blocks: block j = BASE * x^j, each the previous one doubled
@@ -1869,6 +1838,7 @@ aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 	add             $32, %rcx
 	add             $32, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	vmovdqa         %xmm6, %xmm4                    # the last block's output, for stealing
 	{disp32} jmp    .Lxts_enc_steal_or_done_tweakgpr_unroll8
 .Lxts_enc_final2_tweakgpr_unroll8:
 # the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
@@ -1946,6 +1916,7 @@ aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 	add             $16, %rcx
 	add             $16, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	vmovdqa         %xmm5, %xmm4                    # the last block's output, for stealing
 	{disp32} jmp    .Lxts_enc_steal_or_done_tweakgpr_unroll8
 .Lxts_enc_final1_tweakgpr_unroll8:
 # the tweaks of 1 block: block j = BASE * x^j, each the previous one doubled
@@ -1999,42 +1970,13 @@ aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 	{disp32} jmp    .Lxts_enc_steal_or_done_tweakgpr_unroll8
 .Lxts_enc_no_tail_tweakgpr_unroll8:
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	vmovdqu         -16(%rdx), %xmm4                # the last block's output (a whole vector store)
 .Lxts_enc_steal_or_done_tweakgpr_unroll8:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_enc_return_tweakgpr_unroll8
-# ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
-# (encryption: the last whole block under TA, the stolen block under TB)
-# xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          $63, %xmm2, %xmm12              # top 1 bits of each half
-	vpclmulqdq      $1, %xmm1, %xmm12, %xmm0        # high half's, times 0x87
-	vpslldq         $8, %xmm12, %xmm12              # low half's carry into high
-	vpsllq          $1, %xmm2, %xmm3
-	vpxor           %xmm12, %xmm3, %xmm3
-	vpxor           %xmm0, %xmm3, %xmm3
-	vmovdqu         (%rcx,%rsi,1), %xmm12           # last 16 bytes of src
-	vpxor           (%rcx), %xmm2, %xmm4
-	vpxor           (%rdi), %xmm4, %xmm4
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
-	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_steal_a_aes128_tweakgpr_unroll8
-	{disp32} je     .Lxts_enc_steal_a_aes192_tweakgpr_unroll8
-	vaesenc         -208(%r10), %xmm4, %xmm4
-	vaesenc         -192(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_a_aes192_tweakgpr_unroll8:
-	vaesenc         -176(%r10), %xmm4, %xmm4
-	vaesenc         -160(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_a_aes128_tweakgpr_unroll8:
-	vaesenc         -144(%r10), %xmm4, %xmm4
-	vaesenc         -128(%r10), %xmm4, %xmm4
-	vaesenc         -112(%r10), %xmm4, %xmm4
-	vaesenc         -96(%r10), %xmm4, %xmm4
-	vaesenc         -80(%r10), %xmm4, %xmm4
-	vaesenc         -64(%r10), %xmm4, %xmm4
-	vaesenc         -48(%r10), %xmm4, %xmm4
-	vaesenc         -32(%r10), %xmm4, %xmm4
-	vaesenc         -16(%r10), %xmm4, %xmm4
-	vaesenclast     (%r10), %xmm4, %xmm4
-	vpxor           %xmm2, %xmm4, %xmm4
+# ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
+# (also at DST - 16) and T1 = TB, the stolen block's tweak
+	vmovdqu         -16(%rcx,%rsi,1), %xmm12        # last 16 bytes of src
 	lea             .Lxts_cts_table_tweakgpr_unroll8(%rip), %r11
 # short block out: CC's first PART bytes, at the top of a store ending at the end
 	vmovdqu         (%r11,%rsi,1), %xmm1
@@ -2047,8 +1989,8 @@ aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 	neg             %rsi
 	vpand           %xmm0, %xmm4, %xmm4
 	vpor            %xmm12, %xmm4, %xmm4
-	vmovdqu         %xmm1, (%rdx,%rsi,1)
-	vpxor           %xmm3, %xmm4, %xmm4
+	vmovdqu         %xmm1, -16(%rdx,%rsi,1)
+	vpxor           %xmm2, %xmm4, %xmm4
 	vpxor           (%rdi), %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
@@ -2070,8 +2012,8 @@ aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 	vaesenc         -32(%r10), %xmm4, %xmm4
 	vaesenc         -16(%r10), %xmm4, %xmm4
 	vaesenclast     (%r10), %xmm4, %xmm4
-	vpxor           %xmm3, %xmm4, %xmm4
-	vmovdqu         %xmm4, (%rdx)
+	vpxor           %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, -16(%rdx)
 .Lxts_enc_return_tweakgpr_unroll8:
 	xor             %eax, %eax
 	vzeroupper
@@ -2438,7 +2380,7 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	vmovdqu         (%rdi), %xmm13
 	vmovdqu         (%r10), %xmm14
 	vmovdqu         .Lxts_poly_tweakgpr_unroll8(%rip), %xmm1
-# PART = len % 16; stealing takes the last whole block and the PART bytes after it
+# PART = len % 16; the bulk takes the whole blocks but the last, which goes to stealing
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
 	{disp32} jz     .Lxts_dec_whole_blocks_tweakgpr_unroll8
@@ -2946,8 +2888,8 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 .Lxts_dec_steal_or_done_tweakgpr_unroll8:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return_tweakgpr_unroll8
-# ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
-# (decryption: the last whole block under TB, the stolen block under TA)
+# ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
+# TA * x (decryption: the last whole block under TB, the stolen block under TA)
 # xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm2, %xmm12              # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm12, %xmm0        # high half's, times 0x87

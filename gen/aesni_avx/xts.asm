@@ -81,13 +81,10 @@ L.xts_enc_tweak_aes128:
 	vmovdqu         xmm9, oword [rdi]
 	vmovdqu         xmm10, oword [r10]
 	vmovdqu         xmm1, oword [rel L.xts_poly]
-; PART = len % 16; stealing takes the last whole block and the PART bytes after it
+; PART = len % 16; the bulk takes the whole blocks
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
-	jz              near L.xts_enc_whole_blocks
 	sub             r8, rsi
-	sub             r8, 16                          ; its last whole block goes to stealing
-L.xts_enc_whole_blocks:
 	sub             r8, 64
 	jae             near L.xts_enc_main_loop        ; out of line, so short messages fall through
 L.xts_enc_main_done:
@@ -235,6 +232,7 @@ L.xts_enc_final4_aes128:
 	add             rcx, 48
 	add             rdx, 48
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	vmovdqa         xmm4, xmm7                      ; the last block's output, for stealing
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final3:
 ; the tweaks of 3 vectors: vector j = BASE * x^(1*j), each straight from BASE
@@ -342,6 +340,7 @@ L.xts_enc_final3_aes128:
 	add             rcx, 32
 	add             rdx, 32
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	vmovdqa         xmm4, xmm6                      ; the last block's output, for stealing
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final2:
 ; the tweaks of 2 vectors: vector j = BASE * x^(1*j), each straight from BASE
@@ -423,6 +422,7 @@ L.xts_enc_final2_aes128:
 	add             rcx, 16
 	add             rdx, 16
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	vmovdqa         xmm4, xmm5                      ; the last block's output, for stealing
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final1:
 ; the tweaks of 1 vector: vector j = BASE * x^(1*j), each straight from BASE
@@ -478,42 +478,13 @@ L.xts_enc_final1_aes128:
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_no_tail:
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	vmovdqu         xmm4, oword [rdx - 16]          ; the last block's output (a whole vector store)
 L.xts_enc_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_enc_return
-; ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
-; (encryption: the last whole block under TA, the stolen block under TB)
-; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
-	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
-	vpslldq         xmm8, xmm8, 8                   ; low half's carry into high
-	vpsllq          xmm3, xmm2, 1
-	vpxor           xmm3, xmm3, xmm8
-	vpxor           xmm3, xmm3, xmm0
-	vmovdqu         xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
-	vpxor           xmm4, xmm2, oword [rcx]
-	vpxor           xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
-	cmp             eax, 12
-	jb              near L.xts_enc_steal_a_aes128
-	je              near L.xts_enc_steal_a_aes192
-	vaesenc         xmm4, xmm4, oword [r10 - 208]
-	vaesenc         xmm4, xmm4, oword [r10 - 192]
-L.xts_enc_steal_a_aes192:
-	vaesenc         xmm4, xmm4, oword [r10 - 176]
-	vaesenc         xmm4, xmm4, oword [r10 - 160]
-L.xts_enc_steal_a_aes128:
-	vaesenc         xmm4, xmm4, oword [r10 - 144]
-	vaesenc         xmm4, xmm4, oword [r10 - 128]
-	vaesenc         xmm4, xmm4, oword [r10 - 112]
-	vaesenc         xmm4, xmm4, oword [r10 - 96]
-	vaesenc         xmm4, xmm4, oword [r10 - 80]
-	vaesenc         xmm4, xmm4, oword [r10 - 64]
-	vaesenc         xmm4, xmm4, oword [r10 - 48]
-	vaesenc         xmm4, xmm4, oword [r10 - 32]
-	vaesenc         xmm4, xmm4, oword [r10 - 16]
-	vaesenclast     xmm4, xmm4, oword [r10]
-	vpxor           xmm4, xmm4, xmm2
+; ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
+; (also at DST - 16) and T1 = TB, the stolen block's tweak
+	vmovdqu         xmm8, oword [rcx + rsi*1 - 16]  ; last 16 bytes of src
 	lea             r11, [rel L.xts_cts_table]
 ; short block out: CC's first PART bytes, at the top of a store ending at the end
 	vmovdqu         xmm1, oword [r11 + rsi*1]
@@ -526,8 +497,8 @@ L.xts_enc_steal_a_aes128:
 	neg             rsi
 	vpand           xmm4, xmm4, xmm0
 	vpor            xmm4, xmm4, xmm8
-	vmovdqu         oword [rdx + rsi*1], xmm1
-	vpxor           xmm4, xmm4, xmm3
+	vmovdqu         oword [rdx + rsi*1 - 16], xmm1
+	vpxor           xmm4, xmm4, xmm2
 	vpxor           xmm4, xmm4, oword [rdi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
@@ -549,8 +520,8 @@ L.xts_enc_steal_b_aes128:
 	vaesenc         xmm4, xmm4, oword [r10 - 32]
 	vaesenc         xmm4, xmm4, oword [r10 - 16]
 	vaesenclast     xmm4, xmm4, oword [r10]
-	vpxor           xmm4, xmm4, xmm3
-	vmovdqu         oword [rdx], xmm4
+	vpxor           xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx - 16], xmm4
 L.xts_enc_return:
 	xor             eax, eax
 	vzeroupper
@@ -764,7 +735,7 @@ L.xts_dec_tweak_aes128:
 	vmovdqu         xmm9, oword [rdi]
 	vmovdqu         xmm10, oword [r10]
 	vmovdqu         xmm1, oword [rel L.xts_poly]
-; PART = len % 16; stealing takes the last whole block and the PART bytes after it
+; PART = len % 16; the bulk takes the whole blocks but the last, which goes to stealing
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
 	jz              near L.xts_dec_whole_blocks
@@ -1164,8 +1135,8 @@ L.xts_dec_no_tail:
 L.xts_dec_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_dec_return
-; ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
-; (decryption: the last whole block under TB, the stolen block under TA)
+; ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
+; TA * x (decryption: the last whole block under TB, the stolen block under TA)
 ; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
@@ -1481,13 +1452,10 @@ L.xts_enc_tweak_aes128_tweakgpr_unroll8:
 	vmovdqu         xmm13, oword [rdi]
 	vmovdqu         xmm14, oword [r10]
 	vmovdqu         xmm1, oword [rel L.xts_poly_tweakgpr_unroll8]
-; PART = len % 16; stealing takes the last whole block and the PART bytes after it
+; PART = len % 16; the bulk takes the whole blocks
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
-	jz              near L.xts_enc_whole_blocks_tweakgpr_unroll8
 	sub             r8, rsi
-	sub             r8, 16                          ; its last whole block goes to stealing
-L.xts_enc_whole_blocks_tweakgpr_unroll8:
 	sub             r8, 128
 	jae             near L.xts_enc_main_loop_tweakgpr_unroll8 ; out of line, so short messages fall through
 L.xts_enc_main_done_tweakgpr_unroll8:
@@ -1755,6 +1723,7 @@ L.xts_enc_final4_aes128_tweakgpr_unroll8:
 	add             rcx, 48
 	add             rdx, 48
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	vmovdqa         xmm4, xmm7                      ; the last block's output, for stealing
 	jmp             near L.xts_enc_steal_or_done_tweakgpr_unroll8
 L.xts_enc_final3_tweakgpr_unroll8:
 ; the tweaks of 3 blocks: block j = BASE * x^j, each the previous one doubled
@@ -1856,6 +1825,7 @@ L.xts_enc_final3_aes128_tweakgpr_unroll8:
 	add             rcx, 32
 	add             rdx, 32
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	vmovdqa         xmm4, xmm6                      ; the last block's output, for stealing
 	jmp             near L.xts_enc_steal_or_done_tweakgpr_unroll8
 L.xts_enc_final2_tweakgpr_unroll8:
 ; the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
@@ -1933,6 +1903,7 @@ L.xts_enc_final2_aes128_tweakgpr_unroll8:
 	add             rcx, 16
 	add             rdx, 16
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	vmovdqa         xmm4, xmm5                      ; the last block's output, for stealing
 	jmp             near L.xts_enc_steal_or_done_tweakgpr_unroll8
 L.xts_enc_final1_tweakgpr_unroll8:
 ; the tweaks of 1 block: block j = BASE * x^j, each the previous one doubled
@@ -1986,42 +1957,13 @@ L.xts_enc_final1_aes128_tweakgpr_unroll8:
 	jmp             near L.xts_enc_steal_or_done_tweakgpr_unroll8
 L.xts_enc_no_tail_tweakgpr_unroll8:
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	vmovdqu         xmm4, oword [rdx - 16]          ; the last block's output (a whole vector store)
 L.xts_enc_steal_or_done_tweakgpr_unroll8:
 	test            rsi, rsi
 	jz              near L.xts_enc_return_tweakgpr_unroll8
-; ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
-; (encryption: the last whole block under TA, the stolen block under TB)
-; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          xmm12, xmm2, 63                 ; top 1 bits of each half
-	vpclmulqdq      xmm0, xmm12, xmm1, 1            ; high half's, times 0x87
-	vpslldq         xmm12, xmm12, 8                 ; low half's carry into high
-	vpsllq          xmm3, xmm2, 1
-	vpxor           xmm3, xmm3, xmm12
-	vpxor           xmm3, xmm3, xmm0
-	vmovdqu         xmm12, oword [rcx + rsi*1]      ; last 16 bytes of src
-	vpxor           xmm4, xmm2, oword [rcx]
-	vpxor           xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
-	cmp             eax, 12
-	jb              near L.xts_enc_steal_a_aes128_tweakgpr_unroll8
-	je              near L.xts_enc_steal_a_aes192_tweakgpr_unroll8
-	vaesenc         xmm4, xmm4, oword [r10 - 208]
-	vaesenc         xmm4, xmm4, oword [r10 - 192]
-L.xts_enc_steal_a_aes192_tweakgpr_unroll8:
-	vaesenc         xmm4, xmm4, oword [r10 - 176]
-	vaesenc         xmm4, xmm4, oword [r10 - 160]
-L.xts_enc_steal_a_aes128_tweakgpr_unroll8:
-	vaesenc         xmm4, xmm4, oword [r10 - 144]
-	vaesenc         xmm4, xmm4, oword [r10 - 128]
-	vaesenc         xmm4, xmm4, oword [r10 - 112]
-	vaesenc         xmm4, xmm4, oword [r10 - 96]
-	vaesenc         xmm4, xmm4, oword [r10 - 80]
-	vaesenc         xmm4, xmm4, oword [r10 - 64]
-	vaesenc         xmm4, xmm4, oword [r10 - 48]
-	vaesenc         xmm4, xmm4, oword [r10 - 32]
-	vaesenc         xmm4, xmm4, oword [r10 - 16]
-	vaesenclast     xmm4, xmm4, oword [r10]
-	vpxor           xmm4, xmm4, xmm2
+; ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
+; (also at DST - 16) and T1 = TB, the stolen block's tweak
+	vmovdqu         xmm12, oword [rcx + rsi*1 - 16] ; last 16 bytes of src
 	lea             r11, [rel L.xts_cts_table_tweakgpr_unroll8]
 ; short block out: CC's first PART bytes, at the top of a store ending at the end
 	vmovdqu         xmm1, oword [r11 + rsi*1]
@@ -2034,8 +1976,8 @@ L.xts_enc_steal_a_aes128_tweakgpr_unroll8:
 	neg             rsi
 	vpand           xmm4, xmm4, xmm0
 	vpor            xmm4, xmm4, xmm12
-	vmovdqu         oword [rdx + rsi*1], xmm1
-	vpxor           xmm4, xmm4, xmm3
+	vmovdqu         oword [rdx + rsi*1 - 16], xmm1
+	vpxor           xmm4, xmm4, xmm2
 	vpxor           xmm4, xmm4, oword [rdi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
@@ -2057,8 +1999,8 @@ L.xts_enc_steal_b_aes128_tweakgpr_unroll8:
 	vaesenc         xmm4, xmm4, oword [r10 - 32]
 	vaesenc         xmm4, xmm4, oword [r10 - 16]
 	vaesenclast     xmm4, xmm4, oword [r10]
-	vpxor           xmm4, xmm4, xmm3
-	vmovdqu         oword [rdx], xmm4
+	vpxor           xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx - 16], xmm4
 L.xts_enc_return_tweakgpr_unroll8:
 	xor             eax, eax
 	vzeroupper
@@ -2414,7 +2356,7 @@ L.xts_dec_tweak_aes128_tweakgpr_unroll8:
 	vmovdqu         xmm13, oword [rdi]
 	vmovdqu         xmm14, oword [r10]
 	vmovdqu         xmm1, oword [rel L.xts_poly_tweakgpr_unroll8]
-; PART = len % 16; stealing takes the last whole block and the PART bytes after it
+; PART = len % 16; the bulk takes the whole blocks but the last, which goes to stealing
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
 	jz              near L.xts_dec_whole_blocks_tweakgpr_unroll8
@@ -2922,8 +2864,8 @@ L.xts_dec_no_tail_tweakgpr_unroll8:
 L.xts_dec_steal_or_done_tweakgpr_unroll8:
 	test            rsi, rsi
 	jz              near L.xts_dec_return_tweakgpr_unroll8
-; ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
-; (decryption: the last whole block under TB, the stolen block under TA)
+; ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
+; TA * x (decryption: the last whole block under TB, the stolen block under TA)
 ; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm12, xmm2, 63                 ; top 1 bits of each half
 	vpclmulqdq      xmm0, xmm12, xmm1, 1            ; high half's, times 0x87

@@ -109,12 +109,16 @@ aesgen_xts_encrypt_avx10_512:
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
 	vpsllvq         .Lxts_lane_shift(%rip), %zmm0, %zmm0
 	vpternlogd      $150, %zmm3, %zmm2, %zmm0
-# PART = len % 16; stealing takes the last whole block and the PART bytes after it
+# PART = len % 16; the bulk takes the whole blocks
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
-	{disp32} jz     .Lxts_enc_whole_blocks
 	sub             %rsi, %r8
-	sub             $16, %r8                        # its last whole block goes to stealing
+# one whole block and a partial one: both on xmm (the final group's vector work and
+# lane extraction would stand before the second block's rounds)
+	cmp             $16, %r8
+	{disp32} jne    .Lxts_enc_whole_blocks
+	test            %rsi, %rsi
+	{disp32} jnz    .Lxts_enc_steal_both
 .Lxts_enc_whole_blocks:
 	sub             $256, %r8
 	{disp32} jae    .Lxts_enc_main_loop             # out of line, so short messages fall through
@@ -256,6 +260,7 @@ aesgen_xts_encrypt_avx10_512:
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %zmm13, %zmm3, %zmm2
+	vpermd          %zmm7, %zmm3, %zmm4             # the last block's output, for stealing
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final3:
 # the tweaks of 3 vectors: vector j = BASE * x^(4*j), each straight from BASE
@@ -358,6 +363,7 @@ aesgen_xts_encrypt_avx10_512:
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %zmm12, %zmm3, %zmm2
+	vpermd          %zmm6, %zmm3, %zmm4             # the last block's output, for stealing
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final2:
 # the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
@@ -435,6 +441,7 @@ aesgen_xts_encrypt_avx10_512:
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %zmm11, %zmm3, %zmm2
+	vpermd          %zmm5, %zmm3, %zmm4             # the last block's output, for stealing
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final1:
 # the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
@@ -485,14 +492,62 @@ aesgen_xts_encrypt_avx10_512:
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %zmm8, %zmm3, %zmm2
+	vpermd          %zmm4, %zmm3, %zmm4             # the last block's output, for stealing
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_no_tail:
 	vmovdqa64       %xmm0, %xmm2                    # the next block's tweak
+	vmovdqu8        -16(%rdx), %xmm4                # the last block's output (a whole vector store)
 .Lxts_enc_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_enc_return
-# ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
-# (encryption: the last whole block under TA, the stolen block under TB)
+# ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
+# (also at DST - 16) and T1 = TB, the stolen block's tweak
+	vmovdqu8        -16(%rcx,%rsi,1), %xmm8         # last 16 bytes of src
+	lea             .Lxts_cts_table(%rip), %r11
+# short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu8        (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
+# last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             %rsi
+	vmovdqu8        32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm8, %xmm8
+	vmovdqu8        64(%r11,%rsi,1), %xmm0
+	neg             %rsi
+	vpternlogd      $234, %xmm8, %xmm0, %xmm4       # (CC & MASK) | TAIL16
+	vmovdqu8        %xmm1, -16(%rdx,%rsi,1)
+	vpxord          %xmm2, %xmm4, %xmm4
+	vpxord          (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_steal_b_aes128
+	{disp32} je     .Lxts_enc_steal_b_aes192
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lxts_enc_steal_b_aes192:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lxts_enc_steal_b_aes128:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         -32(%r10), %xmm4, %xmm4
+	vaesenc         -16(%r10), %xmm4, %xmm4
+	vaesenclast     (%r10), %xmm4, %xmm4
+	vpxord          %xmm2, %xmm4, %xmm4
+	vmovdqu8        %xmm4, -16(%rdx)
+.Lxts_enc_return:
+	xor             %eax, %eax
+	vzeroupper
+	ret
+
+.Lxts_enc_steal_both:
+	vmovdqa64       %xmm0, %xmm2                    # the whole block's tweak
+# ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
+# TA * x (encryption: the last whole block under TA, the stolen block under TB)
 # xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
@@ -504,14 +559,14 @@ aesgen_xts_encrypt_avx10_512:
 	vpxord          (%rdi), %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_steal_a_aes128
-	{disp32} je     .Lxts_enc_steal_a_aes192
+	{disp32} jb     .Lxts_enc_steal_both_a_aes128
+	{disp32} je     .Lxts_enc_steal_both_a_aes192
 	vaesenc         -208(%r10), %xmm4, %xmm4
 	vaesenc         -192(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_a_aes192:
+.Lxts_enc_steal_both_a_aes192:
 	vaesenc         -176(%r10), %xmm4, %xmm4
 	vaesenc         -160(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_a_aes128:
+.Lxts_enc_steal_both_a_aes128:
 	vaesenc         -144(%r10), %xmm4, %xmm4
 	vaesenc         -128(%r10), %xmm4, %xmm4
 	vaesenc         -112(%r10), %xmm4, %xmm4
@@ -539,14 +594,14 @@ aesgen_xts_encrypt_avx10_512:
 	vpxord          (%rdi), %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_steal_b_aes128
-	{disp32} je     .Lxts_enc_steal_b_aes192
+	{disp32} jb     .Lxts_enc_steal_both_b_aes128
+	{disp32} je     .Lxts_enc_steal_both_b_aes192
 	vaesenc         -208(%r10), %xmm4, %xmm4
 	vaesenc         -192(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_b_aes192:
+.Lxts_enc_steal_both_b_aes192:
 	vaesenc         -176(%r10), %xmm4, %xmm4
 	vaesenc         -160(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_b_aes128:
+.Lxts_enc_steal_both_b_aes128:
 	vaesenc         -144(%r10), %xmm4, %xmm4
 	vaesenc         -128(%r10), %xmm4, %xmm4
 	vaesenc         -112(%r10), %xmm4, %xmm4
@@ -559,10 +614,7 @@ aesgen_xts_encrypt_avx10_512:
 	vaesenclast     (%r10), %xmm4, %xmm4
 	vpxord          %xmm3, %xmm4, %xmm4
 	vmovdqu8        %xmm4, (%rdx)
-.Lxts_enc_return:
-	xor             %eax, %eax
-	vzeroupper
-	ret
+	jmp             .Lxts_enc_return
 
 	.p2align 6, 0xcc
 .Lxts_enc_main_loop:
@@ -786,7 +838,7 @@ aesgen_xts_decrypt_avx10_512:
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
 	vpsllvq         .Lxts_lane_shift(%rip), %zmm0, %zmm0
 	vpternlogd      $150, %zmm3, %zmm2, %zmm0
-# PART = len % 16; stealing takes the last whole block and the PART bytes after it
+# PART = len % 16; the bulk takes the whole blocks but the last, which goes to stealing
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
 	{disp32} jz     .Lxts_dec_whole_blocks
@@ -1168,8 +1220,8 @@ aesgen_xts_decrypt_avx10_512:
 .Lxts_dec_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return
-# ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
-# (decryption: the last whole block under TB, the stolen block under TA)
+# ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
+# TA * x (decryption: the last whole block under TB, the stolen block under TA)
 # xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
@@ -1502,12 +1554,16 @@ aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
 	vpsllvq         .Lxts_lane_shift_onepassgroups_tail2_tweakahead(%rip), %zmm0, %zmm0
 	vpternlogd      $150, %zmm3, %zmm2, %zmm0
-# PART = len % 16; stealing takes the last whole block and the PART bytes after it
+# PART = len % 16; the bulk takes the whole blocks
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
-	{disp32} jz     .Lxts_enc_whole_blocks_onepassgroups_tail2_tweakahead
 	sub             %rsi, %r8
-	sub             $16, %r8                        # its last whole block goes to stealing
+# one whole block and a partial one: both on xmm (the final group's vector work and
+# lane extraction would stand before the second block's rounds)
+	cmp             $16, %r8
+	{disp32} jne    .Lxts_enc_whole_blocks_onepassgroups_tail2_tweakahead
+	test            %rsi, %rsi
+	{disp32} jnz    .Lxts_enc_steal_both_onepassgroups_tail2_tweakahead
 .Lxts_enc_whole_blocks_onepassgroups_tail2_tweakahead:
 	sub             $256, %r8
 	{disp32} ja     .Lxts_enc_main_loop_onepassgroups_tail2_tweakahead # more than one iteration; out of line, so short messages fall through
@@ -1664,6 +1720,7 @@ aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	lea             .Lxts_lane_select_onepassgroups_tail2_tweakahead(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %zmm11, %zmm3, %zmm2
+	vpermd          %zmm5, %zmm3, %zmm4             # the last block's output, for stealing
 	{disp32} jmp    .Lxts_enc_steal_or_done_onepassgroups_tail2_tweakahead
 .Lxts_enc_final1_onepassgroups_tail2_tweakahead:
 # the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
@@ -1714,14 +1771,62 @@ aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	lea             .Lxts_lane_select_onepassgroups_tail2_tweakahead(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %zmm8, %zmm3, %zmm2
+	vpermd          %zmm4, %zmm3, %zmm4             # the last block's output, for stealing
 	{disp32} jmp    .Lxts_enc_steal_or_done_onepassgroups_tail2_tweakahead
 .Lxts_enc_no_tail_onepassgroups_tail2_tweakahead:
 	vmovdqa64       %xmm0, %xmm2                    # the next block's tweak
+	vmovdqu8        -16(%rdx), %xmm4                # the last block's output (a whole vector store)
 .Lxts_enc_steal_or_done_onepassgroups_tail2_tweakahead:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_enc_return_onepassgroups_tail2_tweakahead
-# ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
-# (encryption: the last whole block under TA, the stolen block under TB)
+# ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
+# (also at DST - 16) and T1 = TB, the stolen block's tweak
+	vmovdqu8        -16(%rcx,%rsi,1), %xmm8         # last 16 bytes of src
+	lea             .Lxts_cts_table_onepassgroups_tail2_tweakahead(%rip), %r11
+# short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu8        (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
+# last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             %rsi
+	vmovdqu8        32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm8, %xmm8
+	vmovdqu8        64(%r11,%rsi,1), %xmm0
+	neg             %rsi
+	vpternlogd      $234, %xmm8, %xmm0, %xmm4       # (CC & MASK) | TAIL16
+	vmovdqu8        %xmm1, -16(%rdx,%rsi,1)
+	vpxord          %xmm2, %xmm4, %xmm4
+	vpxord          (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_steal_b_aes128_onepassgroups_tail2_tweakahead
+	{disp32} je     .Lxts_enc_steal_b_aes192_onepassgroups_tail2_tweakahead
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lxts_enc_steal_b_aes192_onepassgroups_tail2_tweakahead:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lxts_enc_steal_b_aes128_onepassgroups_tail2_tweakahead:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         -32(%r10), %xmm4, %xmm4
+	vaesenc         -16(%r10), %xmm4, %xmm4
+	vaesenclast     (%r10), %xmm4, %xmm4
+	vpxord          %xmm2, %xmm4, %xmm4
+	vmovdqu8        %xmm4, -16(%rdx)
+.Lxts_enc_return_onepassgroups_tail2_tweakahead:
+	xor             %eax, %eax
+	vzeroupper
+	ret
+
+.Lxts_enc_steal_both_onepassgroups_tail2_tweakahead:
+	vmovdqa64       %xmm0, %xmm2                    # the whole block's tweak
+# ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
+# TA * x (encryption: the last whole block under TA, the stolen block under TB)
 # xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
@@ -1733,14 +1838,14 @@ aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	vpxord          (%rdi), %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_steal_a_aes128_onepassgroups_tail2_tweakahead
-	{disp32} je     .Lxts_enc_steal_a_aes192_onepassgroups_tail2_tweakahead
+	{disp32} jb     .Lxts_enc_steal_both_a_aes128_onepassgroups_tail2_tweakahead
+	{disp32} je     .Lxts_enc_steal_both_a_aes192_onepassgroups_tail2_tweakahead
 	vaesenc         -208(%r10), %xmm4, %xmm4
 	vaesenc         -192(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_a_aes192_onepassgroups_tail2_tweakahead:
+.Lxts_enc_steal_both_a_aes192_onepassgroups_tail2_tweakahead:
 	vaesenc         -176(%r10), %xmm4, %xmm4
 	vaesenc         -160(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_a_aes128_onepassgroups_tail2_tweakahead:
+.Lxts_enc_steal_both_a_aes128_onepassgroups_tail2_tweakahead:
 	vaesenc         -144(%r10), %xmm4, %xmm4
 	vaesenc         -128(%r10), %xmm4, %xmm4
 	vaesenc         -112(%r10), %xmm4, %xmm4
@@ -1768,14 +1873,14 @@ aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	vpxord          (%rdi), %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_steal_b_aes128_onepassgroups_tail2_tweakahead
-	{disp32} je     .Lxts_enc_steal_b_aes192_onepassgroups_tail2_tweakahead
+	{disp32} jb     .Lxts_enc_steal_both_b_aes128_onepassgroups_tail2_tweakahead
+	{disp32} je     .Lxts_enc_steal_both_b_aes192_onepassgroups_tail2_tweakahead
 	vaesenc         -208(%r10), %xmm4, %xmm4
 	vaesenc         -192(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_b_aes192_onepassgroups_tail2_tweakahead:
+.Lxts_enc_steal_both_b_aes192_onepassgroups_tail2_tweakahead:
 	vaesenc         -176(%r10), %xmm4, %xmm4
 	vaesenc         -160(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_b_aes128_onepassgroups_tail2_tweakahead:
+.Lxts_enc_steal_both_b_aes128_onepassgroups_tail2_tweakahead:
 	vaesenc         -144(%r10), %xmm4, %xmm4
 	vaesenc         -128(%r10), %xmm4, %xmm4
 	vaesenc         -112(%r10), %xmm4, %xmm4
@@ -1788,10 +1893,7 @@ aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	vaesenclast     (%r10), %xmm4, %xmm4
 	vpxord          %xmm3, %xmm4, %xmm4
 	vmovdqu8        %xmm4, (%rdx)
-.Lxts_enc_return_onepassgroups_tail2_tweakahead:
-	xor             %eax, %eax
-	vzeroupper
-	ret
+	jmp             .Lxts_enc_return_onepassgroups_tail2_tweakahead
 
 .Lxts_enc_main_loop_onepassgroups_tail2_tweakahead:
 # the first iteration's tweaks: vector j = BASE * x^(4*j)
@@ -2041,7 +2143,7 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
 	vpsllvq         .Lxts_lane_shift_onepassgroups_tail2_tweakahead(%rip), %zmm0, %zmm0
 	vpternlogd      $150, %zmm3, %zmm2, %zmm0
-# PART = len % 16; stealing takes the last whole block and the PART bytes after it
+# PART = len % 16; the bulk takes the whole blocks but the last, which goes to stealing
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
 	{disp32} jz     .Lxts_dec_whole_blocks_onepassgroups_tail2_tweakahead
@@ -2259,8 +2361,8 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead:
 .Lxts_dec_steal_or_done_onepassgroups_tail2_tweakahead:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return_onepassgroups_tail2_tweakahead
-# ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
-# (decryption: the last whole block under TB, the stolen block under TA)
+# ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
+# TA * x (decryption: the last whole block under TB, the stolen block under TA)
 # xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87

@@ -109,12 +109,16 @@ L.xts_enc_keys_loaded:
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
 	vpsllvq         zmm0, zmm0, zword [rel L.xts_lane_shift]
 	vpternlogd      zmm0, zmm2, zmm3, 150
-; PART = len % 16; stealing takes the last whole block and the PART bytes after it
+; PART = len % 16; the bulk takes the whole blocks
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
-	jz              near L.xts_enc_whole_blocks
 	sub             r8, rsi
-	sub             r8, 16                          ; its last whole block goes to stealing
+; one whole block and a partial one: both on xmm (the final group's vector work and
+; lane extraction would stand before the second block's rounds)
+	cmp             r8, 16
+	jne             near L.xts_enc_whole_blocks
+	test            rsi, rsi
+	jnz             near L.xts_enc_steal_both
 L.xts_enc_whole_blocks:
 	sub             r8, 256
 	jae             near L.xts_enc_main_loop        ; out of line, so short messages fall through
@@ -256,6 +260,7 @@ L.xts_enc_final4_aes128:
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          zmm2, zmm3, zmm13
+	vpermd          zmm4, zmm3, zmm7                ; the last block's output, for stealing
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final3:
 ; the tweaks of 3 vectors: vector j = BASE * x^(4*j), each straight from BASE
@@ -358,6 +363,7 @@ L.xts_enc_final3_aes128:
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          zmm2, zmm3, zmm12
+	vpermd          zmm4, zmm3, zmm6                ; the last block's output, for stealing
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final2:
 ; the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
@@ -435,6 +441,7 @@ L.xts_enc_final2_aes128:
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          zmm2, zmm3, zmm11
+	vpermd          zmm4, zmm3, zmm5                ; the last block's output, for stealing
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final1:
 ; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
@@ -485,14 +492,62 @@ L.xts_enc_final1_aes128:
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          zmm2, zmm3, zmm8
+	vpermd          zmm4, zmm3, zmm4                ; the last block's output, for stealing
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_no_tail:
 	vmovdqa64       xmm2, xmm0                      ; the next block's tweak
+	vmovdqu8        xmm4, oword [rdx - 16]          ; the last block's output (a whole vector store)
 L.xts_enc_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_enc_return
-; ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
-; (encryption: the last whole block under TA, the stolen block under TB)
+; ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
+; (also at DST - 16) and T1 = TB, the stolen block's tweak
+	vmovdqu8        xmm8, oword [rcx + rsi*1 - 16]  ; last 16 bytes of src
+	lea             r11, [rel L.xts_cts_table]
+; short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu8        xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
+; last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             rsi
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm8, xmm8, xmm0
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 64]
+	neg             rsi
+	vpternlogd      xmm4, xmm0, xmm8, 234           ; (CC & MASK) | TAIL16
+	vmovdqu8        oword [rdx + rsi*1 - 16], xmm1
+	vpxord          xmm4, xmm4, xmm2
+	vpxord          xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_enc_steal_b_aes128
+	je              near L.xts_enc_steal_b_aes192
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.xts_enc_steal_b_aes192:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.xts_enc_steal_b_aes128:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	vaesenclast     xmm4, xmm4, oword [r10]
+	vpxord          xmm4, xmm4, xmm2
+	vmovdqu8        oword [rdx - 16], xmm4
+L.xts_enc_return:
+	xor             eax, eax
+	vzeroupper
+	ret
+
+L.xts_enc_steal_both:
+	vmovdqa64       xmm2, xmm0                      ; the whole block's tweak
+; ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
+; TA * x (encryption: the last whole block under TA, the stolen block under TB)
 ; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
@@ -504,14 +559,14 @@ L.xts_enc_steal_or_done:
 	vpxord          xmm4, xmm4, oword [rdi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xts_enc_steal_a_aes128
-	je              near L.xts_enc_steal_a_aes192
+	jb              near L.xts_enc_steal_both_a_aes128
+	je              near L.xts_enc_steal_both_a_aes192
 	vaesenc         xmm4, xmm4, oword [r10 - 208]
 	vaesenc         xmm4, xmm4, oword [r10 - 192]
-L.xts_enc_steal_a_aes192:
+L.xts_enc_steal_both_a_aes192:
 	vaesenc         xmm4, xmm4, oword [r10 - 176]
 	vaesenc         xmm4, xmm4, oword [r10 - 160]
-L.xts_enc_steal_a_aes128:
+L.xts_enc_steal_both_a_aes128:
 	vaesenc         xmm4, xmm4, oword [r10 - 144]
 	vaesenc         xmm4, xmm4, oword [r10 - 128]
 	vaesenc         xmm4, xmm4, oword [r10 - 112]
@@ -539,14 +594,14 @@ L.xts_enc_steal_a_aes128:
 	vpxord          xmm4, xmm4, oword [rdi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xts_enc_steal_b_aes128
-	je              near L.xts_enc_steal_b_aes192
+	jb              near L.xts_enc_steal_both_b_aes128
+	je              near L.xts_enc_steal_both_b_aes192
 	vaesenc         xmm4, xmm4, oword [r10 - 208]
 	vaesenc         xmm4, xmm4, oword [r10 - 192]
-L.xts_enc_steal_b_aes192:
+L.xts_enc_steal_both_b_aes192:
 	vaesenc         xmm4, xmm4, oword [r10 - 176]
 	vaesenc         xmm4, xmm4, oword [r10 - 160]
-L.xts_enc_steal_b_aes128:
+L.xts_enc_steal_both_b_aes128:
 	vaesenc         xmm4, xmm4, oword [r10 - 144]
 	vaesenc         xmm4, xmm4, oword [r10 - 128]
 	vaesenc         xmm4, xmm4, oword [r10 - 112]
@@ -559,10 +614,7 @@ L.xts_enc_steal_b_aes128:
 	vaesenclast     xmm4, xmm4, oword [r10]
 	vpxord          xmm4, xmm4, xmm3
 	vmovdqu8        oword [rdx], xmm4
-L.xts_enc_return:
-	xor             eax, eax
-	vzeroupper
-	ret
+	jmp             L.xts_enc_return
 
 	align 64, db 0xcc
 L.xts_enc_main_loop:
@@ -781,7 +833,7 @@ L.xts_dec_keys_loaded:
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
 	vpsllvq         zmm0, zmm0, zword [rel L.xts_lane_shift]
 	vpternlogd      zmm0, zmm2, zmm3, 150
-; PART = len % 16; stealing takes the last whole block and the PART bytes after it
+; PART = len % 16; the bulk takes the whole blocks but the last, which goes to stealing
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
 	jz              near L.xts_dec_whole_blocks
@@ -1163,8 +1215,8 @@ L.xts_dec_no_tail:
 L.xts_dec_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_dec_return
-; ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
-; (decryption: the last whole block under TB, the stolen block under TA)
+; ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
+; TA * x (decryption: the last whole block under TB, the stolen block under TA)
 ; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
@@ -1492,12 +1544,16 @@ L.xts_enc_keys_loaded_onepassgroups_tail2_tweakahead:
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
 	vpsllvq         zmm0, zmm0, zword [rel L.xts_lane_shift_onepassgroups_tail2_tweakahead]
 	vpternlogd      zmm0, zmm2, zmm3, 150
-; PART = len % 16; stealing takes the last whole block and the PART bytes after it
+; PART = len % 16; the bulk takes the whole blocks
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
-	jz              near L.xts_enc_whole_blocks_onepassgroups_tail2_tweakahead
 	sub             r8, rsi
-	sub             r8, 16                          ; its last whole block goes to stealing
+; one whole block and a partial one: both on xmm (the final group's vector work and
+; lane extraction would stand before the second block's rounds)
+	cmp             r8, 16
+	jne             near L.xts_enc_whole_blocks_onepassgroups_tail2_tweakahead
+	test            rsi, rsi
+	jnz             near L.xts_enc_steal_both_onepassgroups_tail2_tweakahead
 L.xts_enc_whole_blocks_onepassgroups_tail2_tweakahead:
 	sub             r8, 256
 	ja              near L.xts_enc_main_loop_onepassgroups_tail2_tweakahead ; more than one iteration; out of line, so short messages fall through
@@ -1654,6 +1710,7 @@ L.xts_enc_final2_aes128_onepassgroups_tail2_tweakahead:
 	lea             r11, [rel L.xts_lane_select_onepassgroups_tail2_tweakahead]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          zmm2, zmm3, zmm11
+	vpermd          zmm4, zmm3, zmm5                ; the last block's output, for stealing
 	jmp             near L.xts_enc_steal_or_done_onepassgroups_tail2_tweakahead
 L.xts_enc_final1_onepassgroups_tail2_tweakahead:
 ; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
@@ -1704,14 +1761,62 @@ L.xts_enc_final1_aes128_onepassgroups_tail2_tweakahead:
 	lea             r11, [rel L.xts_lane_select_onepassgroups_tail2_tweakahead]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          zmm2, zmm3, zmm8
+	vpermd          zmm4, zmm3, zmm4                ; the last block's output, for stealing
 	jmp             near L.xts_enc_steal_or_done_onepassgroups_tail2_tweakahead
 L.xts_enc_no_tail_onepassgroups_tail2_tweakahead:
 	vmovdqa64       xmm2, xmm0                      ; the next block's tweak
+	vmovdqu8        xmm4, oword [rdx - 16]          ; the last block's output (a whole vector store)
 L.xts_enc_steal_or_done_onepassgroups_tail2_tweakahead:
 	test            rsi, rsi
 	jz              near L.xts_enc_return_onepassgroups_tail2_tweakahead
-; ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
-; (encryption: the last whole block under TA, the stolen block under TB)
+; ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
+; (also at DST - 16) and T1 = TB, the stolen block's tweak
+	vmovdqu8        xmm8, oword [rcx + rsi*1 - 16]  ; last 16 bytes of src
+	lea             r11, [rel L.xts_cts_table_onepassgroups_tail2_tweakahead]
+; short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu8        xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
+; last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             rsi
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm8, xmm8, xmm0
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 64]
+	neg             rsi
+	vpternlogd      xmm4, xmm0, xmm8, 234           ; (CC & MASK) | TAIL16
+	vmovdqu8        oword [rdx + rsi*1 - 16], xmm1
+	vpxord          xmm4, xmm4, xmm2
+	vpxord          xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_enc_steal_b_aes128_onepassgroups_tail2_tweakahead
+	je              near L.xts_enc_steal_b_aes192_onepassgroups_tail2_tweakahead
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.xts_enc_steal_b_aes192_onepassgroups_tail2_tweakahead:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.xts_enc_steal_b_aes128_onepassgroups_tail2_tweakahead:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	vaesenclast     xmm4, xmm4, oword [r10]
+	vpxord          xmm4, xmm4, xmm2
+	vmovdqu8        oword [rdx - 16], xmm4
+L.xts_enc_return_onepassgroups_tail2_tweakahead:
+	xor             eax, eax
+	vzeroupper
+	ret
+
+L.xts_enc_steal_both_onepassgroups_tail2_tweakahead:
+	vmovdqa64       xmm2, xmm0                      ; the whole block's tweak
+; ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
+; TA * x (encryption: the last whole block under TA, the stolen block under TB)
 ; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
@@ -1723,14 +1828,14 @@ L.xts_enc_steal_or_done_onepassgroups_tail2_tweakahead:
 	vpxord          xmm4, xmm4, oword [rdi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xts_enc_steal_a_aes128_onepassgroups_tail2_tweakahead
-	je              near L.xts_enc_steal_a_aes192_onepassgroups_tail2_tweakahead
+	jb              near L.xts_enc_steal_both_a_aes128_onepassgroups_tail2_tweakahead
+	je              near L.xts_enc_steal_both_a_aes192_onepassgroups_tail2_tweakahead
 	vaesenc         xmm4, xmm4, oword [r10 - 208]
 	vaesenc         xmm4, xmm4, oword [r10 - 192]
-L.xts_enc_steal_a_aes192_onepassgroups_tail2_tweakahead:
+L.xts_enc_steal_both_a_aes192_onepassgroups_tail2_tweakahead:
 	vaesenc         xmm4, xmm4, oword [r10 - 176]
 	vaesenc         xmm4, xmm4, oword [r10 - 160]
-L.xts_enc_steal_a_aes128_onepassgroups_tail2_tweakahead:
+L.xts_enc_steal_both_a_aes128_onepassgroups_tail2_tweakahead:
 	vaesenc         xmm4, xmm4, oword [r10 - 144]
 	vaesenc         xmm4, xmm4, oword [r10 - 128]
 	vaesenc         xmm4, xmm4, oword [r10 - 112]
@@ -1758,14 +1863,14 @@ L.xts_enc_steal_a_aes128_onepassgroups_tail2_tweakahead:
 	vpxord          xmm4, xmm4, oword [rdi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xts_enc_steal_b_aes128_onepassgroups_tail2_tweakahead
-	je              near L.xts_enc_steal_b_aes192_onepassgroups_tail2_tweakahead
+	jb              near L.xts_enc_steal_both_b_aes128_onepassgroups_tail2_tweakahead
+	je              near L.xts_enc_steal_both_b_aes192_onepassgroups_tail2_tweakahead
 	vaesenc         xmm4, xmm4, oword [r10 - 208]
 	vaesenc         xmm4, xmm4, oword [r10 - 192]
-L.xts_enc_steal_b_aes192_onepassgroups_tail2_tweakahead:
+L.xts_enc_steal_both_b_aes192_onepassgroups_tail2_tweakahead:
 	vaesenc         xmm4, xmm4, oword [r10 - 176]
 	vaesenc         xmm4, xmm4, oword [r10 - 160]
-L.xts_enc_steal_b_aes128_onepassgroups_tail2_tweakahead:
+L.xts_enc_steal_both_b_aes128_onepassgroups_tail2_tweakahead:
 	vaesenc         xmm4, xmm4, oword [r10 - 144]
 	vaesenc         xmm4, xmm4, oword [r10 - 128]
 	vaesenc         xmm4, xmm4, oword [r10 - 112]
@@ -1778,10 +1883,7 @@ L.xts_enc_steal_b_aes128_onepassgroups_tail2_tweakahead:
 	vaesenclast     xmm4, xmm4, oword [r10]
 	vpxord          xmm4, xmm4, xmm3
 	vmovdqu8        oword [rdx], xmm4
-L.xts_enc_return_onepassgroups_tail2_tweakahead:
-	xor             eax, eax
-	vzeroupper
-	ret
+	jmp             L.xts_enc_return_onepassgroups_tail2_tweakahead
 
 L.xts_enc_main_loop_onepassgroups_tail2_tweakahead:
 ; the first iteration's tweaks: vector j = BASE * x^(4*j)
@@ -2026,7 +2128,7 @@ L.xts_dec_keys_loaded_onepassgroups_tail2_tweakahead:
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
 	vpsllvq         zmm0, zmm0, zword [rel L.xts_lane_shift_onepassgroups_tail2_tweakahead]
 	vpternlogd      zmm0, zmm2, zmm3, 150
-; PART = len % 16; stealing takes the last whole block and the PART bytes after it
+; PART = len % 16; the bulk takes the whole blocks but the last, which goes to stealing
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
 	jz              near L.xts_dec_whole_blocks_onepassgroups_tail2_tweakahead
@@ -2244,8 +2346,8 @@ L.xts_dec_no_tail_onepassgroups_tail2_tweakahead:
 L.xts_dec_steal_or_done_onepassgroups_tail2_tweakahead:
 	test            rsi, rsi
 	jz              near L.xts_dec_return_onepassgroups_tail2_tweakahead
-; ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
-; (decryption: the last whole block under TB, the stolen block under TA)
+; ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
+; TA * x (decryption: the last whole block under TB, the stolen block under TA)
 ; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87

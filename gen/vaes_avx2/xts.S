@@ -89,12 +89,16 @@ aesgen_xts_encrypt_vaes_avx2:
 	vpsllvq         .Lxts_lane_shift(%rip), %ymm0, %ymm0
 	vpxor           %ymm2, %ymm0, %ymm0
 	vpxor           %ymm3, %ymm0, %ymm0
-# PART = len % 16; stealing takes the last whole block and the PART bytes after it
+# PART = len % 16; the bulk takes the whole blocks
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
-	{disp32} jz     .Lxts_enc_whole_blocks
 	sub             %rsi, %r8
-	sub             $16, %r8                        # its last whole block goes to stealing
+# one whole block and a partial one: both on xmm (the final group's vector work and
+# lane extraction would stand before the second block's rounds)
+	cmp             $16, %r8
+	{disp32} jne    .Lxts_enc_whole_blocks
+	test            %rsi, %rsi
+	{disp32} jnz    .Lxts_enc_steal_both
 .Lxts_enc_whole_blocks:
 	sub             $128, %r8
 	{disp32} jae    .Lxts_enc_main_loop             # out of line, so short messages fall through
@@ -261,6 +265,7 @@ aesgen_xts_encrypt_vaes_avx2:
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu         -16(%r11,%r8,1), %xmm3
 	vpermd          %ymm13, %ymm3, %ymm2
+	vpermd          %ymm7, %ymm3, %ymm4             # the last block's output, for stealing
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final3:
 # the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
@@ -388,6 +393,7 @@ aesgen_xts_encrypt_vaes_avx2:
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu         -16(%r11,%r8,1), %xmm3
 	vpermd          %ymm12, %ymm3, %ymm2
+	vpermd          %ymm6, %ymm3, %ymm4             # the last block's output, for stealing
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final2:
 # the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
@@ -489,6 +495,7 @@ aesgen_xts_encrypt_vaes_avx2:
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu         -16(%r11,%r8,1), %xmm3
 	vpermd          %ymm11, %ymm3, %ymm2
+	vpermd          %ymm5, %ymm3, %ymm4             # the last block's output, for stealing
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_final1:
 # the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
@@ -561,14 +568,63 @@ aesgen_xts_encrypt_vaes_avx2:
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu         -16(%r11,%r8,1), %xmm3
 	vpermd          %ymm8, %ymm3, %ymm2
+	vpermd          %ymm4, %ymm3, %ymm4             # the last block's output, for stealing
 	{disp32} jmp    .Lxts_enc_steal_or_done
 .Lxts_enc_no_tail:
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	vmovdqu         -16(%rdx), %xmm4                # the last block's output (a whole vector store)
 .Lxts_enc_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_enc_return
-# ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
-# (encryption: the last whole block under TA, the stolen block under TB)
+# ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
+# (also at DST - 16) and T1 = TB, the stolen block's tweak
+	vmovdqu         -16(%rcx,%rsi,1), %xmm8         # last 16 bytes of src
+	lea             .Lxts_cts_table(%rip), %r11
+# short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu         (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
+# last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             %rsi
+	vmovdqu         32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm8, %xmm8
+	vmovdqu         64(%r11,%rsi,1), %xmm0
+	neg             %rsi
+	vpand           %xmm0, %xmm4, %xmm4
+	vpor            %xmm8, %xmm4, %xmm4
+	vmovdqu         %xmm1, -16(%rdx,%rsi,1)
+	vpxor           %xmm2, %xmm4, %xmm4
+	vpxor           (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_steal_b_aes128
+	{disp32} je     .Lxts_enc_steal_b_aes192
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lxts_enc_steal_b_aes192:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lxts_enc_steal_b_aes128:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         -96(%r10), %xmm4, %xmm4
+	vaesenc         -80(%r10), %xmm4, %xmm4
+	vaesenc         -64(%r10), %xmm4, %xmm4
+	vaesenc         -48(%r10), %xmm4, %xmm4
+	vaesenc         -32(%r10), %xmm4, %xmm4
+	vaesenc         -16(%r10), %xmm4, %xmm4
+	vaesenclast     (%r10), %xmm4, %xmm4
+	vpxor           %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, -16(%rdx)
+.Lxts_enc_return:
+	xor             %eax, %eax
+	vzeroupper
+	ret
+
+.Lxts_enc_steal_both:
+	vmovdqa         %xmm0, %xmm2                    # the whole block's tweak
+# ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
+# TA * x (encryption: the last whole block under TA, the stolen block under TB)
 # xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
@@ -581,14 +637,14 @@ aesgen_xts_encrypt_vaes_avx2:
 	vpxor           (%rdi), %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_steal_a_aes128
-	{disp32} je     .Lxts_enc_steal_a_aes192
+	{disp32} jb     .Lxts_enc_steal_both_a_aes128
+	{disp32} je     .Lxts_enc_steal_both_a_aes192
 	vaesenc         -208(%r10), %xmm4, %xmm4
 	vaesenc         -192(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_a_aes192:
+.Lxts_enc_steal_both_a_aes192:
 	vaesenc         -176(%r10), %xmm4, %xmm4
 	vaesenc         -160(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_a_aes128:
+.Lxts_enc_steal_both_a_aes128:
 	vaesenc         -144(%r10), %xmm4, %xmm4
 	vaesenc         -128(%r10), %xmm4, %xmm4
 	vaesenc         -112(%r10), %xmm4, %xmm4
@@ -617,14 +673,14 @@ aesgen_xts_encrypt_vaes_avx2:
 	vpxor           (%rdi), %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_steal_b_aes128
-	{disp32} je     .Lxts_enc_steal_b_aes192
+	{disp32} jb     .Lxts_enc_steal_both_b_aes128
+	{disp32} je     .Lxts_enc_steal_both_b_aes192
 	vaesenc         -208(%r10), %xmm4, %xmm4
 	vaesenc         -192(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_b_aes192:
+.Lxts_enc_steal_both_b_aes192:
 	vaesenc         -176(%r10), %xmm4, %xmm4
 	vaesenc         -160(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_b_aes128:
+.Lxts_enc_steal_both_b_aes128:
 	vaesenc         -144(%r10), %xmm4, %xmm4
 	vaesenc         -128(%r10), %xmm4, %xmm4
 	vaesenc         -112(%r10), %xmm4, %xmm4
@@ -637,10 +693,7 @@ aesgen_xts_encrypt_vaes_avx2:
 	vaesenclast     (%r10), %xmm4, %xmm4
 	vpxor           %xmm3, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
-.Lxts_enc_return:
-	xor             %eax, %eax
-	vzeroupper
-	ret
+	jmp             .Lxts_enc_return
 
 	.p2align 6, 0xcc
 .Lxts_enc_main_loop:
@@ -862,7 +915,7 @@ aesgen_xts_decrypt_vaes_avx2:
 	vpsllvq         .Lxts_lane_shift(%rip), %ymm0, %ymm0
 	vpxor           %ymm2, %ymm0, %ymm0
 	vpxor           %ymm3, %ymm0, %ymm0
-# PART = len % 16; stealing takes the last whole block and the PART bytes after it
+# PART = len % 16; the bulk takes the whole blocks but the last, which goes to stealing
 	mov             %r8d, %esi
 	and             $15, %esi                       # bytes past the last whole block
 	{disp32} jz     .Lxts_dec_whole_blocks
@@ -1340,8 +1393,8 @@ aesgen_xts_decrypt_vaes_avx2:
 .Lxts_dec_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return
-# ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
-# (decryption: the last whole block under TB, the stolen block under TA)
+# ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
+# TA * x (decryption: the last whole block under TB, the stolen block under TA)
 # xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
 	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87

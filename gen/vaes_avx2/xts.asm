@@ -89,12 +89,16 @@ L.xts_enc_tweak_aes128:
 	vpsllvq         ymm0, ymm0, yword [rel L.xts_lane_shift]
 	vpxor           ymm0, ymm0, ymm2
 	vpxor           ymm0, ymm0, ymm3
-; PART = len % 16; stealing takes the last whole block and the PART bytes after it
+; PART = len % 16; the bulk takes the whole blocks
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
-	jz              near L.xts_enc_whole_blocks
 	sub             r8, rsi
-	sub             r8, 16                          ; its last whole block goes to stealing
+; one whole block and a partial one: both on xmm (the final group's vector work and
+; lane extraction would stand before the second block's rounds)
+	cmp             r8, 16
+	jne             near L.xts_enc_whole_blocks
+	test            rsi, rsi
+	jnz             near L.xts_enc_steal_both
 L.xts_enc_whole_blocks:
 	sub             r8, 128
 	jae             near L.xts_enc_main_loop        ; out of line, so short messages fall through
@@ -261,6 +265,7 @@ L.xts_enc_final4_stored:
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
 	vpermd          ymm2, ymm3, ymm13
+	vpermd          ymm4, ymm3, ymm7                ; the last block's output, for stealing
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final3:
 ; the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
@@ -388,6 +393,7 @@ L.xts_enc_final3_stored:
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
 	vpermd          ymm2, ymm3, ymm12
+	vpermd          ymm4, ymm3, ymm6                ; the last block's output, for stealing
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final2:
 ; the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
@@ -489,6 +495,7 @@ L.xts_enc_final2_stored:
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
 	vpermd          ymm2, ymm3, ymm11
+	vpermd          ymm4, ymm3, ymm5                ; the last block's output, for stealing
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_final1:
 ; the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
@@ -561,14 +568,63 @@ L.xts_enc_final1_stored:
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
 	vpermd          ymm2, ymm3, ymm8
+	vpermd          ymm4, ymm3, ymm4                ; the last block's output, for stealing
 	jmp             near L.xts_enc_steal_or_done
 L.xts_enc_no_tail:
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	vmovdqu         xmm4, oword [rdx - 16]          ; the last block's output (a whole vector store)
 L.xts_enc_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_enc_return
-; ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
-; (encryption: the last whole block under TA, the stolen block under TB)
+; ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
+; (also at DST - 16) and T1 = TB, the stolen block's tweak
+	vmovdqu         xmm8, oword [rcx + rsi*1 - 16]  ; last 16 bytes of src
+	lea             r11, [rel L.xts_cts_table]
+; short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu         xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
+; last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             rsi
+	vmovdqu         xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm8, xmm8, xmm0
+	vmovdqu         xmm0, oword [r11 + rsi*1 + 64]
+	neg             rsi
+	vpand           xmm4, xmm4, xmm0
+	vpor            xmm4, xmm4, xmm8
+	vmovdqu         oword [rdx + rsi*1 - 16], xmm1
+	vpxor           xmm4, xmm4, xmm2
+	vpxor           xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_enc_steal_b_aes128
+	je              near L.xts_enc_steal_b_aes192
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.xts_enc_steal_b_aes192:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.xts_enc_steal_b_aes128:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	vaesenclast     xmm4, xmm4, oword [r10]
+	vpxor           xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx - 16], xmm4
+L.xts_enc_return:
+	xor             eax, eax
+	vzeroupper
+	ret
+
+L.xts_enc_steal_both:
+	vmovdqa         xmm2, xmm0                      ; the whole block's tweak
+; ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
+; TA * x (encryption: the last whole block under TA, the stolen block under TB)
 ; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
@@ -581,14 +637,14 @@ L.xts_enc_steal_or_done:
 	vpxor           xmm4, xmm4, oword [rdi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xts_enc_steal_a_aes128
-	je              near L.xts_enc_steal_a_aes192
+	jb              near L.xts_enc_steal_both_a_aes128
+	je              near L.xts_enc_steal_both_a_aes192
 	vaesenc         xmm4, xmm4, oword [r10 - 208]
 	vaesenc         xmm4, xmm4, oword [r10 - 192]
-L.xts_enc_steal_a_aes192:
+L.xts_enc_steal_both_a_aes192:
 	vaesenc         xmm4, xmm4, oword [r10 - 176]
 	vaesenc         xmm4, xmm4, oword [r10 - 160]
-L.xts_enc_steal_a_aes128:
+L.xts_enc_steal_both_a_aes128:
 	vaesenc         xmm4, xmm4, oword [r10 - 144]
 	vaesenc         xmm4, xmm4, oword [r10 - 128]
 	vaesenc         xmm4, xmm4, oword [r10 - 112]
@@ -617,14 +673,14 @@ L.xts_enc_steal_a_aes128:
 	vpxor           xmm4, xmm4, oword [rdi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xts_enc_steal_b_aes128
-	je              near L.xts_enc_steal_b_aes192
+	jb              near L.xts_enc_steal_both_b_aes128
+	je              near L.xts_enc_steal_both_b_aes192
 	vaesenc         xmm4, xmm4, oword [r10 - 208]
 	vaesenc         xmm4, xmm4, oword [r10 - 192]
-L.xts_enc_steal_b_aes192:
+L.xts_enc_steal_both_b_aes192:
 	vaesenc         xmm4, xmm4, oword [r10 - 176]
 	vaesenc         xmm4, xmm4, oword [r10 - 160]
-L.xts_enc_steal_b_aes128:
+L.xts_enc_steal_both_b_aes128:
 	vaesenc         xmm4, xmm4, oword [r10 - 144]
 	vaesenc         xmm4, xmm4, oword [r10 - 128]
 	vaesenc         xmm4, xmm4, oword [r10 - 112]
@@ -637,10 +693,7 @@ L.xts_enc_steal_b_aes128:
 	vaesenclast     xmm4, xmm4, oword [r10]
 	vpxor           xmm4, xmm4, xmm3
 	vmovdqu         oword [rdx], xmm4
-L.xts_enc_return:
-	xor             eax, eax
-	vzeroupper
-	ret
+	jmp             L.xts_enc_return
 
 	align 64, db 0xcc
 L.xts_enc_main_loop:
@@ -857,7 +910,7 @@ L.xts_dec_tweak_aes128:
 	vpsllvq         ymm0, ymm0, yword [rel L.xts_lane_shift]
 	vpxor           ymm0, ymm0, ymm2
 	vpxor           ymm0, ymm0, ymm3
-; PART = len % 16; stealing takes the last whole block and the PART bytes after it
+; PART = len % 16; the bulk takes the whole blocks but the last, which goes to stealing
 	mov             esi, r8d
 	and             esi, 15                         ; bytes past the last whole block
 	jz              near L.xts_dec_whole_blocks
@@ -1335,8 +1388,8 @@ L.xts_dec_no_tail:
 L.xts_dec_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_dec_return
-; ciphertext stealing on xmm: TA = the last whole block's tweak, TB = TA * x
-; (decryption: the last whole block under TB, the stolen block under TA)
+; ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
+; TA * x (decryption: the last whole block under TB, the stolen block under TA)
 ; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
 	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
 	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
