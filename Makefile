@@ -83,7 +83,7 @@ help:
 	@echo "make install PREFIX=dir [DESTDIR=dir]   header, libraries, pkg-config and CMake files"
 	@echo "make uninstall PREFIX=dir [DESTDIR=dir] remove what install wrote"
 	@echo "make mca | mca-check | mca-baseline   llvm-mca estimates of the main loops (perf/perf.mk)"
-	@echo "make explore MODE=ctr ISA=avx10_512 [APPLY=1]   sweep the knobs: correctness, llvm-mca, GB/s"
+	@echo "make explore MODE=ctr ISA=avx10_512 [APPLY=1] [ONLY=KNOB=V,..]   sweep the knobs: correctness, llvm-mca, GB/s"
 
 include runtime/runtime.mk
 include tests/tests.mk
