@@ -227,13 +227,15 @@ aesgen_xts_encrypt_aesni_avx:
 	vpxor           %xmm13, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm7, %xmm7
 	vmovdqu         %xmm7, 48(%rdx)
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $48, %rcx
 	add             $48, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	vmovdqa         %xmm7, %xmm4                    # the last block's output, for stealing
-	{disp32} jmp    .Lxts_enc_steal_or_done
+	{disp32} jmp    .Lxts_enc_steal
 .Lxts_enc_final3:
 # the tweaks of 3 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         %xmm0, %xmm8
@@ -335,13 +337,15 @@ aesgen_xts_encrypt_aesni_avx:
 	vpxor           %xmm12, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm6, %xmm6
 	vmovdqu         %xmm6, 32(%rdx)
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $32, %rcx
 	add             $32, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	vmovdqa         %xmm6, %xmm4                    # the last block's output, for stealing
-	{disp32} jmp    .Lxts_enc_steal_or_done
+	{disp32} jmp    .Lxts_enc_steal
 .Lxts_enc_final2:
 # the tweaks of 2 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         %xmm0, %xmm8
@@ -417,13 +421,15 @@ aesgen_xts_encrypt_aesni_avx:
 	vpxor           %xmm11, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm5, %xmm5
 	vmovdqu         %xmm5, 16(%rdx)
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $16, %rcx
 	add             $16, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	vmovdqa         %xmm5, %xmm4                    # the last block's output, for stealing
-	{disp32} jmp    .Lxts_enc_steal_or_done
+	{disp32} jmp    .Lxts_enc_steal
 .Lxts_enc_final1:
 # the tweaks of 1 vector: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         %xmm0, %xmm8
@@ -472,16 +478,18 @@ aesgen_xts_encrypt_aesni_avx:
 	vpxor           %xmm8, %xmm10, %xmm2
 	vaesenclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
-	{disp32} jmp    .Lxts_enc_steal_or_done
+	{disp32} jmp    .Lxts_enc_steal
 .Lxts_enc_no_tail:
-	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
-	vmovdqu         -16(%rdx), %xmm4                # the last block's output (a whole vector store)
-.Lxts_enc_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_enc_return
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	vmovdqu         -16(%rdx), %xmm4                # the last block's output (a whole vector store)
+.Lxts_enc_steal:
 # ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
 # (also at DST - 16) and T1 = TB, the stolen block's tweak
 	vmovdqu         -16(%rcx,%rsi,1), %xmm8         # last 16 bytes of src
@@ -889,12 +897,14 @@ aesgen_xts_decrypt_aesni_avx:
 	vpxor           %xmm13, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm7, %xmm7
 	vmovdqu         %xmm7, 48(%rdx)
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $48, %rcx
 	add             $48, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
-	{disp32} jmp    .Lxts_dec_steal_or_done
+	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final3:
 # the tweaks of 3 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         %xmm0, %xmm8
@@ -996,12 +1006,14 @@ aesgen_xts_decrypt_aesni_avx:
 	vpxor           %xmm12, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm6, %xmm6
 	vmovdqu         %xmm6, 32(%rdx)
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $32, %rcx
 	add             $32, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
-	{disp32} jmp    .Lxts_dec_steal_or_done
+	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final2:
 # the tweaks of 2 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         %xmm0, %xmm8
@@ -1077,12 +1089,14 @@ aesgen_xts_decrypt_aesni_avx:
 	vpxor           %xmm11, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm5, %xmm5
 	vmovdqu         %xmm5, 16(%rdx)
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $16, %rcx
 	add             $16, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
-	{disp32} jmp    .Lxts_dec_steal_or_done
+	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final1:
 # the tweaks of 1 vector: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         %xmm0, %xmm8
@@ -1131,15 +1145,17 @@ aesgen_xts_decrypt_aesni_avx:
 	vpxor           %xmm8, %xmm10, %xmm2
 	vaesdeclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
-	{disp32} jmp    .Lxts_dec_steal_or_done
+	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_no_tail:
-	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
-.Lxts_dec_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+.Lxts_dec_steal:
 # ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
 # TA * x (decryption: the last whole block under TB, the stolen block under TA)
 # xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1731,13 +1747,15 @@ aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 	vpxor           %xmm11, %xmm14, %xmm2
 	vaesenclast     %xmm2, %xmm7, %xmm7
 	vmovdqu         %xmm7, 48(%rdx)
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return_tweakgpr_unroll8 # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $48, %rcx
 	add             $48, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	vmovdqa         %xmm7, %xmm4                    # the last block's output, for stealing
-	{disp32} jmp    .Lxts_enc_steal_or_done_tweakgpr_unroll8
+	{disp32} jmp    .Lxts_enc_steal_tweakgpr_unroll8
 .Lxts_enc_final3_tweakgpr_unroll8:
 # the tweaks of 3 blocks: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         %xmm0, %xmm7
@@ -1833,13 +1851,15 @@ aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 	vpxor           %xmm9, %xmm14, %xmm2
 	vaesenclast     %xmm2, %xmm6, %xmm6
 	vmovdqu         %xmm6, 32(%rdx)
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return_tweakgpr_unroll8 # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $32, %rcx
 	add             $32, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	vmovdqa         %xmm6, %xmm4                    # the last block's output, for stealing
-	{disp32} jmp    .Lxts_enc_steal_or_done_tweakgpr_unroll8
+	{disp32} jmp    .Lxts_enc_steal_tweakgpr_unroll8
 .Lxts_enc_final2_tweakgpr_unroll8:
 # the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         %xmm0, %xmm6
@@ -1911,13 +1931,15 @@ aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 	vpxor           %xmm7, %xmm14, %xmm2
 	vaesenclast     %xmm2, %xmm5, %xmm5
 	vmovdqu         %xmm5, 16(%rdx)
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return_tweakgpr_unroll8 # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $16, %rcx
 	add             $16, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	vmovdqa         %xmm5, %xmm4                    # the last block's output, for stealing
-	{disp32} jmp    .Lxts_enc_steal_or_done_tweakgpr_unroll8
+	{disp32} jmp    .Lxts_enc_steal_tweakgpr_unroll8
 .Lxts_enc_final1_tweakgpr_unroll8:
 # the tweaks of 1 block: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         %xmm0, %xmm5
@@ -1964,16 +1986,18 @@ aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 	vpxor           %xmm5, %xmm14, %xmm2
 	vaesenclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return_tweakgpr_unroll8 # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
-	{disp32} jmp    .Lxts_enc_steal_or_done_tweakgpr_unroll8
+	{disp32} jmp    .Lxts_enc_steal_tweakgpr_unroll8
 .Lxts_enc_no_tail_tweakgpr_unroll8:
-	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
-	vmovdqu         -16(%rdx), %xmm4                # the last block's output (a whole vector store)
-.Lxts_enc_steal_or_done_tweakgpr_unroll8:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_enc_return_tweakgpr_unroll8
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	vmovdqu         -16(%rdx), %xmm4                # the last block's output (a whole vector store)
+.Lxts_enc_steal_tweakgpr_unroll8:
 # ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
 # (also at DST - 16) and T1 = TB, the stolen block's tweak
 	vmovdqu         -16(%rcx,%rsi,1), %xmm12        # last 16 bytes of src
@@ -2649,12 +2673,14 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	vpxor           %xmm11, %xmm14, %xmm2
 	vaesdeclast     %xmm2, %xmm7, %xmm7
 	vmovdqu         %xmm7, 48(%rdx)
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return_tweakgpr_unroll8 # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $48, %rcx
 	add             $48, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
-	{disp32} jmp    .Lxts_dec_steal_or_done_tweakgpr_unroll8
+	{disp32} jmp    .Lxts_dec_steal_tweakgpr_unroll8
 .Lxts_dec_final3_tweakgpr_unroll8:
 # the tweaks of 3 blocks: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         %xmm0, %xmm7
@@ -2750,12 +2776,14 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	vpxor           %xmm9, %xmm14, %xmm2
 	vaesdeclast     %xmm2, %xmm6, %xmm6
 	vmovdqu         %xmm6, 32(%rdx)
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return_tweakgpr_unroll8 # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $32, %rcx
 	add             $32, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
-	{disp32} jmp    .Lxts_dec_steal_or_done_tweakgpr_unroll8
+	{disp32} jmp    .Lxts_dec_steal_tweakgpr_unroll8
 .Lxts_dec_final2_tweakgpr_unroll8:
 # the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         %xmm0, %xmm6
@@ -2827,12 +2855,14 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	vpxor           %xmm7, %xmm14, %xmm2
 	vaesdeclast     %xmm2, %xmm5, %xmm5
 	vmovdqu         %xmm5, 16(%rdx)
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return_tweakgpr_unroll8 # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $16, %rcx
 	add             $16, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
-	{disp32} jmp    .Lxts_dec_steal_or_done_tweakgpr_unroll8
+	{disp32} jmp    .Lxts_dec_steal_tweakgpr_unroll8
 .Lxts_dec_final1_tweakgpr_unroll8:
 # the tweaks of 1 block: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         %xmm0, %xmm5
@@ -2879,15 +2909,17 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	vpxor           %xmm5, %xmm14, %xmm2
 	vaesdeclast     %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return_tweakgpr_unroll8 # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
-	{disp32} jmp    .Lxts_dec_steal_or_done_tweakgpr_unroll8
+	{disp32} jmp    .Lxts_dec_steal_tweakgpr_unroll8
 .Lxts_dec_no_tail_tweakgpr_unroll8:
-	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
-.Lxts_dec_steal_or_done_tweakgpr_unroll8:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return_tweakgpr_unroll8
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+.Lxts_dec_steal_tweakgpr_unroll8:
 # ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
 # TA * x (decryption: the last whole block under TB, the stolen block under TA)
 # xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87

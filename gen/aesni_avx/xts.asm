@@ -227,13 +227,15 @@ L.xts_enc_final4_aes128:
 	vpxor           xmm2, xmm10, xmm13
 	vaesenclast     xmm7, xmm7, xmm2
 	vmovdqu         oword [rdx + 48], xmm7
+	test            rsi, rsi
+	jz              near L.xts_enc_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 48
 	add             rdx, 48
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	vmovdqa         xmm4, xmm7                      ; the last block's output, for stealing
-	jmp             near L.xts_enc_steal_or_done
+	jmp             near L.xts_enc_steal
 L.xts_enc_final3:
 ; the tweaks of 3 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         xmm8, xmm0
@@ -335,13 +337,15 @@ L.xts_enc_final3_aes128:
 	vpxor           xmm2, xmm10, xmm12
 	vaesenclast     xmm6, xmm6, xmm2
 	vmovdqu         oword [rdx + 32], xmm6
+	test            rsi, rsi
+	jz              near L.xts_enc_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 32
 	add             rdx, 32
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	vmovdqa         xmm4, xmm6                      ; the last block's output, for stealing
-	jmp             near L.xts_enc_steal_or_done
+	jmp             near L.xts_enc_steal
 L.xts_enc_final2:
 ; the tweaks of 2 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         xmm8, xmm0
@@ -417,13 +421,15 @@ L.xts_enc_final2_aes128:
 	vpxor           xmm2, xmm10, xmm11
 	vaesenclast     xmm5, xmm5, xmm2
 	vmovdqu         oword [rdx + 16], xmm5
+	test            rsi, rsi
+	jz              near L.xts_enc_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 16
 	add             rdx, 16
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	vmovdqa         xmm4, xmm5                      ; the last block's output, for stealing
-	jmp             near L.xts_enc_steal_or_done
+	jmp             near L.xts_enc_steal
 L.xts_enc_final1:
 ; the tweaks of 1 vector: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         xmm8, xmm0
@@ -472,16 +478,18 @@ L.xts_enc_final1_aes128:
 	vpxor           xmm2, xmm10, xmm8
 	vaesenclast     xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
+	test            rsi, rsi
+	jz              near L.xts_enc_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
-	jmp             near L.xts_enc_steal_or_done
+	jmp             near L.xts_enc_steal
 L.xts_enc_no_tail:
-	vmovdqa         xmm2, xmm0                      ; the next block's tweak
-	vmovdqu         xmm4, oword [rdx - 16]          ; the last block's output (a whole vector store)
-L.xts_enc_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_enc_return
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	vmovdqu         xmm4, oword [rdx - 16]          ; the last block's output (a whole vector store)
+L.xts_enc_steal:
 ; ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
 ; (also at DST - 16) and T1 = TB, the stolen block's tweak
 	vmovdqu         xmm8, oword [rcx + rsi*1 - 16]  ; last 16 bytes of src
@@ -884,12 +892,14 @@ L.xts_dec_final4_aes128:
 	vpxor           xmm2, xmm10, xmm13
 	vaesdeclast     xmm7, xmm7, xmm2
 	vmovdqu         oword [rdx + 48], xmm7
+	test            rsi, rsi
+	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 48
 	add             rdx, 48
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
-	jmp             near L.xts_dec_steal_or_done
+	jmp             near L.xts_dec_steal
 L.xts_dec_final3:
 ; the tweaks of 3 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         xmm8, xmm0
@@ -991,12 +1001,14 @@ L.xts_dec_final3_aes128:
 	vpxor           xmm2, xmm10, xmm12
 	vaesdeclast     xmm6, xmm6, xmm2
 	vmovdqu         oword [rdx + 32], xmm6
+	test            rsi, rsi
+	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 32
 	add             rdx, 32
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
-	jmp             near L.xts_dec_steal_or_done
+	jmp             near L.xts_dec_steal
 L.xts_dec_final2:
 ; the tweaks of 2 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         xmm8, xmm0
@@ -1072,12 +1084,14 @@ L.xts_dec_final2_aes128:
 	vpxor           xmm2, xmm10, xmm11
 	vaesdeclast     xmm5, xmm5, xmm2
 	vmovdqu         oword [rdx + 16], xmm5
+	test            rsi, rsi
+	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 16
 	add             rdx, 16
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
-	jmp             near L.xts_dec_steal_or_done
+	jmp             near L.xts_dec_steal
 L.xts_dec_final1:
 ; the tweaks of 1 vector: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         xmm8, xmm0
@@ -1126,15 +1140,17 @@ L.xts_dec_final1_aes128:
 	vpxor           xmm2, xmm10, xmm8
 	vaesdeclast     xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
+	test            rsi, rsi
+	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
-	jmp             near L.xts_dec_steal_or_done
+	jmp             near L.xts_dec_steal
 L.xts_dec_no_tail:
-	vmovdqa         xmm2, xmm0                      ; the next block's tweak
-L.xts_dec_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_dec_return
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+L.xts_dec_steal:
 ; ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
 ; TA * x (decryption: the last whole block under TB, the stolen block under TA)
 ; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1718,13 +1734,15 @@ L.xts_enc_final4_aes128_tweakgpr_unroll8:
 	vpxor           xmm2, xmm14, xmm11
 	vaesenclast     xmm7, xmm7, xmm2
 	vmovdqu         oword [rdx + 48], xmm7
+	test            rsi, rsi
+	jz              near L.xts_enc_return_tweakgpr_unroll8 ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 48
 	add             rdx, 48
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	vmovdqa         xmm4, xmm7                      ; the last block's output, for stealing
-	jmp             near L.xts_enc_steal_or_done_tweakgpr_unroll8
+	jmp             near L.xts_enc_steal_tweakgpr_unroll8
 L.xts_enc_final3_tweakgpr_unroll8:
 ; the tweaks of 3 blocks: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         xmm7, xmm0
@@ -1820,13 +1838,15 @@ L.xts_enc_final3_aes128_tweakgpr_unroll8:
 	vpxor           xmm2, xmm14, xmm9
 	vaesenclast     xmm6, xmm6, xmm2
 	vmovdqu         oword [rdx + 32], xmm6
+	test            rsi, rsi
+	jz              near L.xts_enc_return_tweakgpr_unroll8 ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 32
 	add             rdx, 32
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	vmovdqa         xmm4, xmm6                      ; the last block's output, for stealing
-	jmp             near L.xts_enc_steal_or_done_tweakgpr_unroll8
+	jmp             near L.xts_enc_steal_tweakgpr_unroll8
 L.xts_enc_final2_tweakgpr_unroll8:
 ; the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         xmm6, xmm0
@@ -1898,13 +1918,15 @@ L.xts_enc_final2_aes128_tweakgpr_unroll8:
 	vpxor           xmm2, xmm14, xmm7
 	vaesenclast     xmm5, xmm5, xmm2
 	vmovdqu         oword [rdx + 16], xmm5
+	test            rsi, rsi
+	jz              near L.xts_enc_return_tweakgpr_unroll8 ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 16
 	add             rdx, 16
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	vmovdqa         xmm4, xmm5                      ; the last block's output, for stealing
-	jmp             near L.xts_enc_steal_or_done_tweakgpr_unroll8
+	jmp             near L.xts_enc_steal_tweakgpr_unroll8
 L.xts_enc_final1_tweakgpr_unroll8:
 ; the tweaks of 1 block: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         xmm5, xmm0
@@ -1951,16 +1973,18 @@ L.xts_enc_final1_aes128_tweakgpr_unroll8:
 	vpxor           xmm2, xmm14, xmm5
 	vaesenclast     xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
+	test            rsi, rsi
+	jz              near L.xts_enc_return_tweakgpr_unroll8 ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
-	jmp             near L.xts_enc_steal_or_done_tweakgpr_unroll8
+	jmp             near L.xts_enc_steal_tweakgpr_unroll8
 L.xts_enc_no_tail_tweakgpr_unroll8:
-	vmovdqa         xmm2, xmm0                      ; the next block's tweak
-	vmovdqu         xmm4, oword [rdx - 16]          ; the last block's output (a whole vector store)
-L.xts_enc_steal_or_done_tweakgpr_unroll8:
 	test            rsi, rsi
 	jz              near L.xts_enc_return_tweakgpr_unroll8
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	vmovdqu         xmm4, oword [rdx - 16]          ; the last block's output (a whole vector store)
+L.xts_enc_steal_tweakgpr_unroll8:
 ; ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
 ; (also at DST - 16) and T1 = TB, the stolen block's tweak
 	vmovdqu         xmm12, oword [rcx + rsi*1 - 16] ; last 16 bytes of src
@@ -2625,12 +2649,14 @@ L.xts_dec_final4_aes128_tweakgpr_unroll8:
 	vpxor           xmm2, xmm14, xmm11
 	vaesdeclast     xmm7, xmm7, xmm2
 	vmovdqu         oword [rdx + 48], xmm7
+	test            rsi, rsi
+	jz              near L.xts_dec_return_tweakgpr_unroll8 ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 48
 	add             rdx, 48
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
-	jmp             near L.xts_dec_steal_or_done_tweakgpr_unroll8
+	jmp             near L.xts_dec_steal_tweakgpr_unroll8
 L.xts_dec_final3_tweakgpr_unroll8:
 ; the tweaks of 3 blocks: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         xmm7, xmm0
@@ -2726,12 +2752,14 @@ L.xts_dec_final3_aes128_tweakgpr_unroll8:
 	vpxor           xmm2, xmm14, xmm9
 	vaesdeclast     xmm6, xmm6, xmm2
 	vmovdqu         oword [rdx + 32], xmm6
+	test            rsi, rsi
+	jz              near L.xts_dec_return_tweakgpr_unroll8 ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 32
 	add             rdx, 32
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
-	jmp             near L.xts_dec_steal_or_done_tweakgpr_unroll8
+	jmp             near L.xts_dec_steal_tweakgpr_unroll8
 L.xts_dec_final2_tweakgpr_unroll8:
 ; the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         xmm6, xmm0
@@ -2803,12 +2831,14 @@ L.xts_dec_final2_aes128_tweakgpr_unroll8:
 	vpxor           xmm2, xmm14, xmm7
 	vaesdeclast     xmm5, xmm5, xmm2
 	vmovdqu         oword [rdx + 16], xmm5
+	test            rsi, rsi
+	jz              near L.xts_dec_return_tweakgpr_unroll8 ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 16
 	add             rdx, 16
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
-	jmp             near L.xts_dec_steal_or_done_tweakgpr_unroll8
+	jmp             near L.xts_dec_steal_tweakgpr_unroll8
 L.xts_dec_final1_tweakgpr_unroll8:
 ; the tweaks of 1 block: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         xmm5, xmm0
@@ -2855,15 +2885,17 @@ L.xts_dec_final1_aes128_tweakgpr_unroll8:
 	vpxor           xmm2, xmm14, xmm5
 	vaesdeclast     xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
+	test            rsi, rsi
+	jz              near L.xts_dec_return_tweakgpr_unroll8 ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
-	jmp             near L.xts_dec_steal_or_done_tweakgpr_unroll8
+	jmp             near L.xts_dec_steal_tweakgpr_unroll8
 L.xts_dec_no_tail_tweakgpr_unroll8:
-	vmovdqa         xmm2, xmm0                      ; the next block's tweak
-L.xts_dec_steal_or_done_tweakgpr_unroll8:
 	test            rsi, rsi
 	jz              near L.xts_dec_return_tweakgpr_unroll8
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+L.xts_dec_steal_tweakgpr_unroll8:
 ; ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
 ; TA * x (decryption: the last whole block under TB, the stolen block under TA)
 ; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87

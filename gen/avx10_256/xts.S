@@ -246,6 +246,8 @@ aesgen_xts_encrypt_avx10_256:
 	vpxord          %ymm13, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm7, %ymm7
 	vmovdqu8        %ymm7, 96(%rdx){%k1}
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $96, %rcx
@@ -261,7 +263,7 @@ aesgen_xts_encrypt_avx10_256:
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %ymm13, %ymm3, %ymm2
 	vpermd          %ymm7, %ymm3, %ymm4             # the last block's output, for stealing
-	{disp32} jmp    .Lxts_enc_steal_or_done
+	{disp32} jmp    .Lxts_enc_steal
 .Lxts_enc_final3:
 # the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
@@ -350,6 +352,8 @@ aesgen_xts_encrypt_avx10_256:
 	vpxord          %ymm12, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm6, %ymm6
 	vmovdqu8        %ymm6, 64(%rdx){%k1}
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $64, %rcx
@@ -365,7 +369,7 @@ aesgen_xts_encrypt_avx10_256:
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %ymm12, %ymm3, %ymm2
 	vpermd          %ymm6, %ymm3, %ymm4             # the last block's output, for stealing
-	{disp32} jmp    .Lxts_enc_steal_or_done
+	{disp32} jmp    .Lxts_enc_steal
 .Lxts_enc_final2:
 # the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
@@ -429,6 +433,8 @@ aesgen_xts_encrypt_avx10_256:
 	vpxord          %ymm11, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm5, %ymm5
 	vmovdqu8        %ymm5, 32(%rdx){%k1}
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $32, %rcx
@@ -444,7 +450,7 @@ aesgen_xts_encrypt_avx10_256:
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %ymm11, %ymm3, %ymm2
 	vpermd          %ymm5, %ymm3, %ymm4             # the last block's output, for stealing
-	{disp32} jmp    .Lxts_enc_steal_or_done
+	{disp32} jmp    .Lxts_enc_steal
 .Lxts_enc_final1:
 # the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
@@ -482,6 +488,8 @@ aesgen_xts_encrypt_avx10_256:
 	vpxord          %ymm8, %ymm10, %ymm2
 	vaesenclast     %ymm2, %ymm4, %ymm4
 	vmovdqu8        %ymm4, (%rdx){%k1}
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
@@ -495,13 +503,13 @@ aesgen_xts_encrypt_avx10_256:
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %ymm8, %ymm3, %ymm2
 	vpermd          %ymm4, %ymm3, %ymm4             # the last block's output, for stealing
-	{disp32} jmp    .Lxts_enc_steal_or_done
+	{disp32} jmp    .Lxts_enc_steal
 .Lxts_enc_no_tail:
-	vmovdqa64       %xmm0, %xmm2                    # the next block's tweak
-	vmovdqu8        -16(%rdx), %xmm4                # the last block's output (a whole vector store)
-.Lxts_enc_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_enc_return
+	vmovdqa64       %xmm0, %xmm2                    # the next block's tweak
+	vmovdqu8        -16(%rdx), %xmm4                # the last block's output (a whole vector store)
+.Lxts_enc_steal:
 # ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
 # (also at DST - 16) and T1 = TB, the stolen block's tweak
 	vmovdqu8        -16(%rcx,%rsi,1), %xmm8         # last 16 bytes of src
@@ -975,6 +983,8 @@ aesgen_xts_decrypt_avx10_256:
 	vpxord          %ymm13, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm7, %ymm7
 	vmovdqu8        %ymm7, 96(%rdx){%k1}
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $96, %rcx
@@ -989,7 +999,7 @@ aesgen_xts_decrypt_avx10_256:
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %ymm13, %ymm3, %ymm2
-	{disp32} jmp    .Lxts_dec_steal_or_done
+	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final3:
 # the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
@@ -1078,6 +1088,8 @@ aesgen_xts_decrypt_avx10_256:
 	vpxord          %ymm12, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm6, %ymm6
 	vmovdqu8        %ymm6, 64(%rdx){%k1}
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $64, %rcx
@@ -1092,7 +1104,7 @@ aesgen_xts_decrypt_avx10_256:
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %ymm12, %ymm3, %ymm2
-	{disp32} jmp    .Lxts_dec_steal_or_done
+	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final2:
 # the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
@@ -1156,6 +1168,8 @@ aesgen_xts_decrypt_avx10_256:
 	vpxord          %ymm11, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm5, %ymm5
 	vmovdqu8        %ymm5, 32(%rdx){%k1}
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $32, %rcx
@@ -1170,7 +1184,7 @@ aesgen_xts_decrypt_avx10_256:
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %ymm11, %ymm3, %ymm2
-	{disp32} jmp    .Lxts_dec_steal_or_done
+	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final1:
 # the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
@@ -1208,6 +1222,8 @@ aesgen_xts_decrypt_avx10_256:
 	vpxord          %ymm8, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm4, %ymm4
 	vmovdqu8        %ymm4, (%rdx){%k1}
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
@@ -1220,12 +1236,12 @@ aesgen_xts_decrypt_avx10_256:
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %ymm8, %ymm3, %ymm2
-	{disp32} jmp    .Lxts_dec_steal_or_done
+	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_no_tail:
-	vmovdqa64       %xmm0, %xmm2                    # the next block's tweak
-.Lxts_dec_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return
+	vmovdqa64       %xmm0, %xmm2                    # the next block's tweak
+.Lxts_dec_steal:
 # ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
 # TA * x (decryption: the last whole block under TB, the stolen block under TA)
 # xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87

@@ -246,6 +246,8 @@ L.xts_enc_final4_aes128:
 	vpxord          ymm2, ymm10, ymm13
 	vaesenclast     ymm7, ymm7, ymm2
 	vmovdqu8        [rdx + 96]{k1}, ymm7
+	test            rsi, rsi
+	jz              near L.xts_enc_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 96
@@ -261,7 +263,7 @@ L.xts_enc_final4_aes128:
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          ymm2, ymm3, ymm13
 	vpermd          ymm4, ymm3, ymm7                ; the last block's output, for stealing
-	jmp             near L.xts_enc_steal_or_done
+	jmp             near L.xts_enc_steal
 L.xts_enc_final3:
 ; the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
@@ -350,6 +352,8 @@ L.xts_enc_final3_aes128:
 	vpxord          ymm2, ymm10, ymm12
 	vaesenclast     ymm6, ymm6, ymm2
 	vmovdqu8        [rdx + 64]{k1}, ymm6
+	test            rsi, rsi
+	jz              near L.xts_enc_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 64
@@ -365,7 +369,7 @@ L.xts_enc_final3_aes128:
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          ymm2, ymm3, ymm12
 	vpermd          ymm4, ymm3, ymm6                ; the last block's output, for stealing
-	jmp             near L.xts_enc_steal_or_done
+	jmp             near L.xts_enc_steal
 L.xts_enc_final2:
 ; the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
@@ -429,6 +433,8 @@ L.xts_enc_final2_aes128:
 	vpxord          ymm2, ymm10, ymm11
 	vaesenclast     ymm5, ymm5, ymm2
 	vmovdqu8        [rdx + 32]{k1}, ymm5
+	test            rsi, rsi
+	jz              near L.xts_enc_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 32
@@ -444,7 +450,7 @@ L.xts_enc_final2_aes128:
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          ymm2, ymm3, ymm11
 	vpermd          ymm4, ymm3, ymm5                ; the last block's output, for stealing
-	jmp             near L.xts_enc_steal_or_done
+	jmp             near L.xts_enc_steal
 L.xts_enc_final1:
 ; the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
@@ -482,6 +488,8 @@ L.xts_enc_final1_aes128:
 	vpxord          ymm2, ymm10, ymm8
 	vaesenclast     ymm4, ymm4, ymm2
 	vmovdqu8        [rdx]{k1}, ymm4
+	test            rsi, rsi
+	jz              near L.xts_enc_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
@@ -495,13 +503,13 @@ L.xts_enc_final1_aes128:
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          ymm2, ymm3, ymm8
 	vpermd          ymm4, ymm3, ymm4                ; the last block's output, for stealing
-	jmp             near L.xts_enc_steal_or_done
+	jmp             near L.xts_enc_steal
 L.xts_enc_no_tail:
-	vmovdqa64       xmm2, xmm0                      ; the next block's tweak
-	vmovdqu8        xmm4, oword [rdx - 16]          ; the last block's output (a whole vector store)
-L.xts_enc_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_enc_return
+	vmovdqa64       xmm2, xmm0                      ; the next block's tweak
+	vmovdqu8        xmm4, oword [rdx - 16]          ; the last block's output (a whole vector store)
+L.xts_enc_steal:
 ; ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
 ; (also at DST - 16) and T1 = TB, the stolen block's tweak
 	vmovdqu8        xmm8, oword [rcx + rsi*1 - 16]  ; last 16 bytes of src
@@ -970,6 +978,8 @@ L.xts_dec_final4_aes128:
 	vpxord          ymm2, ymm10, ymm13
 	vaesdeclast     ymm7, ymm7, ymm2
 	vmovdqu8        [rdx + 96]{k1}, ymm7
+	test            rsi, rsi
+	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 96
@@ -984,7 +994,7 @@ L.xts_dec_final4_aes128:
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          ymm2, ymm3, ymm13
-	jmp             near L.xts_dec_steal_or_done
+	jmp             near L.xts_dec_steal
 L.xts_dec_final3:
 ; the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
@@ -1073,6 +1083,8 @@ L.xts_dec_final3_aes128:
 	vpxord          ymm2, ymm10, ymm12
 	vaesdeclast     ymm6, ymm6, ymm2
 	vmovdqu8        [rdx + 64]{k1}, ymm6
+	test            rsi, rsi
+	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 64
@@ -1087,7 +1099,7 @@ L.xts_dec_final3_aes128:
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          ymm2, ymm3, ymm12
-	jmp             near L.xts_dec_steal_or_done
+	jmp             near L.xts_dec_steal
 L.xts_dec_final2:
 ; the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
@@ -1151,6 +1163,8 @@ L.xts_dec_final2_aes128:
 	vpxord          ymm2, ymm10, ymm11
 	vaesdeclast     ymm5, ymm5, ymm2
 	vmovdqu8        [rdx + 32]{k1}, ymm5
+	test            rsi, rsi
+	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 32
@@ -1165,7 +1179,7 @@ L.xts_dec_final2_aes128:
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          ymm2, ymm3, ymm11
-	jmp             near L.xts_dec_steal_or_done
+	jmp             near L.xts_dec_steal
 L.xts_dec_final1:
 ; the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
@@ -1203,6 +1217,8 @@ L.xts_dec_final1_aes128:
 	vpxord          ymm2, ymm10, ymm8
 	vaesdeclast     ymm4, ymm4, ymm2
 	vmovdqu8        [rdx]{k1}, ymm4
+	test            rsi, rsi
+	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
@@ -1215,12 +1231,12 @@ L.xts_dec_final1_aes128:
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          ymm2, ymm3, ymm8
-	jmp             near L.xts_dec_steal_or_done
+	jmp             near L.xts_dec_steal
 L.xts_dec_no_tail:
-	vmovdqa64       xmm2, xmm0                      ; the next block's tweak
-L.xts_dec_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_dec_return
+	vmovdqa64       xmm2, xmm0                      ; the next block's tweak
+L.xts_dec_steal:
 ; ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
 ; TA * x (decryption: the last whole block under TB, the stolen block under TA)
 ; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87

@@ -246,6 +246,8 @@ aesgen_xts_encrypt_avx10_512:
 	vpxord          %zmm13, %zmm10, %zmm2
 	vaesenclast     %zmm2, %zmm7, %zmm7
 	vmovdqu8        %zmm7, 192(%rdx){%k1}
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $192, %rcx
@@ -261,7 +263,7 @@ aesgen_xts_encrypt_avx10_512:
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %zmm13, %zmm3, %zmm2
 	vpermd          %zmm7, %zmm3, %zmm4             # the last block's output, for stealing
-	{disp32} jmp    .Lxts_enc_steal_or_done
+	{disp32} jmp    .Lxts_enc_steal
 .Lxts_enc_final3:
 # the tweaks of 3 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
@@ -349,6 +351,8 @@ aesgen_xts_encrypt_avx10_512:
 	vpxord          %zmm12, %zmm10, %zmm2
 	vaesenclast     %zmm2, %zmm6, %zmm6
 	vmovdqu8        %zmm6, 128(%rdx){%k1}
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $128, %rcx
@@ -364,7 +368,7 @@ aesgen_xts_encrypt_avx10_512:
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %zmm12, %zmm3, %zmm2
 	vpermd          %zmm6, %zmm3, %zmm4             # the last block's output, for stealing
-	{disp32} jmp    .Lxts_enc_steal_or_done
+	{disp32} jmp    .Lxts_enc_steal
 .Lxts_enc_final2:
 # the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
@@ -427,6 +431,8 @@ aesgen_xts_encrypt_avx10_512:
 	vpxord          %zmm11, %zmm10, %zmm2
 	vaesenclast     %zmm2, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 64(%rdx){%k1}
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $64, %rcx
@@ -442,7 +448,7 @@ aesgen_xts_encrypt_avx10_512:
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %zmm11, %zmm3, %zmm2
 	vpermd          %zmm5, %zmm3, %zmm4             # the last block's output, for stealing
-	{disp32} jmp    .Lxts_enc_steal_or_done
+	{disp32} jmp    .Lxts_enc_steal
 .Lxts_enc_final1:
 # the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
@@ -480,6 +486,8 @@ aesgen_xts_encrypt_avx10_512:
 	vpxord          %zmm8, %zmm10, %zmm2
 	vaesenclast     %zmm2, %zmm4, %zmm4
 	vmovdqu8        %zmm4, (%rdx){%k1}
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
@@ -493,13 +501,13 @@ aesgen_xts_encrypt_avx10_512:
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %zmm8, %zmm3, %zmm2
 	vpermd          %zmm4, %zmm3, %zmm4             # the last block's output, for stealing
-	{disp32} jmp    .Lxts_enc_steal_or_done
+	{disp32} jmp    .Lxts_enc_steal
 .Lxts_enc_no_tail:
-	vmovdqa64       %xmm0, %xmm2                    # the next block's tweak
-	vmovdqu8        -16(%rdx), %xmm4                # the last block's output (a whole vector store)
-.Lxts_enc_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_enc_return
+	vmovdqa64       %xmm0, %xmm2                    # the next block's tweak
+	vmovdqu8        -16(%rdx), %xmm4                # the last block's output (a whole vector store)
+.Lxts_enc_steal:
 # ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
 # (also at DST - 16) and T1 = TB, the stolen block's tweak
 	vmovdqu8        -16(%rcx,%rsi,1), %xmm8         # last 16 bytes of src
@@ -971,6 +979,8 @@ aesgen_xts_decrypt_avx10_512:
 	vpxord          %zmm13, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm7, %zmm7
 	vmovdqu8        %zmm7, 192(%rdx){%k1}
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $192, %rcx
@@ -985,7 +995,7 @@ aesgen_xts_decrypt_avx10_512:
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %zmm13, %zmm3, %zmm2
-	{disp32} jmp    .Lxts_dec_steal_or_done
+	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final3:
 # the tweaks of 3 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
@@ -1073,6 +1083,8 @@ aesgen_xts_decrypt_avx10_512:
 	vpxord          %zmm12, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm6, %zmm6
 	vmovdqu8        %zmm6, 128(%rdx){%k1}
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $128, %rcx
@@ -1087,7 +1099,7 @@ aesgen_xts_decrypt_avx10_512:
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %zmm12, %zmm3, %zmm2
-	{disp32} jmp    .Lxts_dec_steal_or_done
+	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final2:
 # the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
@@ -1150,6 +1162,8 @@ aesgen_xts_decrypt_avx10_512:
 	vpxord          %zmm11, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 64(%rdx){%k1}
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $64, %rcx
@@ -1164,7 +1178,7 @@ aesgen_xts_decrypt_avx10_512:
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %zmm11, %zmm3, %zmm2
-	{disp32} jmp    .Lxts_dec_steal_or_done
+	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final1:
 # the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
@@ -1202,6 +1216,8 @@ aesgen_xts_decrypt_avx10_512:
 	vpxord          %zmm8, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm4, %zmm4
 	vmovdqu8        %zmm4, (%rdx){%k1}
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
@@ -1214,12 +1230,12 @@ aesgen_xts_decrypt_avx10_512:
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %zmm8, %zmm3, %zmm2
-	{disp32} jmp    .Lxts_dec_steal_or_done
+	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_no_tail:
-	vmovdqa64       %xmm0, %xmm2                    # the next block's tweak
-.Lxts_dec_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return
+	vmovdqa64       %xmm0, %xmm2                    # the next block's tweak
+.Lxts_dec_steal:
 # ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
 # TA * x (decryption: the last whole block under TB, the stolen block under TA)
 # xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1706,6 +1722,8 @@ aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	vpxord          %zmm11, %zmm10, %zmm2
 	vaesenclast     %zmm2, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 64(%rdx){%k1}
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return_onepassgroups_tail2_tweakahead # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $64, %rcx
@@ -1721,7 +1739,7 @@ aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %zmm11, %zmm3, %zmm2
 	vpermd          %zmm5, %zmm3, %zmm4             # the last block's output, for stealing
-	{disp32} jmp    .Lxts_enc_steal_or_done_onepassgroups_tail2_tweakahead
+	{disp32} jmp    .Lxts_enc_steal_onepassgroups_tail2_tweakahead
 .Lxts_enc_final1_onepassgroups_tail2_tweakahead:
 # the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
@@ -1759,6 +1777,8 @@ aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	vpxord          %zmm8, %zmm10, %zmm2
 	vaesenclast     %zmm2, %zmm4, %zmm4
 	vmovdqu8        %zmm4, (%rdx){%k1}
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return_onepassgroups_tail2_tweakahead # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
@@ -1772,13 +1792,13 @@ aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %zmm8, %zmm3, %zmm2
 	vpermd          %zmm4, %zmm3, %zmm4             # the last block's output, for stealing
-	{disp32} jmp    .Lxts_enc_steal_or_done_onepassgroups_tail2_tweakahead
+	{disp32} jmp    .Lxts_enc_steal_onepassgroups_tail2_tweakahead
 .Lxts_enc_no_tail_onepassgroups_tail2_tweakahead:
-	vmovdqa64       %xmm0, %xmm2                    # the next block's tweak
-	vmovdqu8        -16(%rdx), %xmm4                # the last block's output (a whole vector store)
-.Lxts_enc_steal_or_done_onepassgroups_tail2_tweakahead:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_enc_return_onepassgroups_tail2_tweakahead
+	vmovdqa64       %xmm0, %xmm2                    # the next block's tweak
+	vmovdqu8        -16(%rdx), %xmm4                # the last block's output (a whole vector store)
+.Lxts_enc_steal_onepassgroups_tail2_tweakahead:
 # ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
 # (also at DST - 16) and T1 = TB, the stolen block's tweak
 	vmovdqu8        -16(%rcx,%rsi,1), %xmm8         # last 16 bytes of src
@@ -2291,6 +2311,8 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	vpxord          %zmm11, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 64(%rdx){%k1}
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return_onepassgroups_tail2_tweakahead # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $64, %rcx
@@ -2305,7 +2327,7 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	lea             .Lxts_lane_select_onepassgroups_tail2_tweakahead(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %zmm11, %zmm3, %zmm2
-	{disp32} jmp    .Lxts_dec_steal_or_done_onepassgroups_tail2_tweakahead
+	{disp32} jmp    .Lxts_dec_steal_onepassgroups_tail2_tweakahead
 .Lxts_dec_final1_onepassgroups_tail2_tweakahead:
 # the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
@@ -2343,6 +2365,8 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	vpxord          %zmm8, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm4, %zmm4
 	vmovdqu8        %zmm4, (%rdx){%k1}
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return_onepassgroups_tail2_tweakahead # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
@@ -2355,12 +2379,12 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	lea             .Lxts_lane_select_onepassgroups_tail2_tweakahead(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %zmm8, %zmm3, %zmm2
-	{disp32} jmp    .Lxts_dec_steal_or_done_onepassgroups_tail2_tweakahead
+	{disp32} jmp    .Lxts_dec_steal_onepassgroups_tail2_tweakahead
 .Lxts_dec_no_tail_onepassgroups_tail2_tweakahead:
-	vmovdqa64       %xmm0, %xmm2                    # the next block's tweak
-.Lxts_dec_steal_or_done_onepassgroups_tail2_tweakahead:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return_onepassgroups_tail2_tweakahead
+	vmovdqa64       %xmm0, %xmm2                    # the next block's tweak
+.Lxts_dec_steal_onepassgroups_tail2_tweakahead:
 # ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
 # TA * x (decryption: the last whole block under TB, the stolen block under TA)
 # xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87

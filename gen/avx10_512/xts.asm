@@ -246,6 +246,8 @@ L.xts_enc_final4_aes128:
 	vpxord          zmm2, zmm10, zmm13
 	vaesenclast     zmm7, zmm7, zmm2
 	vmovdqu8        [rdx + 192]{k1}, zmm7
+	test            rsi, rsi
+	jz              near L.xts_enc_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 192
@@ -261,7 +263,7 @@ L.xts_enc_final4_aes128:
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          zmm2, zmm3, zmm13
 	vpermd          zmm4, zmm3, zmm7                ; the last block's output, for stealing
-	jmp             near L.xts_enc_steal_or_done
+	jmp             near L.xts_enc_steal
 L.xts_enc_final3:
 ; the tweaks of 3 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
@@ -349,6 +351,8 @@ L.xts_enc_final3_aes128:
 	vpxord          zmm2, zmm10, zmm12
 	vaesenclast     zmm6, zmm6, zmm2
 	vmovdqu8        [rdx + 128]{k1}, zmm6
+	test            rsi, rsi
+	jz              near L.xts_enc_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 128
@@ -364,7 +368,7 @@ L.xts_enc_final3_aes128:
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          zmm2, zmm3, zmm12
 	vpermd          zmm4, zmm3, zmm6                ; the last block's output, for stealing
-	jmp             near L.xts_enc_steal_or_done
+	jmp             near L.xts_enc_steal
 L.xts_enc_final2:
 ; the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
@@ -427,6 +431,8 @@ L.xts_enc_final2_aes128:
 	vpxord          zmm2, zmm10, zmm11
 	vaesenclast     zmm5, zmm5, zmm2
 	vmovdqu8        [rdx + 64]{k1}, zmm5
+	test            rsi, rsi
+	jz              near L.xts_enc_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 64
@@ -442,7 +448,7 @@ L.xts_enc_final2_aes128:
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          zmm2, zmm3, zmm11
 	vpermd          zmm4, zmm3, zmm5                ; the last block's output, for stealing
-	jmp             near L.xts_enc_steal_or_done
+	jmp             near L.xts_enc_steal
 L.xts_enc_final1:
 ; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
@@ -480,6 +486,8 @@ L.xts_enc_final1_aes128:
 	vpxord          zmm2, zmm10, zmm8
 	vaesenclast     zmm4, zmm4, zmm2
 	vmovdqu8        [rdx]{k1}, zmm4
+	test            rsi, rsi
+	jz              near L.xts_enc_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
@@ -493,13 +501,13 @@ L.xts_enc_final1_aes128:
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          zmm2, zmm3, zmm8
 	vpermd          zmm4, zmm3, zmm4                ; the last block's output, for stealing
-	jmp             near L.xts_enc_steal_or_done
+	jmp             near L.xts_enc_steal
 L.xts_enc_no_tail:
-	vmovdqa64       xmm2, xmm0                      ; the next block's tweak
-	vmovdqu8        xmm4, oword [rdx - 16]          ; the last block's output (a whole vector store)
-L.xts_enc_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_enc_return
+	vmovdqa64       xmm2, xmm0                      ; the next block's tweak
+	vmovdqu8        xmm4, oword [rdx - 16]          ; the last block's output (a whole vector store)
+L.xts_enc_steal:
 ; ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
 ; (also at DST - 16) and T1 = TB, the stolen block's tweak
 	vmovdqu8        xmm8, oword [rcx + rsi*1 - 16]  ; last 16 bytes of src
@@ -966,6 +974,8 @@ L.xts_dec_final4_aes128:
 	vpxord          zmm2, zmm10, zmm13
 	vaesdeclast     zmm7, zmm7, zmm2
 	vmovdqu8        [rdx + 192]{k1}, zmm7
+	test            rsi, rsi
+	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 192
@@ -980,7 +990,7 @@ L.xts_dec_final4_aes128:
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          zmm2, zmm3, zmm13
-	jmp             near L.xts_dec_steal_or_done
+	jmp             near L.xts_dec_steal
 L.xts_dec_final3:
 ; the tweaks of 3 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
@@ -1068,6 +1078,8 @@ L.xts_dec_final3_aes128:
 	vpxord          zmm2, zmm10, zmm12
 	vaesdeclast     zmm6, zmm6, zmm2
 	vmovdqu8        [rdx + 128]{k1}, zmm6
+	test            rsi, rsi
+	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 128
@@ -1082,7 +1094,7 @@ L.xts_dec_final3_aes128:
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          zmm2, zmm3, zmm12
-	jmp             near L.xts_dec_steal_or_done
+	jmp             near L.xts_dec_steal
 L.xts_dec_final2:
 ; the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
@@ -1145,6 +1157,8 @@ L.xts_dec_final2_aes128:
 	vpxord          zmm2, zmm10, zmm11
 	vaesdeclast     zmm5, zmm5, zmm2
 	vmovdqu8        [rdx + 64]{k1}, zmm5
+	test            rsi, rsi
+	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 64
@@ -1159,7 +1173,7 @@ L.xts_dec_final2_aes128:
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          zmm2, zmm3, zmm11
-	jmp             near L.xts_dec_steal_or_done
+	jmp             near L.xts_dec_steal
 L.xts_dec_final1:
 ; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
@@ -1197,6 +1211,8 @@ L.xts_dec_final1_aes128:
 	vpxord          zmm2, zmm10, zmm8
 	vaesdeclast     zmm4, zmm4, zmm2
 	vmovdqu8        [rdx]{k1}, zmm4
+	test            rsi, rsi
+	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
@@ -1209,12 +1225,12 @@ L.xts_dec_final1_aes128:
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          zmm2, zmm3, zmm8
-	jmp             near L.xts_dec_steal_or_done
+	jmp             near L.xts_dec_steal
 L.xts_dec_no_tail:
-	vmovdqa64       xmm2, xmm0                      ; the next block's tweak
-L.xts_dec_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_dec_return
+	vmovdqa64       xmm2, xmm0                      ; the next block's tweak
+L.xts_dec_steal:
 ; ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
 ; TA * x (decryption: the last whole block under TB, the stolen block under TA)
 ; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1696,6 +1712,8 @@ L.xts_enc_final2_aes128_onepassgroups_tail2_tweakahead:
 	vpxord          zmm2, zmm10, zmm11
 	vaesenclast     zmm5, zmm5, zmm2
 	vmovdqu8        [rdx + 64]{k1}, zmm5
+	test            rsi, rsi
+	jz              near L.xts_enc_return_onepassgroups_tail2_tweakahead ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 64
@@ -1711,7 +1729,7 @@ L.xts_enc_final2_aes128_onepassgroups_tail2_tweakahead:
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          zmm2, zmm3, zmm11
 	vpermd          zmm4, zmm3, zmm5                ; the last block's output, for stealing
-	jmp             near L.xts_enc_steal_or_done_onepassgroups_tail2_tweakahead
+	jmp             near L.xts_enc_steal_onepassgroups_tail2_tweakahead
 L.xts_enc_final1_onepassgroups_tail2_tweakahead:
 ; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
@@ -1749,6 +1767,8 @@ L.xts_enc_final1_aes128_onepassgroups_tail2_tweakahead:
 	vpxord          zmm2, zmm10, zmm8
 	vaesenclast     zmm4, zmm4, zmm2
 	vmovdqu8        [rdx]{k1}, zmm4
+	test            rsi, rsi
+	jz              near L.xts_enc_return_onepassgroups_tail2_tweakahead ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
@@ -1762,13 +1782,13 @@ L.xts_enc_final1_aes128_onepassgroups_tail2_tweakahead:
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          zmm2, zmm3, zmm8
 	vpermd          zmm4, zmm3, zmm4                ; the last block's output, for stealing
-	jmp             near L.xts_enc_steal_or_done_onepassgroups_tail2_tweakahead
+	jmp             near L.xts_enc_steal_onepassgroups_tail2_tweakahead
 L.xts_enc_no_tail_onepassgroups_tail2_tweakahead:
-	vmovdqa64       xmm2, xmm0                      ; the next block's tweak
-	vmovdqu8        xmm4, oword [rdx - 16]          ; the last block's output (a whole vector store)
-L.xts_enc_steal_or_done_onepassgroups_tail2_tweakahead:
 	test            rsi, rsi
 	jz              near L.xts_enc_return_onepassgroups_tail2_tweakahead
+	vmovdqa64       xmm2, xmm0                      ; the next block's tweak
+	vmovdqu8        xmm4, oword [rdx - 16]          ; the last block's output (a whole vector store)
+L.xts_enc_steal_onepassgroups_tail2_tweakahead:
 ; ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
 ; (also at DST - 16) and T1 = TB, the stolen block's tweak
 	vmovdqu8        xmm8, oword [rcx + rsi*1 - 16]  ; last 16 bytes of src
@@ -2276,6 +2296,8 @@ L.xts_dec_final2_aes128_onepassgroups_tail2_tweakahead:
 	vpxord          zmm2, zmm10, zmm11
 	vaesdeclast     zmm5, zmm5, zmm2
 	vmovdqu8        [rdx + 64]{k1}, zmm5
+	test            rsi, rsi
+	jz              near L.xts_dec_return_onepassgroups_tail2_tweakahead ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 64
@@ -2290,7 +2312,7 @@ L.xts_dec_final2_aes128_onepassgroups_tail2_tweakahead:
 	lea             r11, [rel L.xts_lane_select_onepassgroups_tail2_tweakahead]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          zmm2, zmm3, zmm11
-	jmp             near L.xts_dec_steal_or_done_onepassgroups_tail2_tweakahead
+	jmp             near L.xts_dec_steal_onepassgroups_tail2_tweakahead
 L.xts_dec_final1_onepassgroups_tail2_tweakahead:
 ; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
@@ -2328,6 +2350,8 @@ L.xts_dec_final1_aes128_onepassgroups_tail2_tweakahead:
 	vpxord          zmm2, zmm10, zmm8
 	vaesdeclast     zmm4, zmm4, zmm2
 	vmovdqu8        [rdx]{k1}, zmm4
+	test            rsi, rsi
+	jz              near L.xts_dec_return_onepassgroups_tail2_tweakahead ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
@@ -2340,12 +2364,12 @@ L.xts_dec_final1_aes128_onepassgroups_tail2_tweakahead:
 	lea             r11, [rel L.xts_lane_select_onepassgroups_tail2_tweakahead]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          zmm2, zmm3, zmm8
-	jmp             near L.xts_dec_steal_or_done_onepassgroups_tail2_tweakahead
+	jmp             near L.xts_dec_steal_onepassgroups_tail2_tweakahead
 L.xts_dec_no_tail_onepassgroups_tail2_tweakahead:
-	vmovdqa64       xmm2, xmm0                      ; the next block's tweak
-L.xts_dec_steal_or_done_onepassgroups_tail2_tweakahead:
 	test            rsi, rsi
 	jz              near L.xts_dec_return_onepassgroups_tail2_tweakahead
+	vmovdqa64       xmm2, xmm0                      ; the next block's tweak
+L.xts_dec_steal_onepassgroups_tail2_tweakahead:
 ; ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
 ; TA * x (decryption: the last whole block under TB, the stolen block under TA)
 ; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87

@@ -250,6 +250,8 @@ aesgen_xts_encrypt_vaes_avx2:
 	{disp32} jbe    .Lxts_enc_final4_stored
 	vextracti128    $1, %ymm7, 112(%rdx)
 .Lxts_enc_final4_stored:
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $96, %rcx
@@ -266,7 +268,7 @@ aesgen_xts_encrypt_vaes_avx2:
 	vmovdqu         -16(%r11,%r8,1), %xmm3
 	vpermd          %ymm13, %ymm3, %ymm2
 	vpermd          %ymm7, %ymm3, %ymm4             # the last block's output, for stealing
-	{disp32} jmp    .Lxts_enc_steal_or_done
+	{disp32} jmp    .Lxts_enc_steal
 .Lxts_enc_final3:
 # the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
@@ -378,6 +380,8 @@ aesgen_xts_encrypt_vaes_avx2:
 	{disp32} jbe    .Lxts_enc_final3_stored
 	vextracti128    $1, %ymm6, 80(%rdx)
 .Lxts_enc_final3_stored:
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $64, %rcx
@@ -394,7 +398,7 @@ aesgen_xts_encrypt_vaes_avx2:
 	vmovdqu         -16(%r11,%r8,1), %xmm3
 	vpermd          %ymm12, %ymm3, %ymm2
 	vpermd          %ymm6, %ymm3, %ymm4             # the last block's output, for stealing
-	{disp32} jmp    .Lxts_enc_steal_or_done
+	{disp32} jmp    .Lxts_enc_steal
 .Lxts_enc_final2:
 # the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
@@ -480,6 +484,8 @@ aesgen_xts_encrypt_vaes_avx2:
 	{disp32} jbe    .Lxts_enc_final2_stored
 	vextracti128    $1, %ymm5, 48(%rdx)
 .Lxts_enc_final2_stored:
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $32, %rcx
@@ -496,7 +502,7 @@ aesgen_xts_encrypt_vaes_avx2:
 	vmovdqu         -16(%r11,%r8,1), %xmm3
 	vpermd          %ymm11, %ymm3, %ymm2
 	vpermd          %ymm5, %ymm3, %ymm4             # the last block's output, for stealing
-	{disp32} jmp    .Lxts_enc_steal_or_done
+	{disp32} jmp    .Lxts_enc_steal
 .Lxts_enc_final1:
 # the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
@@ -555,6 +561,8 @@ aesgen_xts_encrypt_vaes_avx2:
 	{disp32} jbe    .Lxts_enc_final1_stored
 	vextracti128    $1, %ymm4, 16(%rdx)
 .Lxts_enc_final1_stored:
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
@@ -569,13 +577,13 @@ aesgen_xts_encrypt_vaes_avx2:
 	vmovdqu         -16(%r11,%r8,1), %xmm3
 	vpermd          %ymm8, %ymm3, %ymm2
 	vpermd          %ymm4, %ymm3, %ymm4             # the last block's output, for stealing
-	{disp32} jmp    .Lxts_enc_steal_or_done
+	{disp32} jmp    .Lxts_enc_steal
 .Lxts_enc_no_tail:
-	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
-	vmovdqu         -16(%rdx), %xmm4                # the last block's output (a whole vector store)
-.Lxts_enc_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_enc_return
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	vmovdqu         -16(%rdx), %xmm4                # the last block's output (a whole vector store)
+.Lxts_enc_steal:
 # ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
 # (also at DST - 16) and T1 = TB, the stolen block's tweak
 	vmovdqu         -16(%rcx,%rsi,1), %xmm8         # last 16 bytes of src
@@ -1072,6 +1080,8 @@ aesgen_xts_decrypt_vaes_avx2:
 	{disp32} jbe    .Lxts_dec_final4_stored
 	vextracti128    $1, %ymm7, 112(%rdx)
 .Lxts_dec_final4_stored:
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $96, %rcx
@@ -1087,7 +1097,7 @@ aesgen_xts_decrypt_vaes_avx2:
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu         -16(%r11,%r8,1), %xmm3
 	vpermd          %ymm13, %ymm3, %ymm2
-	{disp32} jmp    .Lxts_dec_steal_or_done
+	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final3:
 # the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
@@ -1199,6 +1209,8 @@ aesgen_xts_decrypt_vaes_avx2:
 	{disp32} jbe    .Lxts_dec_final3_stored
 	vextracti128    $1, %ymm6, 80(%rdx)
 .Lxts_dec_final3_stored:
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $64, %rcx
@@ -1214,7 +1226,7 @@ aesgen_xts_decrypt_vaes_avx2:
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu         -16(%r11,%r8,1), %xmm3
 	vpermd          %ymm12, %ymm3, %ymm2
-	{disp32} jmp    .Lxts_dec_steal_or_done
+	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final2:
 # the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
@@ -1300,6 +1312,8 @@ aesgen_xts_decrypt_vaes_avx2:
 	{disp32} jbe    .Lxts_dec_final2_stored
 	vextracti128    $1, %ymm5, 48(%rdx)
 .Lxts_dec_final2_stored:
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 	add             $32, %rcx
@@ -1315,7 +1329,7 @@ aesgen_xts_decrypt_vaes_avx2:
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu         -16(%r11,%r8,1), %xmm3
 	vpermd          %ymm11, %ymm3, %ymm2
-	{disp32} jmp    .Lxts_dec_steal_or_done
+	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final1:
 # the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
@@ -1374,6 +1388,8 @@ aesgen_xts_decrypt_vaes_avx2:
 	{disp32} jbe    .Lxts_dec_final1_stored
 	vextracti128    $1, %ymm4, 16(%rdx)
 .Lxts_dec_final1_stored:
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
 	add             %r8, %rdx
 # next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
@@ -1387,12 +1403,12 @@ aesgen_xts_decrypt_vaes_avx2:
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu         -16(%r11,%r8,1), %xmm3
 	vpermd          %ymm8, %ymm3, %ymm2
-	{disp32} jmp    .Lxts_dec_steal_or_done
+	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_no_tail:
-	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
-.Lxts_dec_steal_or_done:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+.Lxts_dec_steal:
 # ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
 # TA * x (decryption: the last whole block under TB, the stolen block under TA)
 # xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87

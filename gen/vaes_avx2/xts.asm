@@ -250,6 +250,8 @@ L.xts_enc_final4_aes128:
 	jbe             near L.xts_enc_final4_stored
 	vextracti128    oword [rdx + 112], ymm7, 1
 L.xts_enc_final4_stored:
+	test            rsi, rsi
+	jz              near L.xts_enc_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 96
@@ -266,7 +268,7 @@ L.xts_enc_final4_stored:
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
 	vpermd          ymm2, ymm3, ymm13
 	vpermd          ymm4, ymm3, ymm7                ; the last block's output, for stealing
-	jmp             near L.xts_enc_steal_or_done
+	jmp             near L.xts_enc_steal
 L.xts_enc_final3:
 ; the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
@@ -378,6 +380,8 @@ L.xts_enc_final3_aes128:
 	jbe             near L.xts_enc_final3_stored
 	vextracti128    oword [rdx + 80], ymm6, 1
 L.xts_enc_final3_stored:
+	test            rsi, rsi
+	jz              near L.xts_enc_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 64
@@ -394,7 +398,7 @@ L.xts_enc_final3_stored:
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
 	vpermd          ymm2, ymm3, ymm12
 	vpermd          ymm4, ymm3, ymm6                ; the last block's output, for stealing
-	jmp             near L.xts_enc_steal_or_done
+	jmp             near L.xts_enc_steal
 L.xts_enc_final2:
 ; the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
@@ -480,6 +484,8 @@ L.xts_enc_final2_aes128:
 	jbe             near L.xts_enc_final2_stored
 	vextracti128    oword [rdx + 48], ymm5, 1
 L.xts_enc_final2_stored:
+	test            rsi, rsi
+	jz              near L.xts_enc_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 32
@@ -496,7 +502,7 @@ L.xts_enc_final2_stored:
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
 	vpermd          ymm2, ymm3, ymm11
 	vpermd          ymm4, ymm3, ymm5                ; the last block's output, for stealing
-	jmp             near L.xts_enc_steal_or_done
+	jmp             near L.xts_enc_steal
 L.xts_enc_final1:
 ; the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
@@ -555,6 +561,8 @@ L.xts_enc_final1_aes128:
 	jbe             near L.xts_enc_final1_stored
 	vextracti128    oword [rdx + 16], ymm4, 1
 L.xts_enc_final1_stored:
+	test            rsi, rsi
+	jz              near L.xts_enc_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
@@ -569,13 +577,13 @@ L.xts_enc_final1_stored:
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
 	vpermd          ymm2, ymm3, ymm8
 	vpermd          ymm4, ymm3, ymm4                ; the last block's output, for stealing
-	jmp             near L.xts_enc_steal_or_done
+	jmp             near L.xts_enc_steal
 L.xts_enc_no_tail:
-	vmovdqa         xmm2, xmm0                      ; the next block's tweak
-	vmovdqu         xmm4, oword [rdx - 16]          ; the last block's output (a whole vector store)
-L.xts_enc_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_enc_return
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	vmovdqu         xmm4, oword [rdx - 16]          ; the last block's output (a whole vector store)
+L.xts_enc_steal:
 ; ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
 ; (also at DST - 16) and T1 = TB, the stolen block's tweak
 	vmovdqu         xmm8, oword [rcx + rsi*1 - 16]  ; last 16 bytes of src
@@ -1067,6 +1075,8 @@ L.xts_dec_final4_aes128:
 	jbe             near L.xts_dec_final4_stored
 	vextracti128    oword [rdx + 112], ymm7, 1
 L.xts_dec_final4_stored:
+	test            rsi, rsi
+	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 96
@@ -1082,7 +1092,7 @@ L.xts_dec_final4_stored:
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
 	vpermd          ymm2, ymm3, ymm13
-	jmp             near L.xts_dec_steal_or_done
+	jmp             near L.xts_dec_steal
 L.xts_dec_final3:
 ; the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
@@ -1194,6 +1204,8 @@ L.xts_dec_final3_aes128:
 	jbe             near L.xts_dec_final3_stored
 	vextracti128    oword [rdx + 80], ymm6, 1
 L.xts_dec_final3_stored:
+	test            rsi, rsi
+	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 64
@@ -1209,7 +1221,7 @@ L.xts_dec_final3_stored:
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
 	vpermd          ymm2, ymm3, ymm12
-	jmp             near L.xts_dec_steal_or_done
+	jmp             near L.xts_dec_steal
 L.xts_dec_final2:
 ; the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
@@ -1295,6 +1307,8 @@ L.xts_dec_final2_aes128:
 	jbe             near L.xts_dec_final2_stored
 	vextracti128    oword [rdx + 48], ymm5, 1
 L.xts_dec_final2_stored:
+	test            rsi, rsi
+	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 	add             rcx, 32
@@ -1310,7 +1324,7 @@ L.xts_dec_final2_stored:
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
 	vpermd          ymm2, ymm3, ymm11
-	jmp             near L.xts_dec_steal_or_done
+	jmp             near L.xts_dec_steal
 L.xts_dec_final1:
 ; the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
@@ -1369,6 +1383,8 @@ L.xts_dec_final1_aes128:
 	jbe             near L.xts_dec_final1_stored
 	vextracti128    oword [rdx + 16], ymm4, 1
 L.xts_dec_final1_stored:
+	test            rsi, rsi
+	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
 	add             rdx, r8
 ; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
@@ -1382,12 +1398,12 @@ L.xts_dec_final1_stored:
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
 	vpermd          ymm2, ymm3, ymm8
-	jmp             near L.xts_dec_steal_or_done
+	jmp             near L.xts_dec_steal
 L.xts_dec_no_tail:
-	vmovdqa         xmm2, xmm0                      ; the next block's tweak
-L.xts_dec_steal_or_done:
 	test            rsi, rsi
 	jz              near L.xts_dec_return
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+L.xts_dec_steal:
 ; ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
 ; TA * x (decryption: the last whole block under TB, the stolen block under TA)
 ; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87

@@ -6,6 +6,7 @@ import os
 import unittest
 
 from repo import GEN
+from generator.errors import UsageError
 from generator.isa import get_isa
 from generator.modes import get_mode
 from perf import explore, mca, report
@@ -30,7 +31,6 @@ class Sweep(unittest.TestCase):
         # 5 UNROLL x 2 KEYS, TAIL 1..min(8, UNROLL), 2 ONEPASS: (1 + 2 + 3 + 4 + 4) x 2 x 2
         self.assertEqual(len(candidates), 56)
 
-
     def test_only_keeps_the_default_and_the_variants_with_those_values(self):
         mode, isa = get_mode("xts"), get_isa("avx10_512")
         only = explore.parse_only("TWEAK=ahead,UNROLL=4", mode)
@@ -43,7 +43,6 @@ class Sweep(unittest.TestCase):
         self.assertEqual(len(rest), 12)
         self.assertTrue(all(c.knobs["TWEAK"] == "ahead" and c.knobs["UNROLL"] == 4
                             for c in rest))
-        from generator.errors import UsageError
         with self.assertRaisesRegex(UsageError, "bad value 'bogus' for TWEAK"):
             explore.parse_only("TWEAK=bogus", mode)
         with self.assertRaisesRegex(UsageError, "knob GHASH does not apply to mode xts"):
