@@ -87,13 +87,16 @@ ISAS = {isa.name: isa for isa in (
                      # no PCLMULQDQ: its XTS doubles each tweak (templates/vperm/xts.j2)
                      ("TWEAK", ("double",)),
                      # its XCTR makes its counter blocks its own way (templates/vperm/xctr.j2)
-                     ("COUNTERS", ("base",)))),
-    Isa("aesni_avx", 16, 16, False, _VEX, "AES-NI on xmm, VEX-encoded AVX, 16 registers"),
+                     ("COUNTERS", ("base",)),
+                     ("SPLAT", ("shuffle",)))),
+    # SPLAT=broadcast masks with an opmask: EVEX only (one lane needs no splat at all)
+    Isa("aesni_avx", 16, 16, False, _VEX, "AES-NI on xmm, VEX-encoded AVX, 16 registers",
+        knob_values=(("SPLAT", ("shuffle",)),)),
     # TWEAK=double and COUNTERS=chain: measured on 128-bit vectors only (COUNTERS=gpr: one
     # block per store); TWEAK=gpr makes
     # one block's tweak per vmovq + vpinsrq (a wider vector would need a pair per lane)
     Isa("vaes_avx2", 32, 16, False, _VAES, "VAES on ymm, VEX-encoded AVX2, 16 registers",
-        knob_values=(("TWEAK", ("clmul",)), ("COUNTERS", ("base",)))),
+        knob_values=(("TWEAK", ("clmul",)), ("COUNTERS", ("base",)), ("SPLAT", ("shuffle",)))),
     # TWEAK=ahead holds twice an iteration's tweaks: EVEX's 32 registers only
     Isa("avx10_256", 32, 32, True, _AVX10, "VAES on ymm, EVEX, 32 registers and opmasks",
         knob_values=(("TWEAK", ("clmul", "ahead")), ("COUNTERS", ("base",)))),

@@ -67,6 +67,12 @@ KNOBS = {knob.name: knob for knob in (
          "a step held in a register (a serial chain of adds; 128-bit vectors only); gpr (ctr, "
          "aesni_avx) = the main loop's blocks made one iteration ahead in general registers "
          "(lea, bswap, xor round key 0) into a stack ring and loaded whitened: no vector op"),
+    Knob("SPLAT", ("shuffle", "broadcast"), str,
+         "XCTR's first counter vector, the start index in every 128-bit lane: shuffle = vmovq "
+         "from the argument register, then lane 0 copied across (vshufi64x2 / vpermq); "
+         "broadcast = one vpbroadcastq from the argument register, zero-masked to each lane's "
+         "low quadword by an opmask loaded earlier: no cross-lane shuffle between the index "
+         "and the first round (EVEX only)"),
     Knob("ONEPASS", ("loop", "groups"), str,
          "a message of exactly one main-loop iteration: loop = one pass of the main loop; "
          "groups = the groups of TAIL vectors and the final group (the main loop only "
