@@ -20,6 +20,8 @@ Step kinds (one vector = `lanes` blocks; a pair = two vectors, EVEX):
   vload/vmul  16-register ISAs: one vector at a time through D (load or copy, reflect,
            join for vector 0), then its products
   fix      Karatsuba: MI ^= LO ^ HI
+  unfix    Karatsuba into sums that already hold products (records: the AAD's): the
+           same XOR first, so that the fix cancels it for those and they stay as they were
   lengths  records: the lengths block's product with its power
   fold_lo, fold_mi  the two folds of the reduction; lanes: the lanes' XOR into ACC
 
@@ -193,6 +195,9 @@ def steps(path: str, ghash: str, vectors: int, *, load: bool, fresh: bool = True
           lengths: bool = False) -> List[Step]:
     """The GHASH steps of `vectors` vectors in their natural order (pair 0 first)."""
     names: List[str] = []
+    if ghash == "karatsuba" and not fresh:
+        # the sums so far hold schoolbook products, which the fix must leave alone
+        names.append("unfix")
     if path == "pairs":
         pairs = vectors // 2
         if load:

@@ -2411,45 +2411,54 @@ aesgen_gcm_enc_record_avx10_256:
 	vaesenclast     %ymm8, %ymm3, %ymm3
 	vmovdqu8        %ymm3, 96(%rsi){%k1}
 	vmovdqu8        %ymm3, %ymm3{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %ymm7, %ymm5, %ymm6
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpshufb         %ymm20, %ymm1, %ymm1
-# GHASH step 1: byte-reflect vectors 2 and 3
+# GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         %ymm20, %ymm2, %ymm2
 	vpshufb         %ymm20, %ymm3, %ymm3
-# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %ymm10, %ymm0, %ymm0
-# GHASH step 3: LO += the low products of vectors 0 and 1
+# GHASH step 4: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %ymm0, %ymm8
+	vpshufd         $78, %ymm1, %ymm9
+	vpxord          %ymm0, %ymm8, %ymm8             # a_L ^ a_H
+	vpxord          %ymm1, %ymm9, %ymm9             # b_L ^ b_H
+# GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %ymm8, %ymm8      # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 592(%r9), %ymm9, %ymm9      # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+# GHASH step 6: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %ymm0, %ymm8         # a_L*ha_L
 	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-# GHASH step 4: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %ymm0, %ymm8        # a_H*ha_H
-	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9      # b_H*hb_H
-	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-# GHASH step 5: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %ymm0, %ymm8         # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %ymm0, %ymm0        # a_L*ha_H
-	vpternlogd      $150, %ymm0, %ymm8, %ymm6
-	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8       # b_H*hb_L
-	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1      # b_L*hb_H
-	vpternlogd      $150, %ymm1, %ymm8, %ymm6
-# GHASH step 6: LO += the low products of vectors 2 and 3
+# GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm0        # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm1      # b_H*hb_H
+	vpternlogd      $150, %ymm1, %ymm0, %ymm7
+# GHASH step 8: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %ymm2, %ymm8
+	vpshufd         $78, %ymm3, %ymm9
+	vpxord          %ymm2, %ymm8, %ymm8             # a_L ^ a_H
+	vpxord          %ymm3, %ymm9, %ymm9             # b_L ^ b_H
+# GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 624(%r9), %ymm8, %ymm8      # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 656(%r9), %ymm9, %ymm9      # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+# GHASH step 10: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8       # a_L*ha_L
 	vpclmulqdq      $0, 96(%r9), %ymm3, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-# GHASH step 7: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8      # a_H*ha_H
-	vpclmulqdq      $17, 96(%r9), %ymm3, %ymm9      # b_H*hb_H
-	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-# GHASH step 8: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      $1, 64(%r9), %ymm2, %ymm8       # a_H*ha_L
-	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm2      # a_L*ha_H
-	vpternlogd      $150, %ymm2, %ymm8, %ymm6
-	vpclmulqdq      $1, 96(%r9), %ymm3, %ymm8       # b_H*hb_L
-	vpclmulqdq      $16, 96(%r9), %ymm3, %ymm3      # b_L*hb_H
-	vpternlogd      $150, %ymm3, %ymm8, %ymm6
-# GHASH step 9: the lengths block
+# GHASH step 11: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm2      # a_H*ha_H
+	vpclmulqdq      $17, 96(%r9), %ymm3, %ymm3      # b_H*hb_H
+	vpternlogd      $150, %ymm3, %ymm2, %ymm7
+# GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %ymm7, %ymm5, %ymm6
+# GHASH step 13: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -2458,15 +2467,15 @@ aesgen_gcm_enc_record_avx10_256:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-# GHASH step 10: fold LO into MI (see the header)
+# GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-# GHASH step 11: fold MI into HI, the reduced product (see the header)
+# GHASH step 15: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# GHASH step 12: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+# GHASH step 16: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_rec_tag
@@ -2557,36 +2566,44 @@ aesgen_gcm_enc_record_avx10_256:
 	vaesenclast     %ymm8, %ymm2, %ymm2
 	vmovdqu8        %ymm2, 64(%rsi){%k1}
 	vmovdqu8        %ymm2, %ymm2{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %ymm7, %ymm5, %ymm6
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpshufb         %ymm20, %ymm1, %ymm1
-# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %ymm10, %ymm0, %ymm0
-# GHASH step 2: LO += the low products of vectors 0 and 1
+# GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %ymm0, %ymm8
+	vpshufd         $78, %ymm1, %ymm9
+	vpxord          %ymm0, %ymm8, %ymm8             # a_L ^ a_H
+	vpxord          %ymm1, %ymm9, %ymm9             # b_L ^ b_H
+# GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %ymm8, %ymm8      # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 592(%r9), %ymm9, %ymm9      # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+# GHASH step 5: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %ymm0, %ymm8         # a_L*ha_L
 	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-# GHASH step 3: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %ymm0, %ymm8        # a_H*ha_H
-	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9      # b_H*hb_H
-	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-# GHASH step 4: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %ymm0, %ymm8         # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %ymm0, %ymm0        # a_L*ha_H
-	vpternlogd      $150, %ymm0, %ymm8, %ymm6
-	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8       # b_H*hb_L
-	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1      # b_L*hb_H
-	vpternlogd      $150, %ymm1, %ymm8, %ymm6
-# GHASH step 5: the products of vector 2
+# GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm0        # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm1      # b_H*hb_H
+	vpternlogd      $150, %ymm1, %ymm0, %ymm7
+# GHASH step 7: the products of vector 2
 	vpshufb         %ymm20, %ymm2, %ymm2
+	vpshufd         $78, %ymm2, %ymm8
+	vpxord          %ymm2, %ymm8, %ymm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 624(%r9), %ymm8, %ymm8      # (d_L^d_H)*(h_L^h_H)
+	vpxord          %ymm8, %ymm6, %ymm6
 	vpclmulqdq      $0, 64(%r9), %ymm2, %ymm8       # d_L*h_L
-	vpclmulqdq      $16, 64(%r9), %ymm2, %ymm9      # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 64(%r9), %ymm2, %ymm8       # d_H*h_L
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8      # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-# GHASH step 6: the lengths block
+# GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %ymm7, %ymm5, %ymm6
+# GHASH step 9: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -2595,15 +2612,15 @@ aesgen_gcm_enc_record_avx10_256:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-# GHASH step 7: fold LO into MI (see the header)
+# GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-# GHASH step 8: fold MI into HI, the reduced product (see the header)
+# GHASH step 11: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# GHASH step 9: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+# GHASH step 12: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_rec_tag
@@ -2675,27 +2692,34 @@ aesgen_gcm_enc_record_avx10_256:
 	vaesenclast     %ymm8, %ymm1, %ymm1
 	vmovdqu8        %ymm1, 32(%rsi){%k1}
 	vmovdqu8        %ymm1, %ymm1{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %ymm7, %ymm5, %ymm6
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpshufb         %ymm20, %ymm1, %ymm1
-# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %ymm10, %ymm0, %ymm0
-# GHASH step 2: LO += the low products of vectors 0 and 1
+# GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %ymm0, %ymm8
+	vpshufd         $78, %ymm1, %ymm9
+	vpxord          %ymm0, %ymm8, %ymm8             # a_L ^ a_H
+	vpxord          %ymm1, %ymm9, %ymm9             # b_L ^ b_H
+# GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %ymm8, %ymm8      # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 592(%r9), %ymm9, %ymm9      # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+# GHASH step 5: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %ymm0, %ymm8         # a_L*ha_L
 	vpclmulqdq      $0, 32(%r9), %ymm1, %ymm9       # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-# GHASH step 3: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %ymm0, %ymm8        # a_H*ha_H
-	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm9      # b_H*hb_H
-	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-# GHASH step 4: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %ymm0, %ymm8         # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %ymm0, %ymm0        # a_L*ha_H
-	vpternlogd      $150, %ymm0, %ymm8, %ymm6
-	vpclmulqdq      $1, 32(%r9), %ymm1, %ymm8       # b_H*hb_L
-	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1      # b_L*hb_H
-	vpternlogd      $150, %ymm1, %ymm8, %ymm6
-# GHASH step 5: the lengths block
+# GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %ymm0, %ymm0        # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm1, %ymm1      # b_H*hb_H
+	vpternlogd      $150, %ymm1, %ymm0, %ymm7
+# GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %ymm7, %ymm5, %ymm6
+# GHASH step 8: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -2704,15 +2728,15 @@ aesgen_gcm_enc_record_avx10_256:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-# GHASH step 6: fold LO into MI (see the header)
+# GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-# GHASH step 7: fold MI into HI, the reduced product (see the header)
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# GHASH step 8: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+# GHASH step 11: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_rec_tag
@@ -2764,17 +2788,23 @@ aesgen_gcm_enc_record_avx10_256:
 	vaesenclast     %ymm8, %ymm0, %ymm0
 	vmovdqu8        %ymm0, (%rsi){%k1}
 	vmovdqu8        %ymm0, %ymm0{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH step 0: the products of vector 0
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %ymm7, %ymm5, %ymm6
+# GHASH step 1: the products of vector 0
 	vpshufb         %ymm20, %ymm0, %ymm0
 	vpxord          %ymm10, %ymm0, %ymm0            # the running hash joins block 0
+	vpshufd         $78, %ymm0, %ymm8
+	vpxord          %ymm0, %ymm8, %ymm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 560(%r9), %ymm8, %ymm8      # (d_L^d_H)*(h_L^h_H)
+	vpxord          %ymm8, %ymm6, %ymm6
 	vpclmulqdq      $0, (%r9), %ymm0, %ymm8         # d_L*h_L
-	vpclmulqdq      $16, (%r9), %ymm0, %ymm9        # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, (%r9), %ymm0, %ymm8         # d_H*h_L
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, (%r9), %ymm0, %ymm8        # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-# GHASH step 1: the lengths block
+# GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %ymm7, %ymm5, %ymm6
+# GHASH step 3: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -2783,15 +2813,15 @@ aesgen_gcm_enc_record_avx10_256:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-# GHASH step 2: fold LO into MI (see the header)
+# GHASH step 4: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
-# GHASH step 3: fold MI into HI, the reduced product (see the header)
+# GHASH step 5: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
-# GHASH step 4: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+# GHASH step 6: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 	{disp32} jmp    .Lgcm_enc_rec_tag
@@ -3290,81 +3320,90 @@ aesgen_gcm_dec_record_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %ymm7, %ymm5, %ymm6
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
-# GHASH step 1: byte-reflect vectors 2 and 3
-	vpshufb         %ymm20, %ymm18, %ymm18
-	vpshufb         %ymm20, %ymm19, %ymm19
 
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 2: byte-reflect vectors 2 and 3
+	vpshufb         %ymm20, %ymm18, %ymm18
+	vpshufb         %ymm20, %ymm19, %ymm19
+# GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %ymm10, %ymm16, %ymm16
-# GHASH step 3: LO += the low products of vectors 0 and 1
-	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
-	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
-	vpternlogd      $150, %ymm9, %ymm8, %ymm5
 
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-# GHASH step 4: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # a_H*ha_H
-	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9     # b_H*hb_H
-	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-# GHASH step 5: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %ymm16, %ymm8        # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %ymm16, %ymm16      # a_L*ha_H
-	vpternlogd      $150, %ymm16, %ymm8, %ymm6
-	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8      # b_H*hb_L
-	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17    # b_L*hb_H
-	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+# GHASH step 4: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %ymm16, %ymm8
+	vpshufd         $78, %ymm17, %ymm9
+	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
+	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
+# GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %ymm8, %ymm8      # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 592(%r9), %ymm9, %ymm9      # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-# GHASH step 6: LO += the low products of vectors 2 and 3
-	vpclmulqdq      $0, 64(%r9), %ymm18, %ymm8      # a_L*ha_L
-	vpclmulqdq      $0, 96(%r9), %ymm19, %ymm9      # b_L*hb_L
+# GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
+	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+# GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm16      # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm17    # b_H*hb_H
+	vpternlogd      $150, %ymm17, %ymm16, %ymm7
 
 	vbroadcasti32x4 -80(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-# GHASH step 7: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 64(%r9), %ymm18, %ymm8     # a_H*ha_H
-	vpclmulqdq      $17, 96(%r9), %ymm19, %ymm9     # b_H*hb_H
-	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+# GHASH step 8: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %ymm18, %ymm8
+	vpshufd         $78, %ymm19, %ymm9
+	vpxord          %ymm18, %ymm8, %ymm8            # a_L ^ a_H
+	vpxord          %ymm19, %ymm9, %ymm9            # b_L ^ b_H
+# GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 624(%r9), %ymm8, %ymm8      # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 656(%r9), %ymm9, %ymm9      # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 
 	vbroadcasti32x4 -64(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-# GHASH step 8: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      $1, 64(%r9), %ymm18, %ymm8      # a_H*ha_L
-	vpclmulqdq      $16, 64(%r9), %ymm18, %ymm18    # a_L*ha_H
-	vpternlogd      $150, %ymm18, %ymm8, %ymm6
-	vpclmulqdq      $1, 96(%r9), %ymm19, %ymm8      # b_H*hb_L
-	vpclmulqdq      $16, 96(%r9), %ymm19, %ymm19    # b_L*hb_H
-	vpternlogd      $150, %ymm19, %ymm8, %ymm6
+# GHASH step 10: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 64(%r9), %ymm18, %ymm8      # a_L*ha_L
+	vpclmulqdq      $0, 96(%r9), %ymm19, %ymm9      # b_L*hb_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+# GHASH step 11: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 64(%r9), %ymm18, %ymm18    # a_H*ha_H
+	vpclmulqdq      $17, 96(%r9), %ymm19, %ymm19    # b_H*hb_H
+	vpternlogd      $150, %ymm19, %ymm18, %ymm7
 
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-# GHASH step 9: the lengths block
+# GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %ymm7, %ymm5, %ymm6
+# GHASH step 13: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -3373,7 +3412,7 @@ aesgen_gcm_dec_record_avx10_256:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-# GHASH step 10: fold LO into MI (see the header)
+# GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
@@ -3382,7 +3421,7 @@ aesgen_gcm_dec_record_avx10_256:
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
 	vaesenc         %ymm31, %ymm3, %ymm3
-# GHASH step 11: fold MI into HI, the reduced product (see the header)
+# GHASH step 15: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
@@ -3391,7 +3430,7 @@ aesgen_gcm_dec_record_avx10_256:
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
 	vaesenc         %ymm30, %ymm3, %ymm3
-# GHASH step 12: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+# GHASH step 16: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 
@@ -3460,7 +3499,10 @@ aesgen_gcm_dec_record_avx10_256:
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %ymm7, %ymm5, %ymm6
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
 
@@ -3468,50 +3510,53 @@ aesgen_gcm_dec_record_avx10_256:
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %ymm10, %ymm16, %ymm16
+# GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %ymm16, %ymm8
+	vpshufd         $78, %ymm17, %ymm9
+	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
+	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
 
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-# GHASH step 2: LO += the low products of vectors 0 and 1
-	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
-	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
-	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+# GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %ymm8, %ymm8      # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 592(%r9), %ymm9, %ymm9      # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-# GHASH step 3: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # a_H*ha_H
-	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9     # b_H*hb_H
-	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+# GHASH step 5: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
+	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
 
 	vbroadcasti32x4 -80(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-# GHASH step 4: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %ymm16, %ymm8        # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %ymm16, %ymm16      # a_L*ha_H
-	vpternlogd      $150, %ymm16, %ymm8, %ymm6
-	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8      # b_H*hb_L
-	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17    # b_L*hb_H
-	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+# GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm16      # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm17    # b_H*hb_H
+	vpternlogd      $150, %ymm17, %ymm16, %ymm7
 
 	vbroadcasti32x4 -64(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-# GHASH step 5: the products of vector 2
+# GHASH step 7: the products of vector 2
 	vpshufb         %ymm20, %ymm18, %ymm18
+	vpshufd         $78, %ymm18, %ymm8
+	vpxord          %ymm18, %ymm8, %ymm8            # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 624(%r9), %ymm8, %ymm8      # (d_L^d_H)*(h_L^h_H)
+	vpxord          %ymm8, %ymm6, %ymm6
 	vpclmulqdq      $0, 64(%r9), %ymm18, %ymm8      # d_L*h_L
-	vpclmulqdq      $16, 64(%r9), %ymm18, %ymm9     # d_L*h_H
 	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, 64(%r9), %ymm18, %ymm8      # d_H*h_L
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 64(%r9), %ymm18, %ymm8     # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 
@@ -3519,7 +3564,9 @@ aesgen_gcm_dec_record_avx10_256:
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
-# GHASH step 6: the lengths block
+# GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %ymm7, %ymm5, %ymm6
+# GHASH step 9: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -3528,7 +3575,7 @@ aesgen_gcm_dec_record_avx10_256:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-# GHASH step 7: fold LO into MI (see the header)
+# GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
@@ -3536,7 +3583,7 @@ aesgen_gcm_dec_record_avx10_256:
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
 	vaesenc         %ymm31, %ymm2, %ymm2
-# GHASH step 8: fold MI into HI, the reduced product (see the header)
+# GHASH step 11: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
@@ -3544,7 +3591,7 @@ aesgen_gcm_dec_record_avx10_256:
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
 	vaesenc         %ymm30, %ymm2, %ymm2
-# GHASH step 9: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+# GHASH step 12: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 
@@ -3601,51 +3648,58 @@ aesgen_gcm_dec_record_avx10_256:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %ymm7, %ymm5, %ymm6
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %ymm20, %ymm16, %ymm16
 	vpshufb         %ymm20, %ymm17, %ymm17
 
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %ymm10, %ymm16, %ymm16
 
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-# GHASH step 2: LO += the low products of vectors 0 and 1
-	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
-	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
-	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+# GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %ymm16, %ymm8
+	vpshufd         $78, %ymm17, %ymm9
+	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
+	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
 
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-# GHASH step 3: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # a_H*ha_H
-	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9     # b_H*hb_H
-	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+# GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %ymm8, %ymm8      # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 592(%r9), %ymm9, %ymm9      # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 
 	vbroadcasti32x4 -80(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-# GHASH step 4: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %ymm16, %ymm8        # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %ymm16, %ymm16      # a_L*ha_H
-	vpternlogd      $150, %ymm16, %ymm8, %ymm6
-	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8      # b_H*hb_L
-	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17    # b_L*hb_H
-	vpternlogd      $150, %ymm17, %ymm8, %ymm6
+# GHASH step 5: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
+	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
 
 	vbroadcasti32x4 -64(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
+# GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm16      # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm17    # b_H*hb_H
+	vpternlogd      $150, %ymm17, %ymm16, %ymm7
 
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
-# GHASH step 5: the lengths block
+# GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %ymm7, %ymm5, %ymm6
+# GHASH step 8: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -3654,21 +3708,21 @@ aesgen_gcm_dec_record_avx10_256:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-# GHASH step 6: fold LO into MI (see the header)
+# GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
 
 	vaesenc         %ymm31, %ymm0, %ymm0
 	vaesenc         %ymm31, %ymm1, %ymm1
-# GHASH step 7: fold MI into HI, the reduced product (see the header)
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 
 	vaesenc         %ymm30, %ymm0, %ymm0
 	vaesenc         %ymm30, %ymm1, %ymm1
-# GHASH step 8: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+# GHASH step 11: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 
@@ -3712,19 +3766,23 @@ aesgen_gcm_dec_record_avx10_256:
 .Lgcm_dec_rec_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
-# GHASH step 0: the products of vector 0
-	vpshufb         %ymm20, %ymm16, %ymm16
-	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # d_L*h_L
-	vpclmulqdq      $16, (%r9), %ymm16, %ymm9       # d_L*h_H
-	vpxord          %ymm8, %ymm5, %ymm5
-	vpclmulqdq      $1, (%r9), %ymm16, %ymm8        # d_H*h_L
-	vpternlogd      $150, %ymm9, %ymm8, %ymm6
-	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # d_H*h_H
-	vpxord          %ymm8, %ymm7, %ymm7
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %ymm7, %ymm5, %ymm6
 
 	vbroadcasti32x4 -128(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
+# GHASH step 1: the products of vector 0
+	vpshufb         %ymm20, %ymm16, %ymm16
+	vpxord          %ymm10, %ymm16, %ymm16          # the running hash joins block 0
+	vpshufd         $78, %ymm16, %ymm8
+	vpxord          %ymm16, %ymm8, %ymm8            # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 560(%r9), %ymm8, %ymm8      # (d_L^d_H)*(h_L^h_H)
+	vpxord          %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # d_L*h_L
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # d_H*h_H
+	vpxord          %ymm8, %ymm7, %ymm7
 
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
@@ -3740,7 +3798,9 @@ aesgen_gcm_dec_record_avx10_256:
 
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
-# GHASH step 1: the lengths block
+# GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %ymm7, %ymm5, %ymm6
+# GHASH step 3: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -3749,19 +3809,19 @@ aesgen_gcm_dec_record_avx10_256:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 752(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
-# GHASH step 2: fold LO into MI (see the header)
+# GHASH step 4: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpternlogd      $150, %ymm8, %ymm5, %ymm6
 
 	vaesenc         %ymm31, %ymm0, %ymm0
-# GHASH step 3: fold MI into HI, the reduced product (see the header)
+# GHASH step 5: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm6, %ymm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
 	vpternlogd      $150, %ymm8, %ymm6, %ymm7
 
 	vaesenc         %ymm30, %ymm0, %ymm0
-# GHASH step 4: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+# GHASH step 6: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         $2, %ymm7, %ymm7, %ymm8         # lane 1 to lane 0
 	vpxord          %xmm8, %xmm7, %xmm10
 

@@ -2382,45 +2382,54 @@ L.gcm_enc_rec_final4_aes128:
 	vaesenclast     ymm3, ymm3, ymm8
 	vmovdqu8        [rsi + 96]{k1}, ymm3
 	vmovdqu8        ymm3{k1}{z}, ymm3               ; GHASH sees the padding as zeros
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      ymm6, ymm5, ymm7, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         ymm0, ymm0, ymm20
 	vpshufb         ymm1, ymm1, ymm20
-; GHASH step 1: byte-reflect vectors 2 and 3
+; GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         ymm2, ymm2, ymm20
 	vpshufb         ymm3, ymm3, ymm20
-; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          ymm0, ymm0, ymm10
-; GHASH step 3: LO += the low products of vectors 0 and 1
+; GHASH step 4: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         ymm8, ymm0, 78
+	vpshufd         ymm9, ymm1, 78
+	vpxord          ymm8, ymm8, ymm0                ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm1                ; b_L ^ b_H
+; GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      ymm8, ymm8, yword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, yword [r9 + 592], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      ymm6, ymm8, ymm9, 150
+; GHASH step 6: LO += the low products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm0, yword [r9], 0       ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0  ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-; GHASH step 4: HI += the high products of vectors 0 and 1
-	vpclmulqdq      ymm8, ymm0, yword [r9], 17      ; a_H*ha_H
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17 ; b_H*hb_H
-	vpternlogd      ymm7, ymm8, ymm9, 150
-; GHASH step 5: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      ymm8, ymm0, yword [r9], 1       ; a_H*ha_L
-	vpclmulqdq      ymm0, ymm0, yword [r9], 16      ; a_L*ha_H
-	vpternlogd      ymm6, ymm8, ymm0, 150
-	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1  ; b_H*hb_L
-	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16 ; b_L*hb_H
-	vpternlogd      ymm6, ymm8, ymm1, 150
-; GHASH step 6: LO += the low products of vectors 2 and 3
+; GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      ymm0, ymm0, yword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 17 ; b_H*hb_H
+	vpternlogd      ymm7, ymm0, ymm1, 150
+; GHASH step 8: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         ymm8, ymm2, 78
+	vpshufd         ymm9, ymm3, 78
+	vpxord          ymm8, ymm8, ymm2                ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm3                ; b_L ^ b_H
+; GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      ymm8, ymm8, yword [r9 + 624], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, yword [r9 + 656], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      ymm6, ymm8, ymm9, 150
+; GHASH step 10: LO += the low products of vectors 2 and 3
 	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0  ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 0  ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-; GHASH step 7: HI += the high products of vectors 2 and 3
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17 ; a_H*ha_H
-	vpclmulqdq      ymm9, ymm3, yword [r9 + 96], 17 ; b_H*hb_H
-	vpternlogd      ymm7, ymm8, ymm9, 150
-; GHASH step 8: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 1  ; a_H*ha_L
-	vpclmulqdq      ymm2, ymm2, yword [r9 + 64], 16 ; a_L*ha_H
-	vpternlogd      ymm6, ymm8, ymm2, 150
-	vpclmulqdq      ymm8, ymm3, yword [r9 + 96], 1  ; b_H*hb_L
-	vpclmulqdq      ymm3, ymm3, yword [r9 + 96], 16 ; b_L*hb_H
-	vpternlogd      ymm6, ymm8, ymm3, 150
-; GHASH step 9: the lengths block
+; GHASH step 11: HI += the high products of vectors 2 and 3
+	vpclmulqdq      ymm2, ymm2, yword [r9 + 64], 17 ; a_H*ha_H
+	vpclmulqdq      ymm3, ymm3, yword [r9 + 96], 17 ; b_H*hb_H
+	vpternlogd      ymm7, ymm2, ymm3, 150
+; GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      ymm6, ymm5, ymm7, 150
+; GHASH step 13: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
@@ -2429,15 +2438,15 @@ L.gcm_enc_rec_final4_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-; GHASH step 10: fold LO into MI (see the header)
+; GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-; GHASH step 11: fold MI into HI, the reduced product (see the header)
+; GHASH step 15: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
-; GHASH step 12: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+; GHASH step 16: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_rec_tag
@@ -2528,36 +2537,44 @@ L.gcm_enc_rec_final3_aes128:
 	vaesenclast     ymm2, ymm2, ymm8
 	vmovdqu8        [rsi + 64]{k1}, ymm2
 	vmovdqu8        ymm2{k1}{z}, ymm2               ; GHASH sees the padding as zeros
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      ymm6, ymm5, ymm7, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         ymm0, ymm0, ymm20
 	vpshufb         ymm1, ymm1, ymm20
-; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          ymm0, ymm0, ymm10
-; GHASH step 2: LO += the low products of vectors 0 and 1
+; GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         ymm8, ymm0, 78
+	vpshufd         ymm9, ymm1, 78
+	vpxord          ymm8, ymm8, ymm0                ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm1                ; b_L ^ b_H
+; GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      ymm8, ymm8, yword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, yword [r9 + 592], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      ymm6, ymm8, ymm9, 150
+; GHASH step 5: LO += the low products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm0, yword [r9], 0       ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0  ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-; GHASH step 3: HI += the high products of vectors 0 and 1
-	vpclmulqdq      ymm8, ymm0, yword [r9], 17      ; a_H*ha_H
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17 ; b_H*hb_H
-	vpternlogd      ymm7, ymm8, ymm9, 150
-; GHASH step 4: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      ymm8, ymm0, yword [r9], 1       ; a_H*ha_L
-	vpclmulqdq      ymm0, ymm0, yword [r9], 16      ; a_L*ha_H
-	vpternlogd      ymm6, ymm8, ymm0, 150
-	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1  ; b_H*hb_L
-	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16 ; b_L*hb_H
-	vpternlogd      ymm6, ymm8, ymm1, 150
-; GHASH step 5: the products of vector 2
+; GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      ymm0, ymm0, yword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 17 ; b_H*hb_H
+	vpternlogd      ymm7, ymm0, ymm1, 150
+; GHASH step 7: the products of vector 2
 	vpshufb         ymm2, ymm2, ymm20
+	vpshufd         ymm8, ymm2, 78
+	vpxord          ymm8, ymm8, ymm2                ; d_L ^ d_H in the low half
+	vpclmulqdq      ymm8, ymm8, yword [r9 + 624], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxord          ymm6, ymm6, ymm8
 	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 0  ; d_L*h_L
-	vpclmulqdq      ymm9, ymm2, yword [r9 + 64], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 1  ; d_H*h_L
-	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-; GHASH step 6: the lengths block
+; GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      ymm6, ymm5, ymm7, 150
+; GHASH step 9: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
@@ -2566,15 +2583,15 @@ L.gcm_enc_rec_final3_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-; GHASH step 7: fold LO into MI (see the header)
+; GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-; GHASH step 8: fold MI into HI, the reduced product (see the header)
+; GHASH step 11: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
-; GHASH step 9: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+; GHASH step 12: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_rec_tag
@@ -2646,27 +2663,34 @@ L.gcm_enc_rec_final2_aes128:
 	vaesenclast     ymm1, ymm1, ymm8
 	vmovdqu8        [rsi + 32]{k1}, ymm1
 	vmovdqu8        ymm1{k1}{z}, ymm1               ; GHASH sees the padding as zeros
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      ymm6, ymm5, ymm7, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         ymm0, ymm0, ymm20
 	vpshufb         ymm1, ymm1, ymm20
-; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          ymm0, ymm0, ymm10
-; GHASH step 2: LO += the low products of vectors 0 and 1
+; GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         ymm8, ymm0, 78
+	vpshufd         ymm9, ymm1, 78
+	vpxord          ymm8, ymm8, ymm0                ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm1                ; b_L ^ b_H
+; GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      ymm8, ymm8, yword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, yword [r9 + 592], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      ymm6, ymm8, ymm9, 150
+; GHASH step 5: LO += the low products of vectors 0 and 1
 	vpclmulqdq      ymm8, ymm0, yword [r9], 0       ; a_L*ha_L
 	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 0  ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-; GHASH step 3: HI += the high products of vectors 0 and 1
-	vpclmulqdq      ymm8, ymm0, yword [r9], 17      ; a_H*ha_H
-	vpclmulqdq      ymm9, ymm1, yword [r9 + 32], 17 ; b_H*hb_H
-	vpternlogd      ymm7, ymm8, ymm9, 150
-; GHASH step 4: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      ymm8, ymm0, yword [r9], 1       ; a_H*ha_L
-	vpclmulqdq      ymm0, ymm0, yword [r9], 16      ; a_L*ha_H
-	vpternlogd      ymm6, ymm8, ymm0, 150
-	vpclmulqdq      ymm8, ymm1, yword [r9 + 32], 1  ; b_H*hb_L
-	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16 ; b_L*hb_H
-	vpternlogd      ymm6, ymm8, ymm1, 150
-; GHASH step 5: the lengths block
+; GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      ymm0, ymm0, yword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 17 ; b_H*hb_H
+	vpternlogd      ymm7, ymm0, ymm1, 150
+; GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      ymm6, ymm5, ymm7, 150
+; GHASH step 8: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
@@ -2675,15 +2699,15 @@ L.gcm_enc_rec_final2_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-; GHASH step 6: fold LO into MI (see the header)
+; GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-; GHASH step 7: fold MI into HI, the reduced product (see the header)
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
-; GHASH step 8: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+; GHASH step 11: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_rec_tag
@@ -2735,17 +2759,23 @@ L.gcm_enc_rec_final1_aes128:
 	vaesenclast     ymm0, ymm0, ymm8
 	vmovdqu8        [rsi]{k1}, ymm0
 	vmovdqu8        ymm0{k1}{z}, ymm0               ; GHASH sees the padding as zeros
-; GHASH step 0: the products of vector 0
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      ymm6, ymm5, ymm7, 150
+; GHASH step 1: the products of vector 0
 	vpshufb         ymm0, ymm0, ymm20
 	vpxord          ymm0, ymm0, ymm10               ; the running hash joins block 0
+	vpshufd         ymm8, ymm0, 78
+	vpxord          ymm8, ymm8, ymm0                ; d_L ^ d_H in the low half
+	vpclmulqdq      ymm8, ymm8, yword [r9 + 560], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxord          ymm6, ymm6, ymm8
 	vpclmulqdq      ymm8, ymm0, yword [r9], 0       ; d_L*h_L
-	vpclmulqdq      ymm9, ymm0, yword [r9], 16      ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm0, yword [r9], 1       ; d_H*h_L
-	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm0, yword [r9], 17      ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-; GHASH step 1: the lengths block
+; GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      ymm6, ymm5, ymm7, 150
+; GHASH step 3: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
@@ -2754,15 +2784,15 @@ L.gcm_enc_rec_final1_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-; GHASH step 2: fold LO into MI (see the header)
+; GHASH step 4: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
-; GHASH step 3: fold MI into HI, the reduced product (see the header)
+; GHASH step 5: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
-; GHASH step 4: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+; GHASH step 6: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 	jmp             near L.gcm_enc_rec_tag
@@ -3252,81 +3282,90 @@ L.gcm_dec_rec_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      ymm6, ymm5, ymm7, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
-; GHASH step 1: byte-reflect vectors 2 and 3
-	vpshufb         ymm18, ymm18, ymm20
-	vpshufb         ymm19, ymm19, ymm20
 
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 2: byte-reflect vectors 2 and 3
+	vpshufb         ymm18, ymm18, ymm20
+	vpshufb         ymm19, ymm19, ymm20
+; GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          ymm16, ymm16, ymm10
-; GHASH step 3: LO += the low products of vectors 0 and 1
-	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
-	vpternlogd      ymm5, ymm8, ymm9, 150
 
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-; GHASH step 4: HI += the high products of vectors 0 and 1
-	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
-	vpternlogd      ymm7, ymm8, ymm9, 150
-; GHASH step 5: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      ymm8, ymm16, yword [r9], 1      ; a_H*ha_L
-	vpclmulqdq      ymm16, ymm16, yword [r9], 16    ; a_L*ha_H
-	vpternlogd      ymm6, ymm8, ymm16, 150
-	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1 ; b_H*hb_L
-	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16 ; b_L*hb_H
-	vpternlogd      ymm6, ymm8, ymm17, 150
+; GHASH step 4: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         ymm8, ymm16, 78
+	vpshufd         ymm9, ymm17, 78
+	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
+; GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      ymm8, ymm8, yword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, yword [r9 + 592], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      ymm6, ymm8, ymm9, 150
 
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-; GHASH step 6: LO += the low products of vectors 2 and 3
-	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 0 ; a_L*ha_L
-	vpclmulqdq      ymm9, ymm19, yword [r9 + 96], 0 ; b_L*hb_L
+; GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
+; GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      ymm16, ymm16, yword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
+	vpternlogd      ymm7, ymm16, ymm17, 150
 
 	vbroadcasti32x4 ymm15, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-; GHASH step 7: HI += the high products of vectors 2 and 3
-	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 17 ; a_H*ha_H
-	vpclmulqdq      ymm9, ymm19, yword [r9 + 96], 17 ; b_H*hb_H
-	vpternlogd      ymm7, ymm8, ymm9, 150
+; GHASH step 8: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         ymm8, ymm18, 78
+	vpshufd         ymm9, ymm19, 78
+	vpxord          ymm8, ymm8, ymm18               ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm19               ; b_L ^ b_H
+; GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      ymm8, ymm8, yword [r9 + 624], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, yword [r9 + 656], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      ymm6, ymm8, ymm9, 150
 
 	vbroadcasti32x4 ymm15, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-; GHASH step 8: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 1 ; a_H*ha_L
-	vpclmulqdq      ymm18, ymm18, yword [r9 + 64], 16 ; a_L*ha_H
-	vpternlogd      ymm6, ymm8, ymm18, 150
-	vpclmulqdq      ymm8, ymm19, yword [r9 + 96], 1 ; b_H*hb_L
-	vpclmulqdq      ymm19, ymm19, yword [r9 + 96], 16 ; b_L*hb_H
-	vpternlogd      ymm6, ymm8, ymm19, 150
+; GHASH step 10: LO += the low products of vectors 2 and 3
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 0 ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm19, yword [r9 + 96], 0 ; b_L*hb_L
+	vpternlogd      ymm5, ymm8, ymm9, 150
+; GHASH step 11: HI += the high products of vectors 2 and 3
+	vpclmulqdq      ymm18, ymm18, yword [r9 + 64], 17 ; a_H*ha_H
+	vpclmulqdq      ymm19, ymm19, yword [r9 + 96], 17 ; b_H*hb_H
+	vpternlogd      ymm7, ymm18, ymm19, 150
 
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-; GHASH step 9: the lengths block
+; GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      ymm6, ymm5, ymm7, 150
+; GHASH step 13: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
@@ -3335,7 +3374,7 @@ L.gcm_dec_rec_final4_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-; GHASH step 10: fold LO into MI (see the header)
+; GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
@@ -3344,7 +3383,7 @@ L.gcm_dec_rec_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
 	vaesenc         ymm3, ymm3, ymm31
-; GHASH step 11: fold MI into HI, the reduced product (see the header)
+; GHASH step 15: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
@@ -3353,7 +3392,7 @@ L.gcm_dec_rec_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
 	vaesenc         ymm3, ymm3, ymm30
-; GHASH step 12: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+; GHASH step 16: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 
@@ -3422,7 +3461,10 @@ L.gcm_dec_rec_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      ymm6, ymm5, ymm7, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
 
@@ -3430,50 +3472,53 @@ L.gcm_dec_rec_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          ymm16, ymm16, ymm10
+; GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         ymm8, ymm16, 78
+	vpshufd         ymm9, ymm17, 78
+	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
 
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-; GHASH step 2: LO += the low products of vectors 0 and 1
-	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
-	vpternlogd      ymm5, ymm8, ymm9, 150
+; GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      ymm8, ymm8, yword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, yword [r9 + 592], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      ymm6, ymm8, ymm9, 150
 
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-; GHASH step 3: HI += the high products of vectors 0 and 1
-	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
-	vpternlogd      ymm7, ymm8, ymm9, 150
+; GHASH step 5: LO += the low products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
+	vpternlogd      ymm5, ymm8, ymm9, 150
 
 	vbroadcasti32x4 ymm15, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-; GHASH step 4: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      ymm8, ymm16, yword [r9], 1      ; a_H*ha_L
-	vpclmulqdq      ymm16, ymm16, yword [r9], 16    ; a_L*ha_H
-	vpternlogd      ymm6, ymm8, ymm16, 150
-	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1 ; b_H*hb_L
-	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16 ; b_L*hb_H
-	vpternlogd      ymm6, ymm8, ymm17, 150
+; GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      ymm16, ymm16, yword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
+	vpternlogd      ymm7, ymm16, ymm17, 150
 
 	vbroadcasti32x4 ymm15, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-; GHASH step 5: the products of vector 2
+; GHASH step 7: the products of vector 2
 	vpshufb         ymm18, ymm18, ymm20
+	vpshufd         ymm8, ymm18, 78
+	vpxord          ymm8, ymm8, ymm18               ; d_L ^ d_H in the low half
+	vpclmulqdq      ymm8, ymm8, yword [r9 + 624], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxord          ymm6, ymm6, ymm8
 	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 0 ; d_L*h_L
-	vpclmulqdq      ymm9, ymm18, yword [r9 + 64], 16 ; d_L*h_H
 	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 1 ; d_H*h_L
-	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 
@@ -3481,7 +3526,9 @@ L.gcm_dec_rec_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
-; GHASH step 6: the lengths block
+; GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      ymm6, ymm5, ymm7, 150
+; GHASH step 9: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
@@ -3490,7 +3537,7 @@ L.gcm_dec_rec_final3_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-; GHASH step 7: fold LO into MI (see the header)
+; GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
@@ -3498,7 +3545,7 @@ L.gcm_dec_rec_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
 	vaesenc         ymm2, ymm2, ymm31
-; GHASH step 8: fold MI into HI, the reduced product (see the header)
+; GHASH step 11: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
@@ -3506,7 +3553,7 @@ L.gcm_dec_rec_final3_aes128:
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
 	vaesenc         ymm2, ymm2, ymm30
-; GHASH step 9: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+; GHASH step 12: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 
@@ -3563,51 +3610,58 @@ L.gcm_dec_rec_final2_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      ymm6, ymm5, ymm7, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         ymm16, ymm16, ymm20
 	vpshufb         ymm17, ymm17, ymm20
 
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          ymm16, ymm16, ymm10
 
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-; GHASH step 2: LO += the low products of vectors 0 and 1
-	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
-	vpternlogd      ymm5, ymm8, ymm9, 150
+; GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         ymm8, ymm16, 78
+	vpshufd         ymm9, ymm17, 78
+	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
 
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-; GHASH step 3: HI += the high products of vectors 0 and 1
-	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
-	vpternlogd      ymm7, ymm8, ymm9, 150
+; GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      ymm8, ymm8, yword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, yword [r9 + 592], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      ymm6, ymm8, ymm9, 150
 
 	vbroadcasti32x4 ymm15, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-; GHASH step 4: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      ymm8, ymm16, yword [r9], 1      ; a_H*ha_L
-	vpclmulqdq      ymm16, ymm16, yword [r9], 16    ; a_L*ha_H
-	vpternlogd      ymm6, ymm8, ymm16, 150
-	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1 ; b_H*hb_L
-	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16 ; b_L*hb_H
-	vpternlogd      ymm6, ymm8, ymm17, 150
+; GHASH step 5: LO += the low products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
+	vpternlogd      ymm5, ymm8, ymm9, 150
 
 	vbroadcasti32x4 ymm15, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
+; GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      ymm16, ymm16, yword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
+	vpternlogd      ymm7, ymm16, ymm17, 150
 
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
-; GHASH step 5: the lengths block
+; GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      ymm6, ymm5, ymm7, 150
+; GHASH step 8: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
@@ -3616,21 +3670,21 @@ L.gcm_dec_rec_final2_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-; GHASH step 6: fold LO into MI (see the header)
+; GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
 
 	vaesenc         ymm0, ymm0, ymm31
 	vaesenc         ymm1, ymm1, ymm31
-; GHASH step 7: fold MI into HI, the reduced product (see the header)
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
 
 	vaesenc         ymm0, ymm0, ymm30
 	vaesenc         ymm1, ymm1, ymm30
-; GHASH step 8: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+; GHASH step 11: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 
@@ -3674,19 +3728,23 @@ L.gcm_dec_rec_final1_aes192:
 L.gcm_dec_rec_final1_aes128:
 	vbroadcasti32x4 ymm15, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm15
-; GHASH step 0: the products of vector 0
-	vpshufb         ymm16, ymm16, ymm20
-	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
-	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; d_L*h_L
-	vpclmulqdq      ymm9, ymm16, yword [r9], 16     ; d_L*h_H
-	vpxord          ymm5, ymm5, ymm8
-	vpclmulqdq      ymm8, ymm16, yword [r9], 1      ; d_H*h_L
-	vpternlogd      ymm6, ymm8, ymm9, 150
-	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; d_H*h_H
-	vpxord          ymm7, ymm7, ymm8
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      ymm6, ymm5, ymm7, 150
 
 	vbroadcasti32x4 ymm15, oword [r10 - 128]
 	vaesenc         ymm0, ymm0, ymm15
+; GHASH step 1: the products of vector 0
+	vpshufb         ymm16, ymm16, ymm20
+	vpxord          ymm16, ymm16, ymm10             ; the running hash joins block 0
+	vpshufd         ymm8, ymm16, 78
+	vpxord          ymm8, ymm8, ymm16               ; d_L ^ d_H in the low half
+	vpclmulqdq      ymm8, ymm8, yword [r9 + 560], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxord          ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; d_L*h_L
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; d_H*h_H
+	vpxord          ymm7, ymm7, ymm8
 
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
@@ -3702,7 +3760,9 @@ L.gcm_dec_rec_final1_aes128:
 
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
-; GHASH step 1: the lengths block
+; GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      ymm6, ymm5, ymm7, 150
+; GHASH step 3: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 752], 16 ; d_L*h_H
@@ -3711,19 +3771,19 @@ L.gcm_dec_rec_final1_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 752], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
-; GHASH step 2: fold LO into MI (see the header)
+; GHASH step 4: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpternlogd      ymm6, ymm5, ymm8, 150
 
 	vaesenc         ymm0, ymm0, ymm31
-; GHASH step 3: fold MI into HI, the reduced product (see the header)
+; GHASH step 5: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, ymm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
 	vpternlogd      ymm7, ymm6, ymm8, 150
 
 	vaesenc         ymm0, ymm0, ymm30
-; GHASH step 4: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+; GHASH step 6: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
 	valignq         ymm8, ymm7, ymm7, 2             ; lane 1 to lane 0
 	vpxord          xmm10, xmm7, xmm8
 

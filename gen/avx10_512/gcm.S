@@ -2432,45 +2432,54 @@ aesgen_gcm_enc_record_avx10_512:
 	vaesenclast     %zmm8, %zmm3, %zmm3
 	vmovdqu8        %zmm3, 192(%rsi){%k1}
 	vmovdqu8        %zmm3, %zmm3{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm7, %zmm5, %zmm6
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpshufb         %zmm20, %zmm1, %zmm1
-# GHASH step 1: byte-reflect vectors 2 and 3
+# GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         %zmm20, %zmm2, %zmm2
 	vpshufb         %zmm20, %zmm3, %zmm3
-# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm10, %zmm0, %zmm0
-# GHASH step 3: LO += the low products of vectors 0 and 1
+# GHASH step 4: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm0, %zmm8
+	vpshufd         $78, %zmm1, %zmm9
+	vpxord          %zmm0, %zmm8, %zmm8             # a_L ^ a_H
+	vpxord          %zmm1, %zmm9, %zmm9             # b_L ^ b_H
+# GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %zmm8, %zmm8      # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 624(%r9), %zmm9, %zmm9      # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+# GHASH step 6: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-# GHASH step 4: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9      # b_H*hb_H
-	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-# GHASH step 5: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
-	vpternlogd      $150, %zmm0, %zmm8, %zmm6
-	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8       # b_H*hb_L
-	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
-	vpternlogd      $150, %zmm1, %zmm8, %zmm6
-# GHASH step 6: LO += the low products of vectors 2 and 3
+# GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm0        # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm1      # b_H*hb_H
+	vpternlogd      $150, %zmm1, %zmm0, %zmm7
+# GHASH step 8: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm2, %zmm8
+	vpshufd         $78, %zmm3, %zmm9
+	vpxord          %zmm2, %zmm8, %zmm8             # a_L ^ a_H
+	vpxord          %zmm3, %zmm9, %zmm9             # b_L ^ b_H
+# GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 688(%r9), %zmm8, %zmm8      # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 752(%r9), %zmm9, %zmm9      # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+# GHASH step 10: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8      # a_L*ha_L
 	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm9      # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-# GHASH step 7: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8     # a_H*ha_H
-	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm9     # b_H*hb_H
-	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-# GHASH step 8: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8      # a_H*ha_L
-	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm2     # a_L*ha_H
-	vpternlogd      $150, %zmm2, %zmm8, %zmm6
-	vpclmulqdq      $1, 192(%r9), %zmm3, %zmm8      # b_H*hb_L
-	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3     # b_L*hb_H
-	vpternlogd      $150, %zmm3, %zmm8, %zmm6
-# GHASH step 9: the lengths block
+# GHASH step 11: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm2     # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm3     # b_H*hb_H
+	vpternlogd      $150, %zmm3, %zmm2, %zmm7
+# GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm7, %zmm5, %zmm6
+# GHASH step 13: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -2479,15 +2488,15 @@ aesgen_gcm_enc_record_avx10_512:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-# GHASH step 10: fold LO into MI (see the header)
+# GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-# GHASH step 11: fold MI into HI, the reduced product (see the header)
+# GHASH step 15: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 16: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
 	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
 	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
@@ -2580,36 +2589,44 @@ aesgen_gcm_enc_record_avx10_512:
 	vaesenclast     %zmm8, %zmm2, %zmm2
 	vmovdqu8        %zmm2, 128(%rsi){%k1}
 	vmovdqu8        %zmm2, %zmm2{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm7, %zmm5, %zmm6
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpshufb         %zmm20, %zmm1, %zmm1
-# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm10, %zmm0, %zmm0
-# GHASH step 2: LO += the low products of vectors 0 and 1
+# GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm0, %zmm8
+	vpshufd         $78, %zmm1, %zmm9
+	vpxord          %zmm0, %zmm8, %zmm8             # a_L ^ a_H
+	vpxord          %zmm1, %zmm9, %zmm9             # b_L ^ b_H
+# GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %zmm8, %zmm8      # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 624(%r9), %zmm9, %zmm9      # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+# GHASH step 5: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-# GHASH step 3: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9      # b_H*hb_H
-	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-# GHASH step 4: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
-	vpternlogd      $150, %zmm0, %zmm8, %zmm6
-	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8       # b_H*hb_L
-	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
-	vpternlogd      $150, %zmm1, %zmm8, %zmm6
-# GHASH step 5: the products of vector 2
+# GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm0        # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm1      # b_H*hb_H
+	vpternlogd      $150, %zmm1, %zmm0, %zmm7
+# GHASH step 7: the products of vector 2
 	vpshufb         %zmm20, %zmm2, %zmm2
+	vpshufd         $78, %zmm2, %zmm8
+	vpxord          %zmm2, %zmm8, %zmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 688(%r9), %zmm8, %zmm8      # (d_L^d_H)*(h_L^h_H)
+	vpxord          %zmm8, %zmm6, %zmm6
 	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8      # d_L*h_L
-	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm9     # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8      # d_H*h_L
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8     # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-# GHASH step 6: the lengths block
+# GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm7, %zmm5, %zmm6
+# GHASH step 9: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -2618,15 +2635,15 @@ aesgen_gcm_enc_record_avx10_512:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-# GHASH step 7: fold LO into MI (see the header)
+# GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-# GHASH step 8: fold MI into HI, the reduced product (see the header)
+# GHASH step 11: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
 	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
 	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
@@ -2700,27 +2717,34 @@ aesgen_gcm_enc_record_avx10_512:
 	vaesenclast     %zmm8, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi){%k1}
 	vmovdqu8        %zmm1, %zmm1{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm7, %zmm5, %zmm6
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpshufb         %zmm20, %zmm1, %zmm1
-# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm10, %zmm0, %zmm0
-# GHASH step 2: LO += the low products of vectors 0 and 1
+# GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm0, %zmm8
+	vpshufd         $78, %zmm1, %zmm9
+	vpxord          %zmm0, %zmm8, %zmm8             # a_L ^ a_H
+	vpxord          %zmm1, %zmm9, %zmm9             # b_L ^ b_H
+# GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %zmm8, %zmm8      # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 624(%r9), %zmm9, %zmm9      # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+# GHASH step 5: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9       # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-# GHASH step 3: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9      # b_H*hb_H
-	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-# GHASH step 4: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
-	vpternlogd      $150, %zmm0, %zmm8, %zmm6
-	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8       # b_H*hb_L
-	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
-	vpternlogd      $150, %zmm1, %zmm8, %zmm6
-# GHASH step 5: the lengths block
+# GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm0        # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm1      # b_H*hb_H
+	vpternlogd      $150, %zmm1, %zmm0, %zmm7
+# GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm7, %zmm5, %zmm6
+# GHASH step 8: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -2729,15 +2753,15 @@ aesgen_gcm_enc_record_avx10_512:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-# GHASH step 6: fold LO into MI (see the header)
+# GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-# GHASH step 7: fold MI into HI, the reduced product (see the header)
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
 	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
 	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
@@ -2791,17 +2815,23 @@ aesgen_gcm_enc_record_avx10_512:
 	vaesenclast     %zmm8, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi){%k1}
 	vmovdqu8        %zmm0, %zmm0{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH step 0: the products of vector 0
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm7, %zmm5, %zmm6
+# GHASH step 1: the products of vector 0
 	vpshufb         %zmm20, %zmm0, %zmm0
 	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+	vpshufd         $78, %zmm0, %zmm8
+	vpxord          %zmm0, %zmm8, %zmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 560(%r9), %zmm8, %zmm8      # (d_L^d_H)*(h_L^h_H)
+	vpxord          %zmm8, %zmm6, %zmm6
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # d_L*h_L
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm9        # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # d_H*h_L
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-# GHASH step 1: the lengths block
+# GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm7, %zmm5, %zmm6
+# GHASH step 3: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -2810,15 +2840,15 @@ aesgen_gcm_enc_record_avx10_512:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-# GHASH step 2: fold LO into MI (see the header)
+# GHASH step 4: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
-# GHASH step 3: fold MI into HI, the reduced product (see the header)
+# GHASH step 5: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
-# GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 6: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
 	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
 	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
@@ -3325,81 +3355,90 @@ aesgen_gcm_dec_record_avx10_512:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm7, %zmm5, %zmm6
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
-# GHASH step 1: byte-reflect vectors 2 and 3
-	vpshufb         %zmm20, %zmm18, %zmm18
-	vpshufb         %zmm20, %zmm19, %zmm19
 
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 2: byte-reflect vectors 2 and 3
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+# GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm10, %zmm16, %zmm16
-# GHASH step 3: LO += the low products of vectors 0 and 1
-	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
-	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
-	vpternlogd      $150, %zmm9, %zmm8, %zmm5
 
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-# GHASH step 4: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
-	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-# GHASH step 5: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %zmm16, %zmm16      # a_L*ha_H
-	vpternlogd      $150, %zmm16, %zmm8, %zmm6
-	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8      # b_H*hb_L
-	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17    # b_L*hb_H
-	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+# GHASH step 4: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm16, %zmm8
+	vpshufd         $78, %zmm17, %zmm9
+	vpxord          %zmm16, %zmm8, %zmm8            # a_L ^ a_H
+	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
+# GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %zmm8, %zmm8      # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 624(%r9), %zmm9, %zmm9      # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-# GHASH step 6: LO += the low products of vectors 2 and 3
-	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8     # a_L*ha_L
-	vpclmulqdq      $0, 192(%r9), %zmm19, %zmm9     # b_L*hb_L
+# GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm16      # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm17    # b_H*hb_H
+	vpternlogd      $150, %zmm17, %zmm16, %zmm7
 
 	vbroadcasti32x4 -80(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-# GHASH step 7: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm8    # a_H*ha_H
-	vpclmulqdq      $17, 192(%r9), %zmm19, %zmm9    # b_H*hb_H
-	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 8: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm18, %zmm8
+	vpshufd         $78, %zmm19, %zmm9
+	vpxord          %zmm18, %zmm8, %zmm8            # a_L ^ a_H
+	vpxord          %zmm19, %zmm9, %zmm9            # b_L ^ b_H
+# GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 688(%r9), %zmm8, %zmm8      # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 752(%r9), %zmm9, %zmm9      # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 
 	vbroadcasti32x4 -64(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-# GHASH step 8: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      $1, 128(%r9), %zmm18, %zmm8     # a_H*ha_L
-	vpclmulqdq      $16, 128(%r9), %zmm18, %zmm18   # a_L*ha_H
-	vpternlogd      $150, %zmm18, %zmm8, %zmm6
-	vpclmulqdq      $1, 192(%r9), %zmm19, %zmm8     # b_H*hb_L
-	vpclmulqdq      $16, 192(%r9), %zmm19, %zmm19   # b_L*hb_H
-	vpternlogd      $150, %zmm19, %zmm8, %zmm6
+# GHASH step 10: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8     # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm19, %zmm9     # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 11: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm18   # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm19, %zmm19   # b_H*hb_H
+	vpternlogd      $150, %zmm19, %zmm18, %zmm7
 
 	vbroadcasti32x4 -48(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-# GHASH step 9: the lengths block
+# GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm7, %zmm5, %zmm6
+# GHASH step 13: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -3408,7 +3447,7 @@ aesgen_gcm_dec_record_avx10_512:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-# GHASH step 10: fold LO into MI (see the header)
+# GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
@@ -3417,7 +3456,7 @@ aesgen_gcm_dec_record_avx10_512:
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
 	vaesenc         %zmm31, %zmm3, %zmm3
-# GHASH step 11: fold MI into HI, the reduced product (see the header)
+# GHASH step 15: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
@@ -3426,7 +3465,7 @@ aesgen_gcm_dec_record_avx10_512:
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
 	vaesenc         %zmm30, %zmm3, %zmm3
-# GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 16: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
 	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
 	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
@@ -3497,7 +3536,10 @@ aesgen_gcm_dec_record_avx10_512:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm7, %zmm5, %zmm6
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
 
@@ -3505,50 +3547,53 @@ aesgen_gcm_dec_record_avx10_512:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm10, %zmm16, %zmm16
+# GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm16, %zmm8
+	vpshufd         $78, %zmm17, %zmm9
+	vpxord          %zmm16, %zmm8, %zmm8            # a_L ^ a_H
+	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
 
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-# GHASH step 2: LO += the low products of vectors 0 and 1
-	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
-	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
-	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %zmm8, %zmm8      # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 624(%r9), %zmm9, %zmm9      # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-# GHASH step 3: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
-	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 5: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
 
 	vbroadcasti32x4 -80(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-# GHASH step 4: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %zmm16, %zmm16      # a_L*ha_H
-	vpternlogd      $150, %zmm16, %zmm8, %zmm6
-	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8      # b_H*hb_L
-	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17    # b_L*hb_H
-	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+# GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm16      # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm17    # b_H*hb_H
+	vpternlogd      $150, %zmm17, %zmm16, %zmm7
 
 	vbroadcasti32x4 -64(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-# GHASH step 5: the products of vector 2
+# GHASH step 7: the products of vector 2
 	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufd         $78, %zmm18, %zmm8
+	vpxord          %zmm18, %zmm8, %zmm8            # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 688(%r9), %zmm8, %zmm8      # (d_L^d_H)*(h_L^h_H)
+	vpxord          %zmm8, %zmm6, %zmm6
 	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8     # d_L*h_L
-	vpclmulqdq      $16, 128(%r9), %zmm18, %zmm9    # d_L*h_H
 	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, 128(%r9), %zmm18, %zmm8     # d_H*h_L
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
 
@@ -3556,7 +3601,9 @@ aesgen_gcm_dec_record_avx10_512:
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
-# GHASH step 6: the lengths block
+# GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm7, %zmm5, %zmm6
+# GHASH step 9: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -3565,7 +3612,7 @@ aesgen_gcm_dec_record_avx10_512:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-# GHASH step 7: fold LO into MI (see the header)
+# GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
@@ -3573,7 +3620,7 @@ aesgen_gcm_dec_record_avx10_512:
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
 	vaesenc         %zmm31, %zmm2, %zmm2
-# GHASH step 8: fold MI into HI, the reduced product (see the header)
+# GHASH step 11: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
@@ -3581,7 +3628,7 @@ aesgen_gcm_dec_record_avx10_512:
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
 	vaesenc         %zmm30, %zmm2, %zmm2
-# GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
 	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
 	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
@@ -3640,51 +3687,58 @@ aesgen_gcm_dec_record_avx10_512:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm7, %zmm5, %zmm6
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %zmm20, %zmm16, %zmm16
 	vpshufb         %zmm20, %zmm17, %zmm17
 
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm10, %zmm16, %zmm16
 
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-# GHASH step 2: LO += the low products of vectors 0 and 1
-	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
-	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
-	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm16, %zmm8
+	vpshufd         $78, %zmm17, %zmm9
+	vpxord          %zmm16, %zmm8, %zmm8            # a_L ^ a_H
+	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
 
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-# GHASH step 3: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
-	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %zmm8, %zmm8      # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 624(%r9), %zmm9, %zmm9      # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 
 	vbroadcasti32x4 -80(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-# GHASH step 4: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %zmm16, %zmm16      # a_L*ha_H
-	vpternlogd      $150, %zmm16, %zmm8, %zmm6
-	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8      # b_H*hb_L
-	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17    # b_L*hb_H
-	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+# GHASH step 5: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
 
 	vbroadcasti32x4 -64(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
+# GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm16      # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm17    # b_H*hb_H
+	vpternlogd      $150, %zmm17, %zmm16, %zmm7
 
 	vbroadcasti32x4 -48(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
-# GHASH step 5: the lengths block
+# GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm7, %zmm5, %zmm6
+# GHASH step 8: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -3693,21 +3747,21 @@ aesgen_gcm_dec_record_avx10_512:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-# GHASH step 6: fold LO into MI (see the header)
+# GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
 
 	vaesenc         %zmm31, %zmm0, %zmm0
 	vaesenc         %zmm31, %zmm1, %zmm1
-# GHASH step 7: fold MI into HI, the reduced product (see the header)
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 
 	vaesenc         %zmm30, %zmm0, %zmm0
 	vaesenc         %zmm30, %zmm1, %zmm1
-# GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
 	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
 	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
@@ -3753,19 +3807,23 @@ aesgen_gcm_dec_record_avx10_512:
 .Lgcm_dec_rec_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-# GHASH step 0: the products of vector 0
-	vpshufb         %zmm20, %zmm16, %zmm16
-	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # d_L*h_L
-	vpclmulqdq      $16, (%r9), %zmm16, %zmm9       # d_L*h_H
-	vpxord          %zmm8, %zmm5, %zmm5
-	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # d_H*h_L
-	vpternlogd      $150, %zmm9, %zmm8, %zmm6
-	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # d_H*h_H
-	vpxord          %zmm8, %zmm7, %zmm7
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm7, %zmm5, %zmm6
 
 	vbroadcasti32x4 -128(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
+# GHASH step 1: the products of vector 0
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+	vpshufd         $78, %zmm16, %zmm8
+	vpxord          %zmm16, %zmm8, %zmm8            # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 560(%r9), %zmm8, %zmm8      # (d_L^d_H)*(h_L^h_H)
+	vpxord          %zmm8, %zmm6, %zmm6
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # d_L*h_L
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
 
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
@@ -3781,7 +3839,9 @@ aesgen_gcm_dec_record_avx10_512:
 
 	vbroadcasti32x4 -48(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
-# GHASH step 1: the lengths block
+# GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm7, %zmm5, %zmm6
+# GHASH step 3: the lengths block
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -3790,19 +3850,19 @@ aesgen_gcm_dec_record_avx10_512:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 752(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
-# GHASH step 2: fold LO into MI (see the header)
+# GHASH step 4: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
 	vpternlogd      $150, %zmm8, %zmm5, %zmm6
 
 	vaesenc         %zmm31, %zmm0, %zmm0
-# GHASH step 3: fold MI into HI, the reduced product (see the header)
+# GHASH step 5: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
 	vpternlogd      $150, %zmm8, %zmm6, %zmm7
 
 	vaesenc         %zmm30, %zmm0, %zmm0
-# GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 6: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
 	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
 	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
@@ -10345,81 +10405,94 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vaesenclast     %zmm12, %zmm7, %zmm7
 	vmovdqu8        %zmm7, 448(%rsi){%k1}
 	vmovdqu8        %zmm7, %zmm7{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %zmm28, %zmm0, %zmm0
 	vpshufb         %zmm28, %zmm1, %zmm1
-# GHASH step 1: byte-reflect vectors 2 and 3
+# GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         %zmm28, %zmm2, %zmm2
 	vpshufb         %zmm28, %zmm3, %zmm3
-# GHASH step 2: byte-reflect vectors 4 and 5
+# GHASH step 3: byte-reflect vectors 4 and 5
 	vpshufb         %zmm28, %zmm4, %zmm4
 	vpshufb         %zmm28, %zmm5, %zmm5
-# GHASH step 3: byte-reflect vectors 6 and 7
+# GHASH step 4: byte-reflect vectors 6 and 7
 	vpshufb         %zmm28, %zmm6, %zmm6
 	vpshufb         %zmm28, %zmm7, %zmm7
-# GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm14, %zmm0, %zmm0
-# GHASH step 5: LO += the low products of vectors 0 and 1
+# GHASH step 6: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm0, %zmm12
+	vpshufd         $78, %zmm1, %zmm13
+	vpxord          %zmm0, %zmm12, %zmm12           # a_L ^ a_H
+	vpxord          %zmm1, %zmm13, %zmm13           # b_L ^ b_H
+# GHASH step 7: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 624(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 8: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm12        # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm13      # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 6: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm12       # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm13     # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
-# GHASH step 7: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm12        # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
-	vpternlogd      $150, %zmm0, %zmm12, %zmm10
-	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm12      # b_H*hb_L
-	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
-	vpternlogd      $150, %zmm1, %zmm12, %zmm10
-# GHASH step 8: LO += the low products of vectors 2 and 3
+# GHASH step 9: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm0        # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm1      # b_H*hb_H
+	vpternlogd      $150, %zmm1, %zmm0, %zmm11
+# GHASH step 10: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm2, %zmm12
+	vpshufd         $78, %zmm3, %zmm13
+	vpxord          %zmm2, %zmm12, %zmm12           # a_L ^ a_H
+	vpxord          %zmm3, %zmm13, %zmm13           # b_L ^ b_H
+# GHASH step 11: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 688(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 752(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 12: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm12     # a_L*ha_L
 	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 9: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm12    # a_H*ha_H
-	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm13    # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
-# GHASH step 10: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm12     # a_H*ha_L
-	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm2     # a_L*ha_H
-	vpternlogd      $150, %zmm2, %zmm12, %zmm10
-	vpclmulqdq      $1, 192(%r9), %zmm3, %zmm12     # b_H*hb_L
-	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3     # b_L*hb_H
-	vpternlogd      $150, %zmm3, %zmm12, %zmm10
-# GHASH step 11: LO += the low products of vectors 4 and 5
+# GHASH step 13: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm2     # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm3     # b_H*hb_H
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# GHASH step 14: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm4, %zmm12
+	vpshufd         $78, %zmm5, %zmm13
+	vpxord          %zmm4, %zmm12, %zmm12           # a_L ^ a_H
+	vpxord          %zmm5, %zmm13, %zmm13           # b_L ^ b_H
+# GHASH step 15: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      $0, 816(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 880(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 16: LO += the low products of vectors 4 and 5
 	vpclmulqdq      $0, 256(%r9), %zmm4, %zmm12     # a_L*ha_L
 	vpclmulqdq      $0, 320(%r9), %zmm5, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 12: HI += the high products of vectors 4 and 5
-	vpclmulqdq      $17, 256(%r9), %zmm4, %zmm12    # a_H*ha_H
-	vpclmulqdq      $17, 320(%r9), %zmm5, %zmm13    # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
-# GHASH step 13: MI += the middle products of vectors 4 and 5
-	vpclmulqdq      $1, 256(%r9), %zmm4, %zmm12     # a_H*ha_L
-	vpclmulqdq      $16, 256(%r9), %zmm4, %zmm4     # a_L*ha_H
-	vpternlogd      $150, %zmm4, %zmm12, %zmm10
-	vpclmulqdq      $1, 320(%r9), %zmm5, %zmm12     # b_H*hb_L
-	vpclmulqdq      $16, 320(%r9), %zmm5, %zmm5     # b_L*hb_H
-	vpternlogd      $150, %zmm5, %zmm12, %zmm10
-# GHASH step 14: LO += the low products of vectors 6 and 7
+# GHASH step 17: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 256(%r9), %zmm4, %zmm4     # a_H*ha_H
+	vpclmulqdq      $17, 320(%r9), %zmm5, %zmm5     # b_H*hb_H
+	vpternlogd      $150, %zmm5, %zmm4, %zmm11
+# GHASH step 18: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm6, %zmm12
+	vpshufd         $78, %zmm7, %zmm13
+	vpxord          %zmm6, %zmm12, %zmm12           # a_L ^ a_H
+	vpxord          %zmm7, %zmm13, %zmm13           # b_L ^ b_H
+# GHASH step 19: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      $0, 944(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1008(%r9), %zmm13, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 20: LO += the low products of vectors 6 and 7
 	vpclmulqdq      $0, 384(%r9), %zmm6, %zmm12     # a_L*ha_L
 	vpclmulqdq      $0, 448(%r9), %zmm7, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 15: HI += the high products of vectors 6 and 7
-	vpclmulqdq      $17, 384(%r9), %zmm6, %zmm12    # a_H*ha_H
-	vpclmulqdq      $17, 448(%r9), %zmm7, %zmm13    # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
-# GHASH step 16: MI += the middle products of vectors 6 and 7
-	vpclmulqdq      $1, 384(%r9), %zmm6, %zmm12     # a_H*ha_L
-	vpclmulqdq      $16, 384(%r9), %zmm6, %zmm6     # a_L*ha_H
-	vpternlogd      $150, %zmm6, %zmm12, %zmm10
-	vpclmulqdq      $1, 448(%r9), %zmm7, %zmm12     # b_H*hb_L
-	vpclmulqdq      $16, 448(%r9), %zmm7, %zmm7     # b_L*hb_H
-	vpternlogd      $150, %zmm7, %zmm12, %zmm10
-# GHASH step 17: the lengths block
+# GHASH step 21: HI += the high products of vectors 6 and 7
+	vpclmulqdq      $17, 384(%r9), %zmm6, %zmm6     # a_H*ha_H
+	vpclmulqdq      $17, 448(%r9), %zmm7, %zmm7     # b_H*hb_H
+	vpternlogd      $150, %zmm7, %zmm6, %zmm11
+# GHASH step 22: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 23: the lengths block
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, (%r11), %zmm8, %zmm12       # d_L*h_L
 	vpclmulqdq      $16, (%r11), %zmm8, %zmm13      # d_L*h_H
@@ -10428,15 +10501,15 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, (%r11), %zmm8, %zmm12      # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
-# GHASH step 18: fold LO into MI (see the header)
+# GHASH step 24: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
 	vpternlogd      $150, %zmm12, %zmm9, %zmm10
-# GHASH step 19: fold MI into HI, the reduced product (see the header)
+# GHASH step 25: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
 	vpternlogd      $150, %zmm12, %zmm10, %zmm11
-# GHASH step 20: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 26: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
 	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
 	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
@@ -10629,72 +10702,84 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vaesenclast     %zmm12, %zmm6, %zmm6
 	vmovdqu8        %zmm6, 384(%rsi){%k1}
 	vmovdqu8        %zmm6, %zmm6{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %zmm28, %zmm0, %zmm0
 	vpshufb         %zmm28, %zmm1, %zmm1
-# GHASH step 1: byte-reflect vectors 2 and 3
+# GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         %zmm28, %zmm2, %zmm2
 	vpshufb         %zmm28, %zmm3, %zmm3
-# GHASH step 2: byte-reflect vectors 4 and 5
+# GHASH step 3: byte-reflect vectors 4 and 5
 	vpshufb         %zmm28, %zmm4, %zmm4
 	vpshufb         %zmm28, %zmm5, %zmm5
-# GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm14, %zmm0, %zmm0
-# GHASH step 4: LO += the low products of vectors 0 and 1
+# GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm0, %zmm12
+	vpshufd         $78, %zmm1, %zmm13
+	vpxord          %zmm0, %zmm12, %zmm12           # a_L ^ a_H
+	vpxord          %zmm1, %zmm13, %zmm13           # b_L ^ b_H
+# GHASH step 6: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 624(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 7: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm12        # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm13      # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 5: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm12       # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm13     # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
-# GHASH step 6: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm12        # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
-	vpternlogd      $150, %zmm0, %zmm12, %zmm10
-	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm12      # b_H*hb_L
-	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
-	vpternlogd      $150, %zmm1, %zmm12, %zmm10
-# GHASH step 7: LO += the low products of vectors 2 and 3
+# GHASH step 8: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm0        # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm1      # b_H*hb_H
+	vpternlogd      $150, %zmm1, %zmm0, %zmm11
+# GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm2, %zmm12
+	vpshufd         $78, %zmm3, %zmm13
+	vpxord          %zmm2, %zmm12, %zmm12           # a_L ^ a_H
+	vpxord          %zmm3, %zmm13, %zmm13           # b_L ^ b_H
+# GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 688(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 752(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 11: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm12     # a_L*ha_L
 	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 8: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm12    # a_H*ha_H
-	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm13    # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
-# GHASH step 9: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm12     # a_H*ha_L
-	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm2     # a_L*ha_H
-	vpternlogd      $150, %zmm2, %zmm12, %zmm10
-	vpclmulqdq      $1, 192(%r9), %zmm3, %zmm12     # b_H*hb_L
-	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3     # b_L*hb_H
-	vpternlogd      $150, %zmm3, %zmm12, %zmm10
-# GHASH step 10: LO += the low products of vectors 4 and 5
+# GHASH step 12: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm2     # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm3     # b_H*hb_H
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm4, %zmm12
+	vpshufd         $78, %zmm5, %zmm13
+	vpxord          %zmm4, %zmm12, %zmm12           # a_L ^ a_H
+	vpxord          %zmm5, %zmm13, %zmm13           # b_L ^ b_H
+# GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      $0, 816(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 880(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 15: LO += the low products of vectors 4 and 5
 	vpclmulqdq      $0, 256(%r9), %zmm4, %zmm12     # a_L*ha_L
 	vpclmulqdq      $0, 320(%r9), %zmm5, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 11: HI += the high products of vectors 4 and 5
-	vpclmulqdq      $17, 256(%r9), %zmm4, %zmm12    # a_H*ha_H
-	vpclmulqdq      $17, 320(%r9), %zmm5, %zmm13    # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
-# GHASH step 12: MI += the middle products of vectors 4 and 5
-	vpclmulqdq      $1, 256(%r9), %zmm4, %zmm12     # a_H*ha_L
-	vpclmulqdq      $16, 256(%r9), %zmm4, %zmm4     # a_L*ha_H
-	vpternlogd      $150, %zmm4, %zmm12, %zmm10
-	vpclmulqdq      $1, 320(%r9), %zmm5, %zmm12     # b_H*hb_L
-	vpclmulqdq      $16, 320(%r9), %zmm5, %zmm5     # b_L*hb_H
-	vpternlogd      $150, %zmm5, %zmm12, %zmm10
-# GHASH step 13: the products of vector 6
+# GHASH step 16: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 256(%r9), %zmm4, %zmm4     # a_H*ha_H
+	vpclmulqdq      $17, 320(%r9), %zmm5, %zmm5     # b_H*hb_H
+	vpternlogd      $150, %zmm5, %zmm4, %zmm11
+# GHASH step 17: the products of vector 6
 	vpshufb         %zmm28, %zmm6, %zmm6
+	vpshufd         $78, %zmm6, %zmm12
+	vpxord          %zmm6, %zmm12, %zmm12           # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 944(%r9), %zmm12, %zmm12    # (d_L^d_H)*(h_L^h_H)
+	vpxord          %zmm12, %zmm10, %zmm10
 	vpclmulqdq      $0, 384(%r9), %zmm6, %zmm12     # d_L*h_L
-	vpclmulqdq      $16, 384(%r9), %zmm6, %zmm13    # d_L*h_H
 	vpxord          %zmm12, %zmm9, %zmm9
-	vpclmulqdq      $1, 384(%r9), %zmm6, %zmm12     # d_H*h_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 384(%r9), %zmm6, %zmm12    # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
-# GHASH step 14: the lengths block
+# GHASH step 18: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 19: the lengths block
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -10703,15 +10788,15 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
-# GHASH step 15: fold LO into MI (see the header)
+# GHASH step 20: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
 	vpternlogd      $150, %zmm12, %zmm9, %zmm10
-# GHASH step 16: fold MI into HI, the reduced product (see the header)
+# GHASH step 21: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
 	vpternlogd      $150, %zmm12, %zmm10, %zmm11
-# GHASH step 17: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 22: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
 	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
 	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
@@ -10863,63 +10948,74 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vaesenclast     %zmm12, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 320(%rsi){%k1}
 	vmovdqu8        %zmm5, %zmm5{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %zmm28, %zmm0, %zmm0
 	vpshufb         %zmm28, %zmm1, %zmm1
-# GHASH step 1: byte-reflect vectors 2 and 3
+# GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         %zmm28, %zmm2, %zmm2
 	vpshufb         %zmm28, %zmm3, %zmm3
-# GHASH step 2: byte-reflect vectors 4 and 5
+# GHASH step 3: byte-reflect vectors 4 and 5
 	vpshufb         %zmm28, %zmm4, %zmm4
 	vpshufb         %zmm28, %zmm5, %zmm5
-# GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm14, %zmm0, %zmm0
-# GHASH step 4: LO += the low products of vectors 0 and 1
+# GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm0, %zmm12
+	vpshufd         $78, %zmm1, %zmm13
+	vpxord          %zmm0, %zmm12, %zmm12           # a_L ^ a_H
+	vpxord          %zmm1, %zmm13, %zmm13           # b_L ^ b_H
+# GHASH step 6: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 624(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 7: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm12        # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm13      # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 5: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm12       # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm13     # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
-# GHASH step 6: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm12        # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
-	vpternlogd      $150, %zmm0, %zmm12, %zmm10
-	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm12      # b_H*hb_L
-	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
-	vpternlogd      $150, %zmm1, %zmm12, %zmm10
-# GHASH step 7: LO += the low products of vectors 2 and 3
+# GHASH step 8: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm0        # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm1      # b_H*hb_H
+	vpternlogd      $150, %zmm1, %zmm0, %zmm11
+# GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm2, %zmm12
+	vpshufd         $78, %zmm3, %zmm13
+	vpxord          %zmm2, %zmm12, %zmm12           # a_L ^ a_H
+	vpxord          %zmm3, %zmm13, %zmm13           # b_L ^ b_H
+# GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 688(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 752(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 11: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm12     # a_L*ha_L
 	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 8: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm12    # a_H*ha_H
-	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm13    # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
-# GHASH step 9: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm12     # a_H*ha_L
-	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm2     # a_L*ha_H
-	vpternlogd      $150, %zmm2, %zmm12, %zmm10
-	vpclmulqdq      $1, 192(%r9), %zmm3, %zmm12     # b_H*hb_L
-	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3     # b_L*hb_H
-	vpternlogd      $150, %zmm3, %zmm12, %zmm10
-# GHASH step 10: LO += the low products of vectors 4 and 5
+# GHASH step 12: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm2     # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm3     # b_H*hb_H
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm4, %zmm12
+	vpshufd         $78, %zmm5, %zmm13
+	vpxord          %zmm4, %zmm12, %zmm12           # a_L ^ a_H
+	vpxord          %zmm5, %zmm13, %zmm13           # b_L ^ b_H
+# GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      $0, 816(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 880(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 15: LO += the low products of vectors 4 and 5
 	vpclmulqdq      $0, 256(%r9), %zmm4, %zmm12     # a_L*ha_L
 	vpclmulqdq      $0, 320(%r9), %zmm5, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 11: HI += the high products of vectors 4 and 5
-	vpclmulqdq      $17, 256(%r9), %zmm4, %zmm12    # a_H*ha_H
-	vpclmulqdq      $17, 320(%r9), %zmm5, %zmm13    # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
-# GHASH step 12: MI += the middle products of vectors 4 and 5
-	vpclmulqdq      $1, 256(%r9), %zmm4, %zmm12     # a_H*ha_L
-	vpclmulqdq      $16, 256(%r9), %zmm4, %zmm4     # a_L*ha_H
-	vpternlogd      $150, %zmm4, %zmm12, %zmm10
-	vpclmulqdq      $1, 320(%r9), %zmm5, %zmm12     # b_H*hb_L
-	vpclmulqdq      $16, 320(%r9), %zmm5, %zmm5     # b_L*hb_H
-	vpternlogd      $150, %zmm5, %zmm12, %zmm10
-# GHASH step 13: the lengths block
+# GHASH step 16: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 256(%r9), %zmm4, %zmm4     # a_H*ha_H
+	vpclmulqdq      $17, 320(%r9), %zmm5, %zmm5     # b_H*hb_H
+	vpternlogd      $150, %zmm5, %zmm4, %zmm11
+# GHASH step 17: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 18: the lengths block
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -10928,15 +11024,15 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
-# GHASH step 14: fold LO into MI (see the header)
+# GHASH step 19: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
 	vpternlogd      $150, %zmm12, %zmm9, %zmm10
-# GHASH step 15: fold MI into HI, the reduced product (see the header)
+# GHASH step 20: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
 	vpternlogd      $150, %zmm12, %zmm10, %zmm11
-# GHASH step 16: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 21: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
 	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
 	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
@@ -11069,54 +11165,64 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vaesenclast     %zmm12, %zmm4, %zmm4
 	vmovdqu8        %zmm4, 256(%rsi){%k1}
 	vmovdqu8        %zmm4, %zmm4{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %zmm28, %zmm0, %zmm0
 	vpshufb         %zmm28, %zmm1, %zmm1
-# GHASH step 1: byte-reflect vectors 2 and 3
+# GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         %zmm28, %zmm2, %zmm2
 	vpshufb         %zmm28, %zmm3, %zmm3
-# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm14, %zmm0, %zmm0
-# GHASH step 3: LO += the low products of vectors 0 and 1
+# GHASH step 4: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm0, %zmm12
+	vpshufd         $78, %zmm1, %zmm13
+	vpxord          %zmm0, %zmm12, %zmm12           # a_L ^ a_H
+	vpxord          %zmm1, %zmm13, %zmm13           # b_L ^ b_H
+# GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 624(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 6: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm12        # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm13      # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 4: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm12       # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm13     # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
-# GHASH step 5: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm12        # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
-	vpternlogd      $150, %zmm0, %zmm12, %zmm10
-	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm12      # b_H*hb_L
-	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
-	vpternlogd      $150, %zmm1, %zmm12, %zmm10
-# GHASH step 6: LO += the low products of vectors 2 and 3
+# GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm0        # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm1      # b_H*hb_H
+	vpternlogd      $150, %zmm1, %zmm0, %zmm11
+# GHASH step 8: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm2, %zmm12
+	vpshufd         $78, %zmm3, %zmm13
+	vpxord          %zmm2, %zmm12, %zmm12           # a_L ^ a_H
+	vpxord          %zmm3, %zmm13, %zmm13           # b_L ^ b_H
+# GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 688(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 752(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 10: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm12     # a_L*ha_L
 	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 7: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm12    # a_H*ha_H
-	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm13    # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
-# GHASH step 8: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm12     # a_H*ha_L
-	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm2     # a_L*ha_H
-	vpternlogd      $150, %zmm2, %zmm12, %zmm10
-	vpclmulqdq      $1, 192(%r9), %zmm3, %zmm12     # b_H*hb_L
-	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3     # b_L*hb_H
-	vpternlogd      $150, %zmm3, %zmm12, %zmm10
-# GHASH step 9: the products of vector 4
+# GHASH step 11: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm2     # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm3     # b_H*hb_H
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# GHASH step 12: the products of vector 4
 	vpshufb         %zmm28, %zmm4, %zmm4
+	vpshufd         $78, %zmm4, %zmm12
+	vpxord          %zmm4, %zmm12, %zmm12           # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 816(%r9), %zmm12, %zmm12    # (d_L^d_H)*(h_L^h_H)
+	vpxord          %zmm12, %zmm10, %zmm10
 	vpclmulqdq      $0, 256(%r9), %zmm4, %zmm12     # d_L*h_L
-	vpclmulqdq      $16, 256(%r9), %zmm4, %zmm13    # d_L*h_H
 	vpxord          %zmm12, %zmm9, %zmm9
-	vpclmulqdq      $1, 256(%r9), %zmm4, %zmm12     # d_H*h_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 256(%r9), %zmm4, %zmm12    # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
-# GHASH step 10: the lengths block
+# GHASH step 13: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 14: the lengths block
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -11125,15 +11231,15 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
-# GHASH step 11: fold LO into MI (see the header)
+# GHASH step 15: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
 	vpternlogd      $150, %zmm12, %zmm9, %zmm10
-# GHASH step 12: fold MI into HI, the reduced product (see the header)
+# GHASH step 16: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
 	vpternlogd      $150, %zmm12, %zmm10, %zmm11
-# GHASH step 13: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 17: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
 	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
 	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
@@ -11247,45 +11353,54 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vaesenclast     %zmm12, %zmm3, %zmm3
 	vmovdqu8        %zmm3, 192(%rsi){%k1}
 	vmovdqu8        %zmm3, %zmm3{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %zmm28, %zmm0, %zmm0
 	vpshufb         %zmm28, %zmm1, %zmm1
-# GHASH step 1: byte-reflect vectors 2 and 3
+# GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         %zmm28, %zmm2, %zmm2
 	vpshufb         %zmm28, %zmm3, %zmm3
-# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm14, %zmm0, %zmm0
-# GHASH step 3: LO += the low products of vectors 0 and 1
+# GHASH step 4: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm0, %zmm12
+	vpshufd         $78, %zmm1, %zmm13
+	vpxord          %zmm0, %zmm12, %zmm12           # a_L ^ a_H
+	vpxord          %zmm1, %zmm13, %zmm13           # b_L ^ b_H
+# GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 624(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 6: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm12        # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm13      # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 4: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm12       # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm13     # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
-# GHASH step 5: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm12        # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
-	vpternlogd      $150, %zmm0, %zmm12, %zmm10
-	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm12      # b_H*hb_L
-	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
-	vpternlogd      $150, %zmm1, %zmm12, %zmm10
-# GHASH step 6: LO += the low products of vectors 2 and 3
+# GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm0        # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm1      # b_H*hb_H
+	vpternlogd      $150, %zmm1, %zmm0, %zmm11
+# GHASH step 8: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm2, %zmm12
+	vpshufd         $78, %zmm3, %zmm13
+	vpxord          %zmm2, %zmm12, %zmm12           # a_L ^ a_H
+	vpxord          %zmm3, %zmm13, %zmm13           # b_L ^ b_H
+# GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 688(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 752(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 10: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm12     # a_L*ha_L
 	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 7: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm12    # a_H*ha_H
-	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm13    # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
-# GHASH step 8: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm12     # a_H*ha_L
-	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm2     # a_L*ha_H
-	vpternlogd      $150, %zmm2, %zmm12, %zmm10
-	vpclmulqdq      $1, 192(%r9), %zmm3, %zmm12     # b_H*hb_L
-	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3     # b_L*hb_H
-	vpternlogd      $150, %zmm3, %zmm12, %zmm10
-# GHASH step 9: the lengths block
+# GHASH step 11: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm2     # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm3     # b_H*hb_H
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 13: the lengths block
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -11294,15 +11409,15 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
-# GHASH step 10: fold LO into MI (see the header)
+# GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
 	vpternlogd      $150, %zmm12, %zmm9, %zmm10
-# GHASH step 11: fold MI into HI, the reduced product (see the header)
+# GHASH step 15: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
 	vpternlogd      $150, %zmm12, %zmm10, %zmm11
-# GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 16: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
 	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
 	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
@@ -11397,36 +11512,44 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vaesenclast     %zmm12, %zmm2, %zmm2
 	vmovdqu8        %zmm2, 128(%rsi){%k1}
 	vmovdqu8        %zmm2, %zmm2{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %zmm28, %zmm0, %zmm0
 	vpshufb         %zmm28, %zmm1, %zmm1
-# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm14, %zmm0, %zmm0
-# GHASH step 2: LO += the low products of vectors 0 and 1
+# GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm0, %zmm12
+	vpshufd         $78, %zmm1, %zmm13
+	vpxord          %zmm0, %zmm12, %zmm12           # a_L ^ a_H
+	vpxord          %zmm1, %zmm13, %zmm13           # b_L ^ b_H
+# GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 624(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 5: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm12        # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm13      # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 3: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm12       # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm13     # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
-# GHASH step 4: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm12        # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
-	vpternlogd      $150, %zmm0, %zmm12, %zmm10
-	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm12      # b_H*hb_L
-	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
-	vpternlogd      $150, %zmm1, %zmm12, %zmm10
-# GHASH step 5: the products of vector 2
+# GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm0        # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm1      # b_H*hb_H
+	vpternlogd      $150, %zmm1, %zmm0, %zmm11
+# GHASH step 7: the products of vector 2
 	vpshufb         %zmm28, %zmm2, %zmm2
+	vpshufd         $78, %zmm2, %zmm12
+	vpxord          %zmm2, %zmm12, %zmm12           # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 688(%r9), %zmm12, %zmm12    # (d_L^d_H)*(h_L^h_H)
+	vpxord          %zmm12, %zmm10, %zmm10
 	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm12     # d_L*h_L
-	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm13    # d_L*h_H
 	vpxord          %zmm12, %zmm9, %zmm9
-	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm12     # d_H*h_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm12    # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
-# GHASH step 6: the lengths block
+# GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 9: the lengths block
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -11435,15 +11558,15 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
-# GHASH step 7: fold LO into MI (see the header)
+# GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
 	vpternlogd      $150, %zmm12, %zmm9, %zmm10
-# GHASH step 8: fold MI into HI, the reduced product (see the header)
+# GHASH step 11: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
 	vpternlogd      $150, %zmm12, %zmm10, %zmm11
-# GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
 	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
 	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
@@ -11519,27 +11642,34 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vaesenclast     %zmm12, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi){%k1}
 	vmovdqu8        %zmm1, %zmm1{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %zmm28, %zmm0, %zmm0
 	vpshufb         %zmm28, %zmm1, %zmm1
-# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm14, %zmm0, %zmm0
-# GHASH step 2: LO += the low products of vectors 0 and 1
+# GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm0, %zmm12
+	vpshufd         $78, %zmm1, %zmm13
+	vpxord          %zmm0, %zmm12, %zmm12           # a_L ^ a_H
+	vpxord          %zmm1, %zmm13, %zmm13           # b_L ^ b_H
+# GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 624(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 5: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm12        # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm13      # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 3: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm12       # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm13     # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
-# GHASH step 4: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm12        # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
-	vpternlogd      $150, %zmm0, %zmm12, %zmm10
-	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm12      # b_H*hb_L
-	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
-	vpternlogd      $150, %zmm1, %zmm12, %zmm10
-# GHASH step 5: the lengths block
+# GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm0        # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm1      # b_H*hb_H
+	vpternlogd      $150, %zmm1, %zmm0, %zmm11
+# GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 8: the lengths block
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -11548,15 +11678,15 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
-# GHASH step 6: fold LO into MI (see the header)
+# GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
 	vpternlogd      $150, %zmm12, %zmm9, %zmm10
-# GHASH step 7: fold MI into HI, the reduced product (see the header)
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
 	vpternlogd      $150, %zmm12, %zmm10, %zmm11
-# GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
 	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
 	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
@@ -11612,17 +11742,23 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vaesenclast     %zmm12, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi){%k1}
 	vmovdqu8        %zmm0, %zmm0{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH step 0: the products of vector 0
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 1: the products of vector 0
 	vpshufb         %zmm28, %zmm0, %zmm0
 	vpxord          %zmm14, %zmm0, %zmm0            # the running hash joins block 0
+	vpshufd         $78, %zmm0, %zmm12
+	vpxord          %zmm0, %zmm12, %zmm12           # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 560(%r9), %zmm12, %zmm12    # (d_L^d_H)*(h_L^h_H)
+	vpxord          %zmm12, %zmm10, %zmm10
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm12        # d_L*h_L
-	vpclmulqdq      $16, (%r9), %zmm0, %zmm13       # d_L*h_H
 	vpxord          %zmm12, %zmm9, %zmm9
-	vpclmulqdq      $1, (%r9), %zmm0, %zmm12        # d_H*h_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm12       # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
-# GHASH step 1: the lengths block
+# GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 3: the lengths block
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -11631,15 +11767,15 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
-# GHASH step 2: fold LO into MI (see the header)
+# GHASH step 4: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
 	vpternlogd      $150, %zmm12, %zmm9, %zmm10
-# GHASH step 3: fold MI into HI, the reduced product (see the header)
+# GHASH step 5: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
 	vpternlogd      $150, %zmm12, %zmm10, %zmm11
-# GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 6: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
 	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
 	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
@@ -12319,13 +12455,16 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %zmm28, %zmm20, %zmm20
 	vpshufb         %zmm28, %zmm21, %zmm21
-# GHASH step 1: byte-reflect vectors 2 and 3
+# GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         %zmm28, %zmm22, %zmm22
 	vpshufb         %zmm28, %zmm23, %zmm23
-# GHASH step 2: byte-reflect vectors 4 and 5
+# GHASH step 3: byte-reflect vectors 4 and 5
 	vpshufb         %zmm28, %zmm24, %zmm24
 	vpshufb         %zmm28, %zmm25, %zmm25
 
@@ -12338,15 +12477,20 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 3: byte-reflect vectors 6 and 7
+# GHASH step 4: byte-reflect vectors 6 and 7
 	vpshufb         %zmm28, %zmm26, %zmm26
 	vpshufb         %zmm28, %zmm27, %zmm27
-# GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm14, %zmm20, %zmm20
-# GHASH step 5: LO += the low products of vectors 0 and 1
-	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
-	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 6: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm20, %zmm12
+	vpshufd         $78, %zmm21, %zmm13
+	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 7: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 624(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 
 	vbroadcasti32x4 -112(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12357,21 +12501,23 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 6: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm20, %zmm12      # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm13    # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
-# GHASH step 7: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %zmm20, %zmm12       # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %zmm20, %zmm20      # a_L*ha_H
-	vpternlogd      $150, %zmm20, %zmm12, %zmm10
-	vpclmulqdq      $1, 64(%r9), %zmm21, %zmm12     # b_H*hb_L
-	vpclmulqdq      $16, 64(%r9), %zmm21, %zmm21    # b_L*hb_H
-	vpternlogd      $150, %zmm21, %zmm12, %zmm10
-# GHASH step 8: LO += the low products of vectors 2 and 3
-	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
-	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
+# GHASH step 8: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 9: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm20, %zmm20      # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm21    # b_H*hb_H
+	vpternlogd      $150, %zmm21, %zmm20, %zmm11
+# GHASH step 10: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm22, %zmm12
+	vpshufd         $78, %zmm23, %zmm13
+	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 11: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 688(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 752(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 
 	vbroadcasti32x4 -96(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12382,21 +12528,23 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 9: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm12   # a_H*ha_H
-	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm13   # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
-# GHASH step 10: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      $1, 128(%r9), %zmm22, %zmm12    # a_H*ha_L
-	vpclmulqdq      $16, 128(%r9), %zmm22, %zmm22   # a_L*ha_H
-	vpternlogd      $150, %zmm22, %zmm12, %zmm10
-	vpclmulqdq      $1, 192(%r9), %zmm23, %zmm12    # b_H*hb_L
-	vpclmulqdq      $16, 192(%r9), %zmm23, %zmm23   # b_L*hb_H
-	vpternlogd      $150, %zmm23, %zmm12, %zmm10
-# GHASH step 11: LO += the low products of vectors 4 and 5
-	vpclmulqdq      $0, 256(%r9), %zmm24, %zmm12    # a_L*ha_L
-	vpclmulqdq      $0, 320(%r9), %zmm25, %zmm13    # b_L*hb_L
+# GHASH step 12: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 13: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm22   # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm23   # b_H*hb_H
+	vpternlogd      $150, %zmm23, %zmm22, %zmm11
+# GHASH step 14: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm24, %zmm12
+	vpshufd         $78, %zmm25, %zmm13
+	vpxord          %zmm24, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm25, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 15: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      $0, 816(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 880(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 
 	vbroadcasti32x4 -80(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12407,21 +12555,19 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 12: HI += the high products of vectors 4 and 5
-	vpclmulqdq      $17, 256(%r9), %zmm24, %zmm12   # a_H*ha_H
-	vpclmulqdq      $17, 320(%r9), %zmm25, %zmm13   # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
-# GHASH step 13: MI += the middle products of vectors 4 and 5
-	vpclmulqdq      $1, 256(%r9), %zmm24, %zmm12    # a_H*ha_L
-	vpclmulqdq      $16, 256(%r9), %zmm24, %zmm24   # a_L*ha_H
-	vpternlogd      $150, %zmm24, %zmm12, %zmm10
-	vpclmulqdq      $1, 320(%r9), %zmm25, %zmm12    # b_H*hb_L
-	vpclmulqdq      $16, 320(%r9), %zmm25, %zmm25   # b_L*hb_H
-	vpternlogd      $150, %zmm25, %zmm12, %zmm10
-# GHASH step 14: LO += the low products of vectors 6 and 7
-	vpclmulqdq      $0, 384(%r9), %zmm26, %zmm12    # a_L*ha_L
-	vpclmulqdq      $0, 448(%r9), %zmm27, %zmm13    # b_L*hb_L
+# GHASH step 16: LO += the low products of vectors 4 and 5
+	vpclmulqdq      $0, 256(%r9), %zmm24, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 320(%r9), %zmm25, %zmm13    # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 17: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 256(%r9), %zmm24, %zmm24   # a_H*ha_H
+	vpclmulqdq      $17, 320(%r9), %zmm25, %zmm25   # b_H*hb_H
+	vpternlogd      $150, %zmm25, %zmm24, %zmm11
+# GHASH step 18: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm26, %zmm12
+	vpshufd         $78, %zmm27, %zmm13
+	vpxord          %zmm26, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm27, %zmm13, %zmm13          # b_L ^ b_H
 
 	vbroadcasti32x4 -64(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12432,17 +12578,18 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 15: HI += the high products of vectors 6 and 7
-	vpclmulqdq      $17, 384(%r9), %zmm26, %zmm12   # a_H*ha_H
-	vpclmulqdq      $17, 448(%r9), %zmm27, %zmm13   # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
-# GHASH step 16: MI += the middle products of vectors 6 and 7
-	vpclmulqdq      $1, 384(%r9), %zmm26, %zmm12    # a_H*ha_L
-	vpclmulqdq      $16, 384(%r9), %zmm26, %zmm26   # a_L*ha_H
-	vpternlogd      $150, %zmm26, %zmm12, %zmm10
-	vpclmulqdq      $1, 448(%r9), %zmm27, %zmm12    # b_H*hb_L
-	vpclmulqdq      $16, 448(%r9), %zmm27, %zmm27   # b_L*hb_H
-	vpternlogd      $150, %zmm27, %zmm12, %zmm10
+# GHASH step 19: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      $0, 944(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1008(%r9), %zmm13, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 20: LO += the low products of vectors 6 and 7
+	vpclmulqdq      $0, 384(%r9), %zmm26, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 448(%r9), %zmm27, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 21: HI += the high products of vectors 6 and 7
+	vpclmulqdq      $17, 384(%r9), %zmm26, %zmm26   # a_H*ha_H
+	vpclmulqdq      $17, 448(%r9), %zmm27, %zmm27   # b_H*hb_H
+	vpternlogd      $150, %zmm27, %zmm26, %zmm11
 
 	vbroadcasti32x4 -48(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12453,7 +12600,9 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 17: the lengths block
+# GHASH step 22: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 23: the lengths block
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, (%r11), %zmm8, %zmm12       # d_L*h_L
 	vpclmulqdq      $16, (%r11), %zmm8, %zmm13      # d_L*h_H
@@ -12462,7 +12611,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, (%r11), %zmm8, %zmm12      # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
-# GHASH step 18: fold LO into MI (see the header)
+# GHASH step 24: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
 	vpternlogd      $150, %zmm12, %zmm9, %zmm10
@@ -12476,7 +12625,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 19: fold MI into HI, the reduced product (see the header)
+# GHASH step 25: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
 	vpternlogd      $150, %zmm12, %zmm10, %zmm11
@@ -12490,7 +12639,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 20: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 26: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
 	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
 	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
@@ -12631,15 +12780,15 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %zmm28, %zmm20, %zmm20
 	vpshufb         %zmm28, %zmm21, %zmm21
-# GHASH step 1: byte-reflect vectors 2 and 3
+# GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         %zmm28, %zmm22, %zmm22
 	vpshufb         %zmm28, %zmm23, %zmm23
-# GHASH step 2: byte-reflect vectors 4 and 5
-	vpshufb         %zmm28, %zmm24, %zmm24
-	vpshufb         %zmm28, %zmm25, %zmm25
 
 	vbroadcasti32x4 -128(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12649,16 +12798,16 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
-# GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 3: byte-reflect vectors 4 and 5
+	vpshufb         %zmm28, %zmm24, %zmm24
+	vpshufb         %zmm28, %zmm25, %zmm25
+# GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm14, %zmm20, %zmm20
-# GHASH step 4: LO += the low products of vectors 0 and 1
-	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
-	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 5: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm20, %zmm12      # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm13    # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm20, %zmm12
+	vpshufd         $78, %zmm21, %zmm13
+	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
 
 	vbroadcasti32x4 -112(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12668,17 +12817,18 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
-# GHASH step 6: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %zmm20, %zmm12       # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %zmm20, %zmm20      # a_L*ha_H
-	vpternlogd      $150, %zmm20, %zmm12, %zmm10
-	vpclmulqdq      $1, 64(%r9), %zmm21, %zmm12     # b_H*hb_L
-	vpclmulqdq      $16, 64(%r9), %zmm21, %zmm21    # b_L*hb_H
-	vpternlogd      $150, %zmm21, %zmm12, %zmm10
-# GHASH step 7: LO += the low products of vectors 2 and 3
-	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
-	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
+# GHASH step 6: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 624(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 7: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 8: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm20, %zmm20      # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm21    # b_H*hb_H
+	vpternlogd      $150, %zmm21, %zmm20, %zmm11
 
 	vbroadcasti32x4 -96(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12688,17 +12838,19 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
-# GHASH step 8: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm12   # a_H*ha_H
-	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm13   # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
-# GHASH step 9: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      $1, 128(%r9), %zmm22, %zmm12    # a_H*ha_L
-	vpclmulqdq      $16, 128(%r9), %zmm22, %zmm22   # a_L*ha_H
-	vpternlogd      $150, %zmm22, %zmm12, %zmm10
-	vpclmulqdq      $1, 192(%r9), %zmm23, %zmm12    # b_H*hb_L
-	vpclmulqdq      $16, 192(%r9), %zmm23, %zmm23   # b_L*hb_H
-	vpternlogd      $150, %zmm23, %zmm12, %zmm10
+# GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm22, %zmm12
+	vpshufd         $78, %zmm23, %zmm13
+	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 688(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 752(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 11: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 
 	vbroadcasti32x4 -80(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12708,14 +12860,19 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
-# GHASH step 10: LO += the low products of vectors 4 and 5
-	vpclmulqdq      $0, 256(%r9), %zmm24, %zmm12    # a_L*ha_L
-	vpclmulqdq      $0, 320(%r9), %zmm25, %zmm13    # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 11: HI += the high products of vectors 4 and 5
-	vpclmulqdq      $17, 256(%r9), %zmm24, %zmm12   # a_H*ha_H
-	vpclmulqdq      $17, 320(%r9), %zmm25, %zmm13   # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 12: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm22   # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm23   # b_H*hb_H
+	vpternlogd      $150, %zmm23, %zmm22, %zmm11
+# GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm24, %zmm12
+	vpshufd         $78, %zmm25, %zmm13
+	vpxord          %zmm24, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm25, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      $0, 816(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 880(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 
 	vbroadcasti32x4 -64(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12725,20 +12882,22 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
-# GHASH step 12: MI += the middle products of vectors 4 and 5
-	vpclmulqdq      $1, 256(%r9), %zmm24, %zmm12    # a_H*ha_L
-	vpclmulqdq      $16, 256(%r9), %zmm24, %zmm24   # a_L*ha_H
-	vpternlogd      $150, %zmm24, %zmm12, %zmm10
-	vpclmulqdq      $1, 320(%r9), %zmm25, %zmm12    # b_H*hb_L
-	vpclmulqdq      $16, 320(%r9), %zmm25, %zmm25   # b_L*hb_H
-	vpternlogd      $150, %zmm25, %zmm12, %zmm10
-# GHASH step 13: the products of vector 6
+# GHASH step 15: LO += the low products of vectors 4 and 5
+	vpclmulqdq      $0, 256(%r9), %zmm24, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 320(%r9), %zmm25, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 16: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 256(%r9), %zmm24, %zmm24   # a_H*ha_H
+	vpclmulqdq      $17, 320(%r9), %zmm25, %zmm25   # b_H*hb_H
+	vpternlogd      $150, %zmm25, %zmm24, %zmm11
+# GHASH step 17: the products of vector 6
 	vpshufb         %zmm28, %zmm26, %zmm26
+	vpshufd         $78, %zmm26, %zmm12
+	vpxord          %zmm26, %zmm12, %zmm12          # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 944(%r9), %zmm12, %zmm12    # (d_L^d_H)*(h_L^h_H)
+	vpxord          %zmm12, %zmm10, %zmm10
 	vpclmulqdq      $0, 384(%r9), %zmm26, %zmm12    # d_L*h_L
-	vpclmulqdq      $16, 384(%r9), %zmm26, %zmm13   # d_L*h_H
 	vpxord          %zmm12, %zmm9, %zmm9
-	vpclmulqdq      $1, 384(%r9), %zmm26, %zmm12    # d_H*h_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 384(%r9), %zmm26, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
 
@@ -12750,7 +12909,9 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
-# GHASH step 14: the lengths block
+# GHASH step 18: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 19: the lengths block
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -12759,7 +12920,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
-# GHASH step 15: fold LO into MI (see the header)
+# GHASH step 20: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
 	vpternlogd      $150, %zmm12, %zmm9, %zmm10
@@ -12772,7 +12933,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
-# GHASH step 16: fold MI into HI, the reduced product (see the header)
+# GHASH step 21: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
 	vpternlogd      $150, %zmm12, %zmm10, %zmm11
@@ -12785,7 +12946,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
-# GHASH step 17: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 22: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
 	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
 	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
@@ -12892,15 +13053,15 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %zmm28, %zmm20, %zmm20
 	vpshufb         %zmm28, %zmm21, %zmm21
-# GHASH step 1: byte-reflect vectors 2 and 3
+# GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         %zmm28, %zmm22, %zmm22
 	vpshufb         %zmm28, %zmm23, %zmm23
-# GHASH step 2: byte-reflect vectors 4 and 5
-	vpshufb         %zmm28, %zmm24, %zmm24
-	vpshufb         %zmm28, %zmm25, %zmm25
 
 	vbroadcasti32x4 -128(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12909,12 +13070,16 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
-# GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 3: byte-reflect vectors 4 and 5
+	vpshufb         %zmm28, %zmm24, %zmm24
+	vpshufb         %zmm28, %zmm25, %zmm25
+# GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm14, %zmm20, %zmm20
-# GHASH step 4: LO += the low products of vectors 0 and 1
-	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
-	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm20, %zmm12
+	vpshufd         $78, %zmm21, %zmm13
+	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
 
 	vbroadcasti32x4 -112(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12923,17 +13088,18 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
-# GHASH step 5: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm20, %zmm12      # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm13    # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
-# GHASH step 6: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %zmm20, %zmm12       # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %zmm20, %zmm20      # a_L*ha_H
-	vpternlogd      $150, %zmm20, %zmm12, %zmm10
-	vpclmulqdq      $1, 64(%r9), %zmm21, %zmm12     # b_H*hb_L
-	vpclmulqdq      $16, 64(%r9), %zmm21, %zmm21    # b_L*hb_H
-	vpternlogd      $150, %zmm21, %zmm12, %zmm10
+# GHASH step 6: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 624(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 7: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 8: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm20, %zmm20      # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm21    # b_H*hb_H
+	vpternlogd      $150, %zmm21, %zmm20, %zmm11
 
 	vbroadcasti32x4 -96(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12942,14 +13108,19 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
-# GHASH step 7: LO += the low products of vectors 2 and 3
+# GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm22, %zmm12
+	vpshufd         $78, %zmm23, %zmm13
+	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 688(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 752(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 11: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
 	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 8: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm12   # a_H*ha_H
-	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm13   # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
 
 	vbroadcasti32x4 -80(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12958,17 +13129,19 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
-# GHASH step 9: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      $1, 128(%r9), %zmm22, %zmm12    # a_H*ha_L
-	vpclmulqdq      $16, 128(%r9), %zmm22, %zmm22   # a_L*ha_H
-	vpternlogd      $150, %zmm22, %zmm12, %zmm10
-	vpclmulqdq      $1, 192(%r9), %zmm23, %zmm12    # b_H*hb_L
-	vpclmulqdq      $16, 192(%r9), %zmm23, %zmm23   # b_L*hb_H
-	vpternlogd      $150, %zmm23, %zmm12, %zmm10
-# GHASH step 10: LO += the low products of vectors 4 and 5
-	vpclmulqdq      $0, 256(%r9), %zmm24, %zmm12    # a_L*ha_L
-	vpclmulqdq      $0, 320(%r9), %zmm25, %zmm13    # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 12: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm22   # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm23   # b_H*hb_H
+	vpternlogd      $150, %zmm23, %zmm22, %zmm11
+# GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm24, %zmm12
+	vpshufd         $78, %zmm25, %zmm13
+	vpxord          %zmm24, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm25, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      $0, 816(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 880(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 
 	vbroadcasti32x4 -64(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12977,17 +13150,14 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
-# GHASH step 11: HI += the high products of vectors 4 and 5
-	vpclmulqdq      $17, 256(%r9), %zmm24, %zmm12   # a_H*ha_H
-	vpclmulqdq      $17, 320(%r9), %zmm25, %zmm13   # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
-# GHASH step 12: MI += the middle products of vectors 4 and 5
-	vpclmulqdq      $1, 256(%r9), %zmm24, %zmm12    # a_H*ha_L
-	vpclmulqdq      $16, 256(%r9), %zmm24, %zmm24   # a_L*ha_H
-	vpternlogd      $150, %zmm24, %zmm12, %zmm10
-	vpclmulqdq      $1, 320(%r9), %zmm25, %zmm12    # b_H*hb_L
-	vpclmulqdq      $16, 320(%r9), %zmm25, %zmm25   # b_L*hb_H
-	vpternlogd      $150, %zmm25, %zmm12, %zmm10
+# GHASH step 15: LO += the low products of vectors 4 and 5
+	vpclmulqdq      $0, 256(%r9), %zmm24, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 320(%r9), %zmm25, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 16: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 256(%r9), %zmm24, %zmm24   # a_H*ha_H
+	vpclmulqdq      $17, 320(%r9), %zmm25, %zmm25   # b_H*hb_H
+	vpternlogd      $150, %zmm25, %zmm24, %zmm11
 
 	vbroadcasti32x4 -48(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12996,7 +13166,9 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
-# GHASH step 13: the lengths block
+# GHASH step 17: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 18: the lengths block
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -13005,7 +13177,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
-# GHASH step 14: fold LO into MI (see the header)
+# GHASH step 19: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
 	vpternlogd      $150, %zmm12, %zmm9, %zmm10
@@ -13017,7 +13189,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
-# GHASH step 15: fold MI into HI, the reduced product (see the header)
+# GHASH step 20: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
 	vpternlogd      $150, %zmm12, %zmm10, %zmm11
@@ -13029,7 +13201,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
-# GHASH step 16: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 21: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
 	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
 	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
@@ -13124,10 +13296,13 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %zmm28, %zmm20, %zmm20
 	vpshufb         %zmm28, %zmm21, %zmm21
-# GHASH step 1: byte-reflect vectors 2 and 3
+# GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         %zmm28, %zmm22, %zmm22
 	vpshufb         %zmm28, %zmm23, %zmm23
 
@@ -13137,12 +13312,13 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
-# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm14, %zmm20, %zmm20
-# GHASH step 3: LO += the low products of vectors 0 and 1
-	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
-	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 4: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm20, %zmm12
+	vpshufd         $78, %zmm21, %zmm13
+	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
 
 	vbroadcasti32x4 -112(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -13150,17 +13326,14 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
-# GHASH step 4: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm20, %zmm12      # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm13    # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
-# GHASH step 5: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %zmm20, %zmm12       # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %zmm20, %zmm20      # a_L*ha_H
-	vpternlogd      $150, %zmm20, %zmm12, %zmm10
-	vpclmulqdq      $1, 64(%r9), %zmm21, %zmm12     # b_H*hb_L
-	vpclmulqdq      $16, 64(%r9), %zmm21, %zmm21    # b_L*hb_H
-	vpternlogd      $150, %zmm21, %zmm12, %zmm10
+# GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 624(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 
 	vbroadcasti32x4 -96(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -13168,14 +13341,15 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
-# GHASH step 6: LO += the low products of vectors 2 and 3
-	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
-	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 7: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm12   # a_H*ha_H
-	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm13   # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm20, %zmm20      # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm21    # b_H*hb_H
+	vpternlogd      $150, %zmm21, %zmm20, %zmm11
+# GHASH step 8: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm22, %zmm12
+	vpshufd         $78, %zmm23, %zmm13
+	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
 
 	vbroadcasti32x4 -80(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -13183,13 +13357,14 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
-# GHASH step 8: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      $1, 128(%r9), %zmm22, %zmm12    # a_H*ha_L
-	vpclmulqdq      $16, 128(%r9), %zmm22, %zmm22   # a_L*ha_H
-	vpternlogd      $150, %zmm22, %zmm12, %zmm10
-	vpclmulqdq      $1, 192(%r9), %zmm23, %zmm12    # b_H*hb_L
-	vpclmulqdq      $16, 192(%r9), %zmm23, %zmm23   # b_L*hb_H
-	vpternlogd      $150, %zmm23, %zmm12, %zmm10
+# GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 688(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 752(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 10: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 
 	vbroadcasti32x4 -64(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -13197,13 +13372,18 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
-# GHASH step 9: the products of vector 4
+# GHASH step 11: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm22   # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm23   # b_H*hb_H
+	vpternlogd      $150, %zmm23, %zmm22, %zmm11
+# GHASH step 12: the products of vector 4
 	vpshufb         %zmm28, %zmm24, %zmm24
+	vpshufd         $78, %zmm24, %zmm12
+	vpxord          %zmm24, %zmm12, %zmm12          # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 816(%r9), %zmm12, %zmm12    # (d_L^d_H)*(h_L^h_H)
+	vpxord          %zmm12, %zmm10, %zmm10
 	vpclmulqdq      $0, 256(%r9), %zmm24, %zmm12    # d_L*h_L
-	vpclmulqdq      $16, 256(%r9), %zmm24, %zmm13   # d_L*h_H
 	vpxord          %zmm12, %zmm9, %zmm9
-	vpclmulqdq      $1, 256(%r9), %zmm24, %zmm12    # d_H*h_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 256(%r9), %zmm24, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
 
@@ -13213,7 +13393,9 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
-# GHASH step 10: the lengths block
+# GHASH step 13: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 14: the lengths block
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -13222,7 +13404,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
-# GHASH step 11: fold LO into MI (see the header)
+# GHASH step 15: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
 	vpternlogd      $150, %zmm12, %zmm9, %zmm10
@@ -13233,7 +13415,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
-# GHASH step 12: fold MI into HI, the reduced product (see the header)
+# GHASH step 16: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
 	vpternlogd      $150, %zmm12, %zmm10, %zmm11
@@ -13244,7 +13426,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
-# GHASH step 13: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 17: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
 	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
 	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
@@ -13327,81 +13509,90 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %zmm28, %zmm20, %zmm20
 	vpshufb         %zmm28, %zmm21, %zmm21
-# GHASH step 1: byte-reflect vectors 2 and 3
-	vpshufb         %zmm28, %zmm22, %zmm22
-	vpshufb         %zmm28, %zmm23, %zmm23
 
 	vbroadcasti32x4 -128(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
-# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 2: byte-reflect vectors 2 and 3
+	vpshufb         %zmm28, %zmm22, %zmm22
+	vpshufb         %zmm28, %zmm23, %zmm23
+# GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm14, %zmm20, %zmm20
-# GHASH step 3: LO += the low products of vectors 0 and 1
-	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
-	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 
 	vbroadcasti32x4 -112(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
-# GHASH step 4: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm20, %zmm12      # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm13    # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
-# GHASH step 5: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %zmm20, %zmm12       # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %zmm20, %zmm20      # a_L*ha_H
-	vpternlogd      $150, %zmm20, %zmm12, %zmm10
-	vpclmulqdq      $1, 64(%r9), %zmm21, %zmm12     # b_H*hb_L
-	vpclmulqdq      $16, 64(%r9), %zmm21, %zmm21    # b_L*hb_H
-	vpternlogd      $150, %zmm21, %zmm12, %zmm10
+# GHASH step 4: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm20, %zmm12
+	vpshufd         $78, %zmm21, %zmm13
+	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 624(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 
 	vbroadcasti32x4 -96(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
-# GHASH step 6: LO += the low products of vectors 2 and 3
-	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
-	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
+# GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm20, %zmm20      # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm21    # b_H*hb_H
+	vpternlogd      $150, %zmm21, %zmm20, %zmm11
 
 	vbroadcasti32x4 -80(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
-# GHASH step 7: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm12   # a_H*ha_H
-	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm13   # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 8: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm22, %zmm12
+	vpshufd         $78, %zmm23, %zmm13
+	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 688(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 752(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 
 	vbroadcasti32x4 -64(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
-# GHASH step 8: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      $1, 128(%r9), %zmm22, %zmm12    # a_H*ha_L
-	vpclmulqdq      $16, 128(%r9), %zmm22, %zmm22   # a_L*ha_H
-	vpternlogd      $150, %zmm22, %zmm12, %zmm10
-	vpclmulqdq      $1, 192(%r9), %zmm23, %zmm12    # b_H*hb_L
-	vpclmulqdq      $16, 192(%r9), %zmm23, %zmm23   # b_L*hb_H
-	vpternlogd      $150, %zmm23, %zmm12, %zmm10
+# GHASH step 10: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 11: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm22   # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm23   # b_H*hb_H
+	vpternlogd      $150, %zmm23, %zmm22, %zmm11
 
 	vbroadcasti32x4 -48(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
-# GHASH step 9: the lengths block
+# GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 13: the lengths block
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -13410,7 +13601,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
-# GHASH step 10: fold LO into MI (see the header)
+# GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
 	vpternlogd      $150, %zmm12, %zmm9, %zmm10
@@ -13420,7 +13611,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
-# GHASH step 11: fold MI into HI, the reduced product (see the header)
+# GHASH step 15: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
 	vpternlogd      $150, %zmm12, %zmm10, %zmm11
@@ -13430,7 +13621,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
-# GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 16: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
 	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
 	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
@@ -13501,7 +13692,10 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %zmm28, %zmm20, %zmm20
 	vpshufb         %zmm28, %zmm21, %zmm21
 
@@ -13509,50 +13703,53 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
-# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm14, %zmm20, %zmm20
+# GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm20, %zmm12
+	vpshufd         $78, %zmm21, %zmm13
+	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
 
 	vbroadcasti32x4 -112(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
-# GHASH step 2: LO += the low products of vectors 0 and 1
-	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
-	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 624(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 
 	vbroadcasti32x4 -96(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
-# GHASH step 3: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm20, %zmm12      # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm13    # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 5: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 
 	vbroadcasti32x4 -80(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
-# GHASH step 4: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %zmm20, %zmm12       # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %zmm20, %zmm20      # a_L*ha_H
-	vpternlogd      $150, %zmm20, %zmm12, %zmm10
-	vpclmulqdq      $1, 64(%r9), %zmm21, %zmm12     # b_H*hb_L
-	vpclmulqdq      $16, 64(%r9), %zmm21, %zmm21    # b_L*hb_H
-	vpternlogd      $150, %zmm21, %zmm12, %zmm10
+# GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm20, %zmm20      # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm21    # b_H*hb_H
+	vpternlogd      $150, %zmm21, %zmm20, %zmm11
 
 	vbroadcasti32x4 -64(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
-# GHASH step 5: the products of vector 2
+# GHASH step 7: the products of vector 2
 	vpshufb         %zmm28, %zmm22, %zmm22
+	vpshufd         $78, %zmm22, %zmm12
+	vpxord          %zmm22, %zmm12, %zmm12          # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 688(%r9), %zmm12, %zmm12    # (d_L^d_H)*(h_L^h_H)
+	vpxord          %zmm12, %zmm10, %zmm10
 	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # d_L*h_L
-	vpclmulqdq      $16, 128(%r9), %zmm22, %zmm13   # d_L*h_H
 	vpxord          %zmm12, %zmm9, %zmm9
-	vpclmulqdq      $1, 128(%r9), %zmm22, %zmm12    # d_H*h_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
 
@@ -13560,7 +13757,9 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
-# GHASH step 6: the lengths block
+# GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 9: the lengths block
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -13569,7 +13768,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
-# GHASH step 7: fold LO into MI (see the header)
+# GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
 	vpternlogd      $150, %zmm12, %zmm9, %zmm10
@@ -13578,7 +13777,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
-# GHASH step 8: fold MI into HI, the reduced product (see the header)
+# GHASH step 11: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
 	vpternlogd      $150, %zmm12, %zmm10, %zmm11
@@ -13587,7 +13786,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
-# GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
 	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
 	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
@@ -13646,51 +13845,58 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vbroadcasti32x4 -144(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
-# GHASH step 0: byte-reflect vectors 0 and 1
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         %zmm28, %zmm20, %zmm20
 	vpshufb         %zmm28, %zmm21, %zmm21
 
 	vbroadcasti32x4 -128(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
-# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm14, %zmm20, %zmm20
 
 	vbroadcasti32x4 -112(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
-# GHASH step 2: LO += the low products of vectors 0 and 1
-	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
-	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm20, %zmm12
+	vpshufd         $78, %zmm21, %zmm13
+	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
 
 	vbroadcasti32x4 -96(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
-# GHASH step 3: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm20, %zmm12      # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm13    # b_H*hb_H
-	vpternlogd      $150, %zmm13, %zmm12, %zmm11
+# GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 560(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 624(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 
 	vbroadcasti32x4 -80(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
-# GHASH step 4: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %zmm20, %zmm12       # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %zmm20, %zmm20      # a_L*ha_H
-	vpternlogd      $150, %zmm20, %zmm12, %zmm10
-	vpclmulqdq      $1, 64(%r9), %zmm21, %zmm12     # b_H*hb_L
-	vpclmulqdq      $16, 64(%r9), %zmm21, %zmm21    # b_L*hb_H
-	vpternlogd      $150, %zmm21, %zmm12, %zmm10
+# GHASH step 5: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 
 	vbroadcasti32x4 -64(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
+# GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm20, %zmm20      # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm21    # b_H*hb_H
+	vpternlogd      $150, %zmm21, %zmm20, %zmm11
 
 	vbroadcasti32x4 -48(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
-# GHASH step 5: the lengths block
+# GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 8: the lengths block
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -13699,7 +13905,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
-# GHASH step 6: fold LO into MI (see the header)
+# GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
 	vpternlogd      $150, %zmm12, %zmm9, %zmm10
@@ -13707,7 +13913,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vbroadcasti32x4 -32(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
-# GHASH step 7: fold MI into HI, the reduced product (see the header)
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
 	vpternlogd      $150, %zmm12, %zmm10, %zmm11
@@ -13715,7 +13921,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vbroadcasti32x4 -16(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
-# GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
 	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
 	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
@@ -13761,19 +13967,23 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 .Lgcm_dec_tail2_unroll8_rec_final1_aes128:
 	vbroadcasti32x4 -144(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
-# GHASH step 0: the products of vector 0
-	vpshufb         %zmm28, %zmm20, %zmm20
-	vpxord          %zmm14, %zmm20, %zmm20          # the running hash joins block 0
-	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # d_L*h_L
-	vpclmulqdq      $16, (%r9), %zmm20, %zmm13      # d_L*h_H
-	vpxord          %zmm12, %zmm9, %zmm9
-	vpclmulqdq      $1, (%r9), %zmm20, %zmm12       # d_H*h_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-	vpclmulqdq      $17, (%r9), %zmm20, %zmm12      # d_H*h_H
-	vpxord          %zmm12, %zmm11, %zmm11
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
 
 	vbroadcasti32x4 -128(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
+# GHASH step 1: the products of vector 0
+	vpshufb         %zmm28, %zmm20, %zmm20
+	vpxord          %zmm14, %zmm20, %zmm20          # the running hash joins block 0
+	vpshufd         $78, %zmm20, %zmm12
+	vpxord          %zmm20, %zmm12, %zmm12          # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 560(%r9), %zmm12, %zmm12    # (d_L^d_H)*(h_L^h_H)
+	vpxord          %zmm12, %zmm10, %zmm10
+	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # d_L*h_L
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $17, (%r9), %zmm20, %zmm12      # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
 
 	vbroadcasti32x4 -112(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -13789,7 +13999,9 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 
 	vbroadcasti32x4 -48(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
-# GHASH step 1: the lengths block
+# GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 3: the lengths block
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 752(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 752(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -13798,21 +14010,21 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 752(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
-# GHASH step 2: fold LO into MI (see the header)
+# GHASH step 4: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
 	vpternlogd      $150, %zmm12, %zmm9, %zmm10
 
 	vbroadcasti32x4 -32(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
-# GHASH step 3: fold MI into HI, the reduced product (see the header)
+# GHASH step 5: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
 	vpternlogd      $150, %zmm12, %zmm10, %zmm11
 
 	vbroadcasti32x4 -16(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
-# GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 6: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
 	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
 	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0

@@ -2403,45 +2403,54 @@ L.gcm_enc_rec_final4_aes128:
 	vaesenclast     zmm3, zmm3, zmm8
 	vmovdqu8        [rsi + 192]{k1}, zmm3
 	vmovdqu8        zmm3{k1}{z}, zmm3               ; GHASH sees the padding as zeros
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm6, zmm5, zmm7, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         zmm0, zmm0, zmm20
 	vpshufb         zmm1, zmm1, zmm20
-; GHASH step 1: byte-reflect vectors 2 and 3
+; GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         zmm2, zmm2, zmm20
 	vpshufb         zmm3, zmm3, zmm20
-; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm0, zmm0, zmm10
-; GHASH step 3: LO += the low products of vectors 0 and 1
+; GHASH step 4: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm8, zmm0, 78
+	vpshufd         zmm9, zmm1, 78
+	vpxord          zmm8, zmm8, zmm0                ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm1                ; b_L ^ b_H
+; GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm8, zmm8, zword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zword [r9 + 624], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm6, zmm8, zmm9, 150
+; GHASH step 6: LO += the low products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0  ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-; GHASH step 4: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; a_H*ha_H
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm7, zmm8, zmm9, 150
-; GHASH step 5: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; a_H*ha_L
-	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
-	vpternlogd      zmm6, zmm8, zmm0, 150
-	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1  ; b_H*hb_L
-	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
-	vpternlogd      zmm6, zmm8, zmm1, 150
-; GHASH step 6: LO += the low products of vectors 2 and 3
+; GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm0, zmm0, zword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm0, zmm1, 150
+; GHASH step 8: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm8, zmm2, 78
+	vpshufd         zmm9, zmm3, 78
+	vpxord          zmm8, zmm8, zmm2                ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm3                ; b_L ^ b_H
+; GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm8, zmm8, zword [r9 + 688], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zword [r9 + 752], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm6, zmm8, zmm9, 150
+; GHASH step 10: LO += the low products of vectors 2 and 3
 	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0 ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 0 ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-; GHASH step 7: HI += the high products of vectors 2 and 3
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
-	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
-	vpternlogd      zmm7, zmm8, zmm9, 150
-; GHASH step 8: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1 ; a_H*ha_L
-	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 16 ; a_L*ha_H
-	vpternlogd      zmm6, zmm8, zmm2, 150
-	vpclmulqdq      zmm8, zmm3, zword [r9 + 192], 1 ; b_H*hb_L
-	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16 ; b_L*hb_H
-	vpternlogd      zmm6, zmm8, zmm3, 150
-; GHASH step 9: the lengths block
+; GHASH step 11: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm2, zmm3, 150
+; GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm6, zmm5, zmm7, 150
+; GHASH step 13: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
@@ -2450,15 +2459,15 @@ L.gcm_enc_rec_final4_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-; GHASH step 10: fold LO into MI (see the header)
+; GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-; GHASH step 11: fold MI into HI, the reduced product (see the header)
+; GHASH step 15: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 16: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
 	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
 	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
@@ -2551,36 +2560,44 @@ L.gcm_enc_rec_final3_aes128:
 	vaesenclast     zmm2, zmm2, zmm8
 	vmovdqu8        [rsi + 128]{k1}, zmm2
 	vmovdqu8        zmm2{k1}{z}, zmm2               ; GHASH sees the padding as zeros
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm6, zmm5, zmm7, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         zmm0, zmm0, zmm20
 	vpshufb         zmm1, zmm1, zmm20
-; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm0, zmm0, zmm10
-; GHASH step 2: LO += the low products of vectors 0 and 1
+; GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm8, zmm0, 78
+	vpshufd         zmm9, zmm1, 78
+	vpxord          zmm8, zmm8, zmm0                ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm1                ; b_L ^ b_H
+; GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm8, zmm8, zword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zword [r9 + 624], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm6, zmm8, zmm9, 150
+; GHASH step 5: LO += the low products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0  ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-; GHASH step 3: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; a_H*ha_H
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm7, zmm8, zmm9, 150
-; GHASH step 4: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; a_H*ha_L
-	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
-	vpternlogd      zmm6, zmm8, zmm0, 150
-	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1  ; b_H*hb_L
-	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
-	vpternlogd      zmm6, zmm8, zmm1, 150
-; GHASH step 5: the products of vector 2
+; GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm0, zmm0, zword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm0, zmm1, 150
+; GHASH step 7: the products of vector 2
 	vpshufb         zmm2, zmm2, zmm20
+	vpshufd         zmm8, zmm2, 78
+	vpxord          zmm8, zmm8, zmm2                ; d_L ^ d_H in the low half
+	vpclmulqdq      zmm8, zmm8, zword [r9 + 688], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxord          zmm6, zmm6, zmm8
 	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0 ; d_L*h_L
-	vpclmulqdq      zmm9, zmm2, zword [r9 + 128], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1 ; d_H*h_L
-	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-; GHASH step 6: the lengths block
+; GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm6, zmm5, zmm7, 150
+; GHASH step 9: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
@@ -2589,15 +2606,15 @@ L.gcm_enc_rec_final3_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-; GHASH step 7: fold LO into MI (see the header)
+; GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-; GHASH step 8: fold MI into HI, the reduced product (see the header)
+; GHASH step 11: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
 	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
 	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
@@ -2671,27 +2688,34 @@ L.gcm_enc_rec_final2_aes128:
 	vaesenclast     zmm1, zmm1, zmm8
 	vmovdqu8        [rsi + 64]{k1}, zmm1
 	vmovdqu8        zmm1{k1}{z}, zmm1               ; GHASH sees the padding as zeros
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm6, zmm5, zmm7, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         zmm0, zmm0, zmm20
 	vpshufb         zmm1, zmm1, zmm20
-; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm0, zmm0, zmm10
-; GHASH step 2: LO += the low products of vectors 0 and 1
+; GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm8, zmm0, 78
+	vpshufd         zmm9, zmm1, 78
+	vpxord          zmm8, zmm8, zmm0                ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm1                ; b_L ^ b_H
+; GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm8, zmm8, zword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zword [r9 + 624], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm6, zmm8, zmm9, 150
+; GHASH step 5: LO += the low products of vectors 0 and 1
 	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; a_L*ha_L
 	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0  ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-; GHASH step 3: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; a_H*ha_H
-	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm7, zmm8, zmm9, 150
-; GHASH step 4: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; a_H*ha_L
-	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
-	vpternlogd      zmm6, zmm8, zmm0, 150
-	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1  ; b_H*hb_L
-	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
-	vpternlogd      zmm6, zmm8, zmm1, 150
-; GHASH step 5: the lengths block
+; GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm0, zmm0, zword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm0, zmm1, 150
+; GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm6, zmm5, zmm7, 150
+; GHASH step 8: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
@@ -2700,15 +2724,15 @@ L.gcm_enc_rec_final2_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-; GHASH step 6: fold LO into MI (see the header)
+; GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-; GHASH step 7: fold MI into HI, the reduced product (see the header)
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
 	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
 	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
@@ -2762,17 +2786,23 @@ L.gcm_enc_rec_final1_aes128:
 	vaesenclast     zmm0, zmm0, zmm8
 	vmovdqu8        [rsi]{k1}, zmm0
 	vmovdqu8        zmm0{k1}{z}, zmm0               ; GHASH sees the padding as zeros
-; GHASH step 0: the products of vector 0
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm6, zmm5, zmm7, 150
+; GHASH step 1: the products of vector 0
 	vpshufb         zmm0, zmm0, zmm20
 	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+	vpshufd         zmm8, zmm0, 78
+	vpxord          zmm8, zmm8, zmm0                ; d_L ^ d_H in the low half
+	vpclmulqdq      zmm8, zmm8, zword [r9 + 560], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxord          zmm6, zmm6, zmm8
 	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; d_L*h_L
-	vpclmulqdq      zmm9, zmm0, zword [r9], 16      ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; d_H*h_L
-	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-; GHASH step 1: the lengths block
+; GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm6, zmm5, zmm7, 150
+; GHASH step 3: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
@@ -2781,15 +2811,15 @@ L.gcm_enc_rec_final1_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-; GHASH step 2: fold LO into MI (see the header)
+; GHASH step 4: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
-; GHASH step 3: fold MI into HI, the reduced product (see the header)
+; GHASH step 5: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
-; GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 6: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
 	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
 	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
@@ -3287,81 +3317,90 @@ L.gcm_dec_rec_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm6, zmm5, zmm7, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
-; GHASH step 1: byte-reflect vectors 2 and 3
-	vpshufb         zmm18, zmm18, zmm20
-	vpshufb         zmm19, zmm19, zmm20
 
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 2: byte-reflect vectors 2 and 3
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+; GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm16, zmm16, zmm10
-; GHASH step 3: LO += the low products of vectors 0 and 1
-	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
-	vpternlogd      zmm5, zmm8, zmm9, 150
 
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-; GHASH step 4: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm7, zmm8, zmm9, 150
-; GHASH step 5: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; a_H*ha_L
-	vpclmulqdq      zmm16, zmm16, zword [r9], 16    ; a_L*ha_H
-	vpternlogd      zmm6, zmm8, zmm16, 150
-	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1 ; b_H*hb_L
-	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16 ; b_L*hb_H
-	vpternlogd      zmm6, zmm8, zmm17, 150
+; GHASH step 4: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm8, zmm16, 78
+	vpshufd         zmm9, zmm17, 78
+	vpxord          zmm8, zmm8, zmm16               ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
+; GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm8, zmm8, zword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zword [r9 + 624], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm6, zmm8, zmm9, 150
 
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-; GHASH step 6: LO += the low products of vectors 2 and 3
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0 ; a_L*ha_L
-	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 0 ; b_L*hb_L
+; GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm16, zmm16, zword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm16, zmm17, 150
 
 	vbroadcasti32x4 zmm15, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-; GHASH step 7: HI += the high products of vectors 2 and 3
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 17 ; a_H*ha_H
-	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 17 ; b_H*hb_H
-	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 8: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm8, zmm18, 78
+	vpshufd         zmm9, zmm19, 78
+	vpxord          zmm8, zmm8, zmm18               ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm19               ; b_L ^ b_H
+; GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm8, zmm8, zword [r9 + 688], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zword [r9 + 752], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm6, zmm8, zmm9, 150
 
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-; GHASH step 8: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 1 ; a_H*ha_L
-	vpclmulqdq      zmm18, zmm18, zword [r9 + 128], 16 ; a_L*ha_H
-	vpternlogd      zmm6, zmm8, zmm18, 150
-	vpclmulqdq      zmm8, zmm19, zword [r9 + 192], 1 ; b_H*hb_L
-	vpclmulqdq      zmm19, zmm19, zword [r9 + 192], 16 ; b_L*hb_H
-	vpternlogd      zmm6, zmm8, zmm19, 150
+; GHASH step 10: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 0 ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 11: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm18, zmm18, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm19, zmm19, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm18, zmm19, 150
 
 	vbroadcasti32x4 zmm15, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-; GHASH step 9: the lengths block
+; GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm6, zmm5, zmm7, 150
+; GHASH step 13: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
@@ -3370,7 +3409,7 @@ L.gcm_dec_rec_final4_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-; GHASH step 10: fold LO into MI (see the header)
+; GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
@@ -3379,7 +3418,7 @@ L.gcm_dec_rec_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
 	vaesenc         zmm3, zmm3, zmm31
-; GHASH step 11: fold MI into HI, the reduced product (see the header)
+; GHASH step 15: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
@@ -3388,7 +3427,7 @@ L.gcm_dec_rec_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
 	vaesenc         zmm3, zmm3, zmm30
-; GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 16: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
 	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
 	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
@@ -3459,7 +3498,10 @@ L.gcm_dec_rec_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm6, zmm5, zmm7, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
 
@@ -3467,50 +3509,53 @@ L.gcm_dec_rec_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm16, zmm16, zmm10
+; GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm8, zmm16, 78
+	vpshufd         zmm9, zmm17, 78
+	vpxord          zmm8, zmm8, zmm16               ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
 
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-; GHASH step 2: LO += the low products of vectors 0 and 1
-	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
-	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm8, zmm8, zword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zword [r9 + 624], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm6, zmm8, zmm9, 150
 
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-; GHASH step 3: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 5: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
 
 	vbroadcasti32x4 zmm15, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-; GHASH step 4: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; a_H*ha_L
-	vpclmulqdq      zmm16, zmm16, zword [r9], 16    ; a_L*ha_H
-	vpternlogd      zmm6, zmm8, zmm16, 150
-	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1 ; b_H*hb_L
-	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16 ; b_L*hb_H
-	vpternlogd      zmm6, zmm8, zmm17, 150
+; GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm16, zmm16, zword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm16, zmm17, 150
 
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-; GHASH step 5: the products of vector 2
+; GHASH step 7: the products of vector 2
 	vpshufb         zmm18, zmm18, zmm20
+	vpshufd         zmm8, zmm18, 78
+	vpxord          zmm8, zmm8, zmm18               ; d_L ^ d_H in the low half
+	vpclmulqdq      zmm8, zmm8, zword [r9 + 688], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxord          zmm6, zmm6, zmm8
 	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0 ; d_L*h_L
-	vpclmulqdq      zmm9, zmm18, zword [r9 + 128], 16 ; d_L*h_H
 	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 1 ; d_H*h_L
-	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
 
@@ -3518,7 +3563,9 @@ L.gcm_dec_rec_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
-; GHASH step 6: the lengths block
+; GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm6, zmm5, zmm7, 150
+; GHASH step 9: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
@@ -3527,7 +3574,7 @@ L.gcm_dec_rec_final3_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-; GHASH step 7: fold LO into MI (see the header)
+; GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
@@ -3535,7 +3582,7 @@ L.gcm_dec_rec_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
 	vaesenc         zmm2, zmm2, zmm31
-; GHASH step 8: fold MI into HI, the reduced product (see the header)
+; GHASH step 11: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
@@ -3543,7 +3590,7 @@ L.gcm_dec_rec_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
 	vaesenc         zmm2, zmm2, zmm30
-; GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
 	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
 	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
@@ -3602,51 +3649,58 @@ L.gcm_dec_rec_final2_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm6, zmm5, zmm7, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         zmm16, zmm16, zmm20
 	vpshufb         zmm17, zmm17, zmm20
 
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm16, zmm16, zmm10
 
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-; GHASH step 2: LO += the low products of vectors 0 and 1
-	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
-	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm8, zmm16, 78
+	vpshufd         zmm9, zmm17, 78
+	vpxord          zmm8, zmm8, zmm16               ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
 
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-; GHASH step 3: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm8, zmm8, zword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zword [r9 + 624], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm6, zmm8, zmm9, 150
 
 	vbroadcasti32x4 zmm15, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-; GHASH step 4: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; a_H*ha_L
-	vpclmulqdq      zmm16, zmm16, zword [r9], 16    ; a_L*ha_H
-	vpternlogd      zmm6, zmm8, zmm16, 150
-	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1 ; b_H*hb_L
-	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16 ; b_L*hb_H
-	vpternlogd      zmm6, zmm8, zmm17, 150
+; GHASH step 5: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
 
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
+; GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm16, zmm16, zword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm16, zmm17, 150
 
 	vbroadcasti32x4 zmm15, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
-; GHASH step 5: the lengths block
+; GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm6, zmm5, zmm7, 150
+; GHASH step 8: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
@@ -3655,21 +3709,21 @@ L.gcm_dec_rec_final2_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-; GHASH step 6: fold LO into MI (see the header)
+; GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
 
 	vaesenc         zmm0, zmm0, zmm31
 	vaesenc         zmm1, zmm1, zmm31
-; GHASH step 7: fold MI into HI, the reduced product (see the header)
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
 
 	vaesenc         zmm0, zmm0, zmm30
 	vaesenc         zmm1, zmm1, zmm30
-; GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
 	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
 	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
@@ -3715,19 +3769,23 @@ L.gcm_dec_rec_final1_aes192:
 L.gcm_dec_rec_final1_aes128:
 	vbroadcasti32x4 zmm15, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm15
-; GHASH step 0: the products of vector 0
-	vpshufb         zmm16, zmm16, zmm20
-	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
-	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; d_L*h_L
-	vpclmulqdq      zmm9, zmm16, zword [r9], 16     ; d_L*h_H
-	vpxord          zmm5, zmm5, zmm8
-	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; d_H*h_L
-	vpternlogd      zmm6, zmm8, zmm9, 150
-	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; d_H*h_H
-	vpxord          zmm7, zmm7, zmm8
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm6, zmm5, zmm7, 150
 
 	vbroadcasti32x4 zmm15, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm15
+; GHASH step 1: the products of vector 0
+	vpshufb         zmm16, zmm16, zmm20
+	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+	vpshufd         zmm8, zmm16, 78
+	vpxord          zmm8, zmm8, zmm16               ; d_L ^ d_H in the low half
+	vpclmulqdq      zmm8, zmm8, zword [r9 + 560], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxord          zmm6, zmm6, zmm8
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; d_L*h_L
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
 
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
@@ -3743,7 +3801,9 @@ L.gcm_dec_rec_final1_aes128:
 
 	vbroadcasti32x4 zmm15, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm15
-; GHASH step 1: the lengths block
+; GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm6, zmm5, zmm7, 150
+; GHASH step 3: the lengths block
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 752], 16 ; d_L*h_H
@@ -3752,19 +3812,19 @@ L.gcm_dec_rec_final1_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
-; GHASH step 2: fold LO into MI (see the header)
+; GHASH step 4: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
 	vpternlogd      zmm6, zmm5, zmm8, 150
 
 	vaesenc         zmm0, zmm0, zmm31
-; GHASH step 3: fold MI into HI, the reduced product (see the header)
+; GHASH step 5: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
 	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
 	vpternlogd      zmm7, zmm6, zmm8, 150
 
 	vaesenc         zmm0, zmm0, zmm30
-; GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 6: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
 	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
 	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
@@ -10226,81 +10286,94 @@ L.gcm_enc_tail2_unroll8_rec_final8_aes128:
 	vaesenclast     zmm7, zmm7, zmm12
 	vmovdqu8        [rsi + 448]{k1}, zmm7
 	vmovdqu8        zmm7{k1}{z}, zmm7               ; GHASH sees the padding as zeros
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         zmm0, zmm0, zmm28
 	vpshufb         zmm1, zmm1, zmm28
-; GHASH step 1: byte-reflect vectors 2 and 3
+; GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         zmm2, zmm2, zmm28
 	vpshufb         zmm3, zmm3, zmm28
-; GHASH step 2: byte-reflect vectors 4 and 5
+; GHASH step 3: byte-reflect vectors 4 and 5
 	vpshufb         zmm4, zmm4, zmm28
 	vpshufb         zmm5, zmm5, zmm28
-; GHASH step 3: byte-reflect vectors 6 and 7
+; GHASH step 4: byte-reflect vectors 6 and 7
 	vpshufb         zmm6, zmm6, zmm28
 	vpshufb         zmm7, zmm7, zmm28
-; GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm0, zmm0, zmm14
-; GHASH step 5: LO += the low products of vectors 0 and 1
+; GHASH step 6: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm0, 78
+	vpshufd         zmm13, zmm1, 78
+	vpxord          zmm12, zmm12, zmm0              ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm1              ; b_L ^ b_H
+; GHASH step 7: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 624], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 8: LO += the low products of vectors 0 and 1
 	vpclmulqdq      zmm12, zmm0, zword [r9], 0      ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 6: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm0, zword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
-; GHASH step 7: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm0, zword [r9], 1      ; a_H*ha_L
-	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm0, 150
-	vpclmulqdq      zmm12, zmm1, zword [r9 + 64], 1 ; b_H*hb_L
-	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm1, 150
-; GHASH step 8: LO += the low products of vectors 2 and 3
+; GHASH step 9: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm0, zmm0, zword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm0, zmm1, 150
+; GHASH step 10: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm2, 78
+	vpshufd         zmm13, zmm3, 78
+	vpxord          zmm12, zmm12, zmm2              ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm3              ; b_L ^ b_H
+; GHASH step 11: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 688], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 752], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 12: LO += the low products of vectors 2 and 3
 	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 0 ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm3, zword [r9 + 192], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 9: HI += the high products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
-; GHASH step 10: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 1 ; a_H*ha_L
-	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 16 ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm2, 150
-	vpclmulqdq      zmm12, zmm3, zword [r9 + 192], 1 ; b_H*hb_L
-	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm3, 150
-; GHASH step 11: LO += the low products of vectors 4 and 5
+; GHASH step 13: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm2, zmm3, 150
+; GHASH step 14: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm4, 78
+	vpshufd         zmm13, zmm5, 78
+	vpxord          zmm12, zmm12, zmm4              ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm5              ; b_L ^ b_H
+; GHASH step 15: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 816], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 880], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 16: LO += the low products of vectors 4 and 5
 	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 0 ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm5, zword [r9 + 320], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 12: HI += the high products of vectors 4 and 5
-	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 17 ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm5, zword [r9 + 320], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
-; GHASH step 13: MI += the middle products of vectors 4 and 5
-	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 1 ; a_H*ha_L
-	vpclmulqdq      zmm4, zmm4, zword [r9 + 256], 16 ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm4, 150
-	vpclmulqdq      zmm12, zmm5, zword [r9 + 320], 1 ; b_H*hb_L
-	vpclmulqdq      zmm5, zmm5, zword [r9 + 320], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm5, 150
-; GHASH step 14: LO += the low products of vectors 6 and 7
+; GHASH step 17: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm4, zmm4, zword [r9 + 256], 17 ; a_H*ha_H
+	vpclmulqdq      zmm5, zmm5, zword [r9 + 320], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm4, zmm5, 150
+; GHASH step 18: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm6, 78
+	vpshufd         zmm13, zmm7, 78
+	vpxord          zmm12, zmm12, zmm6              ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm7              ; b_L ^ b_H
+; GHASH step 19: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 944], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 1008], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 20: LO += the low products of vectors 6 and 7
 	vpclmulqdq      zmm12, zmm6, zword [r9 + 384], 0 ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm7, zword [r9 + 448], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 15: HI += the high products of vectors 6 and 7
-	vpclmulqdq      zmm12, zmm6, zword [r9 + 384], 17 ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm7, zword [r9 + 448], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
-; GHASH step 16: MI += the middle products of vectors 6 and 7
-	vpclmulqdq      zmm12, zmm6, zword [r9 + 384], 1 ; a_H*ha_L
-	vpclmulqdq      zmm6, zmm6, zword [r9 + 384], 16 ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm6, 150
-	vpclmulqdq      zmm12, zmm7, zword [r9 + 448], 1 ; b_H*hb_L
-	vpclmulqdq      zmm7, zmm7, zword [r9 + 448], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm7, 150
-; GHASH step 17: the lengths block
+; GHASH step 21: HI += the high products of vectors 6 and 7
+	vpclmulqdq      zmm6, zmm6, zword [r9 + 384], 17 ; a_H*ha_H
+	vpclmulqdq      zmm7, zmm7, zword [r9 + 448], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm6, zmm7, 150
+; GHASH step 22: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 23: the lengths block
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [r11], 0     ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [r11], 16    ; d_L*h_H
@@ -10309,15 +10382,15 @@ L.gcm_enc_tail2_unroll8_rec_final8_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [r11], 17    ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
-; GHASH step 18: fold LO into MI (see the header)
+; GHASH step 24: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
 	vpternlogd      zmm10, zmm9, zmm12, 150
-; GHASH step 19: fold MI into HI, the reduced product (see the header)
+; GHASH step 25: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
 	vpshufd         zmm10, zmm10, 78                ; swap(MI)
 	vpternlogd      zmm11, zmm10, zmm12, 150
-; GHASH step 20: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 26: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
 	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
 	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
@@ -10510,72 +10583,84 @@ L.gcm_enc_tail2_unroll8_rec_final7_aes128:
 	vaesenclast     zmm6, zmm6, zmm12
 	vmovdqu8        [rsi + 384]{k1}, zmm6
 	vmovdqu8        zmm6{k1}{z}, zmm6               ; GHASH sees the padding as zeros
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         zmm0, zmm0, zmm28
 	vpshufb         zmm1, zmm1, zmm28
-; GHASH step 1: byte-reflect vectors 2 and 3
+; GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         zmm2, zmm2, zmm28
 	vpshufb         zmm3, zmm3, zmm28
-; GHASH step 2: byte-reflect vectors 4 and 5
+; GHASH step 3: byte-reflect vectors 4 and 5
 	vpshufb         zmm4, zmm4, zmm28
 	vpshufb         zmm5, zmm5, zmm28
-; GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm0, zmm0, zmm14
-; GHASH step 4: LO += the low products of vectors 0 and 1
+; GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm0, 78
+	vpshufd         zmm13, zmm1, 78
+	vpxord          zmm12, zmm12, zmm0              ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm1              ; b_L ^ b_H
+; GHASH step 6: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 624], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 7: LO += the low products of vectors 0 and 1
 	vpclmulqdq      zmm12, zmm0, zword [r9], 0      ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 5: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm0, zword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
-; GHASH step 6: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm0, zword [r9], 1      ; a_H*ha_L
-	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm0, 150
-	vpclmulqdq      zmm12, zmm1, zword [r9 + 64], 1 ; b_H*hb_L
-	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm1, 150
-; GHASH step 7: LO += the low products of vectors 2 and 3
+; GHASH step 8: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm0, zmm0, zword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm0, zmm1, 150
+; GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm2, 78
+	vpshufd         zmm13, zmm3, 78
+	vpxord          zmm12, zmm12, zmm2              ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm3              ; b_L ^ b_H
+; GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 688], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 752], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 11: LO += the low products of vectors 2 and 3
 	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 0 ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm3, zword [r9 + 192], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 8: HI += the high products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
-; GHASH step 9: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 1 ; a_H*ha_L
-	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 16 ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm2, 150
-	vpclmulqdq      zmm12, zmm3, zword [r9 + 192], 1 ; b_H*hb_L
-	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm3, 150
-; GHASH step 10: LO += the low products of vectors 4 and 5
+; GHASH step 12: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm2, zmm3, 150
+; GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm4, 78
+	vpshufd         zmm13, zmm5, 78
+	vpxord          zmm12, zmm12, zmm4              ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm5              ; b_L ^ b_H
+; GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 816], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 880], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 15: LO += the low products of vectors 4 and 5
 	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 0 ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm5, zword [r9 + 320], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 11: HI += the high products of vectors 4 and 5
-	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 17 ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm5, zword [r9 + 320], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
-; GHASH step 12: MI += the middle products of vectors 4 and 5
-	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 1 ; a_H*ha_L
-	vpclmulqdq      zmm4, zmm4, zword [r9 + 256], 16 ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm4, 150
-	vpclmulqdq      zmm12, zmm5, zword [r9 + 320], 1 ; b_H*hb_L
-	vpclmulqdq      zmm5, zmm5, zword [r9 + 320], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm5, 150
-; GHASH step 13: the products of vector 6
+; GHASH step 16: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm4, zmm4, zword [r9 + 256], 17 ; a_H*ha_H
+	vpclmulqdq      zmm5, zmm5, zword [r9 + 320], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm4, zmm5, 150
+; GHASH step 17: the products of vector 6
 	vpshufb         zmm6, zmm6, zmm28
+	vpshufd         zmm12, zmm6, 78
+	vpxord          zmm12, zmm12, zmm6              ; d_L ^ d_H in the low half
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 944], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxord          zmm10, zmm10, zmm12
 	vpclmulqdq      zmm12, zmm6, zword [r9 + 384], 0 ; d_L*h_L
-	vpclmulqdq      zmm13, zmm6, zword [r9 + 384], 16 ; d_L*h_H
 	vpxord          zmm9, zmm9, zmm12
-	vpclmulqdq      zmm12, zmm6, zword [r9 + 384], 1 ; d_H*h_L
-	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm6, zword [r9 + 384], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
-; GHASH step 14: the lengths block
+; GHASH step 18: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 19: the lengths block
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
@@ -10584,15 +10669,15 @@ L.gcm_enc_tail2_unroll8_rec_final7_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
-; GHASH step 15: fold LO into MI (see the header)
+; GHASH step 20: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
 	vpternlogd      zmm10, zmm9, zmm12, 150
-; GHASH step 16: fold MI into HI, the reduced product (see the header)
+; GHASH step 21: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
 	vpshufd         zmm10, zmm10, 78                ; swap(MI)
 	vpternlogd      zmm11, zmm10, zmm12, 150
-; GHASH step 17: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 22: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
 	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
 	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
@@ -10744,63 +10829,74 @@ L.gcm_enc_tail2_unroll8_rec_final6_aes128:
 	vaesenclast     zmm5, zmm5, zmm12
 	vmovdqu8        [rsi + 320]{k1}, zmm5
 	vmovdqu8        zmm5{k1}{z}, zmm5               ; GHASH sees the padding as zeros
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         zmm0, zmm0, zmm28
 	vpshufb         zmm1, zmm1, zmm28
-; GHASH step 1: byte-reflect vectors 2 and 3
+; GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         zmm2, zmm2, zmm28
 	vpshufb         zmm3, zmm3, zmm28
-; GHASH step 2: byte-reflect vectors 4 and 5
+; GHASH step 3: byte-reflect vectors 4 and 5
 	vpshufb         zmm4, zmm4, zmm28
 	vpshufb         zmm5, zmm5, zmm28
-; GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm0, zmm0, zmm14
-; GHASH step 4: LO += the low products of vectors 0 and 1
+; GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm0, 78
+	vpshufd         zmm13, zmm1, 78
+	vpxord          zmm12, zmm12, zmm0              ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm1              ; b_L ^ b_H
+; GHASH step 6: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 624], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 7: LO += the low products of vectors 0 and 1
 	vpclmulqdq      zmm12, zmm0, zword [r9], 0      ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 5: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm0, zword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
-; GHASH step 6: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm0, zword [r9], 1      ; a_H*ha_L
-	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm0, 150
-	vpclmulqdq      zmm12, zmm1, zword [r9 + 64], 1 ; b_H*hb_L
-	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm1, 150
-; GHASH step 7: LO += the low products of vectors 2 and 3
+; GHASH step 8: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm0, zmm0, zword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm0, zmm1, 150
+; GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm2, 78
+	vpshufd         zmm13, zmm3, 78
+	vpxord          zmm12, zmm12, zmm2              ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm3              ; b_L ^ b_H
+; GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 688], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 752], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 11: LO += the low products of vectors 2 and 3
 	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 0 ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm3, zword [r9 + 192], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 8: HI += the high products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
-; GHASH step 9: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 1 ; a_H*ha_L
-	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 16 ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm2, 150
-	vpclmulqdq      zmm12, zmm3, zword [r9 + 192], 1 ; b_H*hb_L
-	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm3, 150
-; GHASH step 10: LO += the low products of vectors 4 and 5
+; GHASH step 12: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm2, zmm3, 150
+; GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm4, 78
+	vpshufd         zmm13, zmm5, 78
+	vpxord          zmm12, zmm12, zmm4              ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm5              ; b_L ^ b_H
+; GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 816], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 880], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 15: LO += the low products of vectors 4 and 5
 	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 0 ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm5, zword [r9 + 320], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 11: HI += the high products of vectors 4 and 5
-	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 17 ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm5, zword [r9 + 320], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
-; GHASH step 12: MI += the middle products of vectors 4 and 5
-	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 1 ; a_H*ha_L
-	vpclmulqdq      zmm4, zmm4, zword [r9 + 256], 16 ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm4, 150
-	vpclmulqdq      zmm12, zmm5, zword [r9 + 320], 1 ; b_H*hb_L
-	vpclmulqdq      zmm5, zmm5, zword [r9 + 320], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm5, 150
-; GHASH step 13: the lengths block
+; GHASH step 16: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm4, zmm4, zword [r9 + 256], 17 ; a_H*ha_H
+	vpclmulqdq      zmm5, zmm5, zword [r9 + 320], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm4, zmm5, 150
+; GHASH step 17: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 18: the lengths block
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
@@ -10809,15 +10905,15 @@ L.gcm_enc_tail2_unroll8_rec_final6_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
-; GHASH step 14: fold LO into MI (see the header)
+; GHASH step 19: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
 	vpternlogd      zmm10, zmm9, zmm12, 150
-; GHASH step 15: fold MI into HI, the reduced product (see the header)
+; GHASH step 20: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
 	vpshufd         zmm10, zmm10, 78                ; swap(MI)
 	vpternlogd      zmm11, zmm10, zmm12, 150
-; GHASH step 16: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 21: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
 	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
 	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
@@ -10950,54 +11046,64 @@ L.gcm_enc_tail2_unroll8_rec_final5_aes128:
 	vaesenclast     zmm4, zmm4, zmm12
 	vmovdqu8        [rsi + 256]{k1}, zmm4
 	vmovdqu8        zmm4{k1}{z}, zmm4               ; GHASH sees the padding as zeros
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         zmm0, zmm0, zmm28
 	vpshufb         zmm1, zmm1, zmm28
-; GHASH step 1: byte-reflect vectors 2 and 3
+; GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         zmm2, zmm2, zmm28
 	vpshufb         zmm3, zmm3, zmm28
-; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm0, zmm0, zmm14
-; GHASH step 3: LO += the low products of vectors 0 and 1
+; GHASH step 4: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm0, 78
+	vpshufd         zmm13, zmm1, 78
+	vpxord          zmm12, zmm12, zmm0              ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm1              ; b_L ^ b_H
+; GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 624], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 6: LO += the low products of vectors 0 and 1
 	vpclmulqdq      zmm12, zmm0, zword [r9], 0      ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 4: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm0, zword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
-; GHASH step 5: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm0, zword [r9], 1      ; a_H*ha_L
-	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm0, 150
-	vpclmulqdq      zmm12, zmm1, zword [r9 + 64], 1 ; b_H*hb_L
-	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm1, 150
-; GHASH step 6: LO += the low products of vectors 2 and 3
+; GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm0, zmm0, zword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm0, zmm1, 150
+; GHASH step 8: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm2, 78
+	vpshufd         zmm13, zmm3, 78
+	vpxord          zmm12, zmm12, zmm2              ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm3              ; b_L ^ b_H
+; GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 688], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 752], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 10: LO += the low products of vectors 2 and 3
 	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 0 ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm3, zword [r9 + 192], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 7: HI += the high products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
-; GHASH step 8: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 1 ; a_H*ha_L
-	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 16 ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm2, 150
-	vpclmulqdq      zmm12, zmm3, zword [r9 + 192], 1 ; b_H*hb_L
-	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm3, 150
-; GHASH step 9: the products of vector 4
+; GHASH step 11: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm2, zmm3, 150
+; GHASH step 12: the products of vector 4
 	vpshufb         zmm4, zmm4, zmm28
+	vpshufd         zmm12, zmm4, 78
+	vpxord          zmm12, zmm12, zmm4              ; d_L ^ d_H in the low half
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 816], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxord          zmm10, zmm10, zmm12
 	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 0 ; d_L*h_L
-	vpclmulqdq      zmm13, zmm4, zword [r9 + 256], 16 ; d_L*h_H
 	vpxord          zmm9, zmm9, zmm12
-	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 1 ; d_H*h_L
-	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
-; GHASH step 10: the lengths block
+; GHASH step 13: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 14: the lengths block
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
@@ -11006,15 +11112,15 @@ L.gcm_enc_tail2_unroll8_rec_final5_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
-; GHASH step 11: fold LO into MI (see the header)
+; GHASH step 15: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
 	vpternlogd      zmm10, zmm9, zmm12, 150
-; GHASH step 12: fold MI into HI, the reduced product (see the header)
+; GHASH step 16: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
 	vpshufd         zmm10, zmm10, 78                ; swap(MI)
 	vpternlogd      zmm11, zmm10, zmm12, 150
-; GHASH step 13: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 17: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
 	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
 	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
@@ -11128,45 +11234,54 @@ L.gcm_enc_tail2_unroll8_rec_final4_aes128:
 	vaesenclast     zmm3, zmm3, zmm12
 	vmovdqu8        [rsi + 192]{k1}, zmm3
 	vmovdqu8        zmm3{k1}{z}, zmm3               ; GHASH sees the padding as zeros
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         zmm0, zmm0, zmm28
 	vpshufb         zmm1, zmm1, zmm28
-; GHASH step 1: byte-reflect vectors 2 and 3
+; GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         zmm2, zmm2, zmm28
 	vpshufb         zmm3, zmm3, zmm28
-; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm0, zmm0, zmm14
-; GHASH step 3: LO += the low products of vectors 0 and 1
+; GHASH step 4: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm0, 78
+	vpshufd         zmm13, zmm1, 78
+	vpxord          zmm12, zmm12, zmm0              ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm1              ; b_L ^ b_H
+; GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 624], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 6: LO += the low products of vectors 0 and 1
 	vpclmulqdq      zmm12, zmm0, zword [r9], 0      ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 4: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm0, zword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
-; GHASH step 5: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm0, zword [r9], 1      ; a_H*ha_L
-	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm0, 150
-	vpclmulqdq      zmm12, zmm1, zword [r9 + 64], 1 ; b_H*hb_L
-	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm1, 150
-; GHASH step 6: LO += the low products of vectors 2 and 3
+; GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm0, zmm0, zword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm0, zmm1, 150
+; GHASH step 8: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm2, 78
+	vpshufd         zmm13, zmm3, 78
+	vpxord          zmm12, zmm12, zmm2              ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm3              ; b_L ^ b_H
+; GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 688], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 752], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 10: LO += the low products of vectors 2 and 3
 	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 0 ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm3, zword [r9 + 192], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 7: HI += the high products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
-; GHASH step 8: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 1 ; a_H*ha_L
-	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 16 ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm2, 150
-	vpclmulqdq      zmm12, zmm3, zword [r9 + 192], 1 ; b_H*hb_L
-	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm3, 150
-; GHASH step 9: the lengths block
+; GHASH step 11: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm2, zmm3, 150
+; GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 13: the lengths block
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
@@ -11175,15 +11290,15 @@ L.gcm_enc_tail2_unroll8_rec_final4_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
-; GHASH step 10: fold LO into MI (see the header)
+; GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
 	vpternlogd      zmm10, zmm9, zmm12, 150
-; GHASH step 11: fold MI into HI, the reduced product (see the header)
+; GHASH step 15: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
 	vpshufd         zmm10, zmm10, 78                ; swap(MI)
 	vpternlogd      zmm11, zmm10, zmm12, 150
-; GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 16: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
 	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
 	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
@@ -11278,36 +11393,44 @@ L.gcm_enc_tail2_unroll8_rec_final3_aes128:
 	vaesenclast     zmm2, zmm2, zmm12
 	vmovdqu8        [rsi + 128]{k1}, zmm2
 	vmovdqu8        zmm2{k1}{z}, zmm2               ; GHASH sees the padding as zeros
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         zmm0, zmm0, zmm28
 	vpshufb         zmm1, zmm1, zmm28
-; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm0, zmm0, zmm14
-; GHASH step 2: LO += the low products of vectors 0 and 1
+; GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm0, 78
+	vpshufd         zmm13, zmm1, 78
+	vpxord          zmm12, zmm12, zmm0              ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm1              ; b_L ^ b_H
+; GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 624], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 5: LO += the low products of vectors 0 and 1
 	vpclmulqdq      zmm12, zmm0, zword [r9], 0      ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 3: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm0, zword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
-; GHASH step 4: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm0, zword [r9], 1      ; a_H*ha_L
-	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm0, 150
-	vpclmulqdq      zmm12, zmm1, zword [r9 + 64], 1 ; b_H*hb_L
-	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm1, 150
-; GHASH step 5: the products of vector 2
+; GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm0, zmm0, zword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm0, zmm1, 150
+; GHASH step 7: the products of vector 2
 	vpshufb         zmm2, zmm2, zmm28
+	vpshufd         zmm12, zmm2, 78
+	vpxord          zmm12, zmm12, zmm2              ; d_L ^ d_H in the low half
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 688], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxord          zmm10, zmm10, zmm12
 	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 0 ; d_L*h_L
-	vpclmulqdq      zmm13, zmm2, zword [r9 + 128], 16 ; d_L*h_H
 	vpxord          zmm9, zmm9, zmm12
-	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 1 ; d_H*h_L
-	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
-; GHASH step 6: the lengths block
+; GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 9: the lengths block
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
@@ -11316,15 +11439,15 @@ L.gcm_enc_tail2_unroll8_rec_final3_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
-; GHASH step 7: fold LO into MI (see the header)
+; GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
 	vpternlogd      zmm10, zmm9, zmm12, 150
-; GHASH step 8: fold MI into HI, the reduced product (see the header)
+; GHASH step 11: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
 	vpshufd         zmm10, zmm10, 78                ; swap(MI)
 	vpternlogd      zmm11, zmm10, zmm12, 150
-; GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
 	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
 	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
@@ -11400,27 +11523,34 @@ L.gcm_enc_tail2_unroll8_rec_final2_aes128:
 	vaesenclast     zmm1, zmm1, zmm12
 	vmovdqu8        [rsi + 64]{k1}, zmm1
 	vmovdqu8        zmm1{k1}{z}, zmm1               ; GHASH sees the padding as zeros
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         zmm0, zmm0, zmm28
 	vpshufb         zmm1, zmm1, zmm28
-; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm0, zmm0, zmm14
-; GHASH step 2: LO += the low products of vectors 0 and 1
+; GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm0, 78
+	vpshufd         zmm13, zmm1, 78
+	vpxord          zmm12, zmm12, zmm0              ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm1              ; b_L ^ b_H
+; GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 624], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 5: LO += the low products of vectors 0 and 1
 	vpclmulqdq      zmm12, zmm0, zword [r9], 0      ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 3: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm0, zword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
-; GHASH step 4: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm0, zword [r9], 1      ; a_H*ha_L
-	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm0, 150
-	vpclmulqdq      zmm12, zmm1, zword [r9 + 64], 1 ; b_H*hb_L
-	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm1, 150
-; GHASH step 5: the lengths block
+; GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm0, zmm0, zword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm0, zmm1, 150
+; GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 8: the lengths block
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
@@ -11429,15 +11559,15 @@ L.gcm_enc_tail2_unroll8_rec_final2_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
-; GHASH step 6: fold LO into MI (see the header)
+; GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
 	vpternlogd      zmm10, zmm9, zmm12, 150
-; GHASH step 7: fold MI into HI, the reduced product (see the header)
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
 	vpshufd         zmm10, zmm10, 78                ; swap(MI)
 	vpternlogd      zmm11, zmm10, zmm12, 150
-; GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
 	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
 	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
@@ -11493,17 +11623,23 @@ L.gcm_enc_tail2_unroll8_rec_final1_aes128:
 	vaesenclast     zmm0, zmm0, zmm12
 	vmovdqu8        [rsi]{k1}, zmm0
 	vmovdqu8        zmm0{k1}{z}, zmm0               ; GHASH sees the padding as zeros
-; GHASH step 0: the products of vector 0
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 1: the products of vector 0
 	vpshufb         zmm0, zmm0, zmm28
 	vpxord          zmm0, zmm0, zmm14               ; the running hash joins block 0
+	vpshufd         zmm12, zmm0, 78
+	vpxord          zmm12, zmm12, zmm0              ; d_L ^ d_H in the low half
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 560], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxord          zmm10, zmm10, zmm12
 	vpclmulqdq      zmm12, zmm0, zword [r9], 0      ; d_L*h_L
-	vpclmulqdq      zmm13, zmm0, zword [r9], 16     ; d_L*h_H
 	vpxord          zmm9, zmm9, zmm12
-	vpclmulqdq      zmm12, zmm0, zword [r9], 1      ; d_H*h_L
-	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm0, zword [r9], 17     ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
-; GHASH step 1: the lengths block
+; GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 3: the lengths block
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
@@ -11512,15 +11648,15 @@ L.gcm_enc_tail2_unroll8_rec_final1_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
-; GHASH step 2: fold LO into MI (see the header)
+; GHASH step 4: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
 	vpternlogd      zmm10, zmm9, zmm12, 150
-; GHASH step 3: fold MI into HI, the reduced product (see the header)
+; GHASH step 5: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
 	vpshufd         zmm10, zmm10, 78                ; swap(MI)
 	vpternlogd      zmm11, zmm10, zmm12, 150
-; GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 6: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
 	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
 	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
@@ -12191,13 +12327,16 @@ L.gcm_dec_tail2_unroll8_rec_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         zmm20, zmm20, zmm28
 	vpshufb         zmm21, zmm21, zmm28
-; GHASH step 1: byte-reflect vectors 2 and 3
+; GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         zmm22, zmm22, zmm28
 	vpshufb         zmm23, zmm23, zmm28
-; GHASH step 2: byte-reflect vectors 4 and 5
+; GHASH step 3: byte-reflect vectors 4 and 5
 	vpshufb         zmm24, zmm24, zmm28
 	vpshufb         zmm25, zmm25, zmm28
 
@@ -12210,15 +12349,20 @@ L.gcm_dec_tail2_unroll8_rec_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 3: byte-reflect vectors 6 and 7
+; GHASH step 4: byte-reflect vectors 6 and 7
 	vpshufb         zmm26, zmm26, zmm28
 	vpshufb         zmm27, zmm27, zmm28
-; GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm20, zmm20, zmm14
-; GHASH step 5: LO += the low products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 6: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm20, 78
+	vpshufd         zmm13, zmm21, 78
+	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
+; GHASH step 7: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 624], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12229,21 +12373,23 @@ L.gcm_dec_tail2_unroll8_rec_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 6: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 17    ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
-; GHASH step 7: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 1     ; a_H*ha_L
-	vpclmulqdq      zmm20, zmm20, zword [r9], 16    ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm20, 150
-	vpclmulqdq      zmm12, zmm21, zword [r9 + 64], 1 ; b_H*hb_L
-	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm21, 150
-; GHASH step 8: LO += the low products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
+; GHASH step 8: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 9: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm20, zmm20, zword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm20, zmm21, 150
+; GHASH step 10: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm22, 78
+	vpshufd         zmm13, zmm23, 78
+	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
+; GHASH step 11: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 688], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 752], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12254,21 +12400,23 @@ L.gcm_dec_tail2_unroll8_rec_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 9: HI += the high products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
-; GHASH step 10: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 1 ; a_H*ha_L
-	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 16 ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm22, 150
-	vpclmulqdq      zmm12, zmm23, zword [r9 + 192], 1 ; b_H*hb_L
-	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm23, 150
-; GHASH step 11: LO += the low products of vectors 4 and 5
-	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm25, zword [r9 + 320], 0 ; b_L*hb_L
+; GHASH step 12: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 13: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm22, zmm23, 150
+; GHASH step 14: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm24, 78
+	vpshufd         zmm13, zmm25, 78
+	vpxord          zmm12, zmm12, zmm24             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm25             ; b_L ^ b_H
+; GHASH step 15: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 816], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 880], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12279,21 +12427,19 @@ L.gcm_dec_tail2_unroll8_rec_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 12: HI += the high products of vectors 4 and 5
-	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 17 ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm25, zword [r9 + 320], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
-; GHASH step 13: MI += the middle products of vectors 4 and 5
-	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 1 ; a_H*ha_L
-	vpclmulqdq      zmm24, zmm24, zword [r9 + 256], 16 ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm24, 150
-	vpclmulqdq      zmm12, zmm25, zword [r9 + 320], 1 ; b_H*hb_L
-	vpclmulqdq      zmm25, zmm25, zword [r9 + 320], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm25, 150
-; GHASH step 14: LO += the low products of vectors 6 and 7
-	vpclmulqdq      zmm12, zmm26, zword [r9 + 384], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm27, zword [r9 + 448], 0 ; b_L*hb_L
+; GHASH step 16: LO += the low products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm25, zword [r9 + 320], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 17: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm24, zmm24, zword [r9 + 256], 17 ; a_H*ha_H
+	vpclmulqdq      zmm25, zmm25, zword [r9 + 320], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm24, zmm25, 150
+; GHASH step 18: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm26, 78
+	vpshufd         zmm13, zmm27, 78
+	vpxord          zmm12, zmm12, zmm26             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm27             ; b_L ^ b_H
 
 	vbroadcasti32x4 zmm19, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12304,17 +12450,18 @@ L.gcm_dec_tail2_unroll8_rec_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 15: HI += the high products of vectors 6 and 7
-	vpclmulqdq      zmm12, zmm26, zword [r9 + 384], 17 ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm27, zword [r9 + 448], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
-; GHASH step 16: MI += the middle products of vectors 6 and 7
-	vpclmulqdq      zmm12, zmm26, zword [r9 + 384], 1 ; a_H*ha_L
-	vpclmulqdq      zmm26, zmm26, zword [r9 + 384], 16 ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm26, 150
-	vpclmulqdq      zmm12, zmm27, zword [r9 + 448], 1 ; b_H*hb_L
-	vpclmulqdq      zmm27, zmm27, zword [r9 + 448], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm27, 150
+; GHASH step 19: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 944], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 1008], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 20: LO += the low products of vectors 6 and 7
+	vpclmulqdq      zmm12, zmm26, zword [r9 + 384], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm27, zword [r9 + 448], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 21: HI += the high products of vectors 6 and 7
+	vpclmulqdq      zmm26, zmm26, zword [r9 + 384], 17 ; a_H*ha_H
+	vpclmulqdq      zmm27, zmm27, zword [r9 + 448], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm26, zmm27, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12325,7 +12472,9 @@ L.gcm_dec_tail2_unroll8_rec_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 17: the lengths block
+; GHASH step 22: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 23: the lengths block
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [r11], 0     ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [r11], 16    ; d_L*h_H
@@ -12334,7 +12483,7 @@ L.gcm_dec_tail2_unroll8_rec_final8_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [r11], 17    ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
-; GHASH step 18: fold LO into MI (see the header)
+; GHASH step 24: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
 	vpternlogd      zmm10, zmm9, zmm12, 150
@@ -12348,7 +12497,7 @@ L.gcm_dec_tail2_unroll8_rec_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 19: fold MI into HI, the reduced product (see the header)
+; GHASH step 25: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
 	vpshufd         zmm10, zmm10, 78                ; swap(MI)
 	vpternlogd      zmm11, zmm10, zmm12, 150
@@ -12362,7 +12511,7 @@ L.gcm_dec_tail2_unroll8_rec_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 20: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 26: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
 	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
 	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
@@ -12503,15 +12652,15 @@ L.gcm_dec_tail2_unroll8_rec_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         zmm20, zmm20, zmm28
 	vpshufb         zmm21, zmm21, zmm28
-; GHASH step 1: byte-reflect vectors 2 and 3
+; GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         zmm22, zmm22, zmm28
 	vpshufb         zmm23, zmm23, zmm28
-; GHASH step 2: byte-reflect vectors 4 and 5
-	vpshufb         zmm24, zmm24, zmm28
-	vpshufb         zmm25, zmm25, zmm28
 
 	vbroadcasti32x4 zmm19, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12521,16 +12670,16 @@ L.gcm_dec_tail2_unroll8_rec_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
-; GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 3: byte-reflect vectors 4 and 5
+	vpshufb         zmm24, zmm24, zmm28
+	vpshufb         zmm25, zmm25, zmm28
+; GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm20, zmm20, zmm14
-; GHASH step 4: LO += the low products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 5: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 17    ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm20, 78
+	vpshufd         zmm13, zmm21, 78
+	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
 
 	vbroadcasti32x4 zmm19, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12540,17 +12689,18 @@ L.gcm_dec_tail2_unroll8_rec_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
-; GHASH step 6: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 1     ; a_H*ha_L
-	vpclmulqdq      zmm20, zmm20, zword [r9], 16    ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm20, 150
-	vpclmulqdq      zmm12, zmm21, zword [r9 + 64], 1 ; b_H*hb_L
-	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm21, 150
-; GHASH step 7: LO += the low products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
+; GHASH step 6: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 624], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 7: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 8: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm20, zmm20, zword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm20, zmm21, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12560,17 +12710,19 @@ L.gcm_dec_tail2_unroll8_rec_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
-; GHASH step 8: HI += the high products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
-; GHASH step 9: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 1 ; a_H*ha_L
-	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 16 ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm22, 150
-	vpclmulqdq      zmm12, zmm23, zword [r9 + 192], 1 ; b_H*hb_L
-	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm23, 150
+; GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm22, 78
+	vpshufd         zmm13, zmm23, 78
+	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
+; GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 688], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 752], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 11: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12580,14 +12732,19 @@ L.gcm_dec_tail2_unroll8_rec_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
-; GHASH step 10: LO += the low products of vectors 4 and 5
-	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm25, zword [r9 + 320], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 11: HI += the high products of vectors 4 and 5
-	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 17 ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm25, zword [r9 + 320], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 12: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm22, zmm23, 150
+; GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm24, 78
+	vpshufd         zmm13, zmm25, 78
+	vpxord          zmm12, zmm12, zmm24             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm25             ; b_L ^ b_H
+; GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 816], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 880], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12597,20 +12754,22 @@ L.gcm_dec_tail2_unroll8_rec_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
-; GHASH step 12: MI += the middle products of vectors 4 and 5
-	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 1 ; a_H*ha_L
-	vpclmulqdq      zmm24, zmm24, zword [r9 + 256], 16 ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm24, 150
-	vpclmulqdq      zmm12, zmm25, zword [r9 + 320], 1 ; b_H*hb_L
-	vpclmulqdq      zmm25, zmm25, zword [r9 + 320], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm25, 150
-; GHASH step 13: the products of vector 6
+; GHASH step 15: LO += the low products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm25, zword [r9 + 320], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 16: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm24, zmm24, zword [r9 + 256], 17 ; a_H*ha_H
+	vpclmulqdq      zmm25, zmm25, zword [r9 + 320], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm24, zmm25, 150
+; GHASH step 17: the products of vector 6
 	vpshufb         zmm26, zmm26, zmm28
+	vpshufd         zmm12, zmm26, 78
+	vpxord          zmm12, zmm12, zmm26             ; d_L ^ d_H in the low half
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 944], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxord          zmm10, zmm10, zmm12
 	vpclmulqdq      zmm12, zmm26, zword [r9 + 384], 0 ; d_L*h_L
-	vpclmulqdq      zmm13, zmm26, zword [r9 + 384], 16 ; d_L*h_H
 	vpxord          zmm9, zmm9, zmm12
-	vpclmulqdq      zmm12, zmm26, zword [r9 + 384], 1 ; d_H*h_L
-	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm26, zword [r9 + 384], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
 
@@ -12622,7 +12781,9 @@ L.gcm_dec_tail2_unroll8_rec_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
-; GHASH step 14: the lengths block
+; GHASH step 18: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 19: the lengths block
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
@@ -12631,7 +12792,7 @@ L.gcm_dec_tail2_unroll8_rec_final7_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
-; GHASH step 15: fold LO into MI (see the header)
+; GHASH step 20: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
 	vpternlogd      zmm10, zmm9, zmm12, 150
@@ -12644,7 +12805,7 @@ L.gcm_dec_tail2_unroll8_rec_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
-; GHASH step 16: fold MI into HI, the reduced product (see the header)
+; GHASH step 21: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
 	vpshufd         zmm10, zmm10, 78                ; swap(MI)
 	vpternlogd      zmm11, zmm10, zmm12, 150
@@ -12657,7 +12818,7 @@ L.gcm_dec_tail2_unroll8_rec_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
-; GHASH step 17: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 22: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
 	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
 	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
@@ -12764,15 +12925,15 @@ L.gcm_dec_tail2_unroll8_rec_final6_aes128:
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         zmm20, zmm20, zmm28
 	vpshufb         zmm21, zmm21, zmm28
-; GHASH step 1: byte-reflect vectors 2 and 3
+; GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         zmm22, zmm22, zmm28
 	vpshufb         zmm23, zmm23, zmm28
-; GHASH step 2: byte-reflect vectors 4 and 5
-	vpshufb         zmm24, zmm24, zmm28
-	vpshufb         zmm25, zmm25, zmm28
 
 	vbroadcasti32x4 zmm19, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12781,12 +12942,16 @@ L.gcm_dec_tail2_unroll8_rec_final6_aes128:
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
-; GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 3: byte-reflect vectors 4 and 5
+	vpshufb         zmm24, zmm24, zmm28
+	vpshufb         zmm25, zmm25, zmm28
+; GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm20, zmm20, zmm14
-; GHASH step 4: LO += the low products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm20, 78
+	vpshufd         zmm13, zmm21, 78
+	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
 
 	vbroadcasti32x4 zmm19, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12795,17 +12960,18 @@ L.gcm_dec_tail2_unroll8_rec_final6_aes128:
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
-; GHASH step 5: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 17    ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
-; GHASH step 6: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 1     ; a_H*ha_L
-	vpclmulqdq      zmm20, zmm20, zword [r9], 16    ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm20, 150
-	vpclmulqdq      zmm12, zmm21, zword [r9 + 64], 1 ; b_H*hb_L
-	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm21, 150
+; GHASH step 6: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 624], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 7: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 8: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm20, zmm20, zword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm20, zmm21, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12814,14 +12980,19 @@ L.gcm_dec_tail2_unroll8_rec_final6_aes128:
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
-; GHASH step 7: LO += the low products of vectors 2 and 3
+; GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm22, 78
+	vpshufd         zmm13, zmm23, 78
+	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
+; GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 688], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 752], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 11: LO += the low products of vectors 2 and 3
 	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 8: HI += the high products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12830,17 +13001,19 @@ L.gcm_dec_tail2_unroll8_rec_final6_aes128:
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
-; GHASH step 9: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 1 ; a_H*ha_L
-	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 16 ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm22, 150
-	vpclmulqdq      zmm12, zmm23, zword [r9 + 192], 1 ; b_H*hb_L
-	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm23, 150
-; GHASH step 10: LO += the low products of vectors 4 and 5
-	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm25, zword [r9 + 320], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 12: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm22, zmm23, 150
+; GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm24, 78
+	vpshufd         zmm13, zmm25, 78
+	vpxord          zmm12, zmm12, zmm24             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm25             ; b_L ^ b_H
+; GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 816], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 880], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12849,17 +13022,14 @@ L.gcm_dec_tail2_unroll8_rec_final6_aes128:
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
-; GHASH step 11: HI += the high products of vectors 4 and 5
-	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 17 ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm25, zword [r9 + 320], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
-; GHASH step 12: MI += the middle products of vectors 4 and 5
-	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 1 ; a_H*ha_L
-	vpclmulqdq      zmm24, zmm24, zword [r9 + 256], 16 ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm24, 150
-	vpclmulqdq      zmm12, zmm25, zword [r9 + 320], 1 ; b_H*hb_L
-	vpclmulqdq      zmm25, zmm25, zword [r9 + 320], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm25, 150
+; GHASH step 15: LO += the low products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm25, zword [r9 + 320], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 16: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm24, zmm24, zword [r9 + 256], 17 ; a_H*ha_H
+	vpclmulqdq      zmm25, zmm25, zword [r9 + 320], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm24, zmm25, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12868,7 +13038,9 @@ L.gcm_dec_tail2_unroll8_rec_final6_aes128:
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
-; GHASH step 13: the lengths block
+; GHASH step 17: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 18: the lengths block
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
@@ -12877,7 +13049,7 @@ L.gcm_dec_tail2_unroll8_rec_final6_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
-; GHASH step 14: fold LO into MI (see the header)
+; GHASH step 19: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
 	vpternlogd      zmm10, zmm9, zmm12, 150
@@ -12889,7 +13061,7 @@ L.gcm_dec_tail2_unroll8_rec_final6_aes128:
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
-; GHASH step 15: fold MI into HI, the reduced product (see the header)
+; GHASH step 20: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
 	vpshufd         zmm10, zmm10, 78                ; swap(MI)
 	vpternlogd      zmm11, zmm10, zmm12, 150
@@ -12901,7 +13073,7 @@ L.gcm_dec_tail2_unroll8_rec_final6_aes128:
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
-; GHASH step 16: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 21: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
 	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
 	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
@@ -12996,10 +13168,13 @@ L.gcm_dec_tail2_unroll8_rec_final5_aes128:
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         zmm20, zmm20, zmm28
 	vpshufb         zmm21, zmm21, zmm28
-; GHASH step 1: byte-reflect vectors 2 and 3
+; GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         zmm22, zmm22, zmm28
 	vpshufb         zmm23, zmm23, zmm28
 
@@ -13009,12 +13184,13 @@ L.gcm_dec_tail2_unroll8_rec_final5_aes128:
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
-; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm20, zmm20, zmm14
-; GHASH step 3: LO += the low products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 4: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm20, 78
+	vpshufd         zmm13, zmm21, 78
+	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
 
 	vbroadcasti32x4 zmm19, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm19
@@ -13022,17 +13198,14 @@ L.gcm_dec_tail2_unroll8_rec_final5_aes128:
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
-; GHASH step 4: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 17    ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
-; GHASH step 5: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 1     ; a_H*ha_L
-	vpclmulqdq      zmm20, zmm20, zword [r9], 16    ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm20, 150
-	vpclmulqdq      zmm12, zmm21, zword [r9 + 64], 1 ; b_H*hb_L
-	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm21, 150
+; GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 624], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm19
@@ -13040,14 +13213,15 @@ L.gcm_dec_tail2_unroll8_rec_final5_aes128:
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
-; GHASH step 6: LO += the low products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 7: HI += the high products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm20, zmm20, zword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm20, zmm21, 150
+; GHASH step 8: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm22, 78
+	vpshufd         zmm13, zmm23, 78
+	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
 
 	vbroadcasti32x4 zmm19, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm19
@@ -13055,13 +13229,14 @@ L.gcm_dec_tail2_unroll8_rec_final5_aes128:
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
-; GHASH step 8: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 1 ; a_H*ha_L
-	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 16 ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm22, 150
-	vpclmulqdq      zmm12, zmm23, zword [r9 + 192], 1 ; b_H*hb_L
-	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm23, 150
+; GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 688], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 752], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 10: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm19
@@ -13069,13 +13244,18 @@ L.gcm_dec_tail2_unroll8_rec_final5_aes128:
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
-; GHASH step 9: the products of vector 4
+; GHASH step 11: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm22, zmm23, 150
+; GHASH step 12: the products of vector 4
 	vpshufb         zmm24, zmm24, zmm28
+	vpshufd         zmm12, zmm24, 78
+	vpxord          zmm12, zmm12, zmm24             ; d_L ^ d_H in the low half
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 816], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxord          zmm10, zmm10, zmm12
 	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 0 ; d_L*h_L
-	vpclmulqdq      zmm13, zmm24, zword [r9 + 256], 16 ; d_L*h_H
 	vpxord          zmm9, zmm9, zmm12
-	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 1 ; d_H*h_L
-	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
 
@@ -13085,7 +13265,9 @@ L.gcm_dec_tail2_unroll8_rec_final5_aes128:
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
-; GHASH step 10: the lengths block
+; GHASH step 13: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 14: the lengths block
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
@@ -13094,7 +13276,7 @@ L.gcm_dec_tail2_unroll8_rec_final5_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
-; GHASH step 11: fold LO into MI (see the header)
+; GHASH step 15: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
 	vpternlogd      zmm10, zmm9, zmm12, 150
@@ -13105,7 +13287,7 @@ L.gcm_dec_tail2_unroll8_rec_final5_aes128:
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
-; GHASH step 12: fold MI into HI, the reduced product (see the header)
+; GHASH step 16: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
 	vpshufd         zmm10, zmm10, 78                ; swap(MI)
 	vpternlogd      zmm11, zmm10, zmm12, 150
@@ -13116,7 +13298,7 @@ L.gcm_dec_tail2_unroll8_rec_final5_aes128:
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
-; GHASH step 13: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 17: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
 	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
 	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
@@ -13199,81 +13381,90 @@ L.gcm_dec_tail2_unroll8_rec_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         zmm20, zmm20, zmm28
 	vpshufb         zmm21, zmm21, zmm28
-; GHASH step 1: byte-reflect vectors 2 and 3
-	vpshufb         zmm22, zmm22, zmm28
-	vpshufb         zmm23, zmm23, zmm28
 
 	vbroadcasti32x4 zmm19, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
-; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 2: byte-reflect vectors 2 and 3
+	vpshufb         zmm22, zmm22, zmm28
+	vpshufb         zmm23, zmm23, zmm28
+; GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm20, zmm20, zmm14
-; GHASH step 3: LO += the low products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
-; GHASH step 4: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 17    ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
-; GHASH step 5: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 1     ; a_H*ha_L
-	vpclmulqdq      zmm20, zmm20, zword [r9], 16    ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm20, 150
-	vpclmulqdq      zmm12, zmm21, zword [r9 + 64], 1 ; b_H*hb_L
-	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm21, 150
+; GHASH step 4: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm20, 78
+	vpshufd         zmm13, zmm21, 78
+	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
+; GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 624], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
-; GHASH step 6: LO += the low products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
+; GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm20, zmm20, zword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm20, zmm21, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
-; GHASH step 7: HI += the high products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 8: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm22, 78
+	vpshufd         zmm13, zmm23, 78
+	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
+; GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 688], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 752], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
-; GHASH step 8: MI += the middle products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 1 ; a_H*ha_L
-	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 16 ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm22, 150
-	vpclmulqdq      zmm12, zmm23, zword [r9 + 192], 1 ; b_H*hb_L
-	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm23, 150
+; GHASH step 10: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 11: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm22, zmm23, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
-; GHASH step 9: the lengths block
+; GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 13: the lengths block
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
@@ -13282,7 +13473,7 @@ L.gcm_dec_tail2_unroll8_rec_final4_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
-; GHASH step 10: fold LO into MI (see the header)
+; GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
 	vpternlogd      zmm10, zmm9, zmm12, 150
@@ -13292,7 +13483,7 @@ L.gcm_dec_tail2_unroll8_rec_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
-; GHASH step 11: fold MI into HI, the reduced product (see the header)
+; GHASH step 15: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
 	vpshufd         zmm10, zmm10, 78                ; swap(MI)
 	vpternlogd      zmm11, zmm10, zmm12, 150
@@ -13302,7 +13493,7 @@ L.gcm_dec_tail2_unroll8_rec_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
-; GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 16: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
 	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
 	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
@@ -13373,7 +13564,10 @@ L.gcm_dec_tail2_unroll8_rec_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         zmm20, zmm20, zmm28
 	vpshufb         zmm21, zmm21, zmm28
 
@@ -13381,50 +13575,53 @@ L.gcm_dec_tail2_unroll8_rec_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
-; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm20, zmm20, zmm14
+; GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm20, 78
+	vpshufd         zmm13, zmm21, 78
+	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
 
 	vbroadcasti32x4 zmm19, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
-; GHASH step 2: LO += the low products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 624], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
-; GHASH step 3: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 17    ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 5: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
-; GHASH step 4: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 1     ; a_H*ha_L
-	vpclmulqdq      zmm20, zmm20, zword [r9], 16    ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm20, 150
-	vpclmulqdq      zmm12, zmm21, zword [r9 + 64], 1 ; b_H*hb_L
-	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm21, 150
+; GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm20, zmm20, zword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm20, zmm21, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
-; GHASH step 5: the products of vector 2
+; GHASH step 7: the products of vector 2
 	vpshufb         zmm22, zmm22, zmm28
+	vpshufd         zmm12, zmm22, 78
+	vpxord          zmm12, zmm12, zmm22             ; d_L ^ d_H in the low half
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 688], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxord          zmm10, zmm10, zmm12
 	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; d_L*h_L
-	vpclmulqdq      zmm13, zmm22, zword [r9 + 128], 16 ; d_L*h_H
 	vpxord          zmm9, zmm9, zmm12
-	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 1 ; d_H*h_L
-	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
 
@@ -13432,7 +13629,9 @@ L.gcm_dec_tail2_unroll8_rec_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
-; GHASH step 6: the lengths block
+; GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 9: the lengths block
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
@@ -13441,7 +13640,7 @@ L.gcm_dec_tail2_unroll8_rec_final3_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
-; GHASH step 7: fold LO into MI (see the header)
+; GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
 	vpternlogd      zmm10, zmm9, zmm12, 150
@@ -13450,7 +13649,7 @@ L.gcm_dec_tail2_unroll8_rec_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
-; GHASH step 8: fold MI into HI, the reduced product (see the header)
+; GHASH step 11: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
 	vpshufd         zmm10, zmm10, 78                ; swap(MI)
 	vpternlogd      zmm11, zmm10, zmm12, 150
@@ -13459,7 +13658,7 @@ L.gcm_dec_tail2_unroll8_rec_final3_aes128:
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
-; GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
 	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
 	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
@@ -13518,51 +13717,58 @@ L.gcm_dec_tail2_unroll8_rec_final2_aes128:
 	vbroadcasti32x4 zmm19, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
-; GHASH step 0: byte-reflect vectors 0 and 1
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
 	vpshufb         zmm20, zmm20, zmm28
 	vpshufb         zmm21, zmm21, zmm28
 
 	vbroadcasti32x4 zmm19, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
-; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm20, zmm20, zmm14
 
 	vbroadcasti32x4 zmm19, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
-; GHASH step 2: LO += the low products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 3: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm20, 78
+	vpshufd         zmm13, zmm21, 78
+	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
 
 	vbroadcasti32x4 zmm19, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
-; GHASH step 3: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 17    ; a_H*ha_H
-	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm12, zmm13, 150
+; GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 560], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 624], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
-; GHASH step 4: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 1     ; a_H*ha_L
-	vpclmulqdq      zmm20, zmm20, zword [r9], 16    ; a_L*ha_H
-	vpternlogd      zmm10, zmm12, zmm20, 150
-	vpclmulqdq      zmm12, zmm21, zword [r9 + 64], 1 ; b_H*hb_L
-	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 16 ; b_L*hb_H
-	vpternlogd      zmm10, zmm12, zmm21, 150
+; GHASH step 5: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
+; GHASH step 6: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm20, zmm20, zword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm20, zmm21, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
-; GHASH step 5: the lengths block
+; GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 8: the lengths block
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
@@ -13571,7 +13777,7 @@ L.gcm_dec_tail2_unroll8_rec_final2_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
-; GHASH step 6: fold LO into MI (see the header)
+; GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
 	vpternlogd      zmm10, zmm9, zmm12, 150
@@ -13579,7 +13785,7 @@ L.gcm_dec_tail2_unroll8_rec_final2_aes128:
 	vbroadcasti32x4 zmm19, oword [r10 - 32]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
-; GHASH step 7: fold MI into HI, the reduced product (see the header)
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
 	vpshufd         zmm10, zmm10, 78                ; swap(MI)
 	vpternlogd      zmm11, zmm10, zmm12, 150
@@ -13587,7 +13793,7 @@ L.gcm_dec_tail2_unroll8_rec_final2_aes128:
 	vbroadcasti32x4 zmm19, oword [r10 - 16]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
-; GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
 	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
 	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
@@ -13633,19 +13839,23 @@ L.gcm_dec_tail2_unroll8_rec_final1_aes192:
 L.gcm_dec_tail2_unroll8_rec_final1_aes128:
 	vbroadcasti32x4 zmm19, oword [r10 - 144]
 	vaesenc         zmm0, zmm0, zmm19
-; GHASH step 0: the products of vector 0
-	vpshufb         zmm20, zmm20, zmm28
-	vpxord          zmm20, zmm20, zmm14             ; the running hash joins block 0
-	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; d_L*h_L
-	vpclmulqdq      zmm13, zmm20, zword [r9], 16    ; d_L*h_H
-	vpxord          zmm9, zmm9, zmm12
-	vpclmulqdq      zmm12, zmm20, zword [r9], 1     ; d_H*h_L
-	vpternlogd      zmm10, zmm12, zmm13, 150
-	vpclmulqdq      zmm12, zmm20, zword [r9], 17    ; d_H*h_H
-	vpxord          zmm11, zmm11, zmm12
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm10, zmm9, zmm11, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm19
+; GHASH step 1: the products of vector 0
+	vpshufb         zmm20, zmm20, zmm28
+	vpxord          zmm20, zmm20, zmm14             ; the running hash joins block 0
+	vpshufd         zmm12, zmm20, 78
+	vpxord          zmm12, zmm12, zmm20             ; d_L ^ d_H in the low half
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 560], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxord          zmm10, zmm10, zmm12
+	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; d_L*h_L
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm20, zword [r9], 17    ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
 
 	vbroadcasti32x4 zmm19, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm19
@@ -13661,7 +13871,9 @@ L.gcm_dec_tail2_unroll8_rec_final1_aes128:
 
 	vbroadcasti32x4 zmm19, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm19
-; GHASH step 1: the lengths block
+; GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 3: the lengths block
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 752], 16 ; d_L*h_H
@@ -13670,21 +13882,21 @@ L.gcm_dec_tail2_unroll8_rec_final1_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 752], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
-; GHASH step 2: fold LO into MI (see the header)
+; GHASH step 4: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
 	vpternlogd      zmm10, zmm9, zmm12, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 32]
 	vaesenc         zmm0, zmm0, zmm19
-; GHASH step 3: fold MI into HI, the reduced product (see the header)
+; GHASH step 5: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
 	vpshufd         zmm10, zmm10, 78                ; swap(MI)
 	vpternlogd      zmm11, zmm10, zmm12, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 16]
 	vaesenc         zmm0, zmm0, zmm19
-; GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 6: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
 	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
 	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0

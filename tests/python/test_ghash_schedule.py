@@ -81,6 +81,26 @@ class TablesTest(unittest.TestCase):
                         self.assertEqual(names, [s.name for s in natural])
                         self.assertEqual(names[-3:], ["fold_lo", "fold_mi", "lanes"])
 
+    def test_karatsuba_into_earlier_sums_unfixes_them_first(self):
+        # Records add their final group's products to the AAD's (schoolbook) sums: the
+        # Karatsuba fix (MI ^= LO ^ HI) would also XOR those into MI unless the same XOR
+        # comes before any product; fresh sums and schoolbook need no such step.
+        for vectors in (1, 2, 3, 4, 8):
+            with self.subTest(vectors=vectors):
+                slots = ghash_schedule.schedule("avx10_512", "pairs", "karatsuba", "dec",
+                                                vectors, load=False, fresh=False,
+                                                lengths=True)
+                names = [s.name for slot in slots for s in slot]
+                self.assertEqual(names.count("unfix"), 1)
+                products = [i for i, n in enumerate(names)
+                            if n.startswith(("mid", "lo", "hi", "one"))]
+                self.assertLess(names.index("unfix"), min(products))
+                self.assertFalse(any(s.starts for slot in slots for s in slot))
+        for ghash, fresh in (("karatsuba", True), ("school", False)):
+            names = [s.name for s in ghash_schedule.steps("pairs", ghash, 4, load=False,
+                                                          fresh=fresh, lengths=True)]
+            self.assertNotIn("unfix", names)
+
 
 STEP = re.compile(r"^\s*# GHASH step (\d+): ")
 
