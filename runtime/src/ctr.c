@@ -43,6 +43,12 @@ int aesgen_ctr_init_isa(aesgen_ctr_ctx *ctx, const uint8_t *key, size_t key_len,
     return AESGEN_OK;
 }
 
+static AESGEN_NOINLINE void ctr_drop_keystream(aesgen_ctr_ctx *ctx)
+{
+    aesgen_wipe(ctx->ks, sizeof ctx->ks);
+    ctx->ks_valid = 0;
+}
+
 int aesgen_ctr_set_iv(aesgen_ctr_ctx *ctx, const uint8_t iv[16])
 {
     if (ctx == NULL || iv == NULL || ctx->crypt == NULL)
@@ -50,10 +56,8 @@ int aesgen_ctr_set_iv(aesgen_ctr_ctx *ctx, const uint8_t iv[16])
     ctx->ctr[1] = load_be64(iv);
     ctx->ctr[0] = load_be64(iv + 8);
     ctx->pos = 0;
-    if (ctx->ks_valid) {
-        aesgen_wipe(ctx->ks, sizeof ctx->ks);
-        ctx->ks_valid = 0;
-    }
+    if (ctx->ks_valid)
+        ctr_drop_keystream(ctx);
     return AESGEN_OK;
 }
 
@@ -103,6 +107,22 @@ static void ctr_from_boundary(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t *
     ctx->ks_valid = 0;
 }
 
+/* Every other case of aesgen_ctr_crypt: a block in progress, or a wrap of the low
+ * counter half within the call. */
+static AESGEN_NOINLINE int ctr_crypt_general(aesgen_ctr_ctx *ctx, uint8_t *dst,
+                                             const uint8_t *src, size_t len)
+{
+    if (ctx->pos != 0) {
+        const size_t n = ctr_finish_block(ctx, dst, src, len);
+        dst += n;
+        src += n;
+        len -= n;
+    }
+    if (len != 0)
+        ctr_from_boundary(ctx, dst, src, len);
+    return AESGEN_OK;
+}
+
 int aesgen_ctr_crypt(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t *src, size_t len)
 {
     if (ctx == NULL || ctx->crypt == NULL || (len != 0 && (dst == NULL || src == NULL)))
@@ -120,13 +140,5 @@ int aesgen_ctr_crypt(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t *src, size
         ctx->pos = (uint32_t)(len % 16);
         return ctx->crypt(&ctx->key, dst, src, len, lo, hi);
     }
-    if (ctx->pos != 0) {
-        const size_t n = ctr_finish_block(ctx, dst, src, len);
-        dst += n;
-        src += n;
-        len -= n;
-    }
-    if (len != 0)
-        ctr_from_boundary(ctx, dst, src, len);
-    return AESGEN_OK;
+    return ctr_crypt_general(ctx, dst, src, len);
 }

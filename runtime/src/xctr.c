@@ -37,6 +37,12 @@ int aesgen_xctr_init_isa(aesgen_xctr_ctx *ctx, const uint8_t *key, size_t key_le
     return AESGEN_OK;
 }
 
+static AESGEN_NOINLINE void xctr_drop_keystream(aesgen_xctr_ctx *ctx)
+{
+    aesgen_wipe(ctx->ks, sizeof ctx->ks);
+    ctx->ks_valid = 0;
+}
+
 int aesgen_xctr_set_iv(aesgen_xctr_ctx *ctx, const uint8_t iv[16])
 {
     if (ctx == NULL || iv == NULL || ctx->crypt == NULL)
@@ -44,10 +50,8 @@ int aesgen_xctr_set_iv(aesgen_xctr_ctx *ctx, const uint8_t iv[16])
     memmove(ctx->iv, iv, sizeof ctx->iv);
     ctx->index = 1;
     ctx->pos = 0;
-    if (ctx->ks_valid) {
-        aesgen_wipe(ctx->ks, sizeof ctx->ks);
-        ctx->ks_valid = 0;
-    }
+    if (ctx->ks_valid)
+        xctr_drop_keystream(ctx);
     return AESGEN_OK;
 }
 
@@ -76,22 +80,11 @@ static size_t xctr_finish_block(aesgen_xctr_ctx *ctx, uint8_t *dst, const uint8_
     return aesgen_use_keystream(ctx->ks, &ctx->pos, &ctx->ks_valid, dst, src, len);
 }
 
-int aesgen_xctr_crypt(aesgen_xctr_ctx *ctx, uint8_t *dst, const uint8_t *src, size_t len)
+/* aesgen_xctr_crypt with a block in progress (pos != 0). */
+static AESGEN_NOINLINE int xctr_crypt_general(aesgen_xctr_ctx *ctx, uint8_t *dst,
+                                              const uint8_t *src, size_t len)
 {
-    if (ctx == NULL || ctx->crypt == NULL || (len != 0 && (dst == NULL || src == NULL)))
-        return AESGEN_EINVAL;
-    if (len == 0)
-        return AESGEN_OK;
-    const uint64_t index = ctx->index;
-    if (__builtin_expect(ctx->pos == 0, 1)) {    /* the common case: a tail call */
-        const uint64_t blocks = len / 16 + (len % 16 != 0);
-        if (!xctr_blocks_left(index, blocks))
-            return AESGEN_EINVAL;
-        ctx->index = index + blocks;
-        ctx->pos = (uint32_t)(len % 16);
-        return ctx->crypt(&ctx->key, dst, src, len, ctx->iv, index);
-    }
-    const size_t head = ctx->pos == 0 ? 0 : (len < 16 - ctx->pos ? len : 16 - ctx->pos);
+    const size_t head = len < 16 - ctx->pos ? len : 16 - ctx->pos;
     const size_t rest = len - head;
     const uint64_t blocks = rest / 16 + (rest % 16 != 0);
     if (blocks != 0 && !xctr_blocks_left(ctx->index, blocks))
@@ -108,4 +101,22 @@ int aesgen_xctr_crypt(aesgen_xctr_ctx *ctx, uint8_t *dst, const uint8_t *src, si
         ctx->ks_valid = 0;
     }
     return AESGEN_OK;
+}
+
+int aesgen_xctr_crypt(aesgen_xctr_ctx *ctx, uint8_t *dst, const uint8_t *src, size_t len)
+{
+    if (ctx == NULL || ctx->crypt == NULL || (len != 0 && (dst == NULL || src == NULL)))
+        return AESGEN_EINVAL;
+    if (len == 0)
+        return AESGEN_OK;
+    const uint64_t index = ctx->index;
+    if (__builtin_expect(ctx->pos == 0, 1)) {    /* the common case: a tail call */
+        const uint64_t blocks = len / 16 + (len % 16 != 0);
+        if (!xctr_blocks_left(index, blocks))
+            return AESGEN_EINVAL;
+        ctx->index = index + blocks;
+        ctx->pos = (uint32_t)(len % 16);
+        return ctx->crypt(&ctx->key, dst, src, len, ctx->iv, index);
+    }
+    return xctr_crypt_general(ctx, dst, src, len);
 }
