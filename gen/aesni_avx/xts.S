@@ -904,6 +904,7 @@ aesgen_xts_decrypt_aesni_avx:
 	add             $48, %rcx
 	add             $48, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	{disp32} jmp    .Lxts_dec_steal_both            # no register for the last whole block beside them
 	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final3:
 # the tweaks of 3 vectors: vector j = BASE * x^(1*j), each straight from BASE
@@ -1013,6 +1014,7 @@ aesgen_xts_decrypt_aesni_avx:
 	add             $32, %rcx
 	add             $32, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	{disp32} jmp    .Lxts_dec_steal_both            # no register for the last whole block beside them
 	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final2:
 # the tweaks of 2 vectors: vector j = BASE * x^(1*j), each straight from BASE
@@ -1096,6 +1098,7 @@ aesgen_xts_decrypt_aesni_avx:
 	add             $16, %rcx
 	add             $16, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	{disp32} jmp    .Lxts_dec_steal_both            # no register for the last whole block beside them
 	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final1:
 # the tweaks of 1 vector: vector j = BASE * x^(1*j), each straight from BASE
@@ -1150,12 +1153,14 @@ aesgen_xts_decrypt_aesni_avx:
 	add             %r8, %rcx
 	add             %r8, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	{disp32} jmp    .Lxts_dec_steal_both            # no register for the last whole block beside them
 	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_no_tail:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
-.Lxts_dec_steal:
+.Lxts_dec_steal_both:
+# SRC/DST at the last whole block, T1 = its tweak: both blocks here
 # ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
 # TA * x (decryption: the last whole block under TB, the stolen block under TA)
 # xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1170,14 +1175,14 @@ aesgen_xts_decrypt_aesni_avx:
 	vpxor           (%rdi), %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_steal_a_aes128
-	{disp32} je     .Lxts_dec_steal_a_aes192
+	{disp32} jb     .Lxts_dec_steal_both_a_aes128
+	{disp32} je     .Lxts_dec_steal_both_a_aes192
 	vaesdec         -208(%r10), %xmm4, %xmm4
 	vaesdec         -192(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_a_aes192:
+.Lxts_dec_steal_both_a_aes192:
 	vaesdec         -176(%r10), %xmm4, %xmm4
 	vaesdec         -160(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_a_aes128:
+.Lxts_dec_steal_both_a_aes128:
 	vaesdec         -144(%r10), %xmm4, %xmm4
 	vaesdec         -128(%r10), %xmm4, %xmm4
 	vaesdec         -112(%r10), %xmm4, %xmm4
@@ -1206,6 +1211,48 @@ aesgen_xts_decrypt_aesni_avx:
 	vpxor           (%rdi), %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_steal_both_b_aes128
+	{disp32} je     .Lxts_dec_steal_both_b_aes192
+	vaesdec         -208(%r10), %xmm4, %xmm4
+	vaesdec         -192(%r10), %xmm4, %xmm4
+.Lxts_dec_steal_both_b_aes192:
+	vaesdec         -176(%r10), %xmm4, %xmm4
+	vaesdec         -160(%r10), %xmm4, %xmm4
+.Lxts_dec_steal_both_b_aes128:
+	vaesdec         -144(%r10), %xmm4, %xmm4
+	vaesdec         -128(%r10), %xmm4, %xmm4
+	vaesdec         -112(%r10), %xmm4, %xmm4
+	vaesdec         -96(%r10), %xmm4, %xmm4
+	vaesdec         -80(%r10), %xmm4, %xmm4
+	vaesdec         -64(%r10), %xmm4, %xmm4
+	vaesdec         -48(%r10), %xmm4, %xmm4
+	vaesdec         -32(%r10), %xmm4, %xmm4
+	vaesdec         -16(%r10), %xmm4, %xmm4
+	vaesdeclast     (%r10), %xmm4, %xmm4
+	vpxor           %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
+	{disp32} jmp    .Lxts_dec_return
+.Lxts_dec_steal:
+# ciphertext stealing on xmm (decryption): the final group left CC = PP = D(C[n-1])
+# under TB in X0's xmm and T1 = TA, the stolen block's tweak
+	vmovdqu         -16(%rcx,%rsi,1), %xmm8         # last 16 bytes of src
+	lea             .Lxts_cts_table(%rip), %r11
+# short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu         (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
+# last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             %rsi
+	vmovdqu         32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm8, %xmm8
+	vmovdqu         64(%r11,%rsi,1), %xmm0
+	neg             %rsi
+	vpand           %xmm0, %xmm4, %xmm4
+	vpor            %xmm8, %xmm4, %xmm4
+	vmovdqu         %xmm1, -16(%rdx,%rsi,1)
+	vpxor           %xmm2, %xmm4, %xmm4
+	vpxor           (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_steal_b_aes128
 	{disp32} je     .Lxts_dec_steal_b_aes192
 	vaesdec         -208(%r10), %xmm4, %xmm4
@@ -1225,7 +1272,7 @@ aesgen_xts_decrypt_aesni_avx:
 	vaesdec         -16(%r10), %xmm4, %xmm4
 	vaesdeclast     (%r10), %xmm4, %xmm4
 	vpxor           %xmm2, %xmm4, %xmm4
-	vmovdqu         %xmm4, (%rdx)
+	vmovdqu         %xmm4, -16(%rdx)
 .Lxts_dec_return:
 	xor             %eax, %eax
 	vzeroupper
@@ -2680,6 +2727,7 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	add             $48, %rcx
 	add             $48, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	{disp32} jmp    .Lxts_dec_steal_both_tweakgpr_unroll8 # no register for the last whole block beside them
 	{disp32} jmp    .Lxts_dec_steal_tweakgpr_unroll8
 .Lxts_dec_final3_tweakgpr_unroll8:
 # the tweaks of 3 blocks: block j = BASE * x^j, each the previous one doubled
@@ -2783,6 +2831,7 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	add             $32, %rcx
 	add             $32, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	{disp32} jmp    .Lxts_dec_steal_both_tweakgpr_unroll8 # no register for the last whole block beside them
 	{disp32} jmp    .Lxts_dec_steal_tweakgpr_unroll8
 .Lxts_dec_final2_tweakgpr_unroll8:
 # the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
@@ -2862,6 +2911,7 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	add             $16, %rcx
 	add             $16, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	{disp32} jmp    .Lxts_dec_steal_both_tweakgpr_unroll8 # no register for the last whole block beside them
 	{disp32} jmp    .Lxts_dec_steal_tweakgpr_unroll8
 .Lxts_dec_final1_tweakgpr_unroll8:
 # the tweaks of 1 block: block j = BASE * x^j, each the previous one doubled
@@ -2914,12 +2964,14 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	add             %r8, %rcx
 	add             %r8, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	{disp32} jmp    .Lxts_dec_steal_both_tweakgpr_unroll8 # no register for the last whole block beside them
 	{disp32} jmp    .Lxts_dec_steal_tweakgpr_unroll8
 .Lxts_dec_no_tail_tweakgpr_unroll8:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return_tweakgpr_unroll8
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
-.Lxts_dec_steal_tweakgpr_unroll8:
+.Lxts_dec_steal_both_tweakgpr_unroll8:
+# SRC/DST at the last whole block, T1 = its tweak: both blocks here
 # ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
 # TA * x (decryption: the last whole block under TB, the stolen block under TA)
 # xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -2934,14 +2986,14 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	vpxor           (%rdi), %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_steal_a_aes128_tweakgpr_unroll8
-	{disp32} je     .Lxts_dec_steal_a_aes192_tweakgpr_unroll8
+	{disp32} jb     .Lxts_dec_steal_both_a_aes128_tweakgpr_unroll8
+	{disp32} je     .Lxts_dec_steal_both_a_aes192_tweakgpr_unroll8
 	vaesdec         -208(%r10), %xmm4, %xmm4
 	vaesdec         -192(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_a_aes192_tweakgpr_unroll8:
+.Lxts_dec_steal_both_a_aes192_tweakgpr_unroll8:
 	vaesdec         -176(%r10), %xmm4, %xmm4
 	vaesdec         -160(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_a_aes128_tweakgpr_unroll8:
+.Lxts_dec_steal_both_a_aes128_tweakgpr_unroll8:
 	vaesdec         -144(%r10), %xmm4, %xmm4
 	vaesdec         -128(%r10), %xmm4, %xmm4
 	vaesdec         -112(%r10), %xmm4, %xmm4
@@ -2970,6 +3022,48 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	vpxor           (%rdi), %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_steal_both_b_aes128_tweakgpr_unroll8
+	{disp32} je     .Lxts_dec_steal_both_b_aes192_tweakgpr_unroll8
+	vaesdec         -208(%r10), %xmm4, %xmm4
+	vaesdec         -192(%r10), %xmm4, %xmm4
+.Lxts_dec_steal_both_b_aes192_tweakgpr_unroll8:
+	vaesdec         -176(%r10), %xmm4, %xmm4
+	vaesdec         -160(%r10), %xmm4, %xmm4
+.Lxts_dec_steal_both_b_aes128_tweakgpr_unroll8:
+	vaesdec         -144(%r10), %xmm4, %xmm4
+	vaesdec         -128(%r10), %xmm4, %xmm4
+	vaesdec         -112(%r10), %xmm4, %xmm4
+	vaesdec         -96(%r10), %xmm4, %xmm4
+	vaesdec         -80(%r10), %xmm4, %xmm4
+	vaesdec         -64(%r10), %xmm4, %xmm4
+	vaesdec         -48(%r10), %xmm4, %xmm4
+	vaesdec         -32(%r10), %xmm4, %xmm4
+	vaesdec         -16(%r10), %xmm4, %xmm4
+	vaesdeclast     (%r10), %xmm4, %xmm4
+	vpxor           %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
+	{disp32} jmp    .Lxts_dec_return_tweakgpr_unroll8
+.Lxts_dec_steal_tweakgpr_unroll8:
+# ciphertext stealing on xmm (decryption): the final group left CC = PP = D(C[n-1])
+# under TB in X0's xmm and T1 = TA, the stolen block's tweak
+	vmovdqu         -16(%rcx,%rsi,1), %xmm12        # last 16 bytes of src
+	lea             .Lxts_cts_table_tweakgpr_unroll8(%rip), %r11
+# short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu         (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
+# last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             %rsi
+	vmovdqu         32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm12, %xmm12
+	vmovdqu         64(%r11,%rsi,1), %xmm0
+	neg             %rsi
+	vpand           %xmm0, %xmm4, %xmm4
+	vpor            %xmm12, %xmm4, %xmm4
+	vmovdqu         %xmm1, -16(%rdx,%rsi,1)
+	vpxor           %xmm2, %xmm4, %xmm4
+	vpxor           (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_steal_b_aes128_tweakgpr_unroll8
 	{disp32} je     .Lxts_dec_steal_b_aes192_tweakgpr_unroll8
 	vaesdec         -208(%r10), %xmm4, %xmm4
@@ -2989,7 +3083,7 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	vaesdec         -16(%r10), %xmm4, %xmm4
 	vaesdeclast     (%r10), %xmm4, %xmm4
 	vpxor           %xmm2, %xmm4, %xmm4
-	vmovdqu         %xmm4, (%rdx)
+	vmovdqu         %xmm4, -16(%rdx)
 .Lxts_dec_return_tweakgpr_unroll8:
 	xor             %eax, %eax
 	vzeroupper

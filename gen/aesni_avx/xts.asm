@@ -899,6 +899,7 @@ L.xts_dec_final4_aes128:
 	add             rcx, 48
 	add             rdx, 48
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	jmp             near L.xts_dec_steal_both       ; no register for the last whole block beside them
 	jmp             near L.xts_dec_steal
 L.xts_dec_final3:
 ; the tweaks of 3 vectors: vector j = BASE * x^(1*j), each straight from BASE
@@ -1008,6 +1009,7 @@ L.xts_dec_final3_aes128:
 	add             rcx, 32
 	add             rdx, 32
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	jmp             near L.xts_dec_steal_both       ; no register for the last whole block beside them
 	jmp             near L.xts_dec_steal
 L.xts_dec_final2:
 ; the tweaks of 2 vectors: vector j = BASE * x^(1*j), each straight from BASE
@@ -1091,6 +1093,7 @@ L.xts_dec_final2_aes128:
 	add             rcx, 16
 	add             rdx, 16
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	jmp             near L.xts_dec_steal_both       ; no register for the last whole block beside them
 	jmp             near L.xts_dec_steal
 L.xts_dec_final1:
 ; the tweaks of 1 vector: vector j = BASE * x^(1*j), each straight from BASE
@@ -1145,12 +1148,14 @@ L.xts_dec_final1_aes128:
 	add             rcx, r8
 	add             rdx, r8
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	jmp             near L.xts_dec_steal_both       ; no register for the last whole block beside them
 	jmp             near L.xts_dec_steal
 L.xts_dec_no_tail:
 	test            rsi, rsi
 	jz              near L.xts_dec_return
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
-L.xts_dec_steal:
+L.xts_dec_steal_both:
+; SRC/DST at the last whole block, T1 = its tweak: both blocks here
 ; ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
 ; TA * x (decryption: the last whole block under TB, the stolen block under TA)
 ; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1165,14 +1170,14 @@ L.xts_dec_steal:
 	vpxor           xmm4, xmm4, oword [rdi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xts_dec_steal_a_aes128
-	je              near L.xts_dec_steal_a_aes192
+	jb              near L.xts_dec_steal_both_a_aes128
+	je              near L.xts_dec_steal_both_a_aes192
 	vaesdec         xmm4, xmm4, oword [r10 - 208]
 	vaesdec         xmm4, xmm4, oword [r10 - 192]
-L.xts_dec_steal_a_aes192:
+L.xts_dec_steal_both_a_aes192:
 	vaesdec         xmm4, xmm4, oword [r10 - 176]
 	vaesdec         xmm4, xmm4, oword [r10 - 160]
-L.xts_dec_steal_a_aes128:
+L.xts_dec_steal_both_a_aes128:
 	vaesdec         xmm4, xmm4, oword [r10 - 144]
 	vaesdec         xmm4, xmm4, oword [r10 - 128]
 	vaesdec         xmm4, xmm4, oword [r10 - 112]
@@ -1201,6 +1206,48 @@ L.xts_dec_steal_a_aes128:
 	vpxor           xmm4, xmm4, oword [rdi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
+	jb              near L.xts_dec_steal_both_b_aes128
+	je              near L.xts_dec_steal_both_b_aes192
+	vaesdec         xmm4, xmm4, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, oword [r10 - 192]
+L.xts_dec_steal_both_b_aes192:
+	vaesdec         xmm4, xmm4, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, oword [r10 - 160]
+L.xts_dec_steal_both_b_aes128:
+	vaesdec         xmm4, xmm4, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	vaesdeclast     xmm4, xmm4, oword [r10]
+	vpxor           xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
+	jmp             near L.xts_dec_return
+L.xts_dec_steal:
+; ciphertext stealing on xmm (decryption): the final group left CC = PP = D(C[n-1])
+; under TB in X0's xmm and T1 = TA, the stolen block's tweak
+	vmovdqu         xmm8, oword [rcx + rsi*1 - 16]  ; last 16 bytes of src
+	lea             r11, [rel L.xts_cts_table]
+; short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu         xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
+; last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             rsi
+	vmovdqu         xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm8, xmm8, xmm0
+	vmovdqu         xmm0, oword [r11 + rsi*1 + 64]
+	neg             rsi
+	vpand           xmm4, xmm4, xmm0
+	vpor            xmm4, xmm4, xmm8
+	vmovdqu         oword [rdx + rsi*1 - 16], xmm1
+	vpxor           xmm4, xmm4, xmm2
+	vpxor           xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
 	jb              near L.xts_dec_steal_b_aes128
 	je              near L.xts_dec_steal_b_aes192
 	vaesdec         xmm4, xmm4, oword [r10 - 208]
@@ -1220,7 +1267,7 @@ L.xts_dec_steal_b_aes128:
 	vaesdec         xmm4, xmm4, oword [r10 - 16]
 	vaesdeclast     xmm4, xmm4, oword [r10]
 	vpxor           xmm4, xmm4, xmm2
-	vmovdqu         oword [rdx], xmm4
+	vmovdqu         oword [rdx - 16], xmm4
 L.xts_dec_return:
 	xor             eax, eax
 	vzeroupper
@@ -2656,6 +2703,7 @@ L.xts_dec_final4_aes128_tweakgpr_unroll8:
 	add             rcx, 48
 	add             rdx, 48
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	jmp             near L.xts_dec_steal_both_tweakgpr_unroll8 ; no register for the last whole block beside them
 	jmp             near L.xts_dec_steal_tweakgpr_unroll8
 L.xts_dec_final3_tweakgpr_unroll8:
 ; the tweaks of 3 blocks: block j = BASE * x^j, each the previous one doubled
@@ -2759,6 +2807,7 @@ L.xts_dec_final3_aes128_tweakgpr_unroll8:
 	add             rcx, 32
 	add             rdx, 32
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	jmp             near L.xts_dec_steal_both_tweakgpr_unroll8 ; no register for the last whole block beside them
 	jmp             near L.xts_dec_steal_tweakgpr_unroll8
 L.xts_dec_final2_tweakgpr_unroll8:
 ; the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
@@ -2838,6 +2887,7 @@ L.xts_dec_final2_aes128_tweakgpr_unroll8:
 	add             rcx, 16
 	add             rdx, 16
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	jmp             near L.xts_dec_steal_both_tweakgpr_unroll8 ; no register for the last whole block beside them
 	jmp             near L.xts_dec_steal_tweakgpr_unroll8
 L.xts_dec_final1_tweakgpr_unroll8:
 ; the tweaks of 1 block: block j = BASE * x^j, each the previous one doubled
@@ -2890,12 +2940,14 @@ L.xts_dec_final1_aes128_tweakgpr_unroll8:
 	add             rcx, r8
 	add             rdx, r8
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	jmp             near L.xts_dec_steal_both_tweakgpr_unroll8 ; no register for the last whole block beside them
 	jmp             near L.xts_dec_steal_tweakgpr_unroll8
 L.xts_dec_no_tail_tweakgpr_unroll8:
 	test            rsi, rsi
 	jz              near L.xts_dec_return_tweakgpr_unroll8
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
-L.xts_dec_steal_tweakgpr_unroll8:
+L.xts_dec_steal_both_tweakgpr_unroll8:
+; SRC/DST at the last whole block, T1 = its tweak: both blocks here
 ; ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
 ; TA * x (decryption: the last whole block under TB, the stolen block under TA)
 ; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -2910,14 +2962,14 @@ L.xts_dec_steal_tweakgpr_unroll8:
 	vpxor           xmm4, xmm4, oword [rdi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xts_dec_steal_a_aes128_tweakgpr_unroll8
-	je              near L.xts_dec_steal_a_aes192_tweakgpr_unroll8
+	jb              near L.xts_dec_steal_both_a_aes128_tweakgpr_unroll8
+	je              near L.xts_dec_steal_both_a_aes192_tweakgpr_unroll8
 	vaesdec         xmm4, xmm4, oword [r10 - 208]
 	vaesdec         xmm4, xmm4, oword [r10 - 192]
-L.xts_dec_steal_a_aes192_tweakgpr_unroll8:
+L.xts_dec_steal_both_a_aes192_tweakgpr_unroll8:
 	vaesdec         xmm4, xmm4, oword [r10 - 176]
 	vaesdec         xmm4, xmm4, oword [r10 - 160]
-L.xts_dec_steal_a_aes128_tweakgpr_unroll8:
+L.xts_dec_steal_both_a_aes128_tweakgpr_unroll8:
 	vaesdec         xmm4, xmm4, oword [r10 - 144]
 	vaesdec         xmm4, xmm4, oword [r10 - 128]
 	vaesdec         xmm4, xmm4, oword [r10 - 112]
@@ -2946,6 +2998,48 @@ L.xts_dec_steal_a_aes128_tweakgpr_unroll8:
 	vpxor           xmm4, xmm4, oword [rdi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
+	jb              near L.xts_dec_steal_both_b_aes128_tweakgpr_unroll8
+	je              near L.xts_dec_steal_both_b_aes192_tweakgpr_unroll8
+	vaesdec         xmm4, xmm4, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, oword [r10 - 192]
+L.xts_dec_steal_both_b_aes192_tweakgpr_unroll8:
+	vaesdec         xmm4, xmm4, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, oword [r10 - 160]
+L.xts_dec_steal_both_b_aes128_tweakgpr_unroll8:
+	vaesdec         xmm4, xmm4, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	vaesdeclast     xmm4, xmm4, oword [r10]
+	vpxor           xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
+	jmp             near L.xts_dec_return_tweakgpr_unroll8
+L.xts_dec_steal_tweakgpr_unroll8:
+; ciphertext stealing on xmm (decryption): the final group left CC = PP = D(C[n-1])
+; under TB in X0's xmm and T1 = TA, the stolen block's tweak
+	vmovdqu         xmm12, oword [rcx + rsi*1 - 16] ; last 16 bytes of src
+	lea             r11, [rel L.xts_cts_table_tweakgpr_unroll8]
+; short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu         xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
+; last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             rsi
+	vmovdqu         xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm12, xmm12, xmm0
+	vmovdqu         xmm0, oword [r11 + rsi*1 + 64]
+	neg             rsi
+	vpand           xmm4, xmm4, xmm0
+	vpor            xmm4, xmm4, xmm12
+	vmovdqu         oword [rdx + rsi*1 - 16], xmm1
+	vpxor           xmm4, xmm4, xmm2
+	vpxor           xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
 	jb              near L.xts_dec_steal_b_aes128_tweakgpr_unroll8
 	je              near L.xts_dec_steal_b_aes192_tweakgpr_unroll8
 	vaesdec         xmm4, xmm4, oword [r10 - 208]
@@ -2965,7 +3059,7 @@ L.xts_dec_steal_b_aes128_tweakgpr_unroll8:
 	vaesdec         xmm4, xmm4, oword [r10 - 16]
 	vaesdeclast     xmm4, xmm4, oword [r10]
 	vpxor           xmm4, xmm4, xmm2
-	vmovdqu         oword [rdx], xmm4
+	vmovdqu         oword [rdx - 16], xmm4
 L.xts_dec_return_tweakgpr_unroll8:
 	xor             eax, eax
 	vzeroupper

@@ -999,8 +999,11 @@ aesgen_xts_decrypt_avx10_256:
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %ymm13, %ymm3, %ymm2
+	{disp32} jmp    .Lxts_dec_steal_both            # no register for the last whole block beside them
 	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final3:
+	test            %rsi, %rsi
+	{disp32} jnz    .Lxts_dec_final3_beside         # a partial block: the last whole one runs beside
 # the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
 # ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1088,24 +1091,142 @@ aesgen_xts_decrypt_avx10_256:
 	vpxord          %ymm12, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm6, %ymm6
 	vmovdqu8        %ymm6, 64(%rdx){%k1}
-	test            %rsi, %rsi
-	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
-	add             %r8, %rcx
-	add             %r8, %rdx
-	add             $64, %rcx
-	add             $64, %rdx
-# next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-# ymm12 = ymm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          $63, %ymm12, %ymm2              # top 1 bits of each half
+	{disp32} jmp    .Lxts_dec_return                # no partial block (tested before the group)
+.Lxts_dec_final3_beside:
+# the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa64       %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $1, %ymm12, %ymm12
+	vpsllq          $2, %ymm0, %ymm11
+	vpternlogd      $150, %ymm3, %ymm2, %ymm11
+# ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm12
 	vpternlogd      $150, %ymm3, %ymm2, %ymm12
+# ymm0 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
+	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $6, %ymm0, %ymm0
+	vpternlogd      $150, %ymm3, %ymm2, %ymm0
+	sub             $64, %r8                        # bytes in the last vector
+# the last whole block beside them, under TB, the tweak two blocks after the last
+# vector's last (lane m): TB = lane m of TW0 * x^6 into xmm3, straight from the
+# first tweak so that XE starts its rounds right after the vectors; XE = C[n-1] ^ TB ^
+# round key 0; then TA (the tweak between: the stealing's) = lane m of TW0 * x^5
+# ymm13 = ymm8 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
+	vpsrlq          $58, %ymm8, %ymm2               # top 6 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $6, %ymm8, %ymm13
+	vpternlogd      $150, %ymm3, %ymm2, %ymm13
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
-	vpermd          %ymm12, %ymm3, %ymm2
+	vpermd          %ymm13, %ymm3, %ymm3            # TB: lane m
+	vmovdqu8        64(%rcx,%r8,1), %xmm7
+	vpternlogd      $150, %xmm3, %xmm9, %xmm7
+# ymm13 = ymm8 * x^5: shift left, fold the 5 bits shifted out back in times 0x87
+	vpsrlq          $59, %ymm8, %ymm2               # top 5 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm4         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $5, %ymm8, %ymm13
+	vpternlogd      $150, %ymm4, %ymm2, %ymm13
+	vmovdqu8        -16(%r11,%r8,1), %xmm2
+	vpermd          %ymm13, %ymm2, %ymm13           # TA: lane m
+# ymm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %ymm4
+	vpternlogd      $150, %ymm8, %ymm9, %ymm4
+# ymm5 = data ^ tweak ^ round key 0
+	vmovdqu8        32(%rcx), %ymm5
+	vpternlogd      $150, %ymm11, %ymm9, %ymm5
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovd           %r11d, %k1
+# ymm6 = data ^ tweak ^ round key 0
+	vmovdqu8        64(%rcx), %ymm6{%k1}{z}
+	vpternlogd      $150, %ymm12, %ymm9, %ymm6
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final3_beside_aes128
+	{disp32} je     .Lxts_dec_final3_beside_aes192
+	vaesdec         %ymm26, %ymm4, %ymm4
+	vaesdec         %ymm26, %ymm5, %ymm5
+	vaesdec         %ymm26, %ymm6, %ymm6
+	vaesdec         %xmm26, %xmm7, %xmm7
+	vaesdec         %ymm25, %ymm4, %ymm4
+	vaesdec         %ymm25, %ymm5, %ymm5
+	vaesdec         %ymm25, %ymm6, %ymm6
+	vaesdec         %xmm25, %xmm7, %xmm7
+.Lxts_dec_final3_beside_aes192:
+	vaesdec         %ymm24, %ymm4, %ymm4
+	vaesdec         %ymm24, %ymm5, %ymm5
+	vaesdec         %ymm24, %ymm6, %ymm6
+	vaesdec         %xmm24, %xmm7, %xmm7
+	vaesdec         %ymm23, %ymm4, %ymm4
+	vaesdec         %ymm23, %ymm5, %ymm5
+	vaesdec         %ymm23, %ymm6, %ymm6
+	vaesdec         %xmm23, %xmm7, %xmm7
+.Lxts_dec_final3_beside_aes128:
+	vaesdec         %ymm22, %ymm4, %ymm4
+	vaesdec         %ymm22, %ymm5, %ymm5
+	vaesdec         %ymm22, %ymm6, %ymm6
+	vaesdec         %xmm22, %xmm7, %xmm7
+	vaesdec         %ymm21, %ymm4, %ymm4
+	vaesdec         %ymm21, %ymm5, %ymm5
+	vaesdec         %ymm21, %ymm6, %ymm6
+	vaesdec         %xmm21, %xmm7, %xmm7
+	vaesdec         %ymm20, %ymm4, %ymm4
+	vaesdec         %ymm20, %ymm5, %ymm5
+	vaesdec         %ymm20, %ymm6, %ymm6
+	vaesdec         %xmm20, %xmm7, %xmm7
+	vaesdec         %ymm19, %ymm4, %ymm4
+	vaesdec         %ymm19, %ymm5, %ymm5
+	vaesdec         %ymm19, %ymm6, %ymm6
+	vaesdec         %xmm19, %xmm7, %xmm7
+	vaesdec         %ymm18, %ymm4, %ymm4
+	vaesdec         %ymm18, %ymm5, %ymm5
+	vaesdec         %ymm18, %ymm6, %ymm6
+	vaesdec         %xmm18, %xmm7, %xmm7
+	vaesdec         %ymm17, %ymm4, %ymm4
+	vaesdec         %ymm17, %ymm5, %ymm5
+	vaesdec         %ymm17, %ymm6, %ymm6
+	vaesdec         %xmm17, %xmm7, %xmm7
+	vaesdec         %ymm16, %ymm4, %ymm4
+	vaesdec         %ymm16, %ymm5, %ymm5
+	vaesdec         %ymm16, %ymm6, %ymm6
+	vaesdec         %xmm16, %xmm7, %xmm7
+	vaesdec         %ymm15, %ymm4, %ymm4
+	vaesdec         %ymm15, %ymm5, %ymm5
+	vaesdec         %ymm15, %ymm6, %ymm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vpxord          %ymm8, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu8        %ymm4, (%rdx)
+	vpxord          %ymm11, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm5, %ymm5
+	vmovdqu8        %ymm5, 32(%rdx)
+	vpxord          %ymm12, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm6, %ymm6
+	vmovdqu8        %ymm6, 64(%rdx){%k1}
+# the block beside: PP = D(C[n-1]) under TB into X0's xmm, T1 = TA, SRC/DST past C[n-1]
+	vpxord          %xmm3, %xmm10, %xmm2
+	vaesdeclast     %xmm2, %xmm7, %xmm7
+	vmovdqa64       %xmm7, %xmm4
+	vmovdqa64       %xmm13, %xmm2
+	lea             80(%rcx,%r8,1), %rcx
+	lea             80(%rdx,%r8,1), %rdx
 	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final2:
+	test            %rsi, %rsi
+	{disp32} jnz    .Lxts_dec_final2_beside         # a partial block: the last whole one runs beside
 # the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
 # ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1168,24 +1289,117 @@ aesgen_xts_decrypt_avx10_256:
 	vpxord          %ymm11, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm5, %ymm5
 	vmovdqu8        %ymm5, 32(%rdx){%k1}
-	test            %rsi, %rsi
-	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
-	add             %r8, %rcx
-	add             %r8, %rdx
-	add             $32, %rcx
-	add             $32, %rdx
-# next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-# ymm11 = ymm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          $63, %ymm11, %ymm2              # top 1 bits of each half
+	{disp32} jmp    .Lxts_dec_return                # no partial block (tested before the group)
+.Lxts_dec_final2_beside:
+# the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa64       %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $1, %ymm11, %ymm11
+	vpsllq          $2, %ymm0, %ymm11
 	vpternlogd      $150, %ymm3, %ymm2, %ymm11
+# ymm0 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm0
+	vpternlogd      $150, %ymm3, %ymm2, %ymm0
+	sub             $32, %r8                        # bytes in the last vector
+# the last whole block beside them, under TB, the tweak two blocks after the last
+# vector's last (lane m): TB = lane m of TW0 * x^4 into xmm3, straight from the
+# first tweak so that XE starts its rounds right after the vectors; XE = C[n-1] ^ TB ^
+# round key 0; then TA (the tweak between: the stealing's) = lane m of TW0 * x^3
+# ymm12 = ymm8 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %ymm8, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm8, %ymm12
+	vpternlogd      $150, %ymm3, %ymm2, %ymm12
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
-	vpermd          %ymm11, %ymm3, %ymm2
+	vpermd          %ymm12, %ymm3, %ymm3            # TB: lane m
+	vmovdqu8        32(%rcx,%r8,1), %xmm6
+	vpternlogd      $150, %xmm3, %xmm9, %xmm6
+# ymm12 = ymm8 * x^3: shift left, fold the 3 bits shifted out back in times 0x87
+	vpsrlq          $61, %ymm8, %ymm2               # top 3 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm4         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $3, %ymm8, %ymm12
+	vpternlogd      $150, %ymm4, %ymm2, %ymm12
+	vmovdqu8        -16(%r11,%r8,1), %xmm2
+	vpermd          %ymm12, %ymm2, %ymm12           # TA: lane m
+# ymm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %ymm4
+	vpternlogd      $150, %ymm8, %ymm9, %ymm4
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovd           %r11d, %k1
+# ymm5 = data ^ tweak ^ round key 0
+	vmovdqu8        32(%rcx), %ymm5{%k1}{z}
+	vpternlogd      $150, %ymm11, %ymm9, %ymm5
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final2_beside_aes128
+	{disp32} je     .Lxts_dec_final2_beside_aes192
+	vaesdec         %ymm26, %ymm4, %ymm4
+	vaesdec         %ymm26, %ymm5, %ymm5
+	vaesdec         %xmm26, %xmm6, %xmm6
+	vaesdec         %ymm25, %ymm4, %ymm4
+	vaesdec         %ymm25, %ymm5, %ymm5
+	vaesdec         %xmm25, %xmm6, %xmm6
+.Lxts_dec_final2_beside_aes192:
+	vaesdec         %ymm24, %ymm4, %ymm4
+	vaesdec         %ymm24, %ymm5, %ymm5
+	vaesdec         %xmm24, %xmm6, %xmm6
+	vaesdec         %ymm23, %ymm4, %ymm4
+	vaesdec         %ymm23, %ymm5, %ymm5
+	vaesdec         %xmm23, %xmm6, %xmm6
+.Lxts_dec_final2_beside_aes128:
+	vaesdec         %ymm22, %ymm4, %ymm4
+	vaesdec         %ymm22, %ymm5, %ymm5
+	vaesdec         %xmm22, %xmm6, %xmm6
+	vaesdec         %ymm21, %ymm4, %ymm4
+	vaesdec         %ymm21, %ymm5, %ymm5
+	vaesdec         %xmm21, %xmm6, %xmm6
+	vaesdec         %ymm20, %ymm4, %ymm4
+	vaesdec         %ymm20, %ymm5, %ymm5
+	vaesdec         %xmm20, %xmm6, %xmm6
+	vaesdec         %ymm19, %ymm4, %ymm4
+	vaesdec         %ymm19, %ymm5, %ymm5
+	vaesdec         %xmm19, %xmm6, %xmm6
+	vaesdec         %ymm18, %ymm4, %ymm4
+	vaesdec         %ymm18, %ymm5, %ymm5
+	vaesdec         %xmm18, %xmm6, %xmm6
+	vaesdec         %ymm17, %ymm4, %ymm4
+	vaesdec         %ymm17, %ymm5, %ymm5
+	vaesdec         %xmm17, %xmm6, %xmm6
+	vaesdec         %ymm16, %ymm4, %ymm4
+	vaesdec         %ymm16, %ymm5, %ymm5
+	vaesdec         %xmm16, %xmm6, %xmm6
+	vaesdec         %ymm15, %ymm4, %ymm4
+	vaesdec         %ymm15, %ymm5, %ymm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vpxord          %ymm8, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu8        %ymm4, (%rdx)
+	vpxord          %ymm11, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm5, %ymm5
+	vmovdqu8        %ymm5, 32(%rdx){%k1}
+# the block beside: PP = D(C[n-1]) under TB into X0's xmm, T1 = TA, SRC/DST past C[n-1]
+	vpxord          %xmm3, %xmm10, %xmm2
+	vaesdeclast     %xmm2, %xmm6, %xmm6
+	vmovdqa64       %xmm6, %xmm4
+	vmovdqa64       %xmm12, %xmm2
+	lea             48(%rcx,%r8,1), %rcx
+	lea             48(%rdx,%r8,1), %rdx
 	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final1:
+	test            %rsi, %rsi
+	{disp32} jnz    .Lxts_dec_final1_beside         # a partial block: the last whole one runs beside
 # the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
 # ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1222,26 +1436,94 @@ aesgen_xts_decrypt_avx10_256:
 	vpxord          %ymm8, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm4, %ymm4
 	vmovdqu8        %ymm4, (%rdx){%k1}
-	test            %rsi, %rsi
-	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
-	add             %r8, %rcx
-	add             %r8, %rdx
-# next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-# ymm8 = ymm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          $63, %ymm8, %ymm2               # top 1 bits of each half
+	{disp32} jmp    .Lxts_dec_return                # no partial block (tested before the group)
+.Lxts_dec_final1_beside:
+# the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa64       %ymm0, %ymm8
+# ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $1, %ymm8, %ymm8
-	vpternlogd      $150, %ymm3, %ymm2, %ymm8
+	vpsllq          $2, %ymm0, %ymm0
+	vpternlogd      $150, %ymm3, %ymm2, %ymm0
+# the last whole block beside them, under TB, the tweak two blocks after the last
+# vector's last (lane m): TB = lane m of TW0 * x^2 into xmm3, straight from the
+# first tweak so that XE starts its rounds right after the vectors; XE = C[n-1] ^ TB ^
+# round key 0; then TA (the tweak between: the stealing's) = lane m of TW0 * x^1
+# ymm11 = ymm8 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          $62, %ymm8, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm8, %ymm11
+	vpternlogd      $150, %ymm3, %ymm2, %ymm11
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
-	vpermd          %ymm8, %ymm3, %ymm2
+	vpermd          %ymm11, %ymm3, %ymm3            # TB: lane m
+	vmovdqu8        (%rcx,%r8,1), %xmm5
+	vpternlogd      $150, %xmm3, %xmm9, %xmm5
+# ymm11 = ymm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %ymm8, %ymm2               # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm4         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm8, %ymm11
+	vpternlogd      $150, %ymm4, %ymm2, %ymm11
+	vmovdqu8        -16(%r11,%r8,1), %xmm2
+	vpermd          %ymm11, %ymm2, %ymm11           # TA: lane m
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovd           %r11d, %k1
+# ymm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %ymm4{%k1}{z}
+	vpternlogd      $150, %ymm8, %ymm9, %ymm4
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final1_beside_aes128
+	{disp32} je     .Lxts_dec_final1_beside_aes192
+	vaesdec         %ymm26, %ymm4, %ymm4
+	vaesdec         %xmm26, %xmm5, %xmm5
+	vaesdec         %ymm25, %ymm4, %ymm4
+	vaesdec         %xmm25, %xmm5, %xmm5
+.Lxts_dec_final1_beside_aes192:
+	vaesdec         %ymm24, %ymm4, %ymm4
+	vaesdec         %xmm24, %xmm5, %xmm5
+	vaesdec         %ymm23, %ymm4, %ymm4
+	vaesdec         %xmm23, %xmm5, %xmm5
+.Lxts_dec_final1_beside_aes128:
+	vaesdec         %ymm22, %ymm4, %ymm4
+	vaesdec         %xmm22, %xmm5, %xmm5
+	vaesdec         %ymm21, %ymm4, %ymm4
+	vaesdec         %xmm21, %xmm5, %xmm5
+	vaesdec         %ymm20, %ymm4, %ymm4
+	vaesdec         %xmm20, %xmm5, %xmm5
+	vaesdec         %ymm19, %ymm4, %ymm4
+	vaesdec         %xmm19, %xmm5, %xmm5
+	vaesdec         %ymm18, %ymm4, %ymm4
+	vaesdec         %xmm18, %xmm5, %xmm5
+	vaesdec         %ymm17, %ymm4, %ymm4
+	vaesdec         %xmm17, %xmm5, %xmm5
+	vaesdec         %ymm16, %ymm4, %ymm4
+	vaesdec         %xmm16, %xmm5, %xmm5
+	vaesdec         %ymm15, %ymm4, %ymm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vpxord          %ymm8, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu8        %ymm4, (%rdx){%k1}
+# the block beside: PP = D(C[n-1]) under TB into X0's xmm, T1 = TA, SRC/DST past C[n-1]
+	vpxord          %xmm3, %xmm10, %xmm2
+	vaesdeclast     %xmm2, %xmm5, %xmm5
+	vmovdqa64       %xmm5, %xmm4
+	vmovdqa64       %xmm11, %xmm2
+	lea             16(%rcx,%r8,1), %rcx
+	lea             16(%rdx,%r8,1), %rdx
 	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_no_tail:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return
 	vmovdqa64       %xmm0, %xmm2                    # the next block's tweak
-.Lxts_dec_steal:
+.Lxts_dec_steal_both:
+# SRC/DST at the last whole block, T1 = its tweak: both blocks here
 # ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
 # TA * x (decryption: the last whole block under TB, the stolen block under TA)
 # xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1255,14 +1537,14 @@ aesgen_xts_decrypt_avx10_256:
 	vpxord          (%rdi), %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_steal_a_aes128
-	{disp32} je     .Lxts_dec_steal_a_aes192
+	{disp32} jb     .Lxts_dec_steal_both_a_aes128
+	{disp32} je     .Lxts_dec_steal_both_a_aes192
 	vaesdec         -208(%r10), %xmm4, %xmm4
 	vaesdec         -192(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_a_aes192:
+.Lxts_dec_steal_both_a_aes192:
 	vaesdec         -176(%r10), %xmm4, %xmm4
 	vaesdec         -160(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_a_aes128:
+.Lxts_dec_steal_both_a_aes128:
 	vaesdec         -144(%r10), %xmm4, %xmm4
 	vaesdec         -128(%r10), %xmm4, %xmm4
 	vaesdec         -112(%r10), %xmm4, %xmm4
@@ -1290,6 +1572,47 @@ aesgen_xts_decrypt_avx10_256:
 	vpxord          (%rdi), %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_steal_both_b_aes128
+	{disp32} je     .Lxts_dec_steal_both_b_aes192
+	vaesdec         -208(%r10), %xmm4, %xmm4
+	vaesdec         -192(%r10), %xmm4, %xmm4
+.Lxts_dec_steal_both_b_aes192:
+	vaesdec         -176(%r10), %xmm4, %xmm4
+	vaesdec         -160(%r10), %xmm4, %xmm4
+.Lxts_dec_steal_both_b_aes128:
+	vaesdec         -144(%r10), %xmm4, %xmm4
+	vaesdec         -128(%r10), %xmm4, %xmm4
+	vaesdec         -112(%r10), %xmm4, %xmm4
+	vaesdec         -96(%r10), %xmm4, %xmm4
+	vaesdec         -80(%r10), %xmm4, %xmm4
+	vaesdec         -64(%r10), %xmm4, %xmm4
+	vaesdec         -48(%r10), %xmm4, %xmm4
+	vaesdec         -32(%r10), %xmm4, %xmm4
+	vaesdec         -16(%r10), %xmm4, %xmm4
+	vaesdeclast     (%r10), %xmm4, %xmm4
+	vpxord          %xmm2, %xmm4, %xmm4
+	vmovdqu8        %xmm4, (%rdx)
+	{disp32} jmp    .Lxts_dec_return
+.Lxts_dec_steal:
+# ciphertext stealing on xmm (decryption): the final group left CC = PP = D(C[n-1])
+# under TB in X0's xmm and T1 = TA, the stolen block's tweak
+	vmovdqu8        -16(%rcx,%rsi,1), %xmm8         # last 16 bytes of src
+	lea             .Lxts_cts_table(%rip), %r11
+# short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu8        (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
+# last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             %rsi
+	vmovdqu8        32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm8, %xmm8
+	vmovdqu8        64(%r11,%rsi,1), %xmm0
+	neg             %rsi
+	vpternlogd      $234, %xmm8, %xmm0, %xmm4       # (CC & MASK) | TAIL16
+	vmovdqu8        %xmm1, -16(%rdx,%rsi,1)
+	vpxord          %xmm2, %xmm4, %xmm4
+	vpxord          (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_steal_b_aes128
 	{disp32} je     .Lxts_dec_steal_b_aes192
 	vaesdec         -208(%r10), %xmm4, %xmm4
@@ -1309,7 +1632,7 @@ aesgen_xts_decrypt_avx10_256:
 	vaesdec         -16(%r10), %xmm4, %xmm4
 	vaesdeclast     (%r10), %xmm4, %xmm4
 	vpxord          %xmm2, %xmm4, %xmm4
-	vmovdqu8        %xmm4, (%rdx)
+	vmovdqu8        %xmm4, -16(%rdx)
 .Lxts_dec_return:
 	xor             %eax, %eax
 	vzeroupper

@@ -994,8 +994,11 @@ L.xts_dec_final4_aes128:
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          ymm2, ymm3, ymm13
+	jmp             near L.xts_dec_steal_both       ; no register for the last whole block beside them
 	jmp             near L.xts_dec_steal
 L.xts_dec_final3:
+	test            rsi, rsi
+	jnz             near L.xts_dec_final3_beside    ; a partial block: the last whole one runs beside
 ; the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
 ; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1083,24 +1086,142 @@ L.xts_dec_final3_aes128:
 	vpxord          ymm2, ymm10, ymm12
 	vaesdeclast     ymm6, ymm6, ymm2
 	vmovdqu8        [rdx + 64]{k1}, ymm6
-	test            rsi, rsi
-	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
-	add             rcx, r8
-	add             rdx, r8
-	add             rcx, 64
-	add             rdx, 64
-; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-; ymm12 = ymm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          ymm2, ymm12, 63                 ; top 1 bits of each half
+	jmp             near L.xts_dec_return           ; no partial block (tested before the group)
+L.xts_dec_final3_beside:
+; the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa64       ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm12, ymm12, 1
+	vpsllq          ymm11, ymm0, 2
+	vpternlogd      ymm11, ymm2, ymm3, 150
+; ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm12, ymm0, 4
 	vpternlogd      ymm12, ymm2, ymm3, 150
+; ymm0 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm0, ymm0, 6
+	vpternlogd      ymm0, ymm2, ymm3, 150
+	sub             r8, 64                          ; bytes in the last vector
+; the last whole block beside them, under TB, the tweak two blocks after the last
+; vector's last (lane m): TB = lane m of TW0 * x^6 into xmm3, straight from the
+; first tweak so that XE starts its rounds right after the vectors; XE = C[n-1] ^ TB ^
+; round key 0; then TA (the tweak between: the stealing's) = lane m of TW0 * x^5
+; ymm13 = ymm8 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm8, 58                  ; top 6 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm13, ymm8, 6
+	vpternlogd      ymm13, ymm2, ymm3, 150
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          ymm2, ymm3, ymm12
+	vpermd          ymm3, ymm3, ymm13               ; TB: lane m
+	vmovdqu8        xmm7, oword [rcx + r8*1 + 64]
+	vpternlogd      xmm7, xmm9, xmm3, 150
+; ymm13 = ymm8 * x^5: shift left, fold the 5 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm8, 59                  ; top 5 bits of each half
+	vpclmulqdq      ymm4, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm13, ymm8, 5
+	vpternlogd      ymm13, ymm2, ymm4, 150
+	vmovdqu8        xmm2, oword [r11 + r8*1 - 16]
+	vpermd          ymm13, ymm2, ymm13              ; TA: lane m
+; ymm4 = data ^ tweak ^ round key 0
+	vmovdqu8        ymm4, [rcx]
+	vpternlogd      ymm4, ymm9, ymm8, 150
+; ymm5 = data ^ tweak ^ round key 0
+	vmovdqu8        ymm5, [rcx + 32]
+	vpternlogd      ymm5, ymm9, ymm11, 150
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovd           k1, r11d
+; ymm6 = data ^ tweak ^ round key 0
+	vmovdqu8        ymm6{k1}{z}, [rcx + 64]
+	vpternlogd      ymm6, ymm9, ymm12, 150
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final3_beside_aes128
+	je              near L.xts_dec_final3_beside_aes192
+	vaesdec         ymm4, ymm4, ymm26
+	vaesdec         ymm5, ymm5, ymm26
+	vaesdec         ymm6, ymm6, ymm26
+	vaesdec         xmm7, xmm7, xmm26
+	vaesdec         ymm4, ymm4, ymm25
+	vaesdec         ymm5, ymm5, ymm25
+	vaesdec         ymm6, ymm6, ymm25
+	vaesdec         xmm7, xmm7, xmm25
+L.xts_dec_final3_beside_aes192:
+	vaesdec         ymm4, ymm4, ymm24
+	vaesdec         ymm5, ymm5, ymm24
+	vaesdec         ymm6, ymm6, ymm24
+	vaesdec         xmm7, xmm7, xmm24
+	vaesdec         ymm4, ymm4, ymm23
+	vaesdec         ymm5, ymm5, ymm23
+	vaesdec         ymm6, ymm6, ymm23
+	vaesdec         xmm7, xmm7, xmm23
+L.xts_dec_final3_beside_aes128:
+	vaesdec         ymm4, ymm4, ymm22
+	vaesdec         ymm5, ymm5, ymm22
+	vaesdec         ymm6, ymm6, ymm22
+	vaesdec         xmm7, xmm7, xmm22
+	vaesdec         ymm4, ymm4, ymm21
+	vaesdec         ymm5, ymm5, ymm21
+	vaesdec         ymm6, ymm6, ymm21
+	vaesdec         xmm7, xmm7, xmm21
+	vaesdec         ymm4, ymm4, ymm20
+	vaesdec         ymm5, ymm5, ymm20
+	vaesdec         ymm6, ymm6, ymm20
+	vaesdec         xmm7, xmm7, xmm20
+	vaesdec         ymm4, ymm4, ymm19
+	vaesdec         ymm5, ymm5, ymm19
+	vaesdec         ymm6, ymm6, ymm19
+	vaesdec         xmm7, xmm7, xmm19
+	vaesdec         ymm4, ymm4, ymm18
+	vaesdec         ymm5, ymm5, ymm18
+	vaesdec         ymm6, ymm6, ymm18
+	vaesdec         xmm7, xmm7, xmm18
+	vaesdec         ymm4, ymm4, ymm17
+	vaesdec         ymm5, ymm5, ymm17
+	vaesdec         ymm6, ymm6, ymm17
+	vaesdec         xmm7, xmm7, xmm17
+	vaesdec         ymm4, ymm4, ymm16
+	vaesdec         ymm5, ymm5, ymm16
+	vaesdec         ymm6, ymm6, ymm16
+	vaesdec         xmm7, xmm7, xmm16
+	vaesdec         ymm4, ymm4, ymm15
+	vaesdec         ymm5, ymm5, ymm15
+	vaesdec         ymm6, ymm6, ymm15
+	vaesdec         xmm7, xmm7, xmm15
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         xmm7, xmm7, xmm14
+	vpxord          ymm2, ymm10, ymm8
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu8        yword [rdx], ymm4
+	vpxord          ymm2, ymm10, ymm11
+	vaesdeclast     ymm5, ymm5, ymm2
+	vmovdqu8        yword [rdx + 32], ymm5
+	vpxord          ymm2, ymm10, ymm12
+	vaesdeclast     ymm6, ymm6, ymm2
+	vmovdqu8        [rdx + 64]{k1}, ymm6
+; the block beside: PP = D(C[n-1]) under TB into X0's xmm, T1 = TA, SRC/DST past C[n-1]
+	vpxord          xmm2, xmm10, xmm3
+	vaesdeclast     xmm7, xmm7, xmm2
+	vmovdqa64       xmm4, xmm7
+	vmovdqa64       xmm2, xmm13
+	lea             rcx, [rcx + r8*1 + 80]
+	lea             rdx, [rdx + r8*1 + 80]
 	jmp             near L.xts_dec_steal
 L.xts_dec_final2:
+	test            rsi, rsi
+	jnz             near L.xts_dec_final2_beside    ; a partial block: the last whole one runs beside
 ; the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
 ; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1163,24 +1284,117 @@ L.xts_dec_final2_aes128:
 	vpxord          ymm2, ymm10, ymm11
 	vaesdeclast     ymm5, ymm5, ymm2
 	vmovdqu8        [rdx + 32]{k1}, ymm5
-	test            rsi, rsi
-	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
-	add             rcx, r8
-	add             rdx, r8
-	add             rcx, 32
-	add             rdx, 32
-; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-; ymm11 = ymm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          ymm2, ymm11, 63                 ; top 1 bits of each half
+	jmp             near L.xts_dec_return           ; no partial block (tested before the group)
+L.xts_dec_final2_beside:
+; the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa64       ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm11, ymm11, 1
+	vpsllq          ymm11, ymm0, 2
 	vpternlogd      ymm11, ymm2, ymm3, 150
+; ymm0 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm0, ymm0, 4
+	vpternlogd      ymm0, ymm2, ymm3, 150
+	sub             r8, 32                          ; bytes in the last vector
+; the last whole block beside them, under TB, the tweak two blocks after the last
+; vector's last (lane m): TB = lane m of TW0 * x^4 into xmm3, straight from the
+; first tweak so that XE starts its rounds right after the vectors; XE = C[n-1] ^ TB ^
+; round key 0; then TA (the tweak between: the stealing's) = lane m of TW0 * x^3
+; ymm12 = ymm8 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm8, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm12, ymm8, 4
+	vpternlogd      ymm12, ymm2, ymm3, 150
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          ymm2, ymm3, ymm11
+	vpermd          ymm3, ymm3, ymm12               ; TB: lane m
+	vmovdqu8        xmm6, oword [rcx + r8*1 + 32]
+	vpternlogd      xmm6, xmm9, xmm3, 150
+; ymm12 = ymm8 * x^3: shift left, fold the 3 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm8, 61                  ; top 3 bits of each half
+	vpclmulqdq      ymm4, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm12, ymm8, 3
+	vpternlogd      ymm12, ymm2, ymm4, 150
+	vmovdqu8        xmm2, oword [r11 + r8*1 - 16]
+	vpermd          ymm12, ymm2, ymm12              ; TA: lane m
+; ymm4 = data ^ tweak ^ round key 0
+	vmovdqu8        ymm4, [rcx]
+	vpternlogd      ymm4, ymm9, ymm8, 150
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovd           k1, r11d
+; ymm5 = data ^ tweak ^ round key 0
+	vmovdqu8        ymm5{k1}{z}, [rcx + 32]
+	vpternlogd      ymm5, ymm9, ymm11, 150
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final2_beside_aes128
+	je              near L.xts_dec_final2_beside_aes192
+	vaesdec         ymm4, ymm4, ymm26
+	vaesdec         ymm5, ymm5, ymm26
+	vaesdec         xmm6, xmm6, xmm26
+	vaesdec         ymm4, ymm4, ymm25
+	vaesdec         ymm5, ymm5, ymm25
+	vaesdec         xmm6, xmm6, xmm25
+L.xts_dec_final2_beside_aes192:
+	vaesdec         ymm4, ymm4, ymm24
+	vaesdec         ymm5, ymm5, ymm24
+	vaesdec         xmm6, xmm6, xmm24
+	vaesdec         ymm4, ymm4, ymm23
+	vaesdec         ymm5, ymm5, ymm23
+	vaesdec         xmm6, xmm6, xmm23
+L.xts_dec_final2_beside_aes128:
+	vaesdec         ymm4, ymm4, ymm22
+	vaesdec         ymm5, ymm5, ymm22
+	vaesdec         xmm6, xmm6, xmm22
+	vaesdec         ymm4, ymm4, ymm21
+	vaesdec         ymm5, ymm5, ymm21
+	vaesdec         xmm6, xmm6, xmm21
+	vaesdec         ymm4, ymm4, ymm20
+	vaesdec         ymm5, ymm5, ymm20
+	vaesdec         xmm6, xmm6, xmm20
+	vaesdec         ymm4, ymm4, ymm19
+	vaesdec         ymm5, ymm5, ymm19
+	vaesdec         xmm6, xmm6, xmm19
+	vaesdec         ymm4, ymm4, ymm18
+	vaesdec         ymm5, ymm5, ymm18
+	vaesdec         xmm6, xmm6, xmm18
+	vaesdec         ymm4, ymm4, ymm17
+	vaesdec         ymm5, ymm5, ymm17
+	vaesdec         xmm6, xmm6, xmm17
+	vaesdec         ymm4, ymm4, ymm16
+	vaesdec         ymm5, ymm5, ymm16
+	vaesdec         xmm6, xmm6, xmm16
+	vaesdec         ymm4, ymm4, ymm15
+	vaesdec         ymm5, ymm5, ymm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         xmm6, xmm6, xmm14
+	vpxord          ymm2, ymm10, ymm8
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu8        yword [rdx], ymm4
+	vpxord          ymm2, ymm10, ymm11
+	vaesdeclast     ymm5, ymm5, ymm2
+	vmovdqu8        [rdx + 32]{k1}, ymm5
+; the block beside: PP = D(C[n-1]) under TB into X0's xmm, T1 = TA, SRC/DST past C[n-1]
+	vpxord          xmm2, xmm10, xmm3
+	vaesdeclast     xmm6, xmm6, xmm2
+	vmovdqa64       xmm4, xmm6
+	vmovdqa64       xmm2, xmm12
+	lea             rcx, [rcx + r8*1 + 48]
+	lea             rdx, [rdx + r8*1 + 48]
 	jmp             near L.xts_dec_steal
 L.xts_dec_final1:
+	test            rsi, rsi
+	jnz             near L.xts_dec_final1_beside    ; a partial block: the last whole one runs beside
 ; the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
 ; ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1217,26 +1431,94 @@ L.xts_dec_final1_aes128:
 	vpxord          ymm2, ymm10, ymm8
 	vaesdeclast     ymm4, ymm4, ymm2
 	vmovdqu8        [rdx]{k1}, ymm4
-	test            rsi, rsi
-	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
-	add             rcx, r8
-	add             rdx, r8
-; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-; ymm8 = ymm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          ymm2, ymm8, 63                  ; top 1 bits of each half
+	jmp             near L.xts_dec_return           ; no partial block (tested before the group)
+L.xts_dec_final1_beside:
+; the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa64       ymm8, ymm0
+; ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm8, ymm8, 1
-	vpternlogd      ymm8, ymm2, ymm3, 150
+	vpsllq          ymm0, ymm0, 2
+	vpternlogd      ymm0, ymm2, ymm3, 150
+; the last whole block beside them, under TB, the tweak two blocks after the last
+; vector's last (lane m): TB = lane m of TW0 * x^2 into xmm3, straight from the
+; first tweak so that XE starts its rounds right after the vectors; XE = C[n-1] ^ TB ^
+; round key 0; then TA (the tweak between: the stealing's) = lane m of TW0 * x^1
+; ymm11 = ymm8 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm8, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm11, ymm8, 2
+	vpternlogd      ymm11, ymm2, ymm3, 150
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          ymm2, ymm3, ymm8
+	vpermd          ymm3, ymm3, ymm11               ; TB: lane m
+	vmovdqu8        xmm5, oword [rcx + r8*1]
+	vpternlogd      xmm5, xmm9, xmm3, 150
+; ymm11 = ymm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm8, 63                  ; top 1 bits of each half
+	vpclmulqdq      ymm4, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm11, ymm8, 1
+	vpternlogd      ymm11, ymm2, ymm4, 150
+	vmovdqu8        xmm2, oword [r11 + r8*1 - 16]
+	vpermd          ymm11, ymm2, ymm11              ; TA: lane m
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovd           k1, r11d
+; ymm4 = data ^ tweak ^ round key 0
+	vmovdqu8        ymm4{k1}{z}, [rcx]
+	vpternlogd      ymm4, ymm9, ymm8, 150
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final1_beside_aes128
+	je              near L.xts_dec_final1_beside_aes192
+	vaesdec         ymm4, ymm4, ymm26
+	vaesdec         xmm5, xmm5, xmm26
+	vaesdec         ymm4, ymm4, ymm25
+	vaesdec         xmm5, xmm5, xmm25
+L.xts_dec_final1_beside_aes192:
+	vaesdec         ymm4, ymm4, ymm24
+	vaesdec         xmm5, xmm5, xmm24
+	vaesdec         ymm4, ymm4, ymm23
+	vaesdec         xmm5, xmm5, xmm23
+L.xts_dec_final1_beside_aes128:
+	vaesdec         ymm4, ymm4, ymm22
+	vaesdec         xmm5, xmm5, xmm22
+	vaesdec         ymm4, ymm4, ymm21
+	vaesdec         xmm5, xmm5, xmm21
+	vaesdec         ymm4, ymm4, ymm20
+	vaesdec         xmm5, xmm5, xmm20
+	vaesdec         ymm4, ymm4, ymm19
+	vaesdec         xmm5, xmm5, xmm19
+	vaesdec         ymm4, ymm4, ymm18
+	vaesdec         xmm5, xmm5, xmm18
+	vaesdec         ymm4, ymm4, ymm17
+	vaesdec         xmm5, xmm5, xmm17
+	vaesdec         ymm4, ymm4, ymm16
+	vaesdec         xmm5, xmm5, xmm16
+	vaesdec         ymm4, ymm4, ymm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         xmm5, xmm5, xmm14
+	vpxord          ymm2, ymm10, ymm8
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu8        [rdx]{k1}, ymm4
+; the block beside: PP = D(C[n-1]) under TB into X0's xmm, T1 = TA, SRC/DST past C[n-1]
+	vpxord          xmm2, xmm10, xmm3
+	vaesdeclast     xmm5, xmm5, xmm2
+	vmovdqa64       xmm4, xmm5
+	vmovdqa64       xmm2, xmm11
+	lea             rcx, [rcx + r8*1 + 16]
+	lea             rdx, [rdx + r8*1 + 16]
 	jmp             near L.xts_dec_steal
 L.xts_dec_no_tail:
 	test            rsi, rsi
 	jz              near L.xts_dec_return
 	vmovdqa64       xmm2, xmm0                      ; the next block's tweak
-L.xts_dec_steal:
+L.xts_dec_steal_both:
+; SRC/DST at the last whole block, T1 = its tweak: both blocks here
 ; ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
 ; TA * x (decryption: the last whole block under TB, the stolen block under TA)
 ; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1250,14 +1532,14 @@ L.xts_dec_steal:
 	vpxord          xmm4, xmm4, oword [rdi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xts_dec_steal_a_aes128
-	je              near L.xts_dec_steal_a_aes192
+	jb              near L.xts_dec_steal_both_a_aes128
+	je              near L.xts_dec_steal_both_a_aes192
 	vaesdec         xmm4, xmm4, oword [r10 - 208]
 	vaesdec         xmm4, xmm4, oword [r10 - 192]
-L.xts_dec_steal_a_aes192:
+L.xts_dec_steal_both_a_aes192:
 	vaesdec         xmm4, xmm4, oword [r10 - 176]
 	vaesdec         xmm4, xmm4, oword [r10 - 160]
-L.xts_dec_steal_a_aes128:
+L.xts_dec_steal_both_a_aes128:
 	vaesdec         xmm4, xmm4, oword [r10 - 144]
 	vaesdec         xmm4, xmm4, oword [r10 - 128]
 	vaesdec         xmm4, xmm4, oword [r10 - 112]
@@ -1285,6 +1567,47 @@ L.xts_dec_steal_a_aes128:
 	vpxord          xmm4, xmm4, oword [rdi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
+	jb              near L.xts_dec_steal_both_b_aes128
+	je              near L.xts_dec_steal_both_b_aes192
+	vaesdec         xmm4, xmm4, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, oword [r10 - 192]
+L.xts_dec_steal_both_b_aes192:
+	vaesdec         xmm4, xmm4, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, oword [r10 - 160]
+L.xts_dec_steal_both_b_aes128:
+	vaesdec         xmm4, xmm4, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	vaesdeclast     xmm4, xmm4, oword [r10]
+	vpxord          xmm4, xmm4, xmm2
+	vmovdqu8        oword [rdx], xmm4
+	jmp             near L.xts_dec_return
+L.xts_dec_steal:
+; ciphertext stealing on xmm (decryption): the final group left CC = PP = D(C[n-1])
+; under TB in X0's xmm and T1 = TA, the stolen block's tweak
+	vmovdqu8        xmm8, oword [rcx + rsi*1 - 16]  ; last 16 bytes of src
+	lea             r11, [rel L.xts_cts_table]
+; short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu8        xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
+; last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             rsi
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm8, xmm8, xmm0
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 64]
+	neg             rsi
+	vpternlogd      xmm4, xmm0, xmm8, 234           ; (CC & MASK) | TAIL16
+	vmovdqu8        oword [rdx + rsi*1 - 16], xmm1
+	vpxord          xmm4, xmm4, xmm2
+	vpxord          xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
 	jb              near L.xts_dec_steal_b_aes128
 	je              near L.xts_dec_steal_b_aes192
 	vaesdec         xmm4, xmm4, oword [r10 - 208]
@@ -1304,7 +1627,7 @@ L.xts_dec_steal_b_aes128:
 	vaesdec         xmm4, xmm4, oword [r10 - 16]
 	vaesdeclast     xmm4, xmm4, oword [r10]
 	vpxord          xmm4, xmm4, xmm2
-	vmovdqu8        oword [rdx], xmm4
+	vmovdqu8        oword [rdx - 16], xmm4
 L.xts_dec_return:
 	xor             eax, eax
 	vzeroupper

@@ -995,8 +995,11 @@ aesgen_xts_decrypt_avx10_512:
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %zmm13, %zmm3, %zmm2
+	{disp32} jmp    .Lxts_dec_steal_both            # no register for the last whole block beside them
 	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final3:
+	test            %rsi, %rsi
+	{disp32} jnz    .Lxts_dec_final3_beside         # a partial block: the last whole one runs beside
 # the tweaks of 3 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
 # zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -1083,24 +1086,141 @@ aesgen_xts_decrypt_avx10_512:
 	vpxord          %zmm12, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm6, %zmm6
 	vmovdqu8        %zmm6, 128(%rdx){%k1}
-	test            %rsi, %rsi
-	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
-	add             %r8, %rcx
-	add             %r8, %rdx
-	add             $128, %rcx
-	add             $128, %rdx
-# next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-# zmm12 = zmm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          $63, %zmm12, %zmm2              # top 1 bits of each half
+	{disp32} jmp    .Lxts_dec_return                # no partial block (tested before the group)
+.Lxts_dec_final3_beside:
+# the tweaks of 3 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm8
+# zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
-	vpsllq          $1, %zmm12, %zmm12
-	vpternlogd      $150, %zmm3, %zmm2, %zmm12
+	vpsllq          $4, %zmm0, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# zmm12 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm12
+	vpxord          %zmm2, %zmm12, %zmm12
+# zmm0 = zmm0 * x^12: shift left, fold the 12 bits shifted out back in times 0x87
+	vpsrlq          $52, %zmm0, %zmm2               # top 12 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $12, %zmm0, %zmm0
+	vpternlogd      $150, %zmm3, %zmm2, %zmm0
+	sub             $128, %r8                       # bytes in the last vector
+# the last whole block beside them, under TB, the tweak two blocks after the last
+# vector's last (lane m): TB = lane m of TW0 * x^10 into xmm3, straight from the
+# first tweak so that XE starts its rounds right after the vectors; XE = C[n-1] ^ TB ^
+# round key 0; then TA (the tweak between: the stealing's) = lane m of TW0 * x^9
+# zmm13 = zmm8 * x^10: shift left, fold the 10 bits shifted out back in times 0x87
+	vpsrlq          $54, %zmm8, %zmm2               # top 10 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $10, %zmm8, %zmm13
+	vpternlogd      $150, %zmm3, %zmm2, %zmm13
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
-	vpermd          %zmm12, %zmm3, %zmm2
+	vpermd          %zmm13, %zmm3, %zmm3            # TB: lane m
+	vmovdqu8        128(%rcx,%r8,1), %xmm7
+	vpternlogd      $150, %xmm3, %xmm9, %xmm7
+# zmm13 = zmm8 * x^9: shift left, fold the 9 bits shifted out back in times 0x87
+	vpsrlq          $55, %zmm8, %zmm2               # top 9 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm4         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $9, %zmm8, %zmm13
+	vpternlogd      $150, %zmm4, %zmm2, %zmm13
+	vmovdqu8        -16(%r11,%r8,1), %xmm2
+	vpermd          %zmm13, %zmm2, %zmm13           # TA: lane m
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+# zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        64(%rcx), %zmm5
+	vpternlogd      $150, %zmm11, %zmm9, %zmm5
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# zmm6 = data ^ tweak ^ round key 0
+	vmovdqu8        128(%rcx), %zmm6{%k1}{z}
+	vpternlogd      $150, %zmm12, %zmm9, %zmm6
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final3_beside_aes128
+	{disp32} je     .Lxts_dec_final3_beside_aes192
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %zmm26, %zmm5, %zmm5
+	vaesdec         %zmm26, %zmm6, %zmm6
+	vaesdec         %xmm26, %xmm7, %xmm7
+	vaesdec         %zmm25, %zmm4, %zmm4
+	vaesdec         %zmm25, %zmm5, %zmm5
+	vaesdec         %zmm25, %zmm6, %zmm6
+	vaesdec         %xmm25, %xmm7, %xmm7
+.Lxts_dec_final3_beside_aes192:
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %zmm24, %zmm5, %zmm5
+	vaesdec         %zmm24, %zmm6, %zmm6
+	vaesdec         %xmm24, %xmm7, %xmm7
+	vaesdec         %zmm23, %zmm4, %zmm4
+	vaesdec         %zmm23, %zmm5, %zmm5
+	vaesdec         %zmm23, %zmm6, %zmm6
+	vaesdec         %xmm23, %xmm7, %xmm7
+.Lxts_dec_final3_beside_aes128:
+	vaesdec         %zmm22, %zmm4, %zmm4
+	vaesdec         %zmm22, %zmm5, %zmm5
+	vaesdec         %zmm22, %zmm6, %zmm6
+	vaesdec         %xmm22, %xmm7, %xmm7
+	vaesdec         %zmm21, %zmm4, %zmm4
+	vaesdec         %zmm21, %zmm5, %zmm5
+	vaesdec         %zmm21, %zmm6, %zmm6
+	vaesdec         %xmm21, %xmm7, %xmm7
+	vaesdec         %zmm20, %zmm4, %zmm4
+	vaesdec         %zmm20, %zmm5, %zmm5
+	vaesdec         %zmm20, %zmm6, %zmm6
+	vaesdec         %xmm20, %xmm7, %xmm7
+	vaesdec         %zmm19, %zmm4, %zmm4
+	vaesdec         %zmm19, %zmm5, %zmm5
+	vaesdec         %zmm19, %zmm6, %zmm6
+	vaesdec         %xmm19, %xmm7, %xmm7
+	vaesdec         %zmm18, %zmm4, %zmm4
+	vaesdec         %zmm18, %zmm5, %zmm5
+	vaesdec         %zmm18, %zmm6, %zmm6
+	vaesdec         %xmm18, %xmm7, %xmm7
+	vaesdec         %zmm17, %zmm4, %zmm4
+	vaesdec         %zmm17, %zmm5, %zmm5
+	vaesdec         %zmm17, %zmm6, %zmm6
+	vaesdec         %xmm17, %xmm7, %xmm7
+	vaesdec         %zmm16, %zmm4, %zmm4
+	vaesdec         %zmm16, %zmm5, %zmm5
+	vaesdec         %zmm16, %zmm6, %zmm6
+	vaesdec         %xmm16, %xmm7, %xmm7
+	vaesdec         %zmm15, %zmm4, %zmm4
+	vaesdec         %zmm15, %zmm5, %zmm5
+	vaesdec         %zmm15, %zmm6, %zmm6
+	vaesdec         %xmm15, %xmm7, %xmm7
+	vaesdec         %zmm14, %zmm4, %zmm4
+	vaesdec         %zmm14, %zmm5, %zmm5
+	vaesdec         %zmm14, %zmm6, %zmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vpxord          %zmm8, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vpxord          %zmm11, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx)
+	vpxord          %zmm12, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm6, %zmm6
+	vmovdqu8        %zmm6, 128(%rdx){%k1}
+# the block beside: PP = D(C[n-1]) under TB into X0's xmm, T1 = TA, SRC/DST past C[n-1]
+	vpxord          %xmm3, %xmm10, %xmm2
+	vaesdeclast     %xmm2, %xmm7, %xmm7
+	vmovdqa64       %xmm7, %xmm4
+	vmovdqa64       %xmm13, %xmm2
+	lea             144(%rcx,%r8,1), %rcx
+	lea             144(%rdx,%r8,1), %rdx
 	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final2:
+	test            %rsi, %rsi
+	{disp32} jnz    .Lxts_dec_final2_beside         # a partial block: the last whole one runs beside
 # the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
 # zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -1162,24 +1282,116 @@ aesgen_xts_decrypt_avx10_512:
 	vpxord          %zmm11, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 64(%rdx){%k1}
-	test            %rsi, %rsi
-	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
-	add             %r8, %rcx
-	add             %r8, %rdx
-	add             $64, %rcx
-	add             $64, %rdx
-# next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-# zmm11 = zmm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          $63, %zmm11, %zmm2              # top 1 bits of each half
+	{disp32} jmp    .Lxts_dec_return                # no partial block (tested before the group)
+.Lxts_dec_final2_beside:
+# the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm8
+# zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
-	vpsllq          $1, %zmm11, %zmm11
+	vpsllq          $4, %zmm0, %zmm11
 	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm0
+	vpxord          %zmm2, %zmm0, %zmm0
+	sub             $64, %r8                        # bytes in the last vector
+# the last whole block beside them, under TB, the tweak two blocks after the last
+# vector's last (lane m): TB = lane m of TW0 * x^6 into xmm3, straight from the
+# first tweak so that XE starts its rounds right after the vectors; XE = C[n-1] ^ TB ^
+# round key 0; then TA (the tweak between: the stealing's) = lane m of TW0 * x^5
+# zmm12 = zmm8 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
+	vpsrlq          $58, %zmm8, %zmm2               # top 6 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $6, %zmm8, %zmm12
+	vpternlogd      $150, %zmm3, %zmm2, %zmm12
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
-	vpermd          %zmm11, %zmm3, %zmm2
+	vpermd          %zmm12, %zmm3, %zmm3            # TB: lane m
+	vmovdqu8        64(%rcx,%r8,1), %xmm6
+	vpternlogd      $150, %xmm3, %xmm9, %xmm6
+# zmm12 = zmm8 * x^5: shift left, fold the 5 bits shifted out back in times 0x87
+	vpsrlq          $59, %zmm8, %zmm2               # top 5 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm4         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $5, %zmm8, %zmm12
+	vpternlogd      $150, %zmm4, %zmm2, %zmm12
+	vmovdqu8        -16(%r11,%r8,1), %xmm2
+	vpermd          %zmm12, %zmm2, %zmm12           # TA: lane m
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        64(%rcx), %zmm5{%k1}{z}
+	vpternlogd      $150, %zmm11, %zmm9, %zmm5
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final2_beside_aes128
+	{disp32} je     .Lxts_dec_final2_beside_aes192
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %zmm26, %zmm5, %zmm5
+	vaesdec         %xmm26, %xmm6, %xmm6
+	vaesdec         %zmm25, %zmm4, %zmm4
+	vaesdec         %zmm25, %zmm5, %zmm5
+	vaesdec         %xmm25, %xmm6, %xmm6
+.Lxts_dec_final2_beside_aes192:
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %zmm24, %zmm5, %zmm5
+	vaesdec         %xmm24, %xmm6, %xmm6
+	vaesdec         %zmm23, %zmm4, %zmm4
+	vaesdec         %zmm23, %zmm5, %zmm5
+	vaesdec         %xmm23, %xmm6, %xmm6
+.Lxts_dec_final2_beside_aes128:
+	vaesdec         %zmm22, %zmm4, %zmm4
+	vaesdec         %zmm22, %zmm5, %zmm5
+	vaesdec         %xmm22, %xmm6, %xmm6
+	vaesdec         %zmm21, %zmm4, %zmm4
+	vaesdec         %zmm21, %zmm5, %zmm5
+	vaesdec         %xmm21, %xmm6, %xmm6
+	vaesdec         %zmm20, %zmm4, %zmm4
+	vaesdec         %zmm20, %zmm5, %zmm5
+	vaesdec         %xmm20, %xmm6, %xmm6
+	vaesdec         %zmm19, %zmm4, %zmm4
+	vaesdec         %zmm19, %zmm5, %zmm5
+	vaesdec         %xmm19, %xmm6, %xmm6
+	vaesdec         %zmm18, %zmm4, %zmm4
+	vaesdec         %zmm18, %zmm5, %zmm5
+	vaesdec         %xmm18, %xmm6, %xmm6
+	vaesdec         %zmm17, %zmm4, %zmm4
+	vaesdec         %zmm17, %zmm5, %zmm5
+	vaesdec         %xmm17, %xmm6, %xmm6
+	vaesdec         %zmm16, %zmm4, %zmm4
+	vaesdec         %zmm16, %zmm5, %zmm5
+	vaesdec         %xmm16, %xmm6, %xmm6
+	vaesdec         %zmm15, %zmm4, %zmm4
+	vaesdec         %zmm15, %zmm5, %zmm5
+	vaesdec         %xmm15, %xmm6, %xmm6
+	vaesdec         %zmm14, %zmm4, %zmm4
+	vaesdec         %zmm14, %zmm5, %zmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vpxord          %zmm8, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vpxord          %zmm11, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx){%k1}
+# the block beside: PP = D(C[n-1]) under TB into X0's xmm, T1 = TA, SRC/DST past C[n-1]
+	vpxord          %xmm3, %xmm10, %xmm2
+	vaesdeclast     %xmm2, %xmm6, %xmm6
+	vmovdqa64       %xmm6, %xmm4
+	vmovdqa64       %xmm12, %xmm2
+	lea             80(%rcx,%r8,1), %rcx
+	lea             80(%rdx,%r8,1), %rdx
 	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final1:
+	test            %rsi, %rsi
+	{disp32} jnz    .Lxts_dec_final1_beside         # a partial block: the last whole one runs beside
 # the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
 # zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -1216,26 +1428,94 @@ aesgen_xts_decrypt_avx10_512:
 	vpxord          %zmm8, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm4, %zmm4
 	vmovdqu8        %zmm4, (%rdx){%k1}
-	test            %rsi, %rsi
-	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
-	add             %r8, %rcx
-	add             %r8, %rdx
-# next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-# zmm8 = zmm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          $63, %zmm8, %zmm2               # top 1 bits of each half
+	{disp32} jmp    .Lxts_dec_return                # no partial block (tested before the group)
+.Lxts_dec_final1_beside:
+# the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm8
+# zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
-	vpsllq          $1, %zmm8, %zmm8
-	vpternlogd      $150, %zmm3, %zmm2, %zmm8
+	vpsllq          $4, %zmm0, %zmm0
+	vpternlogd      $150, %zmm3, %zmm2, %zmm0
+# the last whole block beside them, under TB, the tweak two blocks after the last
+# vector's last (lane m): TB = lane m of TW0 * x^2 into xmm3, straight from the
+# first tweak so that XE starts its rounds right after the vectors; XE = C[n-1] ^ TB ^
+# round key 0; then TA (the tweak between: the stealing's) = lane m of TW0 * x^1
+# zmm11 = zmm8 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          $62, %zmm8, %zmm2               # top 2 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $2, %zmm8, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
-	vpermd          %zmm8, %zmm3, %zmm2
+	vpermd          %zmm11, %zmm3, %zmm3            # TB: lane m
+	vmovdqu8        (%rcx,%r8,1), %xmm5
+	vpternlogd      $150, %xmm3, %xmm9, %xmm5
+# zmm11 = zmm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %zmm8, %zmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm4         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm8, %zmm11
+	vpternlogd      $150, %zmm4, %zmm2, %zmm11
+	vmovdqu8        -16(%r11,%r8,1), %xmm2
+	vpermd          %zmm11, %zmm2, %zmm11           # TA: lane m
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4{%k1}{z}
+	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final1_beside_aes128
+	{disp32} je     .Lxts_dec_final1_beside_aes192
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %xmm26, %xmm5, %xmm5
+	vaesdec         %zmm25, %zmm4, %zmm4
+	vaesdec         %xmm25, %xmm5, %xmm5
+.Lxts_dec_final1_beside_aes192:
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %xmm24, %xmm5, %xmm5
+	vaesdec         %zmm23, %zmm4, %zmm4
+	vaesdec         %xmm23, %xmm5, %xmm5
+.Lxts_dec_final1_beside_aes128:
+	vaesdec         %zmm22, %zmm4, %zmm4
+	vaesdec         %xmm22, %xmm5, %xmm5
+	vaesdec         %zmm21, %zmm4, %zmm4
+	vaesdec         %xmm21, %xmm5, %xmm5
+	vaesdec         %zmm20, %zmm4, %zmm4
+	vaesdec         %xmm20, %xmm5, %xmm5
+	vaesdec         %zmm19, %zmm4, %zmm4
+	vaesdec         %xmm19, %xmm5, %xmm5
+	vaesdec         %zmm18, %zmm4, %zmm4
+	vaesdec         %xmm18, %xmm5, %xmm5
+	vaesdec         %zmm17, %zmm4, %zmm4
+	vaesdec         %xmm17, %xmm5, %xmm5
+	vaesdec         %zmm16, %zmm4, %zmm4
+	vaesdec         %xmm16, %xmm5, %xmm5
+	vaesdec         %zmm15, %zmm4, %zmm4
+	vaesdec         %xmm15, %xmm5, %xmm5
+	vaesdec         %zmm14, %zmm4, %zmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vpxord          %zmm8, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx){%k1}
+# the block beside: PP = D(C[n-1]) under TB into X0's xmm, T1 = TA, SRC/DST past C[n-1]
+	vpxord          %xmm3, %xmm10, %xmm2
+	vaesdeclast     %xmm2, %xmm5, %xmm5
+	vmovdqa64       %xmm5, %xmm4
+	vmovdqa64       %xmm11, %xmm2
+	lea             16(%rcx,%r8,1), %rcx
+	lea             16(%rdx,%r8,1), %rdx
 	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_no_tail:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return
 	vmovdqa64       %xmm0, %xmm2                    # the next block's tweak
-.Lxts_dec_steal:
+.Lxts_dec_steal_both:
+# SRC/DST at the last whole block, T1 = its tweak: both blocks here
 # ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
 # TA * x (decryption: the last whole block under TB, the stolen block under TA)
 # xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1249,14 +1529,14 @@ aesgen_xts_decrypt_avx10_512:
 	vpxord          (%rdi), %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_steal_a_aes128
-	{disp32} je     .Lxts_dec_steal_a_aes192
+	{disp32} jb     .Lxts_dec_steal_both_a_aes128
+	{disp32} je     .Lxts_dec_steal_both_a_aes192
 	vaesdec         -208(%r10), %xmm4, %xmm4
 	vaesdec         -192(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_a_aes192:
+.Lxts_dec_steal_both_a_aes192:
 	vaesdec         -176(%r10), %xmm4, %xmm4
 	vaesdec         -160(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_a_aes128:
+.Lxts_dec_steal_both_a_aes128:
 	vaesdec         -144(%r10), %xmm4, %xmm4
 	vaesdec         -128(%r10), %xmm4, %xmm4
 	vaesdec         -112(%r10), %xmm4, %xmm4
@@ -1284,6 +1564,47 @@ aesgen_xts_decrypt_avx10_512:
 	vpxord          (%rdi), %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_steal_both_b_aes128
+	{disp32} je     .Lxts_dec_steal_both_b_aes192
+	vaesdec         -208(%r10), %xmm4, %xmm4
+	vaesdec         -192(%r10), %xmm4, %xmm4
+.Lxts_dec_steal_both_b_aes192:
+	vaesdec         -176(%r10), %xmm4, %xmm4
+	vaesdec         -160(%r10), %xmm4, %xmm4
+.Lxts_dec_steal_both_b_aes128:
+	vaesdec         -144(%r10), %xmm4, %xmm4
+	vaesdec         -128(%r10), %xmm4, %xmm4
+	vaesdec         -112(%r10), %xmm4, %xmm4
+	vaesdec         -96(%r10), %xmm4, %xmm4
+	vaesdec         -80(%r10), %xmm4, %xmm4
+	vaesdec         -64(%r10), %xmm4, %xmm4
+	vaesdec         -48(%r10), %xmm4, %xmm4
+	vaesdec         -32(%r10), %xmm4, %xmm4
+	vaesdec         -16(%r10), %xmm4, %xmm4
+	vaesdeclast     (%r10), %xmm4, %xmm4
+	vpxord          %xmm2, %xmm4, %xmm4
+	vmovdqu8        %xmm4, (%rdx)
+	{disp32} jmp    .Lxts_dec_return
+.Lxts_dec_steal:
+# ciphertext stealing on xmm (decryption): the final group left CC = PP = D(C[n-1])
+# under TB in X0's xmm and T1 = TA, the stolen block's tweak
+	vmovdqu8        -16(%rcx,%rsi,1), %xmm8         # last 16 bytes of src
+	lea             .Lxts_cts_table(%rip), %r11
+# short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu8        (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
+# last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             %rsi
+	vmovdqu8        32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm8, %xmm8
+	vmovdqu8        64(%r11,%rsi,1), %xmm0
+	neg             %rsi
+	vpternlogd      $234, %xmm8, %xmm0, %xmm4       # (CC & MASK) | TAIL16
+	vmovdqu8        %xmm1, -16(%rdx,%rsi,1)
+	vpxord          %xmm2, %xmm4, %xmm4
+	vpxord          (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_steal_b_aes128
 	{disp32} je     .Lxts_dec_steal_b_aes192
 	vaesdec         -208(%r10), %xmm4, %xmm4
@@ -1303,7 +1624,7 @@ aesgen_xts_decrypt_avx10_512:
 	vaesdec         -16(%r10), %xmm4, %xmm4
 	vaesdeclast     (%r10), %xmm4, %xmm4
 	vpxord          %xmm2, %xmm4, %xmm4
-	vmovdqu8        %xmm4, (%rdx)
+	vmovdqu8        %xmm4, -16(%rdx)
 .Lxts_dec_return:
 	xor             %eax, %eax
 	vzeroupper
@@ -2250,6 +2571,8 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	cmp             $64, %r8
 	{disp32} jbe    .Lxts_dec_final1_onepassgroups_tail2_tweakahead
 .Lxts_dec_final2_onepassgroups_tail2_tweakahead:
+	test            %rsi, %rsi
+	{disp32} jnz    .Lxts_dec_final2_beside_onepassgroups_tail2_tweakahead # a partial block: the last whole one runs beside
 # the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
 # zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -2311,24 +2634,116 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	vpxord          %zmm11, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 64(%rdx){%k1}
-	test            %rsi, %rsi
-	{disp32} jz     .Lxts_dec_return_onepassgroups_tail2_tweakahead # no partial block: nothing for stealing to take
-	add             %r8, %rcx
-	add             %r8, %rdx
-	add             $64, %rcx
-	add             $64, %rdx
-# next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-# zmm11 = zmm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          $63, %zmm11, %zmm2              # top 1 bits of each half
+	{disp32} jmp    .Lxts_dec_return_onepassgroups_tail2_tweakahead # no partial block (tested before the group)
+.Lxts_dec_final2_beside_onepassgroups_tail2_tweakahead:
+# the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm8
+# zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
-	vpsllq          $1, %zmm11, %zmm11
+	vpsllq          $4, %zmm0, %zmm11
 	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm0
+	vpxord          %zmm2, %zmm0, %zmm0
+	sub             $64, %r8                        # bytes in the last vector
+# the last whole block beside them, under TB, the tweak two blocks after the last
+# vector's last (lane m): TB = lane m of TW0 * x^6 into xmm3, straight from the
+# first tweak so that XE starts its rounds right after the vectors; XE = C[n-1] ^ TB ^
+# round key 0; then TA (the tweak between: the stealing's) = lane m of TW0 * x^5
+# zmm12 = zmm8 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
+	vpsrlq          $58, %zmm8, %zmm2               # top 6 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $6, %zmm8, %zmm12
+	vpternlogd      $150, %zmm3, %zmm2, %zmm12
 	lea             .Lxts_lane_select_onepassgroups_tail2_tweakahead(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
-	vpermd          %zmm11, %zmm3, %zmm2
+	vpermd          %zmm12, %zmm3, %zmm3            # TB: lane m
+	vmovdqu8        64(%rcx,%r8,1), %xmm6
+	vpternlogd      $150, %xmm3, %xmm9, %xmm6
+# zmm12 = zmm8 * x^5: shift left, fold the 5 bits shifted out back in times 0x87
+	vpsrlq          $59, %zmm8, %zmm2               # top 5 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm4         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $5, %zmm8, %zmm12
+	vpternlogd      $150, %zmm4, %zmm2, %zmm12
+	vmovdqu8        -16(%r11,%r8,1), %xmm2
+	vpermd          %zmm12, %zmm2, %zmm12           # TA: lane m
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        64(%rcx), %zmm5{%k1}{z}
+	vpternlogd      $150, %zmm11, %zmm9, %zmm5
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final2_beside_aes128_onepassgroups_tail2_tweakahead
+	{disp32} je     .Lxts_dec_final2_beside_aes192_onepassgroups_tail2_tweakahead
+	vaesdec         %zmm30, %zmm4, %zmm4
+	vaesdec         %zmm30, %zmm5, %zmm5
+	vaesdec         %xmm30, %xmm6, %xmm6
+	vaesdec         %zmm29, %zmm4, %zmm4
+	vaesdec         %zmm29, %zmm5, %zmm5
+	vaesdec         %xmm29, %xmm6, %xmm6
+.Lxts_dec_final2_beside_aes192_onepassgroups_tail2_tweakahead:
+	vaesdec         %zmm28, %zmm4, %zmm4
+	vaesdec         %zmm28, %zmm5, %zmm5
+	vaesdec         %xmm28, %xmm6, %xmm6
+	vaesdec         %zmm27, %zmm4, %zmm4
+	vaesdec         %zmm27, %zmm5, %zmm5
+	vaesdec         %xmm27, %xmm6, %xmm6
+.Lxts_dec_final2_beside_aes128_onepassgroups_tail2_tweakahead:
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %zmm26, %zmm5, %zmm5
+	vaesdec         %xmm26, %xmm6, %xmm6
+	vaesdec         %zmm25, %zmm4, %zmm4
+	vaesdec         %zmm25, %zmm5, %zmm5
+	vaesdec         %xmm25, %xmm6, %xmm6
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %zmm24, %zmm5, %zmm5
+	vaesdec         %xmm24, %xmm6, %xmm6
+	vaesdec         %zmm23, %zmm4, %zmm4
+	vaesdec         %zmm23, %zmm5, %zmm5
+	vaesdec         %xmm23, %xmm6, %xmm6
+	vaesdec         %zmm22, %zmm4, %zmm4
+	vaesdec         %zmm22, %zmm5, %zmm5
+	vaesdec         %xmm22, %xmm6, %xmm6
+	vaesdec         %zmm21, %zmm4, %zmm4
+	vaesdec         %zmm21, %zmm5, %zmm5
+	vaesdec         %xmm21, %xmm6, %xmm6
+	vaesdec         %zmm20, %zmm4, %zmm4
+	vaesdec         %zmm20, %zmm5, %zmm5
+	vaesdec         %xmm20, %xmm6, %xmm6
+	vaesdec         %zmm19, %zmm4, %zmm4
+	vaesdec         %zmm19, %zmm5, %zmm5
+	vaesdec         %xmm19, %xmm6, %xmm6
+	vaesdec         %zmm18, %zmm4, %zmm4
+	vaesdec         %zmm18, %zmm5, %zmm5
+	vaesdec         %xmm18, %xmm6, %xmm6
+	vpxord          %zmm8, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vpxord          %zmm11, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx){%k1}
+# the block beside: PP = D(C[n-1]) under TB into X0's xmm, T1 = TA, SRC/DST past C[n-1]
+	vpxord          %xmm3, %xmm10, %xmm2
+	vaesdeclast     %xmm2, %xmm6, %xmm6
+	vmovdqa64       %xmm6, %xmm4
+	vmovdqa64       %xmm12, %xmm2
+	lea             80(%rcx,%r8,1), %rcx
+	lea             80(%rdx,%r8,1), %rdx
 	{disp32} jmp    .Lxts_dec_steal_onepassgroups_tail2_tweakahead
 .Lxts_dec_final1_onepassgroups_tail2_tweakahead:
+	test            %rsi, %rsi
+	{disp32} jnz    .Lxts_dec_final1_beside_onepassgroups_tail2_tweakahead # a partial block: the last whole one runs beside
 # the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
 # zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -2365,26 +2780,94 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	vpxord          %zmm8, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm4, %zmm4
 	vmovdqu8        %zmm4, (%rdx){%k1}
-	test            %rsi, %rsi
-	{disp32} jz     .Lxts_dec_return_onepassgroups_tail2_tweakahead # no partial block: nothing for stealing to take
-	add             %r8, %rcx
-	add             %r8, %rdx
-# next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-# zmm8 = zmm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          $63, %zmm8, %zmm2               # top 1 bits of each half
+	{disp32} jmp    .Lxts_dec_return_onepassgroups_tail2_tweakahead # no partial block (tested before the group)
+.Lxts_dec_final1_beside_onepassgroups_tail2_tweakahead:
+# the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm8
+# zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
 	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
-	vpsllq          $1, %zmm8, %zmm8
-	vpternlogd      $150, %zmm3, %zmm2, %zmm8
+	vpsllq          $4, %zmm0, %zmm0
+	vpternlogd      $150, %zmm3, %zmm2, %zmm0
+# the last whole block beside them, under TB, the tweak two blocks after the last
+# vector's last (lane m): TB = lane m of TW0 * x^2 into xmm3, straight from the
+# first tweak so that XE starts its rounds right after the vectors; XE = C[n-1] ^ TB ^
+# round key 0; then TA (the tweak between: the stealing's) = lane m of TW0 * x^1
+# zmm11 = zmm8 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          $62, %zmm8, %zmm2               # top 2 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $2, %zmm8, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
 	lea             .Lxts_lane_select_onepassgroups_tail2_tweakahead(%rip), %r11
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
-	vpermd          %zmm8, %zmm3, %zmm2
+	vpermd          %zmm11, %zmm3, %zmm3            # TB: lane m
+	vmovdqu8        (%rcx,%r8,1), %xmm5
+	vpternlogd      $150, %xmm3, %xmm9, %xmm5
+# zmm11 = zmm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %zmm8, %zmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm4         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm8, %zmm11
+	vpternlogd      $150, %zmm4, %zmm2, %zmm11
+	vmovdqu8        -16(%r11,%r8,1), %xmm2
+	vpermd          %zmm11, %zmm2, %zmm11           # TA: lane m
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4{%k1}{z}
+	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final1_beside_aes128_onepassgroups_tail2_tweakahead
+	{disp32} je     .Lxts_dec_final1_beside_aes192_onepassgroups_tail2_tweakahead
+	vaesdec         %zmm30, %zmm4, %zmm4
+	vaesdec         %xmm30, %xmm5, %xmm5
+	vaesdec         %zmm29, %zmm4, %zmm4
+	vaesdec         %xmm29, %xmm5, %xmm5
+.Lxts_dec_final1_beside_aes192_onepassgroups_tail2_tweakahead:
+	vaesdec         %zmm28, %zmm4, %zmm4
+	vaesdec         %xmm28, %xmm5, %xmm5
+	vaesdec         %zmm27, %zmm4, %zmm4
+	vaesdec         %xmm27, %xmm5, %xmm5
+.Lxts_dec_final1_beside_aes128_onepassgroups_tail2_tweakahead:
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %xmm26, %xmm5, %xmm5
+	vaesdec         %zmm25, %zmm4, %zmm4
+	vaesdec         %xmm25, %xmm5, %xmm5
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %xmm24, %xmm5, %xmm5
+	vaesdec         %zmm23, %zmm4, %zmm4
+	vaesdec         %xmm23, %xmm5, %xmm5
+	vaesdec         %zmm22, %zmm4, %zmm4
+	vaesdec         %xmm22, %xmm5, %xmm5
+	vaesdec         %zmm21, %zmm4, %zmm4
+	vaesdec         %xmm21, %xmm5, %xmm5
+	vaesdec         %zmm20, %zmm4, %zmm4
+	vaesdec         %xmm20, %xmm5, %xmm5
+	vaesdec         %zmm19, %zmm4, %zmm4
+	vaesdec         %xmm19, %xmm5, %xmm5
+	vaesdec         %zmm18, %zmm4, %zmm4
+	vaesdec         %xmm18, %xmm5, %xmm5
+	vpxord          %zmm8, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx){%k1}
+# the block beside: PP = D(C[n-1]) under TB into X0's xmm, T1 = TA, SRC/DST past C[n-1]
+	vpxord          %xmm3, %xmm10, %xmm2
+	vaesdeclast     %xmm2, %xmm5, %xmm5
+	vmovdqa64       %xmm5, %xmm4
+	vmovdqa64       %xmm11, %xmm2
+	lea             16(%rcx,%r8,1), %rcx
+	lea             16(%rdx,%r8,1), %rdx
 	{disp32} jmp    .Lxts_dec_steal_onepassgroups_tail2_tweakahead
 .Lxts_dec_no_tail_onepassgroups_tail2_tweakahead:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return_onepassgroups_tail2_tweakahead
 	vmovdqa64       %xmm0, %xmm2                    # the next block's tweak
-.Lxts_dec_steal_onepassgroups_tail2_tweakahead:
+.Lxts_dec_steal_both_onepassgroups_tail2_tweakahead:
+# SRC/DST at the last whole block, T1 = its tweak: both blocks here
 # ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
 # TA * x (decryption: the last whole block under TB, the stolen block under TA)
 # xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -2398,14 +2881,14 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	vpxord          (%rdi), %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_steal_a_aes128_onepassgroups_tail2_tweakahead
-	{disp32} je     .Lxts_dec_steal_a_aes192_onepassgroups_tail2_tweakahead
+	{disp32} jb     .Lxts_dec_steal_both_a_aes128_onepassgroups_tail2_tweakahead
+	{disp32} je     .Lxts_dec_steal_both_a_aes192_onepassgroups_tail2_tweakahead
 	vaesdec         -208(%r10), %xmm4, %xmm4
 	vaesdec         -192(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_a_aes192_onepassgroups_tail2_tweakahead:
+.Lxts_dec_steal_both_a_aes192_onepassgroups_tail2_tweakahead:
 	vaesdec         -176(%r10), %xmm4, %xmm4
 	vaesdec         -160(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_a_aes128_onepassgroups_tail2_tweakahead:
+.Lxts_dec_steal_both_a_aes128_onepassgroups_tail2_tweakahead:
 	vaesdec         -144(%r10), %xmm4, %xmm4
 	vaesdec         -128(%r10), %xmm4, %xmm4
 	vaesdec         -112(%r10), %xmm4, %xmm4
@@ -2433,6 +2916,47 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	vpxord          (%rdi), %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_steal_both_b_aes128_onepassgroups_tail2_tweakahead
+	{disp32} je     .Lxts_dec_steal_both_b_aes192_onepassgroups_tail2_tweakahead
+	vaesdec         -208(%r10), %xmm4, %xmm4
+	vaesdec         -192(%r10), %xmm4, %xmm4
+.Lxts_dec_steal_both_b_aes192_onepassgroups_tail2_tweakahead:
+	vaesdec         -176(%r10), %xmm4, %xmm4
+	vaesdec         -160(%r10), %xmm4, %xmm4
+.Lxts_dec_steal_both_b_aes128_onepassgroups_tail2_tweakahead:
+	vaesdec         -144(%r10), %xmm4, %xmm4
+	vaesdec         -128(%r10), %xmm4, %xmm4
+	vaesdec         -112(%r10), %xmm4, %xmm4
+	vaesdec         -96(%r10), %xmm4, %xmm4
+	vaesdec         -80(%r10), %xmm4, %xmm4
+	vaesdec         -64(%r10), %xmm4, %xmm4
+	vaesdec         -48(%r10), %xmm4, %xmm4
+	vaesdec         -32(%r10), %xmm4, %xmm4
+	vaesdec         -16(%r10), %xmm4, %xmm4
+	vaesdeclast     (%r10), %xmm4, %xmm4
+	vpxord          %xmm2, %xmm4, %xmm4
+	vmovdqu8        %xmm4, (%rdx)
+	{disp32} jmp    .Lxts_dec_return_onepassgroups_tail2_tweakahead
+.Lxts_dec_steal_onepassgroups_tail2_tweakahead:
+# ciphertext stealing on xmm (decryption): the final group left CC = PP = D(C[n-1])
+# under TB in X0's xmm and T1 = TA, the stolen block's tweak
+	vmovdqu8        -16(%rcx,%rsi,1), %xmm8         # last 16 bytes of src
+	lea             .Lxts_cts_table_onepassgroups_tail2_tweakahead(%rip), %r11
+# short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu8        (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
+# last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             %rsi
+	vmovdqu8        32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm8, %xmm8
+	vmovdqu8        64(%r11,%rsi,1), %xmm0
+	neg             %rsi
+	vpternlogd      $234, %xmm8, %xmm0, %xmm4       # (CC & MASK) | TAIL16
+	vmovdqu8        %xmm1, -16(%rdx,%rsi,1)
+	vpxord          %xmm2, %xmm4, %xmm4
+	vpxord          (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_steal_b_aes128_onepassgroups_tail2_tweakahead
 	{disp32} je     .Lxts_dec_steal_b_aes192_onepassgroups_tail2_tweakahead
 	vaesdec         -208(%r10), %xmm4, %xmm4
@@ -2452,7 +2976,7 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	vaesdec         -16(%r10), %xmm4, %xmm4
 	vaesdeclast     (%r10), %xmm4, %xmm4
 	vpxord          %xmm2, %xmm4, %xmm4
-	vmovdqu8        %xmm4, (%rdx)
+	vmovdqu8        %xmm4, -16(%rdx)
 .Lxts_dec_return_onepassgroups_tail2_tweakahead:
 	xor             %eax, %eax
 	vzeroupper

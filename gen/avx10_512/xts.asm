@@ -990,8 +990,11 @@ L.xts_dec_final4_aes128:
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          zmm2, zmm3, zmm13
+	jmp             near L.xts_dec_steal_both       ; no register for the last whole block beside them
 	jmp             near L.xts_dec_steal
 L.xts_dec_final3:
+	test            rsi, rsi
+	jnz             near L.xts_dec_final3_beside    ; a partial block: the last whole one runs beside
 ; the tweaks of 3 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
 ; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -1078,24 +1081,141 @@ L.xts_dec_final3_aes128:
 	vpxord          zmm2, zmm10, zmm12
 	vaesdeclast     zmm6, zmm6, zmm2
 	vmovdqu8        [rdx + 128]{k1}, zmm6
-	test            rsi, rsi
-	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
-	add             rcx, r8
-	add             rdx, r8
-	add             rcx, 128
-	add             rdx, 128
-; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-; zmm12 = zmm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          zmm2, zmm12, 63                 ; top 1 bits of each half
+	jmp             near L.xts_dec_return           ; no partial block (tested before the group)
+L.xts_dec_final3_beside:
+; the tweaks of 3 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm8, zmm0
+; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm12, zmm12, 1
-	vpternlogd      zmm12, zmm2, zmm3, 150
+	vpsllq          zmm11, zmm0, 4
+	vpternlogd      zmm11, zmm2, zmm3, 150
+; zmm12 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm12, zmm0, 1
+	vpxord          zmm12, zmm12, zmm2
+; zmm0 = zmm0 * x^12: shift left, fold the 12 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm0, zmm0, 12
+	vpternlogd      zmm0, zmm2, zmm3, 150
+	sub             r8, 128                         ; bytes in the last vector
+; the last whole block beside them, under TB, the tweak two blocks after the last
+; vector's last (lane m): TB = lane m of TW0 * x^10 into xmm3, straight from the
+; first tweak so that XE starts its rounds right after the vectors; XE = C[n-1] ^ TB ^
+; round key 0; then TA (the tweak between: the stealing's) = lane m of TW0 * x^9
+; zmm13 = zmm8 * x^10: shift left, fold the 10 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm8, 54                  ; top 10 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm13, zmm8, 10
+	vpternlogd      zmm13, zmm2, zmm3, 150
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          zmm2, zmm3, zmm12
+	vpermd          zmm3, zmm3, zmm13               ; TB: lane m
+	vmovdqu8        xmm7, oword [rcx + r8*1 + 128]
+	vpternlogd      xmm7, xmm9, xmm3, 150
+; zmm13 = zmm8 * x^9: shift left, fold the 9 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm8, 55                  ; top 9 bits of each half
+	vpclmulqdq      zmm4, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm13, zmm8, 9
+	vpternlogd      zmm13, zmm2, zmm4, 150
+	vmovdqu8        xmm2, oword [r11 + r8*1 - 16]
+	vpermd          zmm13, zmm2, zmm13              ; TA: lane m
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm9, zmm8, 150
+; zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm5, [rcx + 64]
+	vpternlogd      zmm5, zmm9, zmm11, 150
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovq           k1, r11
+; zmm6 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm6{k1}{z}, [rcx + 128]
+	vpternlogd      zmm6, zmm9, zmm12, 150
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final3_beside_aes128
+	je              near L.xts_dec_final3_beside_aes192
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         zmm5, zmm5, zmm26
+	vaesdec         zmm6, zmm6, zmm26
+	vaesdec         xmm7, xmm7, xmm26
+	vaesdec         zmm4, zmm4, zmm25
+	vaesdec         zmm5, zmm5, zmm25
+	vaesdec         zmm6, zmm6, zmm25
+	vaesdec         xmm7, xmm7, xmm25
+L.xts_dec_final3_beside_aes192:
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         zmm5, zmm5, zmm24
+	vaesdec         zmm6, zmm6, zmm24
+	vaesdec         xmm7, xmm7, xmm24
+	vaesdec         zmm4, zmm4, zmm23
+	vaesdec         zmm5, zmm5, zmm23
+	vaesdec         zmm6, zmm6, zmm23
+	vaesdec         xmm7, xmm7, xmm23
+L.xts_dec_final3_beside_aes128:
+	vaesdec         zmm4, zmm4, zmm22
+	vaesdec         zmm5, zmm5, zmm22
+	vaesdec         zmm6, zmm6, zmm22
+	vaesdec         xmm7, xmm7, xmm22
+	vaesdec         zmm4, zmm4, zmm21
+	vaesdec         zmm5, zmm5, zmm21
+	vaesdec         zmm6, zmm6, zmm21
+	vaesdec         xmm7, xmm7, xmm21
+	vaesdec         zmm4, zmm4, zmm20
+	vaesdec         zmm5, zmm5, zmm20
+	vaesdec         zmm6, zmm6, zmm20
+	vaesdec         xmm7, xmm7, xmm20
+	vaesdec         zmm4, zmm4, zmm19
+	vaesdec         zmm5, zmm5, zmm19
+	vaesdec         zmm6, zmm6, zmm19
+	vaesdec         xmm7, xmm7, xmm19
+	vaesdec         zmm4, zmm4, zmm18
+	vaesdec         zmm5, zmm5, zmm18
+	vaesdec         zmm6, zmm6, zmm18
+	vaesdec         xmm7, xmm7, xmm18
+	vaesdec         zmm4, zmm4, zmm17
+	vaesdec         zmm5, zmm5, zmm17
+	vaesdec         zmm6, zmm6, zmm17
+	vaesdec         xmm7, xmm7, xmm17
+	vaesdec         zmm4, zmm4, zmm16
+	vaesdec         zmm5, zmm5, zmm16
+	vaesdec         zmm6, zmm6, zmm16
+	vaesdec         xmm7, xmm7, xmm16
+	vaesdec         zmm4, zmm4, zmm15
+	vaesdec         zmm5, zmm5, zmm15
+	vaesdec         zmm6, zmm6, zmm15
+	vaesdec         xmm7, xmm7, xmm15
+	vaesdec         zmm4, zmm4, zmm14
+	vaesdec         zmm5, zmm5, zmm14
+	vaesdec         zmm6, zmm6, zmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vpxord          zmm2, zmm10, zmm8
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        zword [rdx], zmm4
+	vpxord          zmm2, zmm10, zmm11
+	vaesdeclast     zmm5, zmm5, zmm2
+	vmovdqu8        zword [rdx + 64], zmm5
+	vpxord          zmm2, zmm10, zmm12
+	vaesdeclast     zmm6, zmm6, zmm2
+	vmovdqu8        [rdx + 128]{k1}, zmm6
+; the block beside: PP = D(C[n-1]) under TB into X0's xmm, T1 = TA, SRC/DST past C[n-1]
+	vpxord          xmm2, xmm10, xmm3
+	vaesdeclast     xmm7, xmm7, xmm2
+	vmovdqa64       xmm4, xmm7
+	vmovdqa64       xmm2, xmm13
+	lea             rcx, [rcx + r8*1 + 144]
+	lea             rdx, [rdx + r8*1 + 144]
 	jmp             near L.xts_dec_steal
 L.xts_dec_final2:
+	test            rsi, rsi
+	jnz             near L.xts_dec_final2_beside    ; a partial block: the last whole one runs beside
 ; the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
 ; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -1157,24 +1277,116 @@ L.xts_dec_final2_aes128:
 	vpxord          zmm2, zmm10, zmm11
 	vaesdeclast     zmm5, zmm5, zmm2
 	vmovdqu8        [rdx + 64]{k1}, zmm5
-	test            rsi, rsi
-	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
-	add             rcx, r8
-	add             rdx, r8
-	add             rcx, 64
-	add             rdx, 64
-; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-; zmm11 = zmm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          zmm2, zmm11, 63                 ; top 1 bits of each half
+	jmp             near L.xts_dec_return           ; no partial block (tested before the group)
+L.xts_dec_final2_beside:
+; the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm8, zmm0
+; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm11, zmm11, 1
+	vpsllq          zmm11, zmm0, 4
 	vpternlogd      zmm11, zmm2, zmm3, 150
+; zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm0, zmm0, 1
+	vpxord          zmm0, zmm0, zmm2
+	sub             r8, 64                          ; bytes in the last vector
+; the last whole block beside them, under TB, the tweak two blocks after the last
+; vector's last (lane m): TB = lane m of TW0 * x^6 into xmm3, straight from the
+; first tweak so that XE starts its rounds right after the vectors; XE = C[n-1] ^ TB ^
+; round key 0; then TA (the tweak between: the stealing's) = lane m of TW0 * x^5
+; zmm12 = zmm8 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm8, 58                  ; top 6 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm12, zmm8, 6
+	vpternlogd      zmm12, zmm2, zmm3, 150
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          zmm2, zmm3, zmm11
+	vpermd          zmm3, zmm3, zmm12               ; TB: lane m
+	vmovdqu8        xmm6, oword [rcx + r8*1 + 64]
+	vpternlogd      xmm6, xmm9, xmm3, 150
+; zmm12 = zmm8 * x^5: shift left, fold the 5 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm8, 59                  ; top 5 bits of each half
+	vpclmulqdq      zmm4, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm12, zmm8, 5
+	vpternlogd      zmm12, zmm2, zmm4, 150
+	vmovdqu8        xmm2, oword [r11 + r8*1 - 16]
+	vpermd          zmm12, zmm2, zmm12              ; TA: lane m
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm9, zmm8, 150
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovq           k1, r11
+; zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm5{k1}{z}, [rcx + 64]
+	vpternlogd      zmm5, zmm9, zmm11, 150
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final2_beside_aes128
+	je              near L.xts_dec_final2_beside_aes192
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         zmm5, zmm5, zmm26
+	vaesdec         xmm6, xmm6, xmm26
+	vaesdec         zmm4, zmm4, zmm25
+	vaesdec         zmm5, zmm5, zmm25
+	vaesdec         xmm6, xmm6, xmm25
+L.xts_dec_final2_beside_aes192:
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         zmm5, zmm5, zmm24
+	vaesdec         xmm6, xmm6, xmm24
+	vaesdec         zmm4, zmm4, zmm23
+	vaesdec         zmm5, zmm5, zmm23
+	vaesdec         xmm6, xmm6, xmm23
+L.xts_dec_final2_beside_aes128:
+	vaesdec         zmm4, zmm4, zmm22
+	vaesdec         zmm5, zmm5, zmm22
+	vaesdec         xmm6, xmm6, xmm22
+	vaesdec         zmm4, zmm4, zmm21
+	vaesdec         zmm5, zmm5, zmm21
+	vaesdec         xmm6, xmm6, xmm21
+	vaesdec         zmm4, zmm4, zmm20
+	vaesdec         zmm5, zmm5, zmm20
+	vaesdec         xmm6, xmm6, xmm20
+	vaesdec         zmm4, zmm4, zmm19
+	vaesdec         zmm5, zmm5, zmm19
+	vaesdec         xmm6, xmm6, xmm19
+	vaesdec         zmm4, zmm4, zmm18
+	vaesdec         zmm5, zmm5, zmm18
+	vaesdec         xmm6, xmm6, xmm18
+	vaesdec         zmm4, zmm4, zmm17
+	vaesdec         zmm5, zmm5, zmm17
+	vaesdec         xmm6, xmm6, xmm17
+	vaesdec         zmm4, zmm4, zmm16
+	vaesdec         zmm5, zmm5, zmm16
+	vaesdec         xmm6, xmm6, xmm16
+	vaesdec         zmm4, zmm4, zmm15
+	vaesdec         zmm5, zmm5, zmm15
+	vaesdec         xmm6, xmm6, xmm15
+	vaesdec         zmm4, zmm4, zmm14
+	vaesdec         zmm5, zmm5, zmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vpxord          zmm2, zmm10, zmm8
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        zword [rdx], zmm4
+	vpxord          zmm2, zmm10, zmm11
+	vaesdeclast     zmm5, zmm5, zmm2
+	vmovdqu8        [rdx + 64]{k1}, zmm5
+; the block beside: PP = D(C[n-1]) under TB into X0's xmm, T1 = TA, SRC/DST past C[n-1]
+	vpxord          xmm2, xmm10, xmm3
+	vaesdeclast     xmm6, xmm6, xmm2
+	vmovdqa64       xmm4, xmm6
+	vmovdqa64       xmm2, xmm12
+	lea             rcx, [rcx + r8*1 + 80]
+	lea             rdx, [rdx + r8*1 + 80]
 	jmp             near L.xts_dec_steal
 L.xts_dec_final1:
+	test            rsi, rsi
+	jnz             near L.xts_dec_final1_beside    ; a partial block: the last whole one runs beside
 ; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
 ; zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -1211,26 +1423,94 @@ L.xts_dec_final1_aes128:
 	vpxord          zmm2, zmm10, zmm8
 	vaesdeclast     zmm4, zmm4, zmm2
 	vmovdqu8        [rdx]{k1}, zmm4
-	test            rsi, rsi
-	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
-	add             rcx, r8
-	add             rdx, r8
-; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-; zmm8 = zmm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          zmm2, zmm8, 63                  ; top 1 bits of each half
+	jmp             near L.xts_dec_return           ; no partial block (tested before the group)
+L.xts_dec_final1_beside:
+; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm8, zmm0
+; zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm8, zmm8, 1
-	vpternlogd      zmm8, zmm2, zmm3, 150
+	vpsllq          zmm0, zmm0, 4
+	vpternlogd      zmm0, zmm2, zmm3, 150
+; the last whole block beside them, under TB, the tweak two blocks after the last
+; vector's last (lane m): TB = lane m of TW0 * x^2 into xmm3, straight from the
+; first tweak so that XE starts its rounds right after the vectors; XE = C[n-1] ^ TB ^
+; round key 0; then TA (the tweak between: the stealing's) = lane m of TW0 * x^1
+; zmm11 = zmm8 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm8, 62                  ; top 2 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm11, zmm8, 2
+	vpternlogd      zmm11, zmm2, zmm3, 150
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          zmm2, zmm3, zmm8
+	vpermd          zmm3, zmm3, zmm11               ; TB: lane m
+	vmovdqu8        xmm5, oword [rcx + r8*1]
+	vpternlogd      xmm5, xmm9, xmm3, 150
+; zmm11 = zmm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm8, 63                  ; top 1 bits of each half
+	vpclmulqdq      zmm4, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm11, zmm8, 1
+	vpternlogd      zmm11, zmm2, zmm4, 150
+	vmovdqu8        xmm2, oword [r11 + r8*1 - 16]
+	vpermd          zmm11, zmm2, zmm11              ; TA: lane m
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovq           k1, r11
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4{k1}{z}, [rcx]
+	vpternlogd      zmm4, zmm9, zmm8, 150
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final1_beside_aes128
+	je              near L.xts_dec_final1_beside_aes192
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         xmm5, xmm5, xmm26
+	vaesdec         zmm4, zmm4, zmm25
+	vaesdec         xmm5, xmm5, xmm25
+L.xts_dec_final1_beside_aes192:
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         xmm5, xmm5, xmm24
+	vaesdec         zmm4, zmm4, zmm23
+	vaesdec         xmm5, xmm5, xmm23
+L.xts_dec_final1_beside_aes128:
+	vaesdec         zmm4, zmm4, zmm22
+	vaesdec         xmm5, xmm5, xmm22
+	vaesdec         zmm4, zmm4, zmm21
+	vaesdec         xmm5, xmm5, xmm21
+	vaesdec         zmm4, zmm4, zmm20
+	vaesdec         xmm5, xmm5, xmm20
+	vaesdec         zmm4, zmm4, zmm19
+	vaesdec         xmm5, xmm5, xmm19
+	vaesdec         zmm4, zmm4, zmm18
+	vaesdec         xmm5, xmm5, xmm18
+	vaesdec         zmm4, zmm4, zmm17
+	vaesdec         xmm5, xmm5, xmm17
+	vaesdec         zmm4, zmm4, zmm16
+	vaesdec         xmm5, xmm5, xmm16
+	vaesdec         zmm4, zmm4, zmm15
+	vaesdec         xmm5, xmm5, xmm15
+	vaesdec         zmm4, zmm4, zmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vpxord          zmm2, zmm10, zmm8
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        [rdx]{k1}, zmm4
+; the block beside: PP = D(C[n-1]) under TB into X0's xmm, T1 = TA, SRC/DST past C[n-1]
+	vpxord          xmm2, xmm10, xmm3
+	vaesdeclast     xmm5, xmm5, xmm2
+	vmovdqa64       xmm4, xmm5
+	vmovdqa64       xmm2, xmm11
+	lea             rcx, [rcx + r8*1 + 16]
+	lea             rdx, [rdx + r8*1 + 16]
 	jmp             near L.xts_dec_steal
 L.xts_dec_no_tail:
 	test            rsi, rsi
 	jz              near L.xts_dec_return
 	vmovdqa64       xmm2, xmm0                      ; the next block's tweak
-L.xts_dec_steal:
+L.xts_dec_steal_both:
+; SRC/DST at the last whole block, T1 = its tweak: both blocks here
 ; ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
 ; TA * x (decryption: the last whole block under TB, the stolen block under TA)
 ; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1244,14 +1524,14 @@ L.xts_dec_steal:
 	vpxord          xmm4, xmm4, oword [rdi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xts_dec_steal_a_aes128
-	je              near L.xts_dec_steal_a_aes192
+	jb              near L.xts_dec_steal_both_a_aes128
+	je              near L.xts_dec_steal_both_a_aes192
 	vaesdec         xmm4, xmm4, oword [r10 - 208]
 	vaesdec         xmm4, xmm4, oword [r10 - 192]
-L.xts_dec_steal_a_aes192:
+L.xts_dec_steal_both_a_aes192:
 	vaesdec         xmm4, xmm4, oword [r10 - 176]
 	vaesdec         xmm4, xmm4, oword [r10 - 160]
-L.xts_dec_steal_a_aes128:
+L.xts_dec_steal_both_a_aes128:
 	vaesdec         xmm4, xmm4, oword [r10 - 144]
 	vaesdec         xmm4, xmm4, oword [r10 - 128]
 	vaesdec         xmm4, xmm4, oword [r10 - 112]
@@ -1279,6 +1559,47 @@ L.xts_dec_steal_a_aes128:
 	vpxord          xmm4, xmm4, oword [rdi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
+	jb              near L.xts_dec_steal_both_b_aes128
+	je              near L.xts_dec_steal_both_b_aes192
+	vaesdec         xmm4, xmm4, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, oword [r10 - 192]
+L.xts_dec_steal_both_b_aes192:
+	vaesdec         xmm4, xmm4, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, oword [r10 - 160]
+L.xts_dec_steal_both_b_aes128:
+	vaesdec         xmm4, xmm4, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	vaesdeclast     xmm4, xmm4, oword [r10]
+	vpxord          xmm4, xmm4, xmm2
+	vmovdqu8        oword [rdx], xmm4
+	jmp             near L.xts_dec_return
+L.xts_dec_steal:
+; ciphertext stealing on xmm (decryption): the final group left CC = PP = D(C[n-1])
+; under TB in X0's xmm and T1 = TA, the stolen block's tweak
+	vmovdqu8        xmm8, oword [rcx + rsi*1 - 16]  ; last 16 bytes of src
+	lea             r11, [rel L.xts_cts_table]
+; short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu8        xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
+; last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             rsi
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm8, xmm8, xmm0
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 64]
+	neg             rsi
+	vpternlogd      xmm4, xmm0, xmm8, 234           ; (CC & MASK) | TAIL16
+	vmovdqu8        oword [rdx + rsi*1 - 16], xmm1
+	vpxord          xmm4, xmm4, xmm2
+	vpxord          xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
 	jb              near L.xts_dec_steal_b_aes128
 	je              near L.xts_dec_steal_b_aes192
 	vaesdec         xmm4, xmm4, oword [r10 - 208]
@@ -1298,7 +1619,7 @@ L.xts_dec_steal_b_aes128:
 	vaesdec         xmm4, xmm4, oword [r10 - 16]
 	vaesdeclast     xmm4, xmm4, oword [r10]
 	vpxord          xmm4, xmm4, xmm2
-	vmovdqu8        oword [rdx], xmm4
+	vmovdqu8        oword [rdx - 16], xmm4
 L.xts_dec_return:
 	xor             eax, eax
 	vzeroupper
@@ -2235,6 +2556,8 @@ L.xts_dec_final_onepassgroups_tail2_tweakahead:
 	cmp             r8, 64
 	jbe             near L.xts_dec_final1_onepassgroups_tail2_tweakahead
 L.xts_dec_final2_onepassgroups_tail2_tweakahead:
+	test            rsi, rsi
+	jnz             near L.xts_dec_final2_beside_onepassgroups_tail2_tweakahead ; a partial block: the last whole one runs beside
 ; the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
 ; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -2296,24 +2619,116 @@ L.xts_dec_final2_aes128_onepassgroups_tail2_tweakahead:
 	vpxord          zmm2, zmm10, zmm11
 	vaesdeclast     zmm5, zmm5, zmm2
 	vmovdqu8        [rdx + 64]{k1}, zmm5
-	test            rsi, rsi
-	jz              near L.xts_dec_return_onepassgroups_tail2_tweakahead ; no partial block: nothing for stealing to take
-	add             rcx, r8
-	add             rdx, r8
-	add             rcx, 64
-	add             rdx, 64
-; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-; zmm11 = zmm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          zmm2, zmm11, 63                 ; top 1 bits of each half
+	jmp             near L.xts_dec_return_onepassgroups_tail2_tweakahead ; no partial block (tested before the group)
+L.xts_dec_final2_beside_onepassgroups_tail2_tweakahead:
+; the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm8, zmm0
+; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm11, zmm11, 1
+	vpsllq          zmm11, zmm0, 4
 	vpternlogd      zmm11, zmm2, zmm3, 150
+; zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm0, zmm0, 1
+	vpxord          zmm0, zmm0, zmm2
+	sub             r8, 64                          ; bytes in the last vector
+; the last whole block beside them, under TB, the tweak two blocks after the last
+; vector's last (lane m): TB = lane m of TW0 * x^6 into xmm3, straight from the
+; first tweak so that XE starts its rounds right after the vectors; XE = C[n-1] ^ TB ^
+; round key 0; then TA (the tweak between: the stealing's) = lane m of TW0 * x^5
+; zmm12 = zmm8 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm8, 58                  ; top 6 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm12, zmm8, 6
+	vpternlogd      zmm12, zmm2, zmm3, 150
 	lea             r11, [rel L.xts_lane_select_onepassgroups_tail2_tweakahead]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          zmm2, zmm3, zmm11
+	vpermd          zmm3, zmm3, zmm12               ; TB: lane m
+	vmovdqu8        xmm6, oword [rcx + r8*1 + 64]
+	vpternlogd      xmm6, xmm9, xmm3, 150
+; zmm12 = zmm8 * x^5: shift left, fold the 5 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm8, 59                  ; top 5 bits of each half
+	vpclmulqdq      zmm4, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm12, zmm8, 5
+	vpternlogd      zmm12, zmm2, zmm4, 150
+	vmovdqu8        xmm2, oword [r11 + r8*1 - 16]
+	vpermd          zmm12, zmm2, zmm12              ; TA: lane m
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm9, zmm8, 150
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovq           k1, r11
+; zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm5{k1}{z}, [rcx + 64]
+	vpternlogd      zmm5, zmm9, zmm11, 150
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final2_beside_aes128_onepassgroups_tail2_tweakahead
+	je              near L.xts_dec_final2_beside_aes192_onepassgroups_tail2_tweakahead
+	vaesdec         zmm4, zmm4, zmm30
+	vaesdec         zmm5, zmm5, zmm30
+	vaesdec         xmm6, xmm6, xmm30
+	vaesdec         zmm4, zmm4, zmm29
+	vaesdec         zmm5, zmm5, zmm29
+	vaesdec         xmm6, xmm6, xmm29
+L.xts_dec_final2_beside_aes192_onepassgroups_tail2_tweakahead:
+	vaesdec         zmm4, zmm4, zmm28
+	vaesdec         zmm5, zmm5, zmm28
+	vaesdec         xmm6, xmm6, xmm28
+	vaesdec         zmm4, zmm4, zmm27
+	vaesdec         zmm5, zmm5, zmm27
+	vaesdec         xmm6, xmm6, xmm27
+L.xts_dec_final2_beside_aes128_onepassgroups_tail2_tweakahead:
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         zmm5, zmm5, zmm26
+	vaesdec         xmm6, xmm6, xmm26
+	vaesdec         zmm4, zmm4, zmm25
+	vaesdec         zmm5, zmm5, zmm25
+	vaesdec         xmm6, xmm6, xmm25
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         zmm5, zmm5, zmm24
+	vaesdec         xmm6, xmm6, xmm24
+	vaesdec         zmm4, zmm4, zmm23
+	vaesdec         zmm5, zmm5, zmm23
+	vaesdec         xmm6, xmm6, xmm23
+	vaesdec         zmm4, zmm4, zmm22
+	vaesdec         zmm5, zmm5, zmm22
+	vaesdec         xmm6, xmm6, xmm22
+	vaesdec         zmm4, zmm4, zmm21
+	vaesdec         zmm5, zmm5, zmm21
+	vaesdec         xmm6, xmm6, xmm21
+	vaesdec         zmm4, zmm4, zmm20
+	vaesdec         zmm5, zmm5, zmm20
+	vaesdec         xmm6, xmm6, xmm20
+	vaesdec         zmm4, zmm4, zmm19
+	vaesdec         zmm5, zmm5, zmm19
+	vaesdec         xmm6, xmm6, xmm19
+	vaesdec         zmm4, zmm4, zmm18
+	vaesdec         zmm5, zmm5, zmm18
+	vaesdec         xmm6, xmm6, xmm18
+	vpxord          zmm2, zmm10, zmm8
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        zword [rdx], zmm4
+	vpxord          zmm2, zmm10, zmm11
+	vaesdeclast     zmm5, zmm5, zmm2
+	vmovdqu8        [rdx + 64]{k1}, zmm5
+; the block beside: PP = D(C[n-1]) under TB into X0's xmm, T1 = TA, SRC/DST past C[n-1]
+	vpxord          xmm2, xmm10, xmm3
+	vaesdeclast     xmm6, xmm6, xmm2
+	vmovdqa64       xmm4, xmm6
+	vmovdqa64       xmm2, xmm12
+	lea             rcx, [rcx + r8*1 + 80]
+	lea             rdx, [rdx + r8*1 + 80]
 	jmp             near L.xts_dec_steal_onepassgroups_tail2_tweakahead
 L.xts_dec_final1_onepassgroups_tail2_tweakahead:
+	test            rsi, rsi
+	jnz             near L.xts_dec_final1_beside_onepassgroups_tail2_tweakahead ; a partial block: the last whole one runs beside
 ; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
 ; zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -2350,26 +2765,94 @@ L.xts_dec_final1_aes128_onepassgroups_tail2_tweakahead:
 	vpxord          zmm2, zmm10, zmm8
 	vaesdeclast     zmm4, zmm4, zmm2
 	vmovdqu8        [rdx]{k1}, zmm4
-	test            rsi, rsi
-	jz              near L.xts_dec_return_onepassgroups_tail2_tweakahead ; no partial block: nothing for stealing to take
-	add             rcx, r8
-	add             rdx, r8
-; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-; zmm8 = zmm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          zmm2, zmm8, 63                  ; top 1 bits of each half
+	jmp             near L.xts_dec_return_onepassgroups_tail2_tweakahead ; no partial block (tested before the group)
+L.xts_dec_final1_beside_onepassgroups_tail2_tweakahead:
+; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm8, zmm0
+; zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
 	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
-	vpsllq          zmm8, zmm8, 1
-	vpternlogd      zmm8, zmm2, zmm3, 150
+	vpsllq          zmm0, zmm0, 4
+	vpternlogd      zmm0, zmm2, zmm3, 150
+; the last whole block beside them, under TB, the tweak two blocks after the last
+; vector's last (lane m): TB = lane m of TW0 * x^2 into xmm3, straight from the
+; first tweak so that XE starts its rounds right after the vectors; XE = C[n-1] ^ TB ^
+; round key 0; then TA (the tweak between: the stealing's) = lane m of TW0 * x^1
+; zmm11 = zmm8 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm8, 62                  ; top 2 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm11, zmm8, 2
+	vpternlogd      zmm11, zmm2, zmm3, 150
 	lea             r11, [rel L.xts_lane_select_onepassgroups_tail2_tweakahead]
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
-	vpermd          zmm2, zmm3, zmm8
+	vpermd          zmm3, zmm3, zmm11               ; TB: lane m
+	vmovdqu8        xmm5, oword [rcx + r8*1]
+	vpternlogd      xmm5, xmm9, xmm3, 150
+; zmm11 = zmm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm8, 63                  ; top 1 bits of each half
+	vpclmulqdq      zmm4, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm11, zmm8, 1
+	vpternlogd      zmm11, zmm2, zmm4, 150
+	vmovdqu8        xmm2, oword [r11 + r8*1 - 16]
+	vpermd          zmm11, zmm2, zmm11              ; TA: lane m
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovq           k1, r11
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4{k1}{z}, [rcx]
+	vpternlogd      zmm4, zmm9, zmm8, 150
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final1_beside_aes128_onepassgroups_tail2_tweakahead
+	je              near L.xts_dec_final1_beside_aes192_onepassgroups_tail2_tweakahead
+	vaesdec         zmm4, zmm4, zmm30
+	vaesdec         xmm5, xmm5, xmm30
+	vaesdec         zmm4, zmm4, zmm29
+	vaesdec         xmm5, xmm5, xmm29
+L.xts_dec_final1_beside_aes192_onepassgroups_tail2_tweakahead:
+	vaesdec         zmm4, zmm4, zmm28
+	vaesdec         xmm5, xmm5, xmm28
+	vaesdec         zmm4, zmm4, zmm27
+	vaesdec         xmm5, xmm5, xmm27
+L.xts_dec_final1_beside_aes128_onepassgroups_tail2_tweakahead:
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         xmm5, xmm5, xmm26
+	vaesdec         zmm4, zmm4, zmm25
+	vaesdec         xmm5, xmm5, xmm25
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         xmm5, xmm5, xmm24
+	vaesdec         zmm4, zmm4, zmm23
+	vaesdec         xmm5, xmm5, xmm23
+	vaesdec         zmm4, zmm4, zmm22
+	vaesdec         xmm5, xmm5, xmm22
+	vaesdec         zmm4, zmm4, zmm21
+	vaesdec         xmm5, xmm5, xmm21
+	vaesdec         zmm4, zmm4, zmm20
+	vaesdec         xmm5, xmm5, xmm20
+	vaesdec         zmm4, zmm4, zmm19
+	vaesdec         xmm5, xmm5, xmm19
+	vaesdec         zmm4, zmm4, zmm18
+	vaesdec         xmm5, xmm5, xmm18
+	vpxord          zmm2, zmm10, zmm8
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        [rdx]{k1}, zmm4
+; the block beside: PP = D(C[n-1]) under TB into X0's xmm, T1 = TA, SRC/DST past C[n-1]
+	vpxord          xmm2, xmm10, xmm3
+	vaesdeclast     xmm5, xmm5, xmm2
+	vmovdqa64       xmm4, xmm5
+	vmovdqa64       xmm2, xmm11
+	lea             rcx, [rcx + r8*1 + 16]
+	lea             rdx, [rdx + r8*1 + 16]
 	jmp             near L.xts_dec_steal_onepassgroups_tail2_tweakahead
 L.xts_dec_no_tail_onepassgroups_tail2_tweakahead:
 	test            rsi, rsi
 	jz              near L.xts_dec_return_onepassgroups_tail2_tweakahead
 	vmovdqa64       xmm2, xmm0                      ; the next block's tweak
-L.xts_dec_steal_onepassgroups_tail2_tweakahead:
+L.xts_dec_steal_both_onepassgroups_tail2_tweakahead:
+; SRC/DST at the last whole block, T1 = its tweak: both blocks here
 ; ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
 ; TA * x (decryption: the last whole block under TB, the stolen block under TA)
 ; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -2383,14 +2866,14 @@ L.xts_dec_steal_onepassgroups_tail2_tweakahead:
 	vpxord          xmm4, xmm4, oword [rdi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xts_dec_steal_a_aes128_onepassgroups_tail2_tweakahead
-	je              near L.xts_dec_steal_a_aes192_onepassgroups_tail2_tweakahead
+	jb              near L.xts_dec_steal_both_a_aes128_onepassgroups_tail2_tweakahead
+	je              near L.xts_dec_steal_both_a_aes192_onepassgroups_tail2_tweakahead
 	vaesdec         xmm4, xmm4, oword [r10 - 208]
 	vaesdec         xmm4, xmm4, oword [r10 - 192]
-L.xts_dec_steal_a_aes192_onepassgroups_tail2_tweakahead:
+L.xts_dec_steal_both_a_aes192_onepassgroups_tail2_tweakahead:
 	vaesdec         xmm4, xmm4, oword [r10 - 176]
 	vaesdec         xmm4, xmm4, oword [r10 - 160]
-L.xts_dec_steal_a_aes128_onepassgroups_tail2_tweakahead:
+L.xts_dec_steal_both_a_aes128_onepassgroups_tail2_tweakahead:
 	vaesdec         xmm4, xmm4, oword [r10 - 144]
 	vaesdec         xmm4, xmm4, oword [r10 - 128]
 	vaesdec         xmm4, xmm4, oword [r10 - 112]
@@ -2418,6 +2901,47 @@ L.xts_dec_steal_a_aes128_onepassgroups_tail2_tweakahead:
 	vpxord          xmm4, xmm4, oword [rdi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
+	jb              near L.xts_dec_steal_both_b_aes128_onepassgroups_tail2_tweakahead
+	je              near L.xts_dec_steal_both_b_aes192_onepassgroups_tail2_tweakahead
+	vaesdec         xmm4, xmm4, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, oword [r10 - 192]
+L.xts_dec_steal_both_b_aes192_onepassgroups_tail2_tweakahead:
+	vaesdec         xmm4, xmm4, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, oword [r10 - 160]
+L.xts_dec_steal_both_b_aes128_onepassgroups_tail2_tweakahead:
+	vaesdec         xmm4, xmm4, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	vaesdeclast     xmm4, xmm4, oword [r10]
+	vpxord          xmm4, xmm4, xmm2
+	vmovdqu8        oword [rdx], xmm4
+	jmp             near L.xts_dec_return_onepassgroups_tail2_tweakahead
+L.xts_dec_steal_onepassgroups_tail2_tweakahead:
+; ciphertext stealing on xmm (decryption): the final group left CC = PP = D(C[n-1])
+; under TB in X0's xmm and T1 = TA, the stolen block's tweak
+	vmovdqu8        xmm8, oword [rcx + rsi*1 - 16]  ; last 16 bytes of src
+	lea             r11, [rel L.xts_cts_table_onepassgroups_tail2_tweakahead]
+; short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu8        xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
+; last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             rsi
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm8, xmm8, xmm0
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 64]
+	neg             rsi
+	vpternlogd      xmm4, xmm0, xmm8, 234           ; (CC & MASK) | TAIL16
+	vmovdqu8        oword [rdx + rsi*1 - 16], xmm1
+	vpxord          xmm4, xmm4, xmm2
+	vpxord          xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
 	jb              near L.xts_dec_steal_b_aes128_onepassgroups_tail2_tweakahead
 	je              near L.xts_dec_steal_b_aes192_onepassgroups_tail2_tweakahead
 	vaesdec         xmm4, xmm4, oword [r10 - 208]
@@ -2437,7 +2961,7 @@ L.xts_dec_steal_b_aes128_onepassgroups_tail2_tweakahead:
 	vaesdec         xmm4, xmm4, oword [r10 - 16]
 	vaesdeclast     xmm4, xmm4, oword [r10]
 	vpxord          xmm4, xmm4, xmm2
-	vmovdqu8        oword [rdx], xmm4
+	vmovdqu8        oword [rdx - 16], xmm4
 L.xts_dec_return_onepassgroups_tail2_tweakahead:
 	xor             eax, eax
 	vzeroupper

@@ -1097,8 +1097,11 @@ aesgen_xts_decrypt_vaes_avx2:
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu         -16(%r11,%r8,1), %xmm3
 	vpermd          %ymm13, %ymm3, %ymm2
+	{disp32} jmp    .Lxts_dec_steal_both            # no register for the last whole block beside them
 	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final3:
+	test            %rsi, %rsi
+	{disp32} jnz    .Lxts_dec_final3_beside         # a partial block: the last whole one runs beside
 # the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
 # ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1209,25 +1212,167 @@ aesgen_xts_decrypt_vaes_avx2:
 	{disp32} jbe    .Lxts_dec_final3_stored
 	vextracti128    $1, %ymm6, 80(%rdx)
 .Lxts_dec_final3_stored:
-	test            %rsi, %rsi
-	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
-	add             %r8, %rcx
-	add             %r8, %rdx
-	add             $64, %rcx
-	add             $64, %rdx
-# next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-# ymm12 = ymm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          $63, %ymm12, %ymm2              # top 1 bits of each half
+	{disp32} jmp    .Lxts_dec_return                # no partial block (tested before the group)
+.Lxts_dec_final3_beside:
+# the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa         %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $1, %ymm12, %ymm12
+	vpsllq          $2, %ymm0, %ymm11
+	vpxor           %ymm2, %ymm11, %ymm11
+	vpxor           %ymm3, %ymm11, %ymm11
+# ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm12
 	vpxor           %ymm2, %ymm12, %ymm12
 	vpxor           %ymm3, %ymm12, %ymm12
+# ymm0 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
+	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $6, %ymm0, %ymm0
+	vpxor           %ymm2, %ymm0, %ymm0
+	vpxor           %ymm3, %ymm0, %ymm0
+	sub             $64, %r8                        # bytes in the last vector
+# the last whole block beside them, under TB, the tweak two blocks after the last
+# vector's last (lane m): TB = lane m of TW0 * x^6 into xmm3, straight from the
+# first tweak so that XE starts its rounds right after the vectors; XE = C[n-1] ^ TB ^
+# round key 0; then TA (the tweak between: the stealing's) = lane m of TW0 * x^5
+# ymm13 = ymm8 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
+	vpsrlq          $58, %ymm8, %ymm2               # top 6 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $6, %ymm8, %ymm13
+	vpxor           %ymm2, %ymm13, %ymm13
+	vpxor           %ymm3, %ymm13, %ymm13
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu         -16(%r11,%r8,1), %xmm3
-	vpermd          %ymm12, %ymm3, %ymm2
+	vpermd          %ymm13, %ymm3, %ymm3            # TB: lane m
+	vpxor           64(%rcx,%r8,1), %xmm3, %xmm7
+	vpxor           %xmm9, %xmm7, %xmm7
+# ymm13 = ymm8 * x^5: shift left, fold the 5 bits shifted out back in times 0x87
+	vpsrlq          $59, %ymm8, %ymm2               # top 5 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm4         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $5, %ymm8, %ymm13
+	vpxor           %ymm2, %ymm13, %ymm13
+	vpxor           %ymm4, %ymm13, %ymm13
+	vmovdqu         -16(%r11,%r8,1), %xmm2
+	vpermd          %ymm13, %ymm2, %ymm13           # TA: lane m
+# ymm4 = data ^ tweak ^ round key 0
+	vpxor           (%rcx), %ymm8, %ymm4
+	vpxor           %ymm9, %ymm4, %ymm4
+# ymm5 = data ^ tweak ^ round key 0
+	vpxor           32(%rcx), %ymm11, %ymm5
+	vpxor           %ymm9, %ymm5, %ymm5
+	cmp             $16, %r8
+	{disp32} ja     .Lxts_dec_final3_beside_load_full
+	vmovdqu         64(%rcx), %xmm6                 # one block; upper lane zeroed
+	{disp32} jmp    .Lxts_dec_final3_beside_loaded
+.Lxts_dec_final3_beside_load_full:
+	vmovdqu         64(%rcx), %ymm6
+.Lxts_dec_final3_beside_loaded:
+	vpxor           %ymm12, %ymm6, %ymm6
+	vpxor           %ymm9, %ymm6, %ymm6
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final3_beside_aes128
+	{disp32} je     .Lxts_dec_final3_beside_aes192
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+.Lxts_dec_final3_beside_aes192:
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+.Lxts_dec_final3_beside_aes128:
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vpxor           %ymm8, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu         %ymm4, (%rdx)
+	vpxor           %ymm11, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm5, %ymm5
+	vmovdqu         %ymm5, 32(%rdx)
+	vpxor           %ymm12, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm6, %ymm6
+	vmovdqu         %xmm6, 64(%rdx)
+	cmp             $16, %r8
+	{disp32} jbe    .Lxts_dec_final3_beside_stored
+	vextracti128    $1, %ymm6, 80(%rdx)
+.Lxts_dec_final3_beside_stored:
+# the block beside: PP = D(C[n-1]) under TB into X0's xmm, T1 = TA, SRC/DST past C[n-1]
+	vpxor           %xmm3, %xmm10, %xmm2
+	vaesdeclast     %xmm2, %xmm7, %xmm7
+	vmovdqa         %xmm7, %xmm4
+	vpor            %xmm13, %xmm13, %xmm2
+	lea             80(%rcx,%r8,1), %rcx
+	lea             80(%rdx,%r8,1), %rdx
 	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final2:
+	test            %rsi, %rsi
+	{disp32} jnz    .Lxts_dec_final2_beside         # a partial block: the last whole one runs beside
 # the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
 # ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1312,25 +1457,141 @@ aesgen_xts_decrypt_vaes_avx2:
 	{disp32} jbe    .Lxts_dec_final2_stored
 	vextracti128    $1, %ymm5, 48(%rdx)
 .Lxts_dec_final2_stored:
-	test            %rsi, %rsi
-	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
-	add             %r8, %rcx
-	add             %r8, %rdx
-	add             $32, %rcx
-	add             $32, %rdx
-# next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-# ymm11 = ymm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          $63, %ymm11, %ymm2              # top 1 bits of each half
+	{disp32} jmp    .Lxts_dec_return                # no partial block (tested before the group)
+.Lxts_dec_final2_beside:
+# the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa         %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $1, %ymm11, %ymm11
+	vpsllq          $2, %ymm0, %ymm11
 	vpxor           %ymm2, %ymm11, %ymm11
 	vpxor           %ymm3, %ymm11, %ymm11
+# ymm0 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm0
+	vpxor           %ymm2, %ymm0, %ymm0
+	vpxor           %ymm3, %ymm0, %ymm0
+	sub             $32, %r8                        # bytes in the last vector
+# the last whole block beside them, under TB, the tweak two blocks after the last
+# vector's last (lane m): TB = lane m of TW0 * x^4 into xmm3, straight from the
+# first tweak so that XE starts its rounds right after the vectors; XE = C[n-1] ^ TB ^
+# round key 0; then TA (the tweak between: the stealing's) = lane m of TW0 * x^3
+# ymm12 = ymm8 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %ymm8, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm8, %ymm12
+	vpxor           %ymm2, %ymm12, %ymm12
+	vpxor           %ymm3, %ymm12, %ymm12
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu         -16(%r11,%r8,1), %xmm3
-	vpermd          %ymm11, %ymm3, %ymm2
+	vpermd          %ymm12, %ymm3, %ymm3            # TB: lane m
+	vpxor           32(%rcx,%r8,1), %xmm3, %xmm6
+	vpxor           %xmm9, %xmm6, %xmm6
+# ymm12 = ymm8 * x^3: shift left, fold the 3 bits shifted out back in times 0x87
+	vpsrlq          $61, %ymm8, %ymm2               # top 3 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm4         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $3, %ymm8, %ymm12
+	vpxor           %ymm2, %ymm12, %ymm12
+	vpxor           %ymm4, %ymm12, %ymm12
+	vmovdqu         -16(%r11,%r8,1), %xmm2
+	vpermd          %ymm12, %ymm2, %ymm12           # TA: lane m
+# ymm4 = data ^ tweak ^ round key 0
+	vpxor           (%rcx), %ymm8, %ymm4
+	vpxor           %ymm9, %ymm4, %ymm4
+	cmp             $16, %r8
+	{disp32} ja     .Lxts_dec_final2_beside_load_full
+	vmovdqu         32(%rcx), %xmm5                 # one block; upper lane zeroed
+	{disp32} jmp    .Lxts_dec_final2_beside_loaded
+.Lxts_dec_final2_beside_load_full:
+	vmovdqu         32(%rcx), %ymm5
+.Lxts_dec_final2_beside_loaded:
+	vpxor           %ymm11, %ymm5, %ymm5
+	vpxor           %ymm9, %ymm5, %ymm5
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final2_beside_aes128
+	{disp32} je     .Lxts_dec_final2_beside_aes192
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+.Lxts_dec_final2_beside_aes192:
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+.Lxts_dec_final2_beside_aes128:
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vpxor           %ymm8, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu         %ymm4, (%rdx)
+	vpxor           %ymm11, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm5, %ymm5
+	vmovdqu         %xmm5, 32(%rdx)
+	cmp             $16, %r8
+	{disp32} jbe    .Lxts_dec_final2_beside_stored
+	vextracti128    $1, %ymm5, 48(%rdx)
+.Lxts_dec_final2_beside_stored:
+# the block beside: PP = D(C[n-1]) under TB into X0's xmm, T1 = TA, SRC/DST past C[n-1]
+	vpxor           %xmm3, %xmm10, %xmm2
+	vaesdeclast     %xmm2, %xmm6, %xmm6
+	vmovdqa         %xmm6, %xmm4
+	vpor            %xmm12, %xmm12, %xmm2
+	lea             48(%rcx,%r8,1), %rcx
+	lea             48(%rdx,%r8,1), %rdx
 	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final1:
+	test            %rsi, %rsi
+	{disp32} jnz    .Lxts_dec_final1_beside         # a partial block: the last whole one runs beside
 # the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
 # ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1388,27 +1649,117 @@ aesgen_xts_decrypt_vaes_avx2:
 	{disp32} jbe    .Lxts_dec_final1_stored
 	vextracti128    $1, %ymm4, 16(%rdx)
 .Lxts_dec_final1_stored:
-	test            %rsi, %rsi
-	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
-	add             %r8, %rcx
-	add             %r8, %rdx
-# next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-# ymm8 = ymm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          $63, %ymm8, %ymm2               # top 1 bits of each half
+	{disp32} jmp    .Lxts_dec_return                # no partial block (tested before the group)
+.Lxts_dec_final1_beside:
+# the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa         %ymm0, %ymm8
+# ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
 	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
-	vpsllq          $1, %ymm8, %ymm8
-	vpxor           %ymm2, %ymm8, %ymm8
-	vpxor           %ymm3, %ymm8, %ymm8
+	vpsllq          $2, %ymm0, %ymm0
+	vpxor           %ymm2, %ymm0, %ymm0
+	vpxor           %ymm3, %ymm0, %ymm0
+# the last whole block beside them, under TB, the tweak two blocks after the last
+# vector's last (lane m): TB = lane m of TW0 * x^2 into xmm3, straight from the
+# first tweak so that XE starts its rounds right after the vectors; XE = C[n-1] ^ TB ^
+# round key 0; then TA (the tweak between: the stealing's) = lane m of TW0 * x^1
+# ymm11 = ymm8 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          $62, %ymm8, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm8, %ymm11
+	vpxor           %ymm2, %ymm11, %ymm11
+	vpxor           %ymm3, %ymm11, %ymm11
 	lea             .Lxts_lane_select(%rip), %r11
 	vmovdqu         -16(%r11,%r8,1), %xmm3
-	vpermd          %ymm8, %ymm3, %ymm2
+	vpermd          %ymm11, %ymm3, %ymm3            # TB: lane m
+	vpxor           (%rcx,%r8,1), %xmm3, %xmm5
+	vpxor           %xmm9, %xmm5, %xmm5
+# ymm11 = ymm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %ymm8, %ymm2               # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm4         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm8, %ymm11
+	vpxor           %ymm2, %ymm11, %ymm11
+	vpxor           %ymm4, %ymm11, %ymm11
+	vmovdqu         -16(%r11,%r8,1), %xmm2
+	vpermd          %ymm11, %ymm2, %ymm11           # TA: lane m
+	cmp             $16, %r8
+	{disp32} ja     .Lxts_dec_final1_beside_load_full
+	vmovdqu         (%rcx), %xmm4                   # one block; upper lane zeroed
+	{disp32} jmp    .Lxts_dec_final1_beside_loaded
+.Lxts_dec_final1_beside_load_full:
+	vmovdqu         (%rcx), %ymm4
+.Lxts_dec_final1_beside_loaded:
+	vpxor           %ymm8, %ymm4, %ymm4
+	vpxor           %ymm9, %ymm4, %ymm4
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final1_beside_aes128
+	{disp32} je     .Lxts_dec_final1_beside_aes192
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+.Lxts_dec_final1_beside_aes192:
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+.Lxts_dec_final1_beside_aes128:
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vpxor           %ymm8, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu         %xmm4, (%rdx)
+	cmp             $16, %r8
+	{disp32} jbe    .Lxts_dec_final1_beside_stored
+	vextracti128    $1, %ymm4, 16(%rdx)
+.Lxts_dec_final1_beside_stored:
+# the block beside: PP = D(C[n-1]) under TB into X0's xmm, T1 = TA, SRC/DST past C[n-1]
+	vpxor           %xmm3, %xmm10, %xmm2
+	vaesdeclast     %xmm2, %xmm5, %xmm5
+	vmovdqa         %xmm5, %xmm4
+	vpor            %xmm11, %xmm11, %xmm2
+	lea             16(%rcx,%r8,1), %rcx
+	lea             16(%rdx,%r8,1), %rdx
 	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_no_tail:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
-.Lxts_dec_steal:
+.Lxts_dec_steal_both:
+# SRC/DST at the last whole block, T1 = its tweak: both blocks here
 # ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
 # TA * x (decryption: the last whole block under TB, the stolen block under TA)
 # xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1423,14 +1774,14 @@ aesgen_xts_decrypt_vaes_avx2:
 	vpxor           (%rdi), %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_steal_a_aes128
-	{disp32} je     .Lxts_dec_steal_a_aes192
+	{disp32} jb     .Lxts_dec_steal_both_a_aes128
+	{disp32} je     .Lxts_dec_steal_both_a_aes192
 	vaesdec         -208(%r10), %xmm4, %xmm4
 	vaesdec         -192(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_a_aes192:
+.Lxts_dec_steal_both_a_aes192:
 	vaesdec         -176(%r10), %xmm4, %xmm4
 	vaesdec         -160(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_a_aes128:
+.Lxts_dec_steal_both_a_aes128:
 	vaesdec         -144(%r10), %xmm4, %xmm4
 	vaesdec         -128(%r10), %xmm4, %xmm4
 	vaesdec         -112(%r10), %xmm4, %xmm4
@@ -1459,6 +1810,48 @@ aesgen_xts_decrypt_vaes_avx2:
 	vpxor           (%rdi), %xmm4, %xmm4
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_steal_both_b_aes128
+	{disp32} je     .Lxts_dec_steal_both_b_aes192
+	vaesdec         -208(%r10), %xmm4, %xmm4
+	vaesdec         -192(%r10), %xmm4, %xmm4
+.Lxts_dec_steal_both_b_aes192:
+	vaesdec         -176(%r10), %xmm4, %xmm4
+	vaesdec         -160(%r10), %xmm4, %xmm4
+.Lxts_dec_steal_both_b_aes128:
+	vaesdec         -144(%r10), %xmm4, %xmm4
+	vaesdec         -128(%r10), %xmm4, %xmm4
+	vaesdec         -112(%r10), %xmm4, %xmm4
+	vaesdec         -96(%r10), %xmm4, %xmm4
+	vaesdec         -80(%r10), %xmm4, %xmm4
+	vaesdec         -64(%r10), %xmm4, %xmm4
+	vaesdec         -48(%r10), %xmm4, %xmm4
+	vaesdec         -32(%r10), %xmm4, %xmm4
+	vaesdec         -16(%r10), %xmm4, %xmm4
+	vaesdeclast     (%r10), %xmm4, %xmm4
+	vpxor           %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
+	{disp32} jmp    .Lxts_dec_return
+.Lxts_dec_steal:
+# ciphertext stealing on xmm (decryption): the final group left CC = PP = D(C[n-1])
+# under TB in X0's xmm and T1 = TA, the stolen block's tweak
+	vmovdqu         -16(%rcx,%rsi,1), %xmm8         # last 16 bytes of src
+	lea             .Lxts_cts_table(%rip), %r11
+# short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu         (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
+# last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             %rsi
+	vmovdqu         32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm8, %xmm8
+	vmovdqu         64(%r11,%rsi,1), %xmm0
+	neg             %rsi
+	vpand           %xmm0, %xmm4, %xmm4
+	vpor            %xmm8, %xmm4, %xmm4
+	vmovdqu         %xmm1, -16(%rdx,%rsi,1)
+	vpxor           %xmm2, %xmm4, %xmm4
+	vpxor           (%rdi), %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
 	{disp32} jb     .Lxts_dec_steal_b_aes128
 	{disp32} je     .Lxts_dec_steal_b_aes192
 	vaesdec         -208(%r10), %xmm4, %xmm4
@@ -1478,7 +1871,7 @@ aesgen_xts_decrypt_vaes_avx2:
 	vaesdec         -16(%r10), %xmm4, %xmm4
 	vaesdeclast     (%r10), %xmm4, %xmm4
 	vpxor           %xmm2, %xmm4, %xmm4
-	vmovdqu         %xmm4, (%rdx)
+	vmovdqu         %xmm4, -16(%rdx)
 .Lxts_dec_return:
 	xor             %eax, %eax
 	vzeroupper

@@ -1092,8 +1092,11 @@ L.xts_dec_final4_stored:
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
 	vpermd          ymm2, ymm3, ymm13
+	jmp             near L.xts_dec_steal_both       ; no register for the last whole block beside them
 	jmp             near L.xts_dec_steal
 L.xts_dec_final3:
+	test            rsi, rsi
+	jnz             near L.xts_dec_final3_beside    ; a partial block: the last whole one runs beside
 ; the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
 ; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1204,25 +1207,167 @@ L.xts_dec_final3_aes128:
 	jbe             near L.xts_dec_final3_stored
 	vextracti128    oword [rdx + 80], ymm6, 1
 L.xts_dec_final3_stored:
-	test            rsi, rsi
-	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
-	add             rcx, r8
-	add             rdx, r8
-	add             rcx, 64
-	add             rdx, 64
-; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-; ymm12 = ymm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          ymm2, ymm12, 63                 ; top 1 bits of each half
+	jmp             near L.xts_dec_return           ; no partial block (tested before the group)
+L.xts_dec_final3_beside:
+; the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa         ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm12, ymm12, 1
+	vpsllq          ymm11, ymm0, 2
+	vpxor           ymm11, ymm11, ymm2
+	vpxor           ymm11, ymm11, ymm3
+; ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm12, ymm0, 4
 	vpxor           ymm12, ymm12, ymm2
 	vpxor           ymm12, ymm12, ymm3
+; ymm0 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm0, ymm0, 6
+	vpxor           ymm0, ymm0, ymm2
+	vpxor           ymm0, ymm0, ymm3
+	sub             r8, 64                          ; bytes in the last vector
+; the last whole block beside them, under TB, the tweak two blocks after the last
+; vector's last (lane m): TB = lane m of TW0 * x^6 into xmm3, straight from the
+; first tweak so that XE starts its rounds right after the vectors; XE = C[n-1] ^ TB ^
+; round key 0; then TA (the tweak between: the stealing's) = lane m of TW0 * x^5
+; ymm13 = ymm8 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm8, 58                  ; top 6 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm13, ymm8, 6
+	vpxor           ymm13, ymm13, ymm2
+	vpxor           ymm13, ymm13, ymm3
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
-	vpermd          ymm2, ymm3, ymm12
+	vpermd          ymm3, ymm3, ymm13               ; TB: lane m
+	vpxor           xmm7, xmm3, oword [rcx + r8*1 + 64]
+	vpxor           xmm7, xmm7, xmm9
+; ymm13 = ymm8 * x^5: shift left, fold the 5 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm8, 59                  ; top 5 bits of each half
+	vpclmulqdq      ymm4, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm13, ymm8, 5
+	vpxor           ymm13, ymm13, ymm2
+	vpxor           ymm13, ymm13, ymm4
+	vmovdqu         xmm2, oword [r11 + r8*1 - 16]
+	vpermd          ymm13, ymm2, ymm13              ; TA: lane m
+; ymm4 = data ^ tweak ^ round key 0
+	vpxor           ymm4, ymm8, yword [rcx]
+	vpxor           ymm4, ymm4, ymm9
+; ymm5 = data ^ tweak ^ round key 0
+	vpxor           ymm5, ymm11, yword [rcx + 32]
+	vpxor           ymm5, ymm5, ymm9
+	cmp             r8, 16
+	ja              near L.xts_dec_final3_beside_load_full
+	vmovdqu         xmm6, oword [rcx + 64]          ; one block; upper lane zeroed
+	jmp             near L.xts_dec_final3_beside_loaded
+L.xts_dec_final3_beside_load_full:
+	vmovdqu         ymm6, yword [rcx + 64]
+L.xts_dec_final3_beside_loaded:
+	vpxor           ymm6, ymm6, ymm12
+	vpxor           ymm6, ymm6, ymm9
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final3_beside_aes128
+	je              near L.xts_dec_final3_beside_aes192
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         xmm7, xmm7, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         xmm7, xmm7, xmm14
+L.xts_dec_final3_beside_aes192:
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         xmm7, xmm7, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         xmm7, xmm7, xmm14
+L.xts_dec_final3_beside_aes128:
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         xmm7, xmm7, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         xmm7, xmm7, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         xmm7, xmm7, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         xmm7, xmm7, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         xmm7, xmm7, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         xmm7, xmm7, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         xmm7, xmm7, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         xmm7, xmm7, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         xmm7, xmm7, xmm14
+	vpxor           ymm2, ymm10, ymm8
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu         yword [rdx], ymm4
+	vpxor           ymm2, ymm10, ymm11
+	vaesdeclast     ymm5, ymm5, ymm2
+	vmovdqu         yword [rdx + 32], ymm5
+	vpxor           ymm2, ymm10, ymm12
+	vaesdeclast     ymm6, ymm6, ymm2
+	vmovdqu         oword [rdx + 64], xmm6
+	cmp             r8, 16
+	jbe             near L.xts_dec_final3_beside_stored
+	vextracti128    oword [rdx + 80], ymm6, 1
+L.xts_dec_final3_beside_stored:
+; the block beside: PP = D(C[n-1]) under TB into X0's xmm, T1 = TA, SRC/DST past C[n-1]
+	vpxor           xmm2, xmm10, xmm3
+	vaesdeclast     xmm7, xmm7, xmm2
+	vmovdqa         xmm4, xmm7
+	vpor            xmm2, xmm13, xmm13
+	lea             rcx, [rcx + r8*1 + 80]
+	lea             rdx, [rdx + r8*1 + 80]
 	jmp             near L.xts_dec_steal
 L.xts_dec_final2:
+	test            rsi, rsi
+	jnz             near L.xts_dec_final2_beside    ; a partial block: the last whole one runs beside
 ; the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
 ; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1307,25 +1452,141 @@ L.xts_dec_final2_aes128:
 	jbe             near L.xts_dec_final2_stored
 	vextracti128    oword [rdx + 48], ymm5, 1
 L.xts_dec_final2_stored:
-	test            rsi, rsi
-	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
-	add             rcx, r8
-	add             rdx, r8
-	add             rcx, 32
-	add             rdx, 32
-; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-; ymm11 = ymm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          ymm2, ymm11, 63                 ; top 1 bits of each half
+	jmp             near L.xts_dec_return           ; no partial block (tested before the group)
+L.xts_dec_final2_beside:
+; the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa         ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm11, ymm11, 1
+	vpsllq          ymm11, ymm0, 2
 	vpxor           ymm11, ymm11, ymm2
 	vpxor           ymm11, ymm11, ymm3
+; ymm0 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm0, ymm0, 4
+	vpxor           ymm0, ymm0, ymm2
+	vpxor           ymm0, ymm0, ymm3
+	sub             r8, 32                          ; bytes in the last vector
+; the last whole block beside them, under TB, the tweak two blocks after the last
+; vector's last (lane m): TB = lane m of TW0 * x^4 into xmm3, straight from the
+; first tweak so that XE starts its rounds right after the vectors; XE = C[n-1] ^ TB ^
+; round key 0; then TA (the tweak between: the stealing's) = lane m of TW0 * x^3
+; ymm12 = ymm8 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm8, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm12, ymm8, 4
+	vpxor           ymm12, ymm12, ymm2
+	vpxor           ymm12, ymm12, ymm3
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
-	vpermd          ymm2, ymm3, ymm11
+	vpermd          ymm3, ymm3, ymm12               ; TB: lane m
+	vpxor           xmm6, xmm3, oword [rcx + r8*1 + 32]
+	vpxor           xmm6, xmm6, xmm9
+; ymm12 = ymm8 * x^3: shift left, fold the 3 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm8, 61                  ; top 3 bits of each half
+	vpclmulqdq      ymm4, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm12, ymm8, 3
+	vpxor           ymm12, ymm12, ymm2
+	vpxor           ymm12, ymm12, ymm4
+	vmovdqu         xmm2, oword [r11 + r8*1 - 16]
+	vpermd          ymm12, ymm2, ymm12              ; TA: lane m
+; ymm4 = data ^ tweak ^ round key 0
+	vpxor           ymm4, ymm8, yword [rcx]
+	vpxor           ymm4, ymm4, ymm9
+	cmp             r8, 16
+	ja              near L.xts_dec_final2_beside_load_full
+	vmovdqu         xmm5, oword [rcx + 32]          ; one block; upper lane zeroed
+	jmp             near L.xts_dec_final2_beside_loaded
+L.xts_dec_final2_beside_load_full:
+	vmovdqu         ymm5, yword [rcx + 32]
+L.xts_dec_final2_beside_loaded:
+	vpxor           ymm5, ymm5, ymm11
+	vpxor           ymm5, ymm5, ymm9
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final2_beside_aes128
+	je              near L.xts_dec_final2_beside_aes192
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         xmm6, xmm6, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         xmm6, xmm6, xmm14
+L.xts_dec_final2_beside_aes192:
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         xmm6, xmm6, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         xmm6, xmm6, xmm14
+L.xts_dec_final2_beside_aes128:
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         xmm6, xmm6, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         xmm6, xmm6, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         xmm6, xmm6, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         xmm6, xmm6, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         xmm6, xmm6, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         xmm6, xmm6, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         xmm6, xmm6, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         xmm6, xmm6, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         xmm6, xmm6, xmm14
+	vpxor           ymm2, ymm10, ymm8
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu         yword [rdx], ymm4
+	vpxor           ymm2, ymm10, ymm11
+	vaesdeclast     ymm5, ymm5, ymm2
+	vmovdqu         oword [rdx + 32], xmm5
+	cmp             r8, 16
+	jbe             near L.xts_dec_final2_beside_stored
+	vextracti128    oword [rdx + 48], ymm5, 1
+L.xts_dec_final2_beside_stored:
+; the block beside: PP = D(C[n-1]) under TB into X0's xmm, T1 = TA, SRC/DST past C[n-1]
+	vpxor           xmm2, xmm10, xmm3
+	vaesdeclast     xmm6, xmm6, xmm2
+	vmovdqa         xmm4, xmm6
+	vpor            xmm2, xmm12, xmm12
+	lea             rcx, [rcx + r8*1 + 48]
+	lea             rdx, [rdx + r8*1 + 48]
 	jmp             near L.xts_dec_steal
 L.xts_dec_final1:
+	test            rsi, rsi
+	jnz             near L.xts_dec_final1_beside    ; a partial block: the last whole one runs beside
 ; the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
 ; ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1383,27 +1644,117 @@ L.xts_dec_final1_aes128:
 	jbe             near L.xts_dec_final1_stored
 	vextracti128    oword [rdx + 16], ymm4, 1
 L.xts_dec_final1_stored:
-	test            rsi, rsi
-	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
-	add             rcx, r8
-	add             rdx, r8
-; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
-; ymm8 = ymm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
-	vpsrlq          ymm2, ymm8, 63                  ; top 1 bits of each half
+	jmp             near L.xts_dec_return           ; no partial block (tested before the group)
+L.xts_dec_final1_beside:
+; the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa         ymm8, ymm0
+; ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
 	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
-	vpsllq          ymm8, ymm8, 1
-	vpxor           ymm8, ymm8, ymm2
-	vpxor           ymm8, ymm8, ymm3
+	vpsllq          ymm0, ymm0, 2
+	vpxor           ymm0, ymm0, ymm2
+	vpxor           ymm0, ymm0, ymm3
+; the last whole block beside them, under TB, the tweak two blocks after the last
+; vector's last (lane m): TB = lane m of TW0 * x^2 into xmm3, straight from the
+; first tweak so that XE starts its rounds right after the vectors; XE = C[n-1] ^ TB ^
+; round key 0; then TA (the tweak between: the stealing's) = lane m of TW0 * x^1
+; ymm11 = ymm8 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm8, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm11, ymm8, 2
+	vpxor           ymm11, ymm11, ymm2
+	vpxor           ymm11, ymm11, ymm3
 	lea             r11, [rel L.xts_lane_select]
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
-	vpermd          ymm2, ymm3, ymm8
+	vpermd          ymm3, ymm3, ymm11               ; TB: lane m
+	vpxor           xmm5, xmm3, oword [rcx + r8*1]
+	vpxor           xmm5, xmm5, xmm9
+; ymm11 = ymm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm8, 63                  ; top 1 bits of each half
+	vpclmulqdq      ymm4, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm11, ymm8, 1
+	vpxor           ymm11, ymm11, ymm2
+	vpxor           ymm11, ymm11, ymm4
+	vmovdqu         xmm2, oword [r11 + r8*1 - 16]
+	vpermd          ymm11, ymm2, ymm11              ; TA: lane m
+	cmp             r8, 16
+	ja              near L.xts_dec_final1_beside_load_full
+	vmovdqu         xmm4, oword [rcx]               ; one block; upper lane zeroed
+	jmp             near L.xts_dec_final1_beside_loaded
+L.xts_dec_final1_beside_load_full:
+	vmovdqu         ymm4, yword [rcx]
+L.xts_dec_final1_beside_loaded:
+	vpxor           ymm4, ymm4, ymm8
+	vpxor           ymm4, ymm4, ymm9
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final1_beside_aes128
+	je              near L.xts_dec_final1_beside_aes192
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         xmm5, xmm5, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         xmm5, xmm5, xmm14
+L.xts_dec_final1_beside_aes192:
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         xmm5, xmm5, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         xmm5, xmm5, xmm14
+L.xts_dec_final1_beside_aes128:
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         xmm5, xmm5, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         xmm5, xmm5, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         xmm5, xmm5, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         xmm5, xmm5, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         xmm5, xmm5, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         xmm5, xmm5, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         xmm5, xmm5, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         xmm5, xmm5, xmm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         xmm5, xmm5, xmm14
+	vpxor           ymm2, ymm10, ymm8
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu         oword [rdx], xmm4
+	cmp             r8, 16
+	jbe             near L.xts_dec_final1_beside_stored
+	vextracti128    oword [rdx + 16], ymm4, 1
+L.xts_dec_final1_beside_stored:
+; the block beside: PP = D(C[n-1]) under TB into X0's xmm, T1 = TA, SRC/DST past C[n-1]
+	vpxor           xmm2, xmm10, xmm3
+	vaesdeclast     xmm5, xmm5, xmm2
+	vmovdqa         xmm4, xmm5
+	vpor            xmm2, xmm11, xmm11
+	lea             rcx, [rcx + r8*1 + 16]
+	lea             rdx, [rdx + r8*1 + 16]
 	jmp             near L.xts_dec_steal
 L.xts_dec_no_tail:
 	test            rsi, rsi
 	jz              near L.xts_dec_return
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
-L.xts_dec_steal:
+L.xts_dec_steal_both:
+; SRC/DST at the last whole block, T1 = its tweak: both blocks here
 ; ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
 ; TA * x (decryption: the last whole block under TB, the stolen block under TA)
 ; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1418,14 +1769,14 @@ L.xts_dec_steal:
 	vpxor           xmm4, xmm4, oword [rdi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xts_dec_steal_a_aes128
-	je              near L.xts_dec_steal_a_aes192
+	jb              near L.xts_dec_steal_both_a_aes128
+	je              near L.xts_dec_steal_both_a_aes192
 	vaesdec         xmm4, xmm4, oword [r10 - 208]
 	vaesdec         xmm4, xmm4, oword [r10 - 192]
-L.xts_dec_steal_a_aes192:
+L.xts_dec_steal_both_a_aes192:
 	vaesdec         xmm4, xmm4, oword [r10 - 176]
 	vaesdec         xmm4, xmm4, oword [r10 - 160]
-L.xts_dec_steal_a_aes128:
+L.xts_dec_steal_both_a_aes128:
 	vaesdec         xmm4, xmm4, oword [r10 - 144]
 	vaesdec         xmm4, xmm4, oword [r10 - 128]
 	vaesdec         xmm4, xmm4, oword [r10 - 112]
@@ -1454,6 +1805,48 @@ L.xts_dec_steal_a_aes128:
 	vpxor           xmm4, xmm4, oword [rdi]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
+	jb              near L.xts_dec_steal_both_b_aes128
+	je              near L.xts_dec_steal_both_b_aes192
+	vaesdec         xmm4, xmm4, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, oword [r10 - 192]
+L.xts_dec_steal_both_b_aes192:
+	vaesdec         xmm4, xmm4, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, oword [r10 - 160]
+L.xts_dec_steal_both_b_aes128:
+	vaesdec         xmm4, xmm4, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	vaesdeclast     xmm4, xmm4, oword [r10]
+	vpxor           xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
+	jmp             near L.xts_dec_return
+L.xts_dec_steal:
+; ciphertext stealing on xmm (decryption): the final group left CC = PP = D(C[n-1])
+; under TB in X0's xmm and T1 = TA, the stolen block's tweak
+	vmovdqu         xmm8, oword [rcx + rsi*1 - 16]  ; last 16 bytes of src
+	lea             r11, [rel L.xts_cts_table]
+; short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu         xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
+; last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             rsi
+	vmovdqu         xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm8, xmm8, xmm0
+	vmovdqu         xmm0, oword [r11 + rsi*1 + 64]
+	neg             rsi
+	vpand           xmm4, xmm4, xmm0
+	vpor            xmm4, xmm4, xmm8
+	vmovdqu         oword [rdx + rsi*1 - 16], xmm1
+	vpxor           xmm4, xmm4, xmm2
+	vpxor           xmm4, xmm4, oword [rdi]
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
 	jb              near L.xts_dec_steal_b_aes128
 	je              near L.xts_dec_steal_b_aes192
 	vaesdec         xmm4, xmm4, oword [r10 - 208]
@@ -1473,7 +1866,7 @@ L.xts_dec_steal_b_aes128:
 	vaesdec         xmm4, xmm4, oword [r10 - 16]
 	vaesdeclast     xmm4, xmm4, oword [r10]
 	vpxor           xmm4, xmm4, xmm2
-	vmovdqu         oword [rdx], xmm4
+	vmovdqu         oword [rdx - 16], xmm4
 L.xts_dec_return:
 	xor             eax, eax
 	vzeroupper

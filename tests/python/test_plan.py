@@ -116,6 +116,22 @@ class FitRules(unittest.TestCase):
         self.assertFalse(self.plan("gcm", "avx10_512", UNROLL=4).records_use_all_powers)
         self.assertEqual(self.plan("gcm", "avx10_256", UNROLL=16).N, GCM_H_POWERS)
 
+    def test_xts_decryption_steals_beside_the_final_group_where_registers_are_spare(self):
+        plan = self.plan("xts", "avx10_512", KEYS="reg", TAIL=4)
+        for count in (1, 2, 3):
+            block, tweak = plan.beside_registers(count)
+            self.assertIs(block, plan.R["X"][count])
+            self.assertIs(tweak, plan.R["TW"][count])
+            used = set(map(str, plan.R["X"][:count] + plan.R["TW"][:count]))
+            self.assertNotIn(str(block), used)
+        self.assertIsNone(plan.beside_registers(4))       # the group takes every X
+        # one block a vector (aesni_avx): both stealing blocks after the group, measured
+        # faster there; spilled tweaks: no register to spare
+        self.assertIsNone(self.plan("xts", "aesni_avx", TAIL=2).beside_registers(1))
+        spilled = self.plan("xts", "vaes_avx2", UNROLL=8, TAIL=2)
+        self.assertTrue(spilled.spill)
+        self.assertIsNone(spilled.beside_registers(1))
+
     def test_karatsuba_needs_its_registers(self):
         plan = self.plan("gcm", "avx10_512", GHASH="karatsuba", KEYS="reg")
         self.assertEqual(len(plan.R["HK"]), 4)
