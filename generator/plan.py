@@ -642,7 +642,11 @@ class VpermXtsPlan(VpermPlan):
             self.functions[direction] = FunctionPlan(
                 f"xts_{direction}", ("KEY", "KEY2", "DST", "SRC", "LEN", "IVP"),
                 ("ROUNDS", "KEYEND", "TMPG", "FRAME", "REM"),
-                aliases=(("PART", "KEY2", "once the tweak is made"),),
+                aliases=(("PART", "KEY2", "once the tweak is made"),
+                         # the bitsliced loop's tweak, in general registers
+                         ("TLO", "IVP", "once the tweak is made"),
+                         ("THI", "KEY2", "in the bitsliced loop"),
+                         ("TSIGN", "TMPG", "in the bitsliced loop")),
                 stack=vperm_frame(self.knobs, counter=self.COUNTER_FRAME))
 
     def notes(self, fn):

@@ -30,6 +30,9 @@
 # Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
 #                      ROUNDS=rax, KEYEND=r10, TMPG=r11, FRAME=rbx, REM=rbp
 #                      PART=rsi (KEY2's register, once the tweak is made)
+#                      TLO=r9 (IVP's register, once the tweak is made)
+#                      THI=rsi (KEY2's register, in the bitsliced loop)
+#                      TSIGN=r11 (TMPG's register, in the bitsliced loop)
 # Registers (vector): B0S=xmm0, B0H=xmm1, B0L=xmm2, B0T=xmm3, B0U=xmm4, B1S=xmm5
 #                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, MASK=xmm10, TW0=xmm11
 #                     TW1=xmm12, INV=xmm13, AK=xmm14, SBOX1IO=xmm15
@@ -1957,86 +1960,118 @@ aesgen_xts_encrypt_vperm_ssse3:
 	.cfi_restore %rbx
 	ret
 
-	.p2align 6, 0xcc
 .Lxts_enc_main_loop:
+# the tweak into TLO:THI, where the bitsliced loop makes its blocks' tweaks
+	movq            %xmm11, %r9
+	pshufd          $238, %xmm11, %xmm1
+	movq            %xmm1, %rsi
+	{disp32} jmp    .Lxts_enc_main_iteration        # over the alignment padding
+
+	.p2align 6, 0xcc
+.Lxts_enc_main_iteration:
 # LLVM-MCA-BEGIN xts_enc_vperm_ssse3_main_loop
 # main loop: 8 blocks = 128 bytes per iteration, bitsliced (lib/bitslice.j2)
-# the tweaks T_0..T_7 of these blocks and the next one, into the frame (the rounds
-# take every register)
-	movdqa          %xmm11, 2224(%rbx)
-	movdqa          %xmm11, %xmm1
-	psrad           $31, %xmm1
-	pshufd          $147, %xmm1, %xmm1
-	pand            .Lxts_poly(%rip), %xmm1
-	paddq           %xmm11, %xmm11
-	pxor            %xmm1, %xmm11                   # T * x
-	movdqa          %xmm11, 2240(%rbx)
-	movdqa          %xmm11, %xmm1
-	psrad           $31, %xmm1
-	pshufd          $147, %xmm1, %xmm1
-	pand            .Lxts_poly(%rip), %xmm1
-	paddq           %xmm11, %xmm11
-	pxor            %xmm1, %xmm11                   # T * x
-	movdqa          %xmm11, 2256(%rbx)
-	movdqa          %xmm11, %xmm1
-	psrad           $31, %xmm1
-	pshufd          $147, %xmm1, %xmm1
-	pand            .Lxts_poly(%rip), %xmm1
-	paddq           %xmm11, %xmm11
-	pxor            %xmm1, %xmm11                   # T * x
-	movdqa          %xmm11, 2272(%rbx)
-	movdqa          %xmm11, %xmm1
-	psrad           $31, %xmm1
-	pshufd          $147, %xmm1, %xmm1
-	pand            .Lxts_poly(%rip), %xmm1
-	paddq           %xmm11, %xmm11
-	pxor            %xmm1, %xmm11                   # T * x
-	movdqa          %xmm11, 2288(%rbx)
-	movdqa          %xmm11, %xmm1
-	psrad           $31, %xmm1
-	pshufd          $147, %xmm1, %xmm1
-	pand            .Lxts_poly(%rip), %xmm1
-	paddq           %xmm11, %xmm11
-	pxor            %xmm1, %xmm11                   # T * x
-	movdqa          %xmm11, 2304(%rbx)
-	movdqa          %xmm11, %xmm1
-	psrad           $31, %xmm1
-	pshufd          $147, %xmm1, %xmm1
-	pand            .Lxts_poly(%rip), %xmm1
-	paddq           %xmm11, %xmm11
-	pxor            %xmm1, %xmm11                   # T * x
-	movdqa          %xmm11, 2320(%rbx)
-	movdqa          %xmm11, %xmm1
-	psrad           $31, %xmm1
-	pshufd          $147, %xmm1, %xmm1
-	pand            .Lxts_poly(%rip), %xmm1
-	paddq           %xmm11, %xmm11
-	pxor            %xmm1, %xmm11                   # T * x
-	movdqa          %xmm11, 2336(%rbx)
-	movdqa          %xmm11, %xmm1
-	psrad           $31, %xmm1
-	pshufd          $147, %xmm1, %xmm1
-	pand            .Lxts_poly(%rip), %xmm1
-	paddq           %xmm11, %xmm11
-	pxor            %xmm1, %xmm11                   # T * x
-	movdqa          %xmm11, 2352(%rbx)
+# the tweaks T_0..T_7 of these blocks into the frame, each doubled in general
+# registers (the vector ports are the limit here): two 8-byte stores a block, read
+# back now as two 8-byte loads (a 16-byte load would wait for both stores to retire)
+# and at the end as one (long after); TLO:THI = T_8, the next iteration's T_0
+	mov             %r9, 2224(%rbx)
+	mov             %rsi, 2232(%rbx)
+	mov             %rsi, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rsi, %rsi
+	xor             %r11, %r9                       # T * x
+	mov             %r9, 2240(%rbx)
+	mov             %rsi, 2248(%rbx)
+	mov             %rsi, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rsi, %rsi
+	xor             %r11, %r9                       # T * x
+	mov             %r9, 2256(%rbx)
+	mov             %rsi, 2264(%rbx)
+	mov             %rsi, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rsi, %rsi
+	xor             %r11, %r9                       # T * x
+	mov             %r9, 2272(%rbx)
+	mov             %rsi, 2280(%rbx)
+	mov             %rsi, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rsi, %rsi
+	xor             %r11, %r9                       # T * x
+	mov             %r9, 2288(%rbx)
+	mov             %rsi, 2296(%rbx)
+	mov             %rsi, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rsi, %rsi
+	xor             %r11, %r9                       # T * x
+	mov             %r9, 2304(%rbx)
+	mov             %rsi, 2312(%rbx)
+	mov             %rsi, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rsi, %rsi
+	xor             %r11, %r9                       # T * x
+	mov             %r9, 2320(%rbx)
+	mov             %rsi, 2328(%rbx)
+	mov             %rsi, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rsi, %rsi
+	xor             %r11, %r9                       # T * x
+	mov             %r9, 2336(%rbx)
+	mov             %rsi, 2344(%rbx)
+	mov             %rsi, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rsi, %rsi
+	xor             %r11, %r9                       # T * x
 # X = src ^ T
+	movq            2224(%rbx), %xmm8
+	movhps          2232(%rbx), %xmm8
 	movdqu          (%rcx), %xmm0
-	pxor            2224(%rbx), %xmm0
+	pxor            %xmm8, %xmm0
+	movq            2240(%rbx), %xmm8
+	movhps          2248(%rbx), %xmm8
 	movdqu          16(%rcx), %xmm1
-	pxor            2240(%rbx), %xmm1
+	pxor            %xmm8, %xmm1
+	movq            2256(%rbx), %xmm8
+	movhps          2264(%rbx), %xmm8
 	movdqu          32(%rcx), %xmm2
-	pxor            2256(%rbx), %xmm2
+	pxor            %xmm8, %xmm2
+	movq            2272(%rbx), %xmm8
+	movhps          2280(%rbx), %xmm8
 	movdqu          48(%rcx), %xmm3
-	pxor            2272(%rbx), %xmm3
+	pxor            %xmm8, %xmm3
+	movq            2288(%rbx), %xmm8
+	movhps          2296(%rbx), %xmm8
 	movdqu          64(%rcx), %xmm4
-	pxor            2288(%rbx), %xmm4
+	pxor            %xmm8, %xmm4
+	movq            2304(%rbx), %xmm8
+	movhps          2312(%rbx), %xmm8
 	movdqu          80(%rcx), %xmm5
-	pxor            2304(%rbx), %xmm5
+	pxor            %xmm8, %xmm5
+	movq            2320(%rbx), %xmm8
+	movhps          2328(%rbx), %xmm8
 	movdqu          96(%rcx), %xmm6
-	pxor            2320(%rbx), %xmm6
+	pxor            %xmm8, %xmm6
+	movq            2336(%rbx), %xmm8
+	movhps          2344(%rbx), %xmm8
 	movdqu          112(%rcx), %xmm7
-	pxor            2336(%rbx), %xmm7
+	pxor            %xmm8, %xmm7
 # row-major byte order, + round key 0
 	pshufb          .Lbs_row_major(%rip), %xmm0
 	pxor            272(%rbx), %xmm0
@@ -2659,7 +2694,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	pxor            288(%rbx), %xmm5
 	pxor            288(%rbx), %xmm6
 	pxor            288(%rbx), %xmm7
-# dst = X ^ T; the next tweak
+# dst = X ^ T
 	pxor            2224(%rbx), %xmm0
 	movdqu          %xmm0, (%rdx)
 	pxor            2240(%rbx), %xmm1
@@ -2676,12 +2711,16 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqu          %xmm6, 96(%rdx)
 	pxor            2336(%rbx), %xmm7
 	movdqu          %xmm7, 112(%rdx)
-	movdqa          2352(%rbx), %xmm11
 	add             $128, %rcx
 	add             $128, %rdx
 	sub             $128, %r8
-	jae             .Lxts_enc_main_loop
+	jae             .Lxts_enc_main_iteration
 # LLVM-MCA-END
+# the next tweak back into TW0 (the final pass starts from it; after the final pass
+# the tweak after its real blocks replaces it)
+	movq            %r9, %xmm11
+	movq            %rsi, %xmm1
+	punpcklqdq      %xmm1, %xmm11
 # back from the final pass (SRC just past the frame's copy)?
 	lea             2496(%rbx), %r11
 	cmp             %r11, %rcx
@@ -2906,6 +2945,9 @@ aesgen_xts_encrypt_vperm_ssse3:
 # Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
 #                      ROUNDS=rax, KEYEND=r10, TMPG=r11, FRAME=rbx, REM=rbp
 #                      PART=rsi (KEY2's register, once the tweak is made)
+#                      TLO=r9 (IVP's register, once the tweak is made)
+#                      THI=rsi (KEY2's register, in the bitsliced loop)
+#                      TSIGN=r11 (TMPG's register, in the bitsliced loop)
 # Registers (vector): B0S=xmm0, B0H=xmm1, B0L=xmm2, B0T=xmm3, B0U=xmm4, B1S=xmm5
 #                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, MASK=xmm10, TW0=xmm11
 #                     TW1=xmm12, INV=xmm13, AK=xmm14, SBOX1IO=xmm15
@@ -5034,86 +5076,118 @@ aesgen_xts_decrypt_vperm_ssse3:
 	.cfi_restore %rbx
 	ret
 
-	.p2align 6, 0xcc
 .Lxts_dec_main_loop:
+# the tweak into TLO:THI, where the bitsliced loop makes its blocks' tweaks
+	movq            %xmm11, %r9
+	pshufd          $238, %xmm11, %xmm1
+	movq            %xmm1, %rsi
+	{disp32} jmp    .Lxts_dec_main_iteration        # over the alignment padding
+
+	.p2align 6, 0xcc
+.Lxts_dec_main_iteration:
 # LLVM-MCA-BEGIN xts_dec_vperm_ssse3_main_loop
 # main loop: 8 blocks = 128 bytes per iteration, bitsliced (lib/bitslice.j2)
-# the tweaks T_0..T_7 of these blocks and the next one, into the frame (the rounds
-# take every register)
-	movdqa          %xmm11, 2224(%rbx)
-	movdqa          %xmm11, %xmm1
-	psrad           $31, %xmm1
-	pshufd          $147, %xmm1, %xmm1
-	pand            .Lxts_poly(%rip), %xmm1
-	paddq           %xmm11, %xmm11
-	pxor            %xmm1, %xmm11                   # T * x
-	movdqa          %xmm11, 2240(%rbx)
-	movdqa          %xmm11, %xmm1
-	psrad           $31, %xmm1
-	pshufd          $147, %xmm1, %xmm1
-	pand            .Lxts_poly(%rip), %xmm1
-	paddq           %xmm11, %xmm11
-	pxor            %xmm1, %xmm11                   # T * x
-	movdqa          %xmm11, 2256(%rbx)
-	movdqa          %xmm11, %xmm1
-	psrad           $31, %xmm1
-	pshufd          $147, %xmm1, %xmm1
-	pand            .Lxts_poly(%rip), %xmm1
-	paddq           %xmm11, %xmm11
-	pxor            %xmm1, %xmm11                   # T * x
-	movdqa          %xmm11, 2272(%rbx)
-	movdqa          %xmm11, %xmm1
-	psrad           $31, %xmm1
-	pshufd          $147, %xmm1, %xmm1
-	pand            .Lxts_poly(%rip), %xmm1
-	paddq           %xmm11, %xmm11
-	pxor            %xmm1, %xmm11                   # T * x
-	movdqa          %xmm11, 2288(%rbx)
-	movdqa          %xmm11, %xmm1
-	psrad           $31, %xmm1
-	pshufd          $147, %xmm1, %xmm1
-	pand            .Lxts_poly(%rip), %xmm1
-	paddq           %xmm11, %xmm11
-	pxor            %xmm1, %xmm11                   # T * x
-	movdqa          %xmm11, 2304(%rbx)
-	movdqa          %xmm11, %xmm1
-	psrad           $31, %xmm1
-	pshufd          $147, %xmm1, %xmm1
-	pand            .Lxts_poly(%rip), %xmm1
-	paddq           %xmm11, %xmm11
-	pxor            %xmm1, %xmm11                   # T * x
-	movdqa          %xmm11, 2320(%rbx)
-	movdqa          %xmm11, %xmm1
-	psrad           $31, %xmm1
-	pshufd          $147, %xmm1, %xmm1
-	pand            .Lxts_poly(%rip), %xmm1
-	paddq           %xmm11, %xmm11
-	pxor            %xmm1, %xmm11                   # T * x
-	movdqa          %xmm11, 2336(%rbx)
-	movdqa          %xmm11, %xmm1
-	psrad           $31, %xmm1
-	pshufd          $147, %xmm1, %xmm1
-	pand            .Lxts_poly(%rip), %xmm1
-	paddq           %xmm11, %xmm11
-	pxor            %xmm1, %xmm11                   # T * x
-	movdqa          %xmm11, 2352(%rbx)
+# the tweaks T_0..T_7 of these blocks into the frame, each doubled in general
+# registers (the vector ports are the limit here): two 8-byte stores a block, read
+# back now as two 8-byte loads (a 16-byte load would wait for both stores to retire)
+# and at the end as one (long after); TLO:THI = T_8, the next iteration's T_0
+	mov             %r9, 2224(%rbx)
+	mov             %rsi, 2232(%rbx)
+	mov             %rsi, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rsi, %rsi
+	xor             %r11, %r9                       # T * x
+	mov             %r9, 2240(%rbx)
+	mov             %rsi, 2248(%rbx)
+	mov             %rsi, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rsi, %rsi
+	xor             %r11, %r9                       # T * x
+	mov             %r9, 2256(%rbx)
+	mov             %rsi, 2264(%rbx)
+	mov             %rsi, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rsi, %rsi
+	xor             %r11, %r9                       # T * x
+	mov             %r9, 2272(%rbx)
+	mov             %rsi, 2280(%rbx)
+	mov             %rsi, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rsi, %rsi
+	xor             %r11, %r9                       # T * x
+	mov             %r9, 2288(%rbx)
+	mov             %rsi, 2296(%rbx)
+	mov             %rsi, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rsi, %rsi
+	xor             %r11, %r9                       # T * x
+	mov             %r9, 2304(%rbx)
+	mov             %rsi, 2312(%rbx)
+	mov             %rsi, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rsi, %rsi
+	xor             %r11, %r9                       # T * x
+	mov             %r9, 2320(%rbx)
+	mov             %rsi, 2328(%rbx)
+	mov             %rsi, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rsi, %rsi
+	xor             %r11, %r9                       # T * x
+	mov             %r9, 2336(%rbx)
+	mov             %rsi, 2344(%rbx)
+	mov             %rsi, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rsi, %rsi
+	xor             %r11, %r9                       # T * x
 # X = src ^ T
+	movq            2224(%rbx), %xmm8
+	movhps          2232(%rbx), %xmm8
 	movdqu          (%rcx), %xmm0
-	pxor            2224(%rbx), %xmm0
+	pxor            %xmm8, %xmm0
+	movq            2240(%rbx), %xmm8
+	movhps          2248(%rbx), %xmm8
 	movdqu          16(%rcx), %xmm1
-	pxor            2240(%rbx), %xmm1
+	pxor            %xmm8, %xmm1
+	movq            2256(%rbx), %xmm8
+	movhps          2264(%rbx), %xmm8
 	movdqu          32(%rcx), %xmm2
-	pxor            2256(%rbx), %xmm2
+	pxor            %xmm8, %xmm2
+	movq            2272(%rbx), %xmm8
+	movhps          2280(%rbx), %xmm8
 	movdqu          48(%rcx), %xmm3
-	pxor            2272(%rbx), %xmm3
+	pxor            %xmm8, %xmm3
+	movq            2288(%rbx), %xmm8
+	movhps          2296(%rbx), %xmm8
 	movdqu          64(%rcx), %xmm4
-	pxor            2288(%rbx), %xmm4
+	pxor            %xmm8, %xmm4
+	movq            2304(%rbx), %xmm8
+	movhps          2312(%rbx), %xmm8
 	movdqu          80(%rcx), %xmm5
-	pxor            2304(%rbx), %xmm5
+	pxor            %xmm8, %xmm5
+	movq            2320(%rbx), %xmm8
+	movhps          2328(%rbx), %xmm8
 	movdqu          96(%rcx), %xmm6
-	pxor            2320(%rbx), %xmm6
+	pxor            %xmm8, %xmm6
+	movq            2336(%rbx), %xmm8
+	movhps          2344(%rbx), %xmm8
 	movdqu          112(%rcx), %xmm7
-	pxor            2336(%rbx), %xmm7
+	pxor            %xmm8, %xmm7
 # row-major byte order, + round key 0
 	pshufb          .Lbs_row_major(%rip), %xmm0
 	pxor            272(%rbx), %xmm0
@@ -5785,7 +5859,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	pxor            288(%rbx), %xmm5
 	pxor            288(%rbx), %xmm6
 	pxor            288(%rbx), %xmm7
-# dst = X ^ T; the next tweak
+# dst = X ^ T
 	pxor            2224(%rbx), %xmm0
 	movdqu          %xmm0, (%rdx)
 	pxor            2240(%rbx), %xmm1
@@ -5802,12 +5876,16 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqu          %xmm6, 96(%rdx)
 	pxor            2336(%rbx), %xmm7
 	movdqu          %xmm7, 112(%rdx)
-	movdqa          2352(%rbx), %xmm11
 	add             $128, %rcx
 	add             $128, %rdx
 	sub             $128, %r8
-	jae             .Lxts_dec_main_loop
+	jae             .Lxts_dec_main_iteration
 # LLVM-MCA-END
+# the next tweak back into TW0 (the final pass starts from it; after the final pass
+# the tweak after its real blocks replaces it)
+	movq            %r9, %xmm11
+	movq            %rsi, %xmm1
+	punpcklqdq      %xmm1, %xmm11
 # back from the final pass (SRC just past the frame's copy)?
 	lea             2496(%rbx), %r11
 	cmp             %r11, %rcx

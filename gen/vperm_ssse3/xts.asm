@@ -33,6 +33,9 @@
 ; Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
 ;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, FRAME=rbx, REM=rbp
 ;                      PART=rsi (KEY2's register, once the tweak is made)
+;                      TLO=r9 (IVP's register, once the tweak is made)
+;                      THI=rsi (KEY2's register, in the bitsliced loop)
+;                      TSIGN=r11 (TMPG's register, in the bitsliced loop)
 ; Registers (vector): B0S=xmm0, B0H=xmm1, B0L=xmm2, B0T=xmm3, B0U=xmm4, B1S=xmm5
 ;                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, MASK=xmm10, TW0=xmm11
 ;                     TW1=xmm12, INV=xmm13, AK=xmm14, SBOX1IO=xmm15
@@ -1947,86 +1950,118 @@ L.xts_enc_done:
 	pop             rbx
 	ret
 
-	align 64, db 0xcc
 L.xts_enc_main_loop:
+; the tweak into TLO:THI, where the bitsliced loop makes its blocks' tweaks
+	movq            r9, xmm11
+	pshufd          xmm1, xmm11, 238
+	movq            rsi, xmm1
+	jmp             near L.xts_enc_main_iteration   ; over the alignment padding
+
+	align 64, db 0xcc
+L.xts_enc_main_iteration:
 ; LLVM-MCA-BEGIN xts_enc_vperm_ssse3_main_loop
 ; main loop: 8 blocks = 128 bytes per iteration, bitsliced (lib/bitslice.j2)
-; the tweaks T_0..T_7 of these blocks and the next one, into the frame (the rounds
-; take every register)
-	movdqa          oword [rbx + 2224], xmm11
-	movdqa          xmm1, xmm11
-	psrad           xmm1, 31
-	pshufd          xmm1, xmm1, 147
-	pand            xmm1, oword [rel L.xts_poly]
-	paddq           xmm11, xmm11
-	pxor            xmm11, xmm1                     ; T * x
-	movdqa          oword [rbx + 2240], xmm11
-	movdqa          xmm1, xmm11
-	psrad           xmm1, 31
-	pshufd          xmm1, xmm1, 147
-	pand            xmm1, oword [rel L.xts_poly]
-	paddq           xmm11, xmm11
-	pxor            xmm11, xmm1                     ; T * x
-	movdqa          oword [rbx + 2256], xmm11
-	movdqa          xmm1, xmm11
-	psrad           xmm1, 31
-	pshufd          xmm1, xmm1, 147
-	pand            xmm1, oword [rel L.xts_poly]
-	paddq           xmm11, xmm11
-	pxor            xmm11, xmm1                     ; T * x
-	movdqa          oword [rbx + 2272], xmm11
-	movdqa          xmm1, xmm11
-	psrad           xmm1, 31
-	pshufd          xmm1, xmm1, 147
-	pand            xmm1, oword [rel L.xts_poly]
-	paddq           xmm11, xmm11
-	pxor            xmm11, xmm1                     ; T * x
-	movdqa          oword [rbx + 2288], xmm11
-	movdqa          xmm1, xmm11
-	psrad           xmm1, 31
-	pshufd          xmm1, xmm1, 147
-	pand            xmm1, oword [rel L.xts_poly]
-	paddq           xmm11, xmm11
-	pxor            xmm11, xmm1                     ; T * x
-	movdqa          oword [rbx + 2304], xmm11
-	movdqa          xmm1, xmm11
-	psrad           xmm1, 31
-	pshufd          xmm1, xmm1, 147
-	pand            xmm1, oword [rel L.xts_poly]
-	paddq           xmm11, xmm11
-	pxor            xmm11, xmm1                     ; T * x
-	movdqa          oword [rbx + 2320], xmm11
-	movdqa          xmm1, xmm11
-	psrad           xmm1, 31
-	pshufd          xmm1, xmm1, 147
-	pand            xmm1, oword [rel L.xts_poly]
-	paddq           xmm11, xmm11
-	pxor            xmm11, xmm1                     ; T * x
-	movdqa          oword [rbx + 2336], xmm11
-	movdqa          xmm1, xmm11
-	psrad           xmm1, 31
-	pshufd          xmm1, xmm1, 147
-	pand            xmm1, oword [rel L.xts_poly]
-	paddq           xmm11, xmm11
-	pxor            xmm11, xmm1                     ; T * x
-	movdqa          oword [rbx + 2352], xmm11
+; the tweaks T_0..T_7 of these blocks into the frame, each doubled in general
+; registers (the vector ports are the limit here): two 8-byte stores a block, read
+; back now as two 8-byte loads (a 16-byte load would wait for both stores to retire)
+; and at the end as one (long after); TLO:THI = T_8, the next iteration's T_0
+	mov             qword [rbx + 2224], r9
+	mov             qword [rbx + 2232], rsi
+	mov             r11, rsi
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rsi, rsi
+	xor             r9, r11                         ; T * x
+	mov             qword [rbx + 2240], r9
+	mov             qword [rbx + 2248], rsi
+	mov             r11, rsi
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rsi, rsi
+	xor             r9, r11                         ; T * x
+	mov             qword [rbx + 2256], r9
+	mov             qword [rbx + 2264], rsi
+	mov             r11, rsi
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rsi, rsi
+	xor             r9, r11                         ; T * x
+	mov             qword [rbx + 2272], r9
+	mov             qword [rbx + 2280], rsi
+	mov             r11, rsi
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rsi, rsi
+	xor             r9, r11                         ; T * x
+	mov             qword [rbx + 2288], r9
+	mov             qword [rbx + 2296], rsi
+	mov             r11, rsi
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rsi, rsi
+	xor             r9, r11                         ; T * x
+	mov             qword [rbx + 2304], r9
+	mov             qword [rbx + 2312], rsi
+	mov             r11, rsi
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rsi, rsi
+	xor             r9, r11                         ; T * x
+	mov             qword [rbx + 2320], r9
+	mov             qword [rbx + 2328], rsi
+	mov             r11, rsi
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rsi, rsi
+	xor             r9, r11                         ; T * x
+	mov             qword [rbx + 2336], r9
+	mov             qword [rbx + 2344], rsi
+	mov             r11, rsi
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rsi, rsi
+	xor             r9, r11                         ; T * x
 ; X = src ^ T
+	movq            xmm8, qword [rbx + 2224]
+	movhps          xmm8, qword [rbx + 2232]
 	movdqu          xmm0, oword [rcx]
-	pxor            xmm0, oword [rbx + 2224]
+	pxor            xmm0, xmm8
+	movq            xmm8, qword [rbx + 2240]
+	movhps          xmm8, qword [rbx + 2248]
 	movdqu          xmm1, oword [rcx + 16]
-	pxor            xmm1, oword [rbx + 2240]
+	pxor            xmm1, xmm8
+	movq            xmm8, qword [rbx + 2256]
+	movhps          xmm8, qword [rbx + 2264]
 	movdqu          xmm2, oword [rcx + 32]
-	pxor            xmm2, oword [rbx + 2256]
+	pxor            xmm2, xmm8
+	movq            xmm8, qword [rbx + 2272]
+	movhps          xmm8, qword [rbx + 2280]
 	movdqu          xmm3, oword [rcx + 48]
-	pxor            xmm3, oword [rbx + 2272]
+	pxor            xmm3, xmm8
+	movq            xmm8, qword [rbx + 2288]
+	movhps          xmm8, qword [rbx + 2296]
 	movdqu          xmm4, oword [rcx + 64]
-	pxor            xmm4, oword [rbx + 2288]
+	pxor            xmm4, xmm8
+	movq            xmm8, qword [rbx + 2304]
+	movhps          xmm8, qword [rbx + 2312]
 	movdqu          xmm5, oword [rcx + 80]
-	pxor            xmm5, oword [rbx + 2304]
+	pxor            xmm5, xmm8
+	movq            xmm8, qword [rbx + 2320]
+	movhps          xmm8, qword [rbx + 2328]
 	movdqu          xmm6, oword [rcx + 96]
-	pxor            xmm6, oword [rbx + 2320]
+	pxor            xmm6, xmm8
+	movq            xmm8, qword [rbx + 2336]
+	movhps          xmm8, qword [rbx + 2344]
 	movdqu          xmm7, oword [rcx + 112]
-	pxor            xmm7, oword [rbx + 2336]
+	pxor            xmm7, xmm8
 ; row-major byte order, + round key 0
 	pshufb          xmm0, oword [rel L.bs_row_major]
 	pxor            xmm0, oword [rbx + 272]
@@ -2649,7 +2684,7 @@ L.xts_enc_bulk_middle_rounds:
 	pxor            xmm5, oword [rbx + 288]
 	pxor            xmm6, oword [rbx + 288]
 	pxor            xmm7, oword [rbx + 288]
-; dst = X ^ T; the next tweak
+; dst = X ^ T
 	pxor            xmm0, oword [rbx + 2224]
 	movdqu          oword [rdx], xmm0
 	pxor            xmm1, oword [rbx + 2240]
@@ -2666,12 +2701,16 @@ L.xts_enc_bulk_middle_rounds:
 	movdqu          oword [rdx + 96], xmm6
 	pxor            xmm7, oword [rbx + 2336]
 	movdqu          oword [rdx + 112], xmm7
-	movdqa          xmm11, oword [rbx + 2352]
 	add             rcx, 128
 	add             rdx, 128
 	sub             r8, 128
-	jae             L.xts_enc_main_loop
+	jae             L.xts_enc_main_iteration
 ; LLVM-MCA-END
+; the next tweak back into TW0 (the final pass starts from it; after the final pass
+; the tweak after its real blocks replaces it)
+	movq            xmm11, r9
+	movq            xmm1, rsi
+	punpcklqdq      xmm11, xmm1
 ; back from the final pass (SRC just past the frame's copy)?
 	lea             r11, [rbx + 2496]
 	cmp             rcx, r11
@@ -2894,6 +2933,9 @@ L.xts_enc_final_done:
 ; Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
 ;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, FRAME=rbx, REM=rbp
 ;                      PART=rsi (KEY2's register, once the tweak is made)
+;                      TLO=r9 (IVP's register, once the tweak is made)
+;                      THI=rsi (KEY2's register, in the bitsliced loop)
+;                      TSIGN=r11 (TMPG's register, in the bitsliced loop)
 ; Registers (vector): B0S=xmm0, B0H=xmm1, B0L=xmm2, B0T=xmm3, B0U=xmm4, B1S=xmm5
 ;                     B1H=xmm6, B1L=xmm7, B1T=xmm8, B1U=xmm9, MASK=xmm10, TW0=xmm11
 ;                     TW1=xmm12, INV=xmm13, AK=xmm14, SBOX1IO=xmm15
@@ -5009,86 +5051,118 @@ L.xts_dec_done:
 	pop             rbx
 	ret
 
-	align 64, db 0xcc
 L.xts_dec_main_loop:
+; the tweak into TLO:THI, where the bitsliced loop makes its blocks' tweaks
+	movq            r9, xmm11
+	pshufd          xmm1, xmm11, 238
+	movq            rsi, xmm1
+	jmp             near L.xts_dec_main_iteration   ; over the alignment padding
+
+	align 64, db 0xcc
+L.xts_dec_main_iteration:
 ; LLVM-MCA-BEGIN xts_dec_vperm_ssse3_main_loop
 ; main loop: 8 blocks = 128 bytes per iteration, bitsliced (lib/bitslice.j2)
-; the tweaks T_0..T_7 of these blocks and the next one, into the frame (the rounds
-; take every register)
-	movdqa          oword [rbx + 2224], xmm11
-	movdqa          xmm1, xmm11
-	psrad           xmm1, 31
-	pshufd          xmm1, xmm1, 147
-	pand            xmm1, oword [rel L.xts_poly]
-	paddq           xmm11, xmm11
-	pxor            xmm11, xmm1                     ; T * x
-	movdqa          oword [rbx + 2240], xmm11
-	movdqa          xmm1, xmm11
-	psrad           xmm1, 31
-	pshufd          xmm1, xmm1, 147
-	pand            xmm1, oword [rel L.xts_poly]
-	paddq           xmm11, xmm11
-	pxor            xmm11, xmm1                     ; T * x
-	movdqa          oword [rbx + 2256], xmm11
-	movdqa          xmm1, xmm11
-	psrad           xmm1, 31
-	pshufd          xmm1, xmm1, 147
-	pand            xmm1, oword [rel L.xts_poly]
-	paddq           xmm11, xmm11
-	pxor            xmm11, xmm1                     ; T * x
-	movdqa          oword [rbx + 2272], xmm11
-	movdqa          xmm1, xmm11
-	psrad           xmm1, 31
-	pshufd          xmm1, xmm1, 147
-	pand            xmm1, oword [rel L.xts_poly]
-	paddq           xmm11, xmm11
-	pxor            xmm11, xmm1                     ; T * x
-	movdqa          oword [rbx + 2288], xmm11
-	movdqa          xmm1, xmm11
-	psrad           xmm1, 31
-	pshufd          xmm1, xmm1, 147
-	pand            xmm1, oword [rel L.xts_poly]
-	paddq           xmm11, xmm11
-	pxor            xmm11, xmm1                     ; T * x
-	movdqa          oword [rbx + 2304], xmm11
-	movdqa          xmm1, xmm11
-	psrad           xmm1, 31
-	pshufd          xmm1, xmm1, 147
-	pand            xmm1, oword [rel L.xts_poly]
-	paddq           xmm11, xmm11
-	pxor            xmm11, xmm1                     ; T * x
-	movdqa          oword [rbx + 2320], xmm11
-	movdqa          xmm1, xmm11
-	psrad           xmm1, 31
-	pshufd          xmm1, xmm1, 147
-	pand            xmm1, oword [rel L.xts_poly]
-	paddq           xmm11, xmm11
-	pxor            xmm11, xmm1                     ; T * x
-	movdqa          oword [rbx + 2336], xmm11
-	movdqa          xmm1, xmm11
-	psrad           xmm1, 31
-	pshufd          xmm1, xmm1, 147
-	pand            xmm1, oword [rel L.xts_poly]
-	paddq           xmm11, xmm11
-	pxor            xmm11, xmm1                     ; T * x
-	movdqa          oword [rbx + 2352], xmm11
+; the tweaks T_0..T_7 of these blocks into the frame, each doubled in general
+; registers (the vector ports are the limit here): two 8-byte stores a block, read
+; back now as two 8-byte loads (a 16-byte load would wait for both stores to retire)
+; and at the end as one (long after); TLO:THI = T_8, the next iteration's T_0
+	mov             qword [rbx + 2224], r9
+	mov             qword [rbx + 2232], rsi
+	mov             r11, rsi
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rsi, rsi
+	xor             r9, r11                         ; T * x
+	mov             qword [rbx + 2240], r9
+	mov             qword [rbx + 2248], rsi
+	mov             r11, rsi
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rsi, rsi
+	xor             r9, r11                         ; T * x
+	mov             qword [rbx + 2256], r9
+	mov             qword [rbx + 2264], rsi
+	mov             r11, rsi
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rsi, rsi
+	xor             r9, r11                         ; T * x
+	mov             qword [rbx + 2272], r9
+	mov             qword [rbx + 2280], rsi
+	mov             r11, rsi
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rsi, rsi
+	xor             r9, r11                         ; T * x
+	mov             qword [rbx + 2288], r9
+	mov             qword [rbx + 2296], rsi
+	mov             r11, rsi
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rsi, rsi
+	xor             r9, r11                         ; T * x
+	mov             qword [rbx + 2304], r9
+	mov             qword [rbx + 2312], rsi
+	mov             r11, rsi
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rsi, rsi
+	xor             r9, r11                         ; T * x
+	mov             qword [rbx + 2320], r9
+	mov             qword [rbx + 2328], rsi
+	mov             r11, rsi
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rsi, rsi
+	xor             r9, r11                         ; T * x
+	mov             qword [rbx + 2336], r9
+	mov             qword [rbx + 2344], rsi
+	mov             r11, rsi
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rsi, rsi
+	xor             r9, r11                         ; T * x
 ; X = src ^ T
+	movq            xmm8, qword [rbx + 2224]
+	movhps          xmm8, qword [rbx + 2232]
 	movdqu          xmm0, oword [rcx]
-	pxor            xmm0, oword [rbx + 2224]
+	pxor            xmm0, xmm8
+	movq            xmm8, qword [rbx + 2240]
+	movhps          xmm8, qword [rbx + 2248]
 	movdqu          xmm1, oword [rcx + 16]
-	pxor            xmm1, oword [rbx + 2240]
+	pxor            xmm1, xmm8
+	movq            xmm8, qword [rbx + 2256]
+	movhps          xmm8, qword [rbx + 2264]
 	movdqu          xmm2, oword [rcx + 32]
-	pxor            xmm2, oword [rbx + 2256]
+	pxor            xmm2, xmm8
+	movq            xmm8, qword [rbx + 2272]
+	movhps          xmm8, qword [rbx + 2280]
 	movdqu          xmm3, oword [rcx + 48]
-	pxor            xmm3, oword [rbx + 2272]
+	pxor            xmm3, xmm8
+	movq            xmm8, qword [rbx + 2288]
+	movhps          xmm8, qword [rbx + 2296]
 	movdqu          xmm4, oword [rcx + 64]
-	pxor            xmm4, oword [rbx + 2288]
+	pxor            xmm4, xmm8
+	movq            xmm8, qword [rbx + 2304]
+	movhps          xmm8, qword [rbx + 2312]
 	movdqu          xmm5, oword [rcx + 80]
-	pxor            xmm5, oword [rbx + 2304]
+	pxor            xmm5, xmm8
+	movq            xmm8, qword [rbx + 2320]
+	movhps          xmm8, qword [rbx + 2328]
 	movdqu          xmm6, oword [rcx + 96]
-	pxor            xmm6, oword [rbx + 2320]
+	pxor            xmm6, xmm8
+	movq            xmm8, qword [rbx + 2336]
+	movhps          xmm8, qword [rbx + 2344]
 	movdqu          xmm7, oword [rcx + 112]
-	pxor            xmm7, oword [rbx + 2336]
+	pxor            xmm7, xmm8
 ; row-major byte order, + round key 0
 	pshufb          xmm0, oword [rel L.bs_row_major]
 	pxor            xmm0, oword [rbx + 272]
@@ -5760,7 +5834,7 @@ L.xts_dec_bulk_middle_rounds:
 	pxor            xmm5, oword [rbx + 288]
 	pxor            xmm6, oword [rbx + 288]
 	pxor            xmm7, oword [rbx + 288]
-; dst = X ^ T; the next tweak
+; dst = X ^ T
 	pxor            xmm0, oword [rbx + 2224]
 	movdqu          oword [rdx], xmm0
 	pxor            xmm1, oword [rbx + 2240]
@@ -5777,12 +5851,16 @@ L.xts_dec_bulk_middle_rounds:
 	movdqu          oword [rdx + 96], xmm6
 	pxor            xmm7, oword [rbx + 2336]
 	movdqu          oword [rdx + 112], xmm7
-	movdqa          xmm11, oword [rbx + 2352]
 	add             rcx, 128
 	add             rdx, 128
 	sub             r8, 128
-	jae             L.xts_dec_main_loop
+	jae             L.xts_dec_main_iteration
 ; LLVM-MCA-END
+; the next tweak back into TW0 (the final pass starts from it; after the final pass
+; the tweak after its real blocks replaces it)
+	movq            xmm11, r9
+	movq            xmm1, rsi
+	punpcklqdq      xmm11, xmm1
 ; back from the final pass (SRC just past the frame's copy)?
 	lea             r11, [rbx + 2496]
 	cmp             rcx, r11
