@@ -1982,7 +1982,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	and             $135, %r11d
 	add             %r9, %r9
 	adc             %rsi, %rsi
-	xor             %r11, %r9                       # T * x
+	xor             %r11, %r9                       # TLO:THI *= x
 	mov             %r9, 2240(%rbx)
 	mov             %rsi, 2248(%rbx)
 	mov             %rsi, %r11
@@ -1990,7 +1990,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	and             $135, %r11d
 	add             %r9, %r9
 	adc             %rsi, %rsi
-	xor             %r11, %r9                       # T * x
+	xor             %r11, %r9                       # TLO:THI *= x
 	mov             %r9, 2256(%rbx)
 	mov             %rsi, 2264(%rbx)
 	mov             %rsi, %r11
@@ -1998,7 +1998,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	and             $135, %r11d
 	add             %r9, %r9
 	adc             %rsi, %rsi
-	xor             %r11, %r9                       # T * x
+	xor             %r11, %r9                       # TLO:THI *= x
 	mov             %r9, 2272(%rbx)
 	mov             %rsi, 2280(%rbx)
 	mov             %rsi, %r11
@@ -2006,7 +2006,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	and             $135, %r11d
 	add             %r9, %r9
 	adc             %rsi, %rsi
-	xor             %r11, %r9                       # T * x
+	xor             %r11, %r9                       # TLO:THI *= x
 	mov             %r9, 2288(%rbx)
 	mov             %rsi, 2296(%rbx)
 	mov             %rsi, %r11
@@ -2014,7 +2014,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	and             $135, %r11d
 	add             %r9, %r9
 	adc             %rsi, %rsi
-	xor             %r11, %r9                       # T * x
+	xor             %r11, %r9                       # TLO:THI *= x
 	mov             %r9, 2304(%rbx)
 	mov             %rsi, 2312(%rbx)
 	mov             %rsi, %r11
@@ -2022,7 +2022,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	and             $135, %r11d
 	add             %r9, %r9
 	adc             %rsi, %rsi
-	xor             %r11, %r9                       # T * x
+	xor             %r11, %r9                       # TLO:THI *= x
 	mov             %r9, 2320(%rbx)
 	mov             %rsi, 2328(%rbx)
 	mov             %rsi, %r11
@@ -2030,7 +2030,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	and             $135, %r11d
 	add             %r9, %r9
 	adc             %rsi, %rsi
-	xor             %r11, %r9                       # T * x
+	xor             %r11, %r9                       # TLO:THI *= x
 	mov             %r9, 2336(%rbx)
 	mov             %rsi, 2344(%rbx)
 	mov             %rsi, %r11
@@ -2038,7 +2038,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	and             $135, %r11d
 	add             %r9, %r9
 	adc             %rsi, %rsi
-	xor             %r11, %r9                       # T * x
+	xor             %r11, %r9                       # TLO:THI *= x
 # X = src ^ T
 	movq            2224(%rbx), %xmm8
 	movhps          2232(%rbx), %xmm8
@@ -5098,7 +5098,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	and             $135, %r11d
 	add             %r9, %r9
 	adc             %rsi, %rsi
-	xor             %r11, %r9                       # T * x
+	xor             %r11, %r9                       # TLO:THI *= x
 	mov             %r9, 2240(%rbx)
 	mov             %rsi, 2248(%rbx)
 	mov             %rsi, %r11
@@ -5106,7 +5106,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	and             $135, %r11d
 	add             %r9, %r9
 	adc             %rsi, %rsi
-	xor             %r11, %r9                       # T * x
+	xor             %r11, %r9                       # TLO:THI *= x
 	mov             %r9, 2256(%rbx)
 	mov             %rsi, 2264(%rbx)
 	mov             %rsi, %r11
@@ -5114,7 +5114,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	and             $135, %r11d
 	add             %r9, %r9
 	adc             %rsi, %rsi
-	xor             %r11, %r9                       # T * x
+	xor             %r11, %r9                       # TLO:THI *= x
 	mov             %r9, 2272(%rbx)
 	mov             %rsi, 2280(%rbx)
 	mov             %rsi, %r11
@@ -5122,7 +5122,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	and             $135, %r11d
 	add             %r9, %r9
 	adc             %rsi, %rsi
-	xor             %r11, %r9                       # T * x
+	xor             %r11, %r9                       # TLO:THI *= x
 	mov             %r9, 2288(%rbx)
 	mov             %rsi, 2296(%rbx)
 	mov             %rsi, %r11
@@ -5130,7 +5130,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	and             $135, %r11d
 	add             %r9, %r9
 	adc             %rsi, %rsi
-	xor             %r11, %r9                       # T * x
+	xor             %r11, %r9                       # TLO:THI *= x
 	mov             %r9, 2304(%rbx)
 	mov             %rsi, 2312(%rbx)
 	mov             %rsi, %r11
@@ -5138,7 +5138,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	and             $135, %r11d
 	add             %r9, %r9
 	adc             %rsi, %rsi
-	xor             %r11, %r9                       # T * x
+	xor             %r11, %r9                       # TLO:THI *= x
 	mov             %r9, 2320(%rbx)
 	mov             %rsi, 2328(%rbx)
 	mov             %rsi, %r11
@@ -5146,7 +5146,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	and             $135, %r11d
 	add             %r9, %r9
 	adc             %rsi, %rsi
-	xor             %r11, %r9                       # T * x
+	xor             %r11, %r9                       # TLO:THI *= x
 	mov             %r9, 2336(%rbx)
 	mov             %rsi, 2344(%rbx)
 	mov             %rsi, %r11
@@ -5154,7 +5154,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	and             $135, %r11d
 	add             %r9, %r9
 	adc             %rsi, %rsi
-	xor             %r11, %r9                       # T * x
+	xor             %r11, %r9                       # TLO:THI *= x
 # X = src ^ T
 	movq            2224(%rbx), %xmm8
 	movhps          2232(%rbx), %xmm8

@@ -1972,7 +1972,7 @@ L.xts_enc_main_iteration:
 	and             r11d, 135
 	add             r9, r9
 	adc             rsi, rsi
-	xor             r9, r11                         ; T * x
+	xor             r9, r11                         ; TLO:THI *= x
 	mov             qword [rbx + 2240], r9
 	mov             qword [rbx + 2248], rsi
 	mov             r11, rsi
@@ -1980,7 +1980,7 @@ L.xts_enc_main_iteration:
 	and             r11d, 135
 	add             r9, r9
 	adc             rsi, rsi
-	xor             r9, r11                         ; T * x
+	xor             r9, r11                         ; TLO:THI *= x
 	mov             qword [rbx + 2256], r9
 	mov             qword [rbx + 2264], rsi
 	mov             r11, rsi
@@ -1988,7 +1988,7 @@ L.xts_enc_main_iteration:
 	and             r11d, 135
 	add             r9, r9
 	adc             rsi, rsi
-	xor             r9, r11                         ; T * x
+	xor             r9, r11                         ; TLO:THI *= x
 	mov             qword [rbx + 2272], r9
 	mov             qword [rbx + 2280], rsi
 	mov             r11, rsi
@@ -1996,7 +1996,7 @@ L.xts_enc_main_iteration:
 	and             r11d, 135
 	add             r9, r9
 	adc             rsi, rsi
-	xor             r9, r11                         ; T * x
+	xor             r9, r11                         ; TLO:THI *= x
 	mov             qword [rbx + 2288], r9
 	mov             qword [rbx + 2296], rsi
 	mov             r11, rsi
@@ -2004,7 +2004,7 @@ L.xts_enc_main_iteration:
 	and             r11d, 135
 	add             r9, r9
 	adc             rsi, rsi
-	xor             r9, r11                         ; T * x
+	xor             r9, r11                         ; TLO:THI *= x
 	mov             qword [rbx + 2304], r9
 	mov             qword [rbx + 2312], rsi
 	mov             r11, rsi
@@ -2012,7 +2012,7 @@ L.xts_enc_main_iteration:
 	and             r11d, 135
 	add             r9, r9
 	adc             rsi, rsi
-	xor             r9, r11                         ; T * x
+	xor             r9, r11                         ; TLO:THI *= x
 	mov             qword [rbx + 2320], r9
 	mov             qword [rbx + 2328], rsi
 	mov             r11, rsi
@@ -2020,7 +2020,7 @@ L.xts_enc_main_iteration:
 	and             r11d, 135
 	add             r9, r9
 	adc             rsi, rsi
-	xor             r9, r11                         ; T * x
+	xor             r9, r11                         ; TLO:THI *= x
 	mov             qword [rbx + 2336], r9
 	mov             qword [rbx + 2344], rsi
 	mov             r11, rsi
@@ -2028,7 +2028,7 @@ L.xts_enc_main_iteration:
 	and             r11d, 135
 	add             r9, r9
 	adc             rsi, rsi
-	xor             r9, r11                         ; T * x
+	xor             r9, r11                         ; TLO:THI *= x
 ; X = src ^ T
 	movq            xmm8, qword [rbx + 2224]
 	movhps          xmm8, qword [rbx + 2232]
@@ -5073,7 +5073,7 @@ L.xts_dec_main_iteration:
 	and             r11d, 135
 	add             r9, r9
 	adc             rsi, rsi
-	xor             r9, r11                         ; T * x
+	xor             r9, r11                         ; TLO:THI *= x
 	mov             qword [rbx + 2240], r9
 	mov             qword [rbx + 2248], rsi
 	mov             r11, rsi
@@ -5081,7 +5081,7 @@ L.xts_dec_main_iteration:
 	and             r11d, 135
 	add             r9, r9
 	adc             rsi, rsi
-	xor             r9, r11                         ; T * x
+	xor             r9, r11                         ; TLO:THI *= x
 	mov             qword [rbx + 2256], r9
 	mov             qword [rbx + 2264], rsi
 	mov             r11, rsi
@@ -5089,7 +5089,7 @@ L.xts_dec_main_iteration:
 	and             r11d, 135
 	add             r9, r9
 	adc             rsi, rsi
-	xor             r9, r11                         ; T * x
+	xor             r9, r11                         ; TLO:THI *= x
 	mov             qword [rbx + 2272], r9
 	mov             qword [rbx + 2280], rsi
 	mov             r11, rsi
@@ -5097,7 +5097,7 @@ L.xts_dec_main_iteration:
 	and             r11d, 135
 	add             r9, r9
 	adc             rsi, rsi
-	xor             r9, r11                         ; T * x
+	xor             r9, r11                         ; TLO:THI *= x
 	mov             qword [rbx + 2288], r9
 	mov             qword [rbx + 2296], rsi
 	mov             r11, rsi
@@ -5105,7 +5105,7 @@ L.xts_dec_main_iteration:
 	and             r11d, 135
 	add             r9, r9
 	adc             rsi, rsi
-	xor             r9, r11                         ; T * x
+	xor             r9, r11                         ; TLO:THI *= x
 	mov             qword [rbx + 2304], r9
 	mov             qword [rbx + 2312], rsi
 	mov             r11, rsi
@@ -5113,7 +5113,7 @@ L.xts_dec_main_iteration:
 	and             r11d, 135
 	add             r9, r9
 	adc             rsi, rsi
-	xor             r9, r11                         ; T * x
+	xor             r9, r11                         ; TLO:THI *= x
 	mov             qword [rbx + 2320], r9
 	mov             qword [rbx + 2328], rsi
 	mov             r11, rsi
@@ -5121,7 +5121,7 @@ L.xts_dec_main_iteration:
 	and             r11d, 135
 	add             r9, r9
 	adc             rsi, rsi
-	xor             r9, r11                         ; T * x
+	xor             r9, r11                         ; TLO:THI *= x
 	mov             qword [rbx + 2336], r9
 	mov             qword [rbx + 2344], rsi
 	mov             r11, rsi
@@ -5129,7 +5129,7 @@ L.xts_dec_main_iteration:
 	and             r11d, 135
 	add             r9, r9
 	adc             rsi, rsi
-	xor             r9, r11                         ; T * x
+	xor             r9, r11                         ; TLO:THI *= x
 ; X = src ^ T
 	movq            xmm8, qword [rbx + 2224]
 	movhps          xmm8, qword [rbx + 2232]
