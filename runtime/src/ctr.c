@@ -43,12 +43,6 @@ int aesgen_ctr_init_isa(aesgen_ctr_ctx *ctx, const uint8_t *key, size_t key_len,
     return AESGEN_OK;
 }
 
-static AESGEN_NOINLINE void ctr_drop_keystream(aesgen_ctr_ctx *ctx)
-{
-    aesgen_wipe(ctx->ks, sizeof ctx->ks);
-    ctx->ks_valid = 0;
-}
-
 int aesgen_ctr_set_iv(aesgen_ctr_ctx *ctx, const uint8_t iv[16])
 {
     if (ctx == NULL || iv == NULL || ctx->crypt == NULL)
@@ -57,7 +51,7 @@ int aesgen_ctr_set_iv(aesgen_ctr_ctx *ctx, const uint8_t iv[16])
     ctx->ctr[0] = load_be64(iv + 8);
     ctx->pos = 0;
     if (ctx->ks_valid)
-        ctr_drop_keystream(ctx);
+        aesgen_drop_keystream(ctx->ks, &ctx->ks_valid);
     return AESGEN_OK;
 }
 

@@ -256,6 +256,10 @@ uint32_t aesgen_sub_word_ct(uint32_t w);
  * the caller acts on anyway, depends on the contents.  Keys and tags. */
 int aesgen_ct_equal(const uint8_t *a, const uint8_t *b, size_t n);
 
+/* Wipes the keystream block in progress and marks it gone (out of line: the streaming
+ * calls' common path, which tests ks_valid first, stays without saved registers). */
+void aesgen_drop_keystream(uint8_t ks[16], uint32_t *ks_valid);
+
 /* XORs the rest of the keystream block in progress (ks from byte *pos on) into up to len
  * bytes; advances *pos and wipes ks when the block is used up.  Returns the bytes done. */
 size_t aesgen_use_keystream(uint8_t ks[16], uint32_t *pos, uint32_t *ks_valid, uint8_t *dst,

@@ -4,6 +4,12 @@
 #include "ct.h"
 #include "internal.h"
 
+AESGEN_NOINLINE void aesgen_drop_keystream(uint8_t ks[16], uint32_t *ks_valid)
+{
+    aesgen_wipe(ks, 16);
+    *ks_valid = 0;
+}
+
 size_t aesgen_use_keystream(uint8_t ks[16], uint32_t *pos, uint32_t *ks_valid, uint8_t *dst,
                             const uint8_t *src, size_t len)
 {
@@ -13,10 +19,8 @@ size_t aesgen_use_keystream(uint8_t ks[16], uint32_t *pos, uint32_t *ks_valid, u
     for (size_t i = 0; i < n; i++)
         dst[i] = src[i] ^ ks[*pos + i];
     *pos = (uint32_t)((*pos + n) % 16);
-    if (*pos == 0) {              /* block used up: nothing of it stays in the context */
-        aesgen_wipe(ks, 16);
-        *ks_valid = 0;
-    }
+    if (*pos == 0)                /* block used up: nothing of it stays in the context */
+        aesgen_drop_keystream(ks, ks_valid);
     return n;
 }
 

@@ -37,12 +37,6 @@ int aesgen_xctr_init_isa(aesgen_xctr_ctx *ctx, const uint8_t *key, size_t key_le
     return AESGEN_OK;
 }
 
-static AESGEN_NOINLINE void xctr_drop_keystream(aesgen_xctr_ctx *ctx)
-{
-    aesgen_wipe(ctx->ks, sizeof ctx->ks);
-    ctx->ks_valid = 0;
-}
-
 int aesgen_xctr_set_iv(aesgen_xctr_ctx *ctx, const uint8_t iv[16])
 {
     if (ctx == NULL || iv == NULL || ctx->crypt == NULL)
@@ -51,7 +45,7 @@ int aesgen_xctr_set_iv(aesgen_xctr_ctx *ctx, const uint8_t iv[16])
     ctx->index = 1;
     ctx->pos = 0;
     if (ctx->ks_valid)
-        xctr_drop_keystream(ctx);
+        aesgen_drop_keystream(ctx->ks, &ctx->ks_valid);
     return AESGEN_OK;
 }
 
