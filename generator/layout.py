@@ -45,15 +45,18 @@ AES_KEY = Struct("aesgen_aes_key", "AES_KEY", (
     Field("rounds", 240, 4, "10, 12 or 14"),
 ))
 
-# The powers of H the GCM key stores: H^32 .. H^1, highest first, then 48 zero bytes
-# (a vector load that runs past H^1 reads zeros).
-GCM_H_POWERS = 32
+# The powers of H the GCM key stores: H^36 .. H^1, highest first, then 64 zero bytes
+# (a vector load that runs past H^1 reads zeros; h_halves starts a cache line as
+# h_powers does).  36: avx10_512's 32-block iteration plus an AAD block and the lengths
+# block fit one GHASH sum (generator/plan.py, records_keep_last).
+GCM_H_POWERS = 36
+GCM_H_PAD = 64
 
 GCM_KEY = Struct("aesgen_gcm_key", "GCM_KEY", (
     Field("aes", 0, 256, "the AES key (AES_KEY, padded to 16)"),
-    Field("h_powers", 256, 16 * GCM_H_POWERS, "H^32 .. H^1, reflected, times x^-1"),
-    Field("h_pad", 256 + 16 * GCM_H_POWERS, 48, "zeros after H^1"),
-    Field("h_halves", 256 + 16 * GCM_H_POWERS + 48, 16 * GCM_H_POWERS,
+    Field("h_powers", 256, 16 * GCM_H_POWERS, f"H^{GCM_H_POWERS} .. H^1, reflected, times x^-1"),
+    Field("h_pad", 256 + 16 * GCM_H_POWERS, GCM_H_PAD, "zeros after H^1"),
+    Field("h_halves", 256 + 16 * GCM_H_POWERS + GCM_H_PAD, 16 * GCM_H_POWERS,
           "per power, in h_powers' order: its two 64-bit halves XORed, in both halves "
           "(Karatsuba's middle products)"),
 ))
@@ -74,12 +77,12 @@ STRUCTS = (AES_KEY, GCM_KEY, GCM_RECORD)
 
 
 def h_half(k: int) -> int:
-    """Offset in the GCM key of H^k's half sum (1 <= k <= 32), h_power's order."""
+    """Offset in the GCM key of H^k's half sum (1 <= k <= GCM_H_POWERS), h_power's order."""
     return h_power(k) - GCM_KEY.offset("h_powers") + GCM_KEY.offset("h_halves")
 
 
 def h_power(k: int) -> int:
-    """Offset in the GCM key of H^k (1 <= k <= 32); h_power(0) is the end of the powers
+    """Offset in the GCM key of H^k (1 <= k <= GCM_H_POWERS); h_power(0) is the end of the powers
     (where the zero padding starts)."""
     if not 0 <= k <= GCM_H_POWERS:
         raise ValueError(f"H^{k}: the key holds H^1 .. H^{GCM_H_POWERS}")

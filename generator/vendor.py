@@ -23,7 +23,7 @@ import os
 import re
 from typing import Dict, List
 
-from . import SPDX_LICENSE, VERSION, manifest
+from . import SPDX_LICENSE, VERSION, layout, manifest
 from .abi import get_abi
 from .errors import UsageError
 from .features import FEATURES
@@ -401,14 +401,16 @@ def asm_header(opts, entries) -> str:
     h2 = gf_multiply(h, h)
     out += ["",
             "/* aesgen_gcm_key: the AES key at offset 0, then at AESGEN_GCM_H_POWERS_OFFSET",
-            " * (256) the powers H^32 .. H^1 of the hash key H = AES_K(0^128), 16 bytes each,",
+            f" * ({layout.GCM_KEY.h_powers}) the powers H^{layout.GCM_H_POWERS} .. H^1 of the hash key "
+            f"H = AES_K(0^128), 16 bytes each,",
             " * highest first, each byte-reflected and multiplied by x^-1 (see above), then",
-            " * 48 zero bytes, then at 816 (h_halves) per power, in the same order, its two",
+            f" * {layout.GCM_H_PAD} zero bytes, then at {layout.GCM_KEY.h_halves} (h_halves) per power, "
+            f"in the same order, its two",
             " * 8-byte halves XORed and stored twice (Karatsuba loops that hold no half sums",
             " * in registers read them).  For the key above (H from OpenSSL):",
             " *   AESGEN_ASM_KAT_H          H itself, as SP 800-38D writes it;",
-            " *   AESGEN_ASM_KAT_H_POWER_1  the 16 bytes at offset 256 + 16 * 31 (H^1);",
-            " *   AESGEN_ASM_KAT_H_POWER_2  the 16 bytes at offset 256 + 16 * 30 (H^2). */",
+            f" *   AESGEN_ASM_KAT_H_POWER_1  the 16 bytes at offset {layout.h_power(1)} (H^1);",
+            f" *   AESGEN_ASM_KAT_H_POWER_2  the 16 bytes at offset {layout.h_power(2)} (H^2). */",
             "#define AESGEN_ASM_KAT_H { \\"]
     out += [f"    {line} \\" for line in _c_bytes(KAT_H)] + ["}"]
     out += ["#define AESGEN_ASM_KAT_H_POWER_1 { \\"]

@@ -32,12 +32,15 @@ gen/%.S:
 # Hidden by default: only functions marked AESGEN_API are exported.
 RT_CFLAGS   := -fvisibility=hidden
 
-# The shared library is libaesgen.so.VERSION with the SONAME libaesgen.so.MAJOR (what
+# The shared library is libaesgen.so.VERSION with the SONAME libaesgen.so.ABI (what
 # programs record and the loader looks for) and the development link libaesgen.so; the
-# build directory holds the same three names as the installed lib/.
+# build directory holds the same three names as the installed lib/.  ABI is MAJOR, or
+# 0.MINOR while MAJOR is 0, as every 0.x minor may change the ABI (0.3.0: the GCM key
+# grew; the CMake version file refuses another 0.x minor the same way).
 RT_LIB_A       := $(BUILD)/libaesgen.a
 RT_SO_LINK     := libaesgen.so
-RT_SONAME      := libaesgen.so.$(AESGEN_VERSION_MAJOR)
+AESGEN_ABI     := $(if $(filter 0,$(AESGEN_VERSION_MAJOR)),0.$(AESGEN_VERSION_MINOR),$(AESGEN_VERSION_MAJOR))
+RT_SONAME      := libaesgen.so.$(AESGEN_ABI)
 RT_SO_FILE     := libaesgen.so.$(AESGEN_VERSION)
 RT_LIB_SO      := $(BUILD)/$(RT_SO_FILE)
 RT_LIB_SO_LINKS := $(BUILD)/$(RT_SONAME) $(BUILD)/$(RT_SO_LINK)

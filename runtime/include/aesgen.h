@@ -54,9 +54,9 @@ extern "C" {
  * shared library's name (libaesgen.so.MAJOR) are all read from here.
  */
 #define AESGEN_VERSION_MAJOR 0
-#define AESGEN_VERSION_MINOR 2
+#define AESGEN_VERSION_MINOR 3
 #define AESGEN_VERSION_PATCH 0
-#define AESGEN_VERSION_STRING "0.2.0"
+#define AESGEN_VERSION_STRING "0.3.0"
 
 /* AESGEN_VERSION_STRING of the library actually linked (may differ from the header's). */
 AESGEN_API const char *aesgen_version(void);
@@ -279,8 +279,8 @@ AESGEN_API int aesgen_xts_decrypt_sectors(const aesgen_xts_ctx *ctx, uint8_t *ds
  * any number of messages (contexts, threads) may use it at once.  It also fixes
  * the implementation (ISA) of every message that uses it.
  * The assembly reads aes at offset 0 and h_powers at offset
- * AESGEN_GCM_H_POWERS_OFFSET: H^32 .. H^1, highest first, each byte-reflected and
- * times x^-1 mod the GCM polynomial, then 48 zero bytes, then h_halves (each power's
+ * AESGEN_GCM_H_POWERS_OFFSET: H^36 .. H^1, highest first, each byte-reflected and
+ * times x^-1 mod the GCM polynomial, then 64 zero bytes, then h_halves (each power's
  * 8-byte halves XORed, in both halves).  generator/layout.py defines
  * that layout; the build checks these two constants and the struct against it
  * (gen/aesgen_gen.h).
@@ -293,16 +293,16 @@ AESGEN_API int aesgen_xts_decrypt_sectors(const aesgen_xts_ctx *ctx, uint8_t *ds
  * cache line and a 64-byte load of the powers never spans two lines.
  */
 #define AESGEN_GCM_H_POWERS_OFFSET 256
-#define AESGEN_GCM_H_POWERS 32
+#define AESGEN_GCM_H_POWERS 36
 
 struct aesgen_gcm_record;   /* internal: the record functions' argument block */
 
 typedef struct aesgen_gcm_key {
     aesgen_aes_key aes;                                            /* offset 0 */
     AESGEN_ALIGNAS(16) uint8_t h_powers[AESGEN_GCM_H_POWERS][16];  /* offset 256 */
-    uint8_t h_pad[48];                                             /* zeros */
+    uint8_t h_pad[64];                                             /* zeros */
     /* Per power, in h_powers' order: its two 8-byte halves XORed, stored in both halves
-     * (the assembly's Karatsuba products read them; offset 816). */
+     * (the assembly's Karatsuba products read them; offset 896). */
     AESGEN_ALIGNAS(16) uint8_t h_halves[AESGEN_GCM_H_POWERS][16];
     /* Chosen at init; the first three have the asm_abi.h contracts and return 0. */
     int (*ghash)(const struct aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,

@@ -82,7 +82,7 @@ TARGET_CLMUL void aesgen_encrypt_block_aesni(const aesgen_aes_key *key, uint8_t 
     store128(out, aes_encrypt(key, load128(in)));
 }
 
-/* H = AES_K(0^128); h_powers[i] = H^(32 - i) * x^-1, reflected (asm_abi.h). */
+/* H = AES_K(0^128); h_powers[i] = H^(AESGEN_GCM_H_POWERS - i) * x^-1, reflected (asm_abi.h). */
 TARGET_CLMUL void aesgen_gcm_setup_clmul(aesgen_gcm_key *key)
 {
     const __m128i h1 = gf_div_x(bswap128(aes_encrypt(&key->aes, _mm_setzero_si128())));

@@ -248,10 +248,10 @@ static void gcm_setup(gcm_key *g, const uint8_t *key, int key_len)
     ecb_encrypt(key, key_len, zero, h_raw, 16);
     u128 h = load_reflected(h_raw);
     u128 h1 = (h << 1) ^ ((h >> 127) ? (((u128)0xc2 << 120) | 1) : 0), p = h1;
-    for (int i = 1; i <= 32; i++, p = ghash_mul(p, h1))
-        memcpy(g->h_powers[32 - i], &p, 16);
+    for (int i = 1; i <= AESGEN_GCM_H_POWERS; i++, p = ghash_mul(p, h1))
+        memcpy(g->h_powers[AESGEN_GCM_H_POWERS - i], &p, 16);
     memset(g->h_pad, 0, sizeof g->h_pad);
-    for (int i = 0; i < 32; i++) {     /* each power's halves XORed, in both halves */
+    for (int i = 0; i < AESGEN_GCM_H_POWERS; i++) {   /* each power's halves XORed, twice */
         uint64_t half[2];
         memcpy(half, g->h_powers[i], 16);
         half[0] ^= half[1];
@@ -327,7 +327,7 @@ static void j0_of_iv16(const gcm_key *g, const uint8_t iv[16], uint8_t j0[16])
     u128 h1, acc = 0;
     uint8_t lengths[16] = {0};
     lengths[15] = 128;
-    memcpy(&h1, g->h_powers[31], 16);
+    memcpy(&h1, g->h_powers[AESGEN_GCM_H_POWERS - 1], 16);
     acc = ghash_mul(acc ^ load_reflected(iv), h1);
     acc = ghash_mul(acc ^ load_reflected(lengths), h1);
     for (int i = 0; i < 16; i++) j0[i] = (uint8_t)(acc >> (8 * (15 - i)));

@@ -140,14 +140,14 @@ class CommandLine(unittest.TestCase):
         result = run_cli("list")
         for mode in MODES:
             self.assertRegex(result.stdout, rf"\n  {mode} +TAIL <= UNROLL")
-        self.assertRegex(result.stdout, r"\n  gcm +UNROLL x lanes <= 32")
+        self.assertRegex(result.stdout, r"\n  gcm +UNROLL x lanes <= 36")
         self.assertRegex(result.stdout, r"\n  gcm +GHASH=karatsuba")
         self.assertRegex(result.stdout, r"\n  xts +tweaks: in registers")
 
     def test_gcm_beyond_the_powers_of_h_names_what_fits(self):
         result = run_cli("gen", "--check", "--isa", "avx10_512", "--mode", "gcm", "UNROLL=16",
                          "GHASH=school")
-        self.assert_usage_error(result, "needs 64 powers of H; the key holds 32",
+        self.assert_usage_error(result, "needs 64 powers of H; the key holds 36",
                                 "valid UNROLL here: 1, 2, 4, 8")
         # 16 registers: Karatsuba's half sums only in registers, which no UNROLL leaves
         result = run_cli("gen", "--check", "--isa", "vaes_avx2", "--mode", "gcm",
@@ -508,14 +508,15 @@ class Features(unittest.TestCase):
 
 class Layout(unittest.TestCase):
     def test_h_power_offsets(self):
-        # runtime/src/asm_abi.h: H^32 .. H^1 from offset 256, 16 bytes each, then padding
-        self.assertEqual(layout.h_power(32), 256)
-        self.assertEqual(layout.h_power(1), 256 + 16 * 31)
-        self.assertEqual(layout.h_power(0), 768)
+        # runtime/src/asm_abi.h: H^36 .. H^1 from offset 256, 16 bytes each, then padding
+        self.assertEqual(layout.h_power(36), 256)
+        self.assertEqual(layout.h_power(1), 256 + 16 * 35)
+        self.assertEqual(layout.h_power(0), 832)
+        self.assertEqual(layout.GCM_KEY.h_halves % 64, 0)
         self.assertEqual(layout.GCM_RECORD.tail_len, 96)
         self.assertEqual(layout.AES_KEY.rounds, 240)
         with self.assertRaises(ValueError):
-            layout.h_power(33)
+            layout.h_power(37)
 
 
 class UarchVariants(unittest.TestCase):

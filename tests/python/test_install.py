@@ -2,7 +2,7 @@
 """`make install` as a C user consumes it: into a temporary prefix (with DESTDIR
 staging), then tests/consumer/consumer.c is built against the installed tree three
 ways and run: pkg-config (shared), pkg-config --static (the archive, a fully static
-program) and a CMake project with find_package(aesgen 0.2).  Also: the installed
+program) and a CMake project with find_package(aesgen 0.3).  Also: the installed
 shared library's SONAME, links and exports; the CMake version rule; `make uninstall`.
 
 The expected answers are in consumer.c (published known answers), which prints
@@ -73,6 +73,8 @@ class InstalledTree(unittest.TestCase):
         cls.root = cls.destdir + cls.PREFIX
         cls.major, cls.minor, cls.patch = header_version()
         cls.version = f"{cls.major}.{cls.minor}.{cls.patch}"
+        # the SONAME's version: the major, or 0.minor while the major is 0
+        cls.abi = f"0.{cls.minor}" if cls.major == 0 else f"{cls.major}"
         make("install", PREFIX=cls.PREFIX, DESTDIR=cls.destdir)
 
     @classmethod
@@ -95,7 +97,7 @@ class InstalledTree(unittest.TestCase):
     def test_installed_files(self):
         expected = {
             "include/aesgen.h", "lib/libaesgen.a", f"lib/libaesgen.so.{self.version}",
-            f"lib/libaesgen.so.{self.major}", "lib/libaesgen.so", "lib/pkgconfig/aesgen.pc",
+            f"lib/libaesgen.so.{self.abi}", "lib/libaesgen.so", "lib/pkgconfig/aesgen.pc",
             "lib/cmake/aesgen/aesgenConfig.cmake", "lib/cmake/aesgen/aesgenConfigVersion.cmake",
         }
         found = set()
@@ -105,11 +107,11 @@ class InstalledTree(unittest.TestCase):
 
     def test_shared_library_names(self):
         lib = os.path.join(self.root, "lib")
-        self.assertEqual(os.readlink(os.path.join(lib, "libaesgen.so")), f"libaesgen.so.{self.major}")
-        self.assertEqual(os.readlink(os.path.join(lib, f"libaesgen.so.{self.major}")),
+        self.assertEqual(os.readlink(os.path.join(lib, "libaesgen.so")), f"libaesgen.so.{self.abi}")
+        self.assertEqual(os.readlink(os.path.join(lib, f"libaesgen.so.{self.abi}")),
                          f"libaesgen.so.{self.version}")
         dynamic = run(["readelf", "-d", os.path.join(lib, f"libaesgen.so.{self.version}")])
-        self.assertIn(f"Library soname: [libaesgen.so.{self.major}]", dynamic)
+        self.assertIn(f"Library soname: [libaesgen.so.{self.abi}]", dynamic)
 
     def test_exports_only_aesgen_names(self):
         path = os.path.join(self.root, "lib", f"libaesgen.so.{self.version}")
@@ -136,7 +138,7 @@ class InstalledTree(unittest.TestCase):
         program = os.path.join(self.work, "consumer_pc_shared")
         run(["cc", "-std=c11", "-o", program, os.path.join(CONSUMER, "consumer.c"),
              *self.pkg_config("--cflags", "--libs")])
-        self.assertIn(f"libaesgen.so.{self.major}", needed_libraries(program))
+        self.assertIn(f"libaesgen.so.{self.abi}", needed_libraries(program))
         self.run_consumer(program, env=clean_env(LD_LIBRARY_PATH=os.path.join(self.root, "lib")))
 
     def test_pkg_config_static(self):
@@ -159,8 +161,8 @@ class InstalledTree(unittest.TestCase):
         run(["cmake", "--build", build_dir], env=clean_env())
         shared = os.path.join(build_dir, "consumer_shared")
         static = os.path.join(build_dir, "consumer_static")
-        self.assertIn(f"libaesgen.so.{self.major}", needed_libraries(shared))
-        self.assertNotIn(f"libaesgen.so.{self.major}", needed_libraries(static))
+        self.assertIn(f"libaesgen.so.{self.abi}", needed_libraries(shared))
+        self.assertNotIn(f"libaesgen.so.{self.abi}", needed_libraries(static))
         self.run_consumer(shared)   # CMake records the imported library's directory (RUNPATH)
         self.run_consumer(static)
 
