@@ -54,7 +54,8 @@ GCM_H_PAD = 64
 
 GCM_KEY = Struct("aesgen_gcm_key", "GCM_KEY", (
     Field("aes", 0, 256, "the AES key (AES_KEY, padded to 16)"),
-    Field("h_powers", 256, 16 * GCM_H_POWERS, f"H^{GCM_H_POWERS} .. H^1, reflected, times x^-1"),
+    Field("h_powers", 256, 16 * GCM_H_POWERS,
+          f"H^{GCM_H_POWERS} .. H^1, reflected, times x^-1"),
     Field("h_pad", 256 + 16 * GCM_H_POWERS, GCM_H_PAD, "zeros after H^1"),
     Field("h_halves", 256 + 16 * GCM_H_POWERS + GCM_H_PAD, 16 * GCM_H_POWERS,
           "per power, in h_powers' order: its two 64-bit halves XORed, in both halves "

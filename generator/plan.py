@@ -394,9 +394,10 @@ class GcmPlan(Plan):
         # for the lengths block (see records_use_all_powers), so the main loop takes every
         # full iteration.  The key holds 36 powers, 4 more than avx10_512's 32-block
         # iteration, so that a record of one iteration hashes its AAD block, its 32
-        # blocks and the lengths block in one sum (Zen 5, AES-256, key at 64 page
-        # offsets: a 512 B record 1.20x encryption, 1.09x decryption against 32 powers,
-        # where its AAD was reduced alone first and the sum multiplied by H at the end)
+        # blocks and the lengths block in one sum (Zen 5, AES-256, against 32 powers,
+        # where its AAD was reduced alone first and the sum multiplied by H at the end:
+        # a 512 B record 1.20x encryption with the key at 64 page offsets, 1.08-1.09x
+        # decryption in make bench)
         self.records_keep_last = isa.evex and self.N < GCM_H_POWERS
         # records: a final group may still hold N blocks, the last one partial (N - 1
         # whole blocks and a few bytes); the lengths block then needs H^(N+1), which the
