@@ -289,8 +289,9 @@ AESGEN_API int aesgen_xts_decrypt_sectors(const aesgen_xts_ctx *ctx, uint8_t *ds
  * needs (the assembly uses only unaligned loads on the key, the C code at most
  * 16-byte aligned moves), so memory from malloc (16-byte aligned on x86-64 glibc,
  * musl, macOS and Windows x64) is a valid aesgen_gcm_key.  64-byte alignment
- * (aligned_alloc(64, ...), alignas(64)) is a little faster: h_powers then starts a
- * cache line and a 64-byte load of the powers never spans two lines.
+ * (alignas(64), or aligned_alloc(64, size) with size = sizeof rounded up to a multiple
+ * of 64, as C11 asks) is a little faster: h_powers and h_halves then start a cache
+ * line and a 64-byte load of the powers never spans two lines.
  */
 #define AESGEN_GCM_H_POWERS_OFFSET 256
 #define AESGEN_GCM_H_POWERS 36
