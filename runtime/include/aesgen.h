@@ -51,7 +51,8 @@ extern "C" {
 /*
  * The version.  These three numbers are the one definition of aesgen's version:
  * the generator's file headers, the pkg-config and CMake package files and the
- * shared library's name (libaesgen.so.MAJOR) are all read from here.
+ * shared library's name (SONAME libaesgen.so.MAJOR, or libaesgen.so.0.MINOR while MAJOR
+ * is 0) are all read from here.
  */
 #define AESGEN_VERSION_MAJOR 0
 #define AESGEN_VERSION_MINOR 3
