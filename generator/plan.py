@@ -331,19 +331,16 @@ class GcmPlan(Plan):
     as many as fit; the rest are read into KT each round).  What gets no register is a
     memory operand."""
     RULES = Plan.RULES + (
-        Rule(f"UNROLL x lanes <= {GCM_H_POWERS} (the powers of H the key holds)",
+        Rule(f"UNROLL x lanes < {GCM_H_POWERS} (the powers of H the key holds: an "
+             "iteration's and one more, for a record's lengths block after a final group "
+             "of that many blocks)",
              lambda isa, knobs: (
                  f"UNROLL={knobs['UNROLL']} on {isa.name} needs "
-                 f"{knobs['UNROLL'] * isa.lanes} powers of H; the key holds {GCM_H_POWERS}"
-                 if knobs["UNROLL"] * isa.lanes > GCM_H_POWERS else None)),
+                 f"{knobs['UNROLL'] * isa.lanes + 1} powers of H; the key holds {GCM_H_POWERS}"
+                 if knobs["UNROLL"] * isa.lanes >= GCM_H_POWERS else None)),
         Rule("GHASH=karatsuba: the powers' half sums in registers when the UNROLL powers "
              "and they fit, else (EVEX, aesni_avx) memory operands on the key's h_halves; "
              "vaes_avx2: in registers only", None),
-        Rule(f"records: when UNROLL x lanes = {GCM_H_POWERS} (all the key's powers), the "
-             "main loop takes every full iteration, and a final group of "
-             f"{GCM_H_POWERS} blocks (the last partial) has no H^{GCM_H_POWERS + 1}: its "
-             "lengths block takes the identity and the reduced sum one more product with H",
-             None),
     )
 
     def allocate(self):
@@ -389,20 +386,15 @@ class GcmPlan(Plan):
         self.big_endian_counters = isa.evex
         # EVEX records leave a final full iteration to their tail, which hashes it with
         # the lengths block under one reduction (VEX records take whole blocks only and
-        # finish through the partial-block path) -- unless an iteration is all the powers
-        # of the key: a final group of that many whole blocks would need one more power
-        # for the lengths block (see records_use_all_powers), so the main loop takes every
-        # full iteration.  The key holds 36 powers, 4 more than avx10_512's 32-block
-        # iteration, so that a record of one iteration hashes its AAD block, its 32
-        # blocks and the lengths block in one sum (Zen 5, AES-256, against 32 powers,
-        # where its AAD was reduced alone first and the sum multiplied by H at the end:
-        # a 512 B record 1.20x encryption with the key at 64 page offsets, 1.08-1.09x
-        # decryption in make bench)
-        self.records_keep_last = isa.evex and self.N < GCM_H_POWERS
-        # records: a final group may still hold N blocks, the last one partial (N - 1
-        # whole blocks and a few bytes); the lengths block then needs H^(N+1), which the
-        # key lacks when N is all of its powers
-        self.records_use_all_powers = self.N >= GCM_H_POWERS
+        # finish through the partial-block path); such a group of N blocks, the last one
+        # partial, gives the lengths block H^(N+1), hence N < GCM_H_POWERS (RULES).  The
+        # key holds 36 powers, 4 more than avx10_512's 32-block iteration, so that a
+        # record of one iteration also hashes its AAD block with them in one sum (Zen 5,
+        # AES-256, against 32 powers, where the main loop took every full iteration, the
+        # AAD was reduced alone first and the sum multiplied by H at the end: a 512 B
+        # record 1.20x encryption with the key at 64 page offsets, 1.08-1.09x decryption
+        # in make bench)
+        self.records_keep_last = isa.evex
         ghash_groups = ("X", "D", "LO", "MI", "HI", "T0", "T1", "ACC", "BSWAP", "GFPOLY",
                         "HP", "HK")
         self.functions["ghash"] = FunctionPlan(
