@@ -36,8 +36,9 @@ def rank(decrypt, machine=ooo_model.ZEN4):
     return sorted(rated)
 
 
-def loop_source(lines):
-    """The timed loop: the round's lines repeated n times, Intel syntax for GNU as."""
+def loop_source(lines, after_loop=()):
+    """The timed loop: the round's lines repeated n times, Intel syntax for GNU as;
+    after_loop: lines run once when it ends (vzeroupper after ymm/zmm code)."""
     tables = dict(bitslice.TABLES, **bitslice.DECRYPT_TABLES)
     body = "\n".join("\t" + line.partition("#")[0].rstrip().replace("xmmword [", "xmmword ptr [")
                      for line in lines)
@@ -45,11 +46,12 @@ def loop_source(lines):
                        for name, value in tables.items())
     return (".intel_syntax noprefix\n\t.section .rodata\n\t.align 64\n" + consts +
             "\n\t.text\n\t.globl run_rounds\nrun_rounds:\n\tpush rbx\n\tmov rbx, rsi\n1:\n" +
-            body + "\n\tdec rdi\n\tjnz 1b\n\tpop rbx\n\tret\n"
+            body + "\n\tdec rdi\n\tjnz 1b\n" +
+            "".join(f"\t{line}\n" for line in after_loop) + "\tpop rbx\n\tret\n"
             "\t.section .note.GNU-stack,\"\",@progbits\n")
 
 
-def time_loops(programs, out, passes=5, cpu=1, cc="cc"):
+def time_loops(programs, out, passes=5, cpu=1, cc="cc", after_loop=()):
     """{name: median cycles per pass} of each program ({name: lines}) looped on this
     machine (perf/round_loop.c), pinned to `cpu`, every program once per pass, the
     passes starting at a different program each."""
@@ -58,7 +60,7 @@ def time_loops(programs, out, passes=5, cpu=1, cc="cc"):
     for name, lines in programs.items():
         source = os.path.join(out, f"{name}.s")
         with open(source, "w") as f:
-            f.write(loop_source(lines))
+            f.write(loop_source(lines, after_loop))
         binary = source[:-2]
         subprocess.run([cc, "-O2", "-o", binary, os.path.join(REPO, "perf", "round_loop.c"),
                         source], check=True)

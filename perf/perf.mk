@@ -13,10 +13,13 @@
 #                            MEASURE: time the best n and the recorded one here)
 #   make bitslice-probe      time a bitsliced round as generated, with the rounds
 #                            independent and without dependencies; the latencies
+#   make aes-chain-probe     time vaesenc on 1..16 independent chains at each width: how
+#                            many vectors keep the AES pipes busy here
 
 MCA_OUT := $(BUILD)/mca
 
-.PHONY: mca mca-check mca-baseline explore perf-tools bitslice-order bitslice-probe
+.PHONY: mca mca-check mca-baseline explore perf-tools bitslice-order bitslice-probe \
+        aes-chain-probe
 mca: test-tools
 	$(PYTHON) -m perf mca --json $(MCA_OUT)/estimates.json
 
@@ -43,3 +46,6 @@ bitslice-order:
 
 bitslice-probe:
 	$(PYTHON) -m perf bitslice-probe
+
+aes-chain-probe:
+	$(PYTHON) -m perf aes-chain-probe
