@@ -527,13 +527,17 @@ static void record_run_padded(const aesgen_gcm_key *key, aesgen_gcm_record_fn *f
 }
 
 /* The checks of start, aad, update and final together, then the whole message in one
- * call; rec->tag receives the full tag. */
-static int record_run(const aesgen_gcm_key *key, aesgen_gcm_record_fn *fn, const uint8_t *iv,
-                      size_t iv_len, const uint8_t *aad, size_t aad_len, uint8_t *dst,
-                      const uint8_t *src, size_t len, const uint8_t *tag, size_t tag_len,
-                      aesgen_gcm_record *rec)
+ * call; rec->tag receives the full tag.  The key needs no key_ready: record_fn found a
+ * record function in it, and only init sets one (with all the others).  Folded into
+ * its two callers: a record of a few hundred bytes takes about 60 ns, and handing this
+ * twelve arguments through the stack cost 5% of that on Zen 5. */
+static AESGEN_ALWAYS_INLINE int record_run(const aesgen_gcm_key *key, aesgen_gcm_record_fn *fn,
+                                           const uint8_t *iv, size_t iv_len, const uint8_t *aad,
+                                           size_t aad_len, uint8_t *dst, const uint8_t *src,
+                                           size_t len, const uint8_t *tag, size_t tag_len,
+                                           aesgen_gcm_record *rec)
 {
-    if (!key_ready(key) || !iv_valid(iv, iv_len) || !aad_valid(aad, aad_len, 0) ||
+    if (!iv_valid(iv, iv_len) || !aad_valid(aad, aad_len, 0) ||
         !text_valid(dst, src, len, 0) || oneshot_check(tag, tag_len) != AESGEN_OK)
         return AESGEN_EINVAL;
     compute_j0(key, iv, iv_len, rec->j0);
@@ -557,7 +561,9 @@ int aesgen_gcm_encrypt(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_l
         aesgen_gcm_record rec;
         const int err = record_run(key, fn, iv, iv_len, aad, aad_len, dst, src, len, tag,
                                    tag_len, &rec);
-        if (err == AESGEN_OK)
+        if (err == AESGEN_OK && tag_len == sizeof rec.tag)
+            memcpy(tag, rec.tag, sizeof rec.tag);   /* the usual tag: two moves, no call */
+        else if (err == AESGEN_OK)
             memcpy(tag, rec.tag, tag_len);
         return err;
     }
