@@ -868,25 +868,24 @@ aesgen_ctr_crypt_aesni_avx:
 	vpinsrq         $1, %r9, %xmm0, %xmm0
 	vpshufb         .Lctr_bswap_mask(%rip), %xmm0, %xmm0
 	vpxor           (%rdi), %xmm0, %xmm0
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rdi), %xmm0, %xmm0
+	vaesenc         32(%rdi), %xmm0, %xmm0
+	vaesenc         48(%rdi), %xmm0, %xmm0
+	vaesenc         64(%rdi), %xmm0, %xmm0
+	vaesenc         80(%rdi), %xmm0, %xmm0
+	vaesenc         96(%rdi), %xmm0, %xmm0
+	vaesenc         112(%rdi), %xmm0, %xmm0
+	vaesenc         128(%rdi), %xmm0, %xmm0
+	vaesenc         144(%rdi), %xmm0, %xmm0
 	cmp             $12, %eax
-	{disp32} jb     .Lctr_one_aes128
-	{disp32} je     .Lctr_one_aes192
-	vaesenc         -208(%r10), %xmm0, %xmm0
-	vaesenc         -192(%r10), %xmm0, %xmm0
-.Lctr_one_aes192:
-	vaesenc         -176(%r10), %xmm0, %xmm0
-	vaesenc         -160(%r10), %xmm0, %xmm0
-.Lctr_one_aes128:
-	vaesenc         -144(%r10), %xmm0, %xmm0
-	vaesenc         -128(%r10), %xmm0, %xmm0
-	vaesenc         -112(%r10), %xmm0, %xmm0
-	vaesenc         -96(%r10), %xmm0, %xmm0
-	vaesenc         -80(%r10), %xmm0, %xmm0
-	vaesenc         -64(%r10), %xmm0, %xmm0
-	vaesenc         -48(%r10), %xmm0, %xmm0
-	vaesenc         -32(%r10), %xmm0, %xmm0
-	vaesenc         -16(%r10), %xmm0, %xmm0
+	{disp32} jb     .Lctr_one_rounds_done
+	vaesenc         160(%rdi), %xmm0, %xmm0
+	vaesenc         176(%rdi), %xmm0, %xmm0
+	{disp32} je     .Lctr_one_rounds_done
+	vaesenc         192(%rdi), %xmm0, %xmm0
+	vaesenc         208(%rdi), %xmm0, %xmm0
+.Lctr_one_rounds_done:
 # the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     (%r10), %xmm0, %xmm0
@@ -2134,25 +2133,24 @@ aesgen_ctr_crypt_aesni_avx_countersgpr:
 	vpinsrq         $1, %r9, %xmm0, %xmm0
 	vpshufb         .Lctr_bswap_mask_countersgpr(%rip), %xmm0, %xmm0
 	vpxor           (%rdi), %xmm0, %xmm0
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rdi), %xmm0, %xmm0
+	vaesenc         32(%rdi), %xmm0, %xmm0
+	vaesenc         48(%rdi), %xmm0, %xmm0
+	vaesenc         64(%rdi), %xmm0, %xmm0
+	vaesenc         80(%rdi), %xmm0, %xmm0
+	vaesenc         96(%rdi), %xmm0, %xmm0
+	vaesenc         112(%rdi), %xmm0, %xmm0
+	vaesenc         128(%rdi), %xmm0, %xmm0
+	vaesenc         144(%rdi), %xmm0, %xmm0
 	cmp             $12, %eax
-	{disp32} jb     .Lctr_one_aes128_countersgpr
-	{disp32} je     .Lctr_one_aes192_countersgpr
-	vaesenc         -208(%r10), %xmm0, %xmm0
-	vaesenc         -192(%r10), %xmm0, %xmm0
-.Lctr_one_aes192_countersgpr:
-	vaesenc         -176(%r10), %xmm0, %xmm0
-	vaesenc         -160(%r10), %xmm0, %xmm0
-.Lctr_one_aes128_countersgpr:
-	vaesenc         -144(%r10), %xmm0, %xmm0
-	vaesenc         -128(%r10), %xmm0, %xmm0
-	vaesenc         -112(%r10), %xmm0, %xmm0
-	vaesenc         -96(%r10), %xmm0, %xmm0
-	vaesenc         -80(%r10), %xmm0, %xmm0
-	vaesenc         -64(%r10), %xmm0, %xmm0
-	vaesenc         -48(%r10), %xmm0, %xmm0
-	vaesenc         -32(%r10), %xmm0, %xmm0
-	vaesenc         -16(%r10), %xmm0, %xmm0
+	{disp32} jb     .Lctr_one_rounds_done_countersgpr
+	vaesenc         160(%rdi), %xmm0, %xmm0
+	vaesenc         176(%rdi), %xmm0, %xmm0
+	{disp32} je     .Lctr_one_rounds_done_countersgpr
+	vaesenc         192(%rdi), %xmm0, %xmm0
+	vaesenc         208(%rdi), %xmm0, %xmm0
+.Lctr_one_rounds_done_countersgpr:
 # the last vector's LEN bytes without byte masks: whole 16-byte lanes first, then
 # 8/4/2/1-byte pieces through TMPG, the keystream moved down by vpsrldq
 	vaesenclast     (%r10), %xmm0, %xmm0

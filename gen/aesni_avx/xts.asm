@@ -55,25 +55,24 @@ aesgen_xts_encrypt_aesni_avx:
 	lea             r10, [r10 + rax*8]
 	vmovdqu         xmm0, oword [r9]
 	vpxor           xmm0, xmm0, oword [rsi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm0, xmm0, oword [rsi + 16]
+	vaesenc         xmm0, xmm0, oword [rsi + 32]
+	vaesenc         xmm0, xmm0, oword [rsi + 48]
+	vaesenc         xmm0, xmm0, oword [rsi + 64]
+	vaesenc         xmm0, xmm0, oword [rsi + 80]
+	vaesenc         xmm0, xmm0, oword [rsi + 96]
+	vaesenc         xmm0, xmm0, oword [rsi + 112]
+	vaesenc         xmm0, xmm0, oword [rsi + 128]
+	vaesenc         xmm0, xmm0, oword [rsi + 144]
 	cmp             eax, 12
-	jb              near L.xts_enc_tweak_aes128
-	je              near L.xts_enc_tweak_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
-L.xts_enc_tweak_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
-L.xts_enc_tweak_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	jb              near L.xts_enc_tweak_rounds_done
+	vaesenc         xmm0, xmm0, oword [rsi + 160]
+	vaesenc         xmm0, xmm0, oword [rsi + 176]
+	je              near L.xts_enc_tweak_rounds_done
+	vaesenc         xmm0, xmm0, oword [rsi + 192]
+	vaesenc         xmm0, xmm0, oword [rsi + 208]
+L.xts_enc_tweak_rounds_done:
 	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
@@ -508,25 +507,24 @@ L.xts_enc_steal:
 	vmovdqu         oword [rdx + rsi*1 - 16], xmm1
 	vpxor           xmm4, xmm4, xmm2
 	vpxor           xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm4, xmm4, oword [rdi + 16]
+	vaesenc         xmm4, xmm4, oword [rdi + 32]
+	vaesenc         xmm4, xmm4, oword [rdi + 48]
+	vaesenc         xmm4, xmm4, oword [rdi + 64]
+	vaesenc         xmm4, xmm4, oword [rdi + 80]
+	vaesenc         xmm4, xmm4, oword [rdi + 96]
+	vaesenc         xmm4, xmm4, oword [rdi + 112]
+	vaesenc         xmm4, xmm4, oword [rdi + 128]
+	vaesenc         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_enc_steal_b_aes128
-	je              near L.xts_enc_steal_b_aes192
-	vaesenc         xmm4, xmm4, oword [r10 - 208]
-	vaesenc         xmm4, xmm4, oword [r10 - 192]
-L.xts_enc_steal_b_aes192:
-	vaesenc         xmm4, xmm4, oword [r10 - 176]
-	vaesenc         xmm4, xmm4, oword [r10 - 160]
-L.xts_enc_steal_b_aes128:
-	vaesenc         xmm4, xmm4, oword [r10 - 144]
-	vaesenc         xmm4, xmm4, oword [r10 - 128]
-	vaesenc         xmm4, xmm4, oword [r10 - 112]
-	vaesenc         xmm4, xmm4, oword [r10 - 96]
-	vaesenc         xmm4, xmm4, oword [r10 - 80]
-	vaesenc         xmm4, xmm4, oword [r10 - 64]
-	vaesenc         xmm4, xmm4, oword [r10 - 48]
-	vaesenc         xmm4, xmm4, oword [r10 - 32]
-	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_enc_steal_b_rounds_done
+	vaesenc         xmm4, xmm4, oword [rdi + 160]
+	vaesenc         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_enc_steal_b_rounds_done
+	vaesenc         xmm4, xmm4, oword [rdi + 192]
+	vaesenc         xmm4, xmm4, oword [rdi + 208]
+L.xts_enc_steal_b_rounds_done:
 	vaesenclast     xmm4, xmm4, oword [r10]
 	vpxor           xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx - 16], xmm4
@@ -717,25 +715,24 @@ aesgen_xts_decrypt_aesni_avx:
 	lea             r10, [r10 + rax*8]
 	vmovdqu         xmm0, oword [r9]
 	vpxor           xmm0, xmm0, oword [rsi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm0, xmm0, oword [rsi + 16]
+	vaesenc         xmm0, xmm0, oword [rsi + 32]
+	vaesenc         xmm0, xmm0, oword [rsi + 48]
+	vaesenc         xmm0, xmm0, oword [rsi + 64]
+	vaesenc         xmm0, xmm0, oword [rsi + 80]
+	vaesenc         xmm0, xmm0, oword [rsi + 96]
+	vaesenc         xmm0, xmm0, oword [rsi + 112]
+	vaesenc         xmm0, xmm0, oword [rsi + 128]
+	vaesenc         xmm0, xmm0, oword [rsi + 144]
 	cmp             eax, 12
-	jb              near L.xts_dec_tweak_aes128
-	je              near L.xts_dec_tweak_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
-L.xts_dec_tweak_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
-L.xts_dec_tweak_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	jb              near L.xts_dec_tweak_rounds_done
+	vaesenc         xmm0, xmm0, oword [rsi + 160]
+	vaesenc         xmm0, xmm0, oword [rsi + 176]
+	je              near L.xts_dec_tweak_rounds_done
+	vaesenc         xmm0, xmm0, oword [rsi + 192]
+	vaesenc         xmm0, xmm0, oword [rsi + 208]
+L.xts_dec_tweak_rounds_done:
 	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
@@ -1168,25 +1165,24 @@ L.xts_dec_steal_both:
 	vmovdqu         xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
 	vpxor           xmm4, xmm3, oword [rcx]
 	vpxor           xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         xmm4, xmm4, oword [rdi + 16]
+	vaesdec         xmm4, xmm4, oword [rdi + 32]
+	vaesdec         xmm4, xmm4, oword [rdi + 48]
+	vaesdec         xmm4, xmm4, oword [rdi + 64]
+	vaesdec         xmm4, xmm4, oword [rdi + 80]
+	vaesdec         xmm4, xmm4, oword [rdi + 96]
+	vaesdec         xmm4, xmm4, oword [rdi + 112]
+	vaesdec         xmm4, xmm4, oword [rdi + 128]
+	vaesdec         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_dec_steal_both_a_aes128
-	je              near L.xts_dec_steal_both_a_aes192
-	vaesdec         xmm4, xmm4, oword [r10 - 208]
-	vaesdec         xmm4, xmm4, oword [r10 - 192]
-L.xts_dec_steal_both_a_aes192:
-	vaesdec         xmm4, xmm4, oword [r10 - 176]
-	vaesdec         xmm4, xmm4, oword [r10 - 160]
-L.xts_dec_steal_both_a_aes128:
-	vaesdec         xmm4, xmm4, oword [r10 - 144]
-	vaesdec         xmm4, xmm4, oword [r10 - 128]
-	vaesdec         xmm4, xmm4, oword [r10 - 112]
-	vaesdec         xmm4, xmm4, oword [r10 - 96]
-	vaesdec         xmm4, xmm4, oword [r10 - 80]
-	vaesdec         xmm4, xmm4, oword [r10 - 64]
-	vaesdec         xmm4, xmm4, oword [r10 - 48]
-	vaesdec         xmm4, xmm4, oword [r10 - 32]
-	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_dec_steal_both_a_rounds_done
+	vaesdec         xmm4, xmm4, oword [rdi + 160]
+	vaesdec         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_dec_steal_both_a_rounds_done
+	vaesdec         xmm4, xmm4, oword [rdi + 192]
+	vaesdec         xmm4, xmm4, oword [rdi + 208]
+L.xts_dec_steal_both_a_rounds_done:
 	vaesdeclast     xmm4, xmm4, oword [r10]
 	vpxor           xmm4, xmm4, xmm3
 	lea             r11, [rel L.xts_cts_table]
@@ -1204,25 +1200,24 @@ L.xts_dec_steal_both_a_aes128:
 	vmovdqu         oword [rdx + rsi*1], xmm1
 	vpxor           xmm4, xmm4, xmm2
 	vpxor           xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         xmm4, xmm4, oword [rdi + 16]
+	vaesdec         xmm4, xmm4, oword [rdi + 32]
+	vaesdec         xmm4, xmm4, oword [rdi + 48]
+	vaesdec         xmm4, xmm4, oword [rdi + 64]
+	vaesdec         xmm4, xmm4, oword [rdi + 80]
+	vaesdec         xmm4, xmm4, oword [rdi + 96]
+	vaesdec         xmm4, xmm4, oword [rdi + 112]
+	vaesdec         xmm4, xmm4, oword [rdi + 128]
+	vaesdec         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_dec_steal_both_b_aes128
-	je              near L.xts_dec_steal_both_b_aes192
-	vaesdec         xmm4, xmm4, oword [r10 - 208]
-	vaesdec         xmm4, xmm4, oword [r10 - 192]
-L.xts_dec_steal_both_b_aes192:
-	vaesdec         xmm4, xmm4, oword [r10 - 176]
-	vaesdec         xmm4, xmm4, oword [r10 - 160]
-L.xts_dec_steal_both_b_aes128:
-	vaesdec         xmm4, xmm4, oword [r10 - 144]
-	vaesdec         xmm4, xmm4, oword [r10 - 128]
-	vaesdec         xmm4, xmm4, oword [r10 - 112]
-	vaesdec         xmm4, xmm4, oword [r10 - 96]
-	vaesdec         xmm4, xmm4, oword [r10 - 80]
-	vaesdec         xmm4, xmm4, oword [r10 - 64]
-	vaesdec         xmm4, xmm4, oword [r10 - 48]
-	vaesdec         xmm4, xmm4, oword [r10 - 32]
-	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_dec_steal_both_b_rounds_done
+	vaesdec         xmm4, xmm4, oword [rdi + 160]
+	vaesdec         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_dec_steal_both_b_rounds_done
+	vaesdec         xmm4, xmm4, oword [rdi + 192]
+	vaesdec         xmm4, xmm4, oword [rdi + 208]
+L.xts_dec_steal_both_b_rounds_done:
 	vaesdeclast     xmm4, xmm4, oword [r10]
 	vpxor           xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
@@ -1246,25 +1241,24 @@ L.xts_dec_steal:
 	vmovdqu         oword [rdx + rsi*1 - 16], xmm1
 	vpxor           xmm4, xmm4, xmm2
 	vpxor           xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         xmm4, xmm4, oword [rdi + 16]
+	vaesdec         xmm4, xmm4, oword [rdi + 32]
+	vaesdec         xmm4, xmm4, oword [rdi + 48]
+	vaesdec         xmm4, xmm4, oword [rdi + 64]
+	vaesdec         xmm4, xmm4, oword [rdi + 80]
+	vaesdec         xmm4, xmm4, oword [rdi + 96]
+	vaesdec         xmm4, xmm4, oword [rdi + 112]
+	vaesdec         xmm4, xmm4, oword [rdi + 128]
+	vaesdec         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_dec_steal_b_aes128
-	je              near L.xts_dec_steal_b_aes192
-	vaesdec         xmm4, xmm4, oword [r10 - 208]
-	vaesdec         xmm4, xmm4, oword [r10 - 192]
-L.xts_dec_steal_b_aes192:
-	vaesdec         xmm4, xmm4, oword [r10 - 176]
-	vaesdec         xmm4, xmm4, oword [r10 - 160]
-L.xts_dec_steal_b_aes128:
-	vaesdec         xmm4, xmm4, oword [r10 - 144]
-	vaesdec         xmm4, xmm4, oword [r10 - 128]
-	vaesdec         xmm4, xmm4, oword [r10 - 112]
-	vaesdec         xmm4, xmm4, oword [r10 - 96]
-	vaesdec         xmm4, xmm4, oword [r10 - 80]
-	vaesdec         xmm4, xmm4, oword [r10 - 64]
-	vaesdec         xmm4, xmm4, oword [r10 - 48]
-	vaesdec         xmm4, xmm4, oword [r10 - 32]
-	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_dec_steal_b_rounds_done
+	vaesdec         xmm4, xmm4, oword [rdi + 160]
+	vaesdec         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_dec_steal_b_rounds_done
+	vaesdec         xmm4, xmm4, oword [rdi + 192]
+	vaesdec         xmm4, xmm4, oword [rdi + 208]
+L.xts_dec_steal_b_rounds_done:
 	vaesdeclast     xmm4, xmm4, oword [r10]
 	vpxor           xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx - 16], xmm4
@@ -1489,25 +1483,24 @@ aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 	lea             r10, [r10 + rax*8]
 	vmovdqu         xmm0, oword [r9]
 	vpxor           xmm0, xmm0, oword [rsi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm0, xmm0, oword [rsi + 16]
+	vaesenc         xmm0, xmm0, oword [rsi + 32]
+	vaesenc         xmm0, xmm0, oword [rsi + 48]
+	vaesenc         xmm0, xmm0, oword [rsi + 64]
+	vaesenc         xmm0, xmm0, oword [rsi + 80]
+	vaesenc         xmm0, xmm0, oword [rsi + 96]
+	vaesenc         xmm0, xmm0, oword [rsi + 112]
+	vaesenc         xmm0, xmm0, oword [rsi + 128]
+	vaesenc         xmm0, xmm0, oword [rsi + 144]
 	cmp             eax, 12
-	jb              near L.xts_enc_tweak_aes128_tweakgpr_unroll8
-	je              near L.xts_enc_tweak_aes192_tweakgpr_unroll8
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
-L.xts_enc_tweak_aes192_tweakgpr_unroll8:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
-L.xts_enc_tweak_aes128_tweakgpr_unroll8:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	jb              near L.xts_enc_tweak_rounds_done_tweakgpr_unroll8
+	vaesenc         xmm0, xmm0, oword [rsi + 160]
+	vaesenc         xmm0, xmm0, oword [rsi + 176]
+	je              near L.xts_enc_tweak_rounds_done_tweakgpr_unroll8
+	vaesenc         xmm0, xmm0, oword [rsi + 192]
+	vaesenc         xmm0, xmm0, oword [rsi + 208]
+L.xts_enc_tweak_rounds_done_tweakgpr_unroll8:
 	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
@@ -2050,25 +2043,24 @@ L.xts_enc_steal_tweakgpr_unroll8:
 	vmovdqu         oword [rdx + rsi*1 - 16], xmm1
 	vpxor           xmm4, xmm4, xmm2
 	vpxor           xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm4, xmm4, oword [rdi + 16]
+	vaesenc         xmm4, xmm4, oword [rdi + 32]
+	vaesenc         xmm4, xmm4, oword [rdi + 48]
+	vaesenc         xmm4, xmm4, oword [rdi + 64]
+	vaesenc         xmm4, xmm4, oword [rdi + 80]
+	vaesenc         xmm4, xmm4, oword [rdi + 96]
+	vaesenc         xmm4, xmm4, oword [rdi + 112]
+	vaesenc         xmm4, xmm4, oword [rdi + 128]
+	vaesenc         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_enc_steal_b_aes128_tweakgpr_unroll8
-	je              near L.xts_enc_steal_b_aes192_tweakgpr_unroll8
-	vaesenc         xmm4, xmm4, oword [r10 - 208]
-	vaesenc         xmm4, xmm4, oword [r10 - 192]
-L.xts_enc_steal_b_aes192_tweakgpr_unroll8:
-	vaesenc         xmm4, xmm4, oword [r10 - 176]
-	vaesenc         xmm4, xmm4, oword [r10 - 160]
-L.xts_enc_steal_b_aes128_tweakgpr_unroll8:
-	vaesenc         xmm4, xmm4, oword [r10 - 144]
-	vaesenc         xmm4, xmm4, oword [r10 - 128]
-	vaesenc         xmm4, xmm4, oword [r10 - 112]
-	vaesenc         xmm4, xmm4, oword [r10 - 96]
-	vaesenc         xmm4, xmm4, oword [r10 - 80]
-	vaesenc         xmm4, xmm4, oword [r10 - 64]
-	vaesenc         xmm4, xmm4, oword [r10 - 48]
-	vaesenc         xmm4, xmm4, oword [r10 - 32]
-	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_enc_steal_b_rounds_done_tweakgpr_unroll8
+	vaesenc         xmm4, xmm4, oword [rdi + 160]
+	vaesenc         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_enc_steal_b_rounds_done_tweakgpr_unroll8
+	vaesenc         xmm4, xmm4, oword [rdi + 192]
+	vaesenc         xmm4, xmm4, oword [rdi + 208]
+L.xts_enc_steal_b_rounds_done_tweakgpr_unroll8:
 	vaesenclast     xmm4, xmm4, oword [r10]
 	vpxor           xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx - 16], xmm4
@@ -2401,25 +2393,24 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	lea             r10, [r10 + rax*8]
 	vmovdqu         xmm0, oword [r9]
 	vpxor           xmm0, xmm0, oword [rsi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm0, xmm0, oword [rsi + 16]
+	vaesenc         xmm0, xmm0, oword [rsi + 32]
+	vaesenc         xmm0, xmm0, oword [rsi + 48]
+	vaesenc         xmm0, xmm0, oword [rsi + 64]
+	vaesenc         xmm0, xmm0, oword [rsi + 80]
+	vaesenc         xmm0, xmm0, oword [rsi + 96]
+	vaesenc         xmm0, xmm0, oword [rsi + 112]
+	vaesenc         xmm0, xmm0, oword [rsi + 128]
+	vaesenc         xmm0, xmm0, oword [rsi + 144]
 	cmp             eax, 12
-	jb              near L.xts_dec_tweak_aes128_tweakgpr_unroll8
-	je              near L.xts_dec_tweak_aes192_tweakgpr_unroll8
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
-L.xts_dec_tweak_aes192_tweakgpr_unroll8:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
-L.xts_dec_tweak_aes128_tweakgpr_unroll8:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	jb              near L.xts_dec_tweak_rounds_done_tweakgpr_unroll8
+	vaesenc         xmm0, xmm0, oword [rsi + 160]
+	vaesenc         xmm0, xmm0, oword [rsi + 176]
+	je              near L.xts_dec_tweak_rounds_done_tweakgpr_unroll8
+	vaesenc         xmm0, xmm0, oword [rsi + 192]
+	vaesenc         xmm0, xmm0, oword [rsi + 208]
+L.xts_dec_tweak_rounds_done_tweakgpr_unroll8:
 	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
@@ -2960,25 +2951,24 @@ L.xts_dec_steal_both_tweakgpr_unroll8:
 	vmovdqu         xmm12, oword [rcx + rsi*1]      ; last 16 bytes of src
 	vpxor           xmm4, xmm3, oword [rcx]
 	vpxor           xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         xmm4, xmm4, oword [rdi + 16]
+	vaesdec         xmm4, xmm4, oword [rdi + 32]
+	vaesdec         xmm4, xmm4, oword [rdi + 48]
+	vaesdec         xmm4, xmm4, oword [rdi + 64]
+	vaesdec         xmm4, xmm4, oword [rdi + 80]
+	vaesdec         xmm4, xmm4, oword [rdi + 96]
+	vaesdec         xmm4, xmm4, oword [rdi + 112]
+	vaesdec         xmm4, xmm4, oword [rdi + 128]
+	vaesdec         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_dec_steal_both_a_aes128_tweakgpr_unroll8
-	je              near L.xts_dec_steal_both_a_aes192_tweakgpr_unroll8
-	vaesdec         xmm4, xmm4, oword [r10 - 208]
-	vaesdec         xmm4, xmm4, oword [r10 - 192]
-L.xts_dec_steal_both_a_aes192_tweakgpr_unroll8:
-	vaesdec         xmm4, xmm4, oword [r10 - 176]
-	vaesdec         xmm4, xmm4, oword [r10 - 160]
-L.xts_dec_steal_both_a_aes128_tweakgpr_unroll8:
-	vaesdec         xmm4, xmm4, oword [r10 - 144]
-	vaesdec         xmm4, xmm4, oword [r10 - 128]
-	vaesdec         xmm4, xmm4, oword [r10 - 112]
-	vaesdec         xmm4, xmm4, oword [r10 - 96]
-	vaesdec         xmm4, xmm4, oword [r10 - 80]
-	vaesdec         xmm4, xmm4, oword [r10 - 64]
-	vaesdec         xmm4, xmm4, oword [r10 - 48]
-	vaesdec         xmm4, xmm4, oword [r10 - 32]
-	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_dec_steal_both_a_rounds_done_tweakgpr_unroll8
+	vaesdec         xmm4, xmm4, oword [rdi + 160]
+	vaesdec         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_dec_steal_both_a_rounds_done_tweakgpr_unroll8
+	vaesdec         xmm4, xmm4, oword [rdi + 192]
+	vaesdec         xmm4, xmm4, oword [rdi + 208]
+L.xts_dec_steal_both_a_rounds_done_tweakgpr_unroll8:
 	vaesdeclast     xmm4, xmm4, oword [r10]
 	vpxor           xmm4, xmm4, xmm3
 	lea             r11, [rel L.xts_cts_table_tweakgpr_unroll8]
@@ -2996,25 +2986,24 @@ L.xts_dec_steal_both_a_aes128_tweakgpr_unroll8:
 	vmovdqu         oword [rdx + rsi*1], xmm1
 	vpxor           xmm4, xmm4, xmm2
 	vpxor           xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         xmm4, xmm4, oword [rdi + 16]
+	vaesdec         xmm4, xmm4, oword [rdi + 32]
+	vaesdec         xmm4, xmm4, oword [rdi + 48]
+	vaesdec         xmm4, xmm4, oword [rdi + 64]
+	vaesdec         xmm4, xmm4, oword [rdi + 80]
+	vaesdec         xmm4, xmm4, oword [rdi + 96]
+	vaesdec         xmm4, xmm4, oword [rdi + 112]
+	vaesdec         xmm4, xmm4, oword [rdi + 128]
+	vaesdec         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_dec_steal_both_b_aes128_tweakgpr_unroll8
-	je              near L.xts_dec_steal_both_b_aes192_tweakgpr_unroll8
-	vaesdec         xmm4, xmm4, oword [r10 - 208]
-	vaesdec         xmm4, xmm4, oword [r10 - 192]
-L.xts_dec_steal_both_b_aes192_tweakgpr_unroll8:
-	vaesdec         xmm4, xmm4, oword [r10 - 176]
-	vaesdec         xmm4, xmm4, oword [r10 - 160]
-L.xts_dec_steal_both_b_aes128_tweakgpr_unroll8:
-	vaesdec         xmm4, xmm4, oword [r10 - 144]
-	vaesdec         xmm4, xmm4, oword [r10 - 128]
-	vaesdec         xmm4, xmm4, oword [r10 - 112]
-	vaesdec         xmm4, xmm4, oword [r10 - 96]
-	vaesdec         xmm4, xmm4, oword [r10 - 80]
-	vaesdec         xmm4, xmm4, oword [r10 - 64]
-	vaesdec         xmm4, xmm4, oword [r10 - 48]
-	vaesdec         xmm4, xmm4, oword [r10 - 32]
-	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_dec_steal_both_b_rounds_done_tweakgpr_unroll8
+	vaesdec         xmm4, xmm4, oword [rdi + 160]
+	vaesdec         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_dec_steal_both_b_rounds_done_tweakgpr_unroll8
+	vaesdec         xmm4, xmm4, oword [rdi + 192]
+	vaesdec         xmm4, xmm4, oword [rdi + 208]
+L.xts_dec_steal_both_b_rounds_done_tweakgpr_unroll8:
 	vaesdeclast     xmm4, xmm4, oword [r10]
 	vpxor           xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
@@ -3038,25 +3027,24 @@ L.xts_dec_steal_tweakgpr_unroll8:
 	vmovdqu         oword [rdx + rsi*1 - 16], xmm1
 	vpxor           xmm4, xmm4, xmm2
 	vpxor           xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         xmm4, xmm4, oword [rdi + 16]
+	vaesdec         xmm4, xmm4, oword [rdi + 32]
+	vaesdec         xmm4, xmm4, oword [rdi + 48]
+	vaesdec         xmm4, xmm4, oword [rdi + 64]
+	vaesdec         xmm4, xmm4, oword [rdi + 80]
+	vaesdec         xmm4, xmm4, oword [rdi + 96]
+	vaesdec         xmm4, xmm4, oword [rdi + 112]
+	vaesdec         xmm4, xmm4, oword [rdi + 128]
+	vaesdec         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_dec_steal_b_aes128_tweakgpr_unroll8
-	je              near L.xts_dec_steal_b_aes192_tweakgpr_unroll8
-	vaesdec         xmm4, xmm4, oword [r10 - 208]
-	vaesdec         xmm4, xmm4, oword [r10 - 192]
-L.xts_dec_steal_b_aes192_tweakgpr_unroll8:
-	vaesdec         xmm4, xmm4, oword [r10 - 176]
-	vaesdec         xmm4, xmm4, oword [r10 - 160]
-L.xts_dec_steal_b_aes128_tweakgpr_unroll8:
-	vaesdec         xmm4, xmm4, oword [r10 - 144]
-	vaesdec         xmm4, xmm4, oword [r10 - 128]
-	vaesdec         xmm4, xmm4, oword [r10 - 112]
-	vaesdec         xmm4, xmm4, oword [r10 - 96]
-	vaesdec         xmm4, xmm4, oword [r10 - 80]
-	vaesdec         xmm4, xmm4, oword [r10 - 64]
-	vaesdec         xmm4, xmm4, oword [r10 - 48]
-	vaesdec         xmm4, xmm4, oword [r10 - 32]
-	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_dec_steal_b_rounds_done_tweakgpr_unroll8
+	vaesdec         xmm4, xmm4, oword [rdi + 160]
+	vaesdec         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_dec_steal_b_rounds_done_tweakgpr_unroll8
+	vaesdec         xmm4, xmm4, oword [rdi + 192]
+	vaesdec         xmm4, xmm4, oword [rdi + 208]
+L.xts_dec_steal_b_rounds_done_tweakgpr_unroll8:
 	vaesdeclast     xmm4, xmm4, oword [r10]
 	vpxor           xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx - 16], xmm4

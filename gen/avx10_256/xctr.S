@@ -615,25 +615,24 @@ aesgen_xctr_crypt_avx10_256:
 	vmovq           %r9, %xmm0
 	vpxor           (%r8), %xmm0, %xmm0
 	vpxor           (%rdi), %xmm0, %xmm0
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rdi), %xmm0, %xmm0
+	vaesenc         32(%rdi), %xmm0, %xmm0
+	vaesenc         48(%rdi), %xmm0, %xmm0
+	vaesenc         64(%rdi), %xmm0, %xmm0
+	vaesenc         80(%rdi), %xmm0, %xmm0
+	vaesenc         96(%rdi), %xmm0, %xmm0
+	vaesenc         112(%rdi), %xmm0, %xmm0
+	vaesenc         128(%rdi), %xmm0, %xmm0
+	vaesenc         144(%rdi), %xmm0, %xmm0
 	cmp             $12, %eax
-	{disp32} jb     .Lxctr_one_aes128
-	{disp32} je     .Lxctr_one_aes192
-	vaesenc         -208(%r10), %xmm0, %xmm0
-	vaesenc         -192(%r10), %xmm0, %xmm0
-.Lxctr_one_aes192:
-	vaesenc         -176(%r10), %xmm0, %xmm0
-	vaesenc         -160(%r10), %xmm0, %xmm0
-.Lxctr_one_aes128:
-	vaesenc         -144(%r10), %xmm0, %xmm0
-	vaesenc         -128(%r10), %xmm0, %xmm0
-	vaesenc         -112(%r10), %xmm0, %xmm0
-	vaesenc         -96(%r10), %xmm0, %xmm0
-	vaesenc         -80(%r10), %xmm0, %xmm0
-	vaesenc         -64(%r10), %xmm0, %xmm0
-	vaesenc         -48(%r10), %xmm0, %xmm0
-	vaesenc         -32(%r10), %xmm0, %xmm0
-	vaesenc         -16(%r10), %xmm0, %xmm0
+	{disp32} jb     .Lxctr_one_rounds_done
+	vaesenc         160(%rdi), %xmm0, %xmm0
+	vaesenc         176(%rdi), %xmm0, %xmm0
+	{disp32} je     .Lxctr_one_rounds_done
+	vaesenc         192(%rdi), %xmm0, %xmm0
+	vaesenc         208(%rdi), %xmm0, %xmm0
+.Lxctr_one_rounds_done:
 # the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
 # read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11

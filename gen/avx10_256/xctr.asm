@@ -615,25 +615,24 @@ L.xctr_one_block:
 	vmovq           xmm0, r9
 	vpxor           xmm0, xmm0, oword [r8]
 	vpxor           xmm0, xmm0, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm0, xmm0, oword [rdi + 16]
+	vaesenc         xmm0, xmm0, oword [rdi + 32]
+	vaesenc         xmm0, xmm0, oword [rdi + 48]
+	vaesenc         xmm0, xmm0, oword [rdi + 64]
+	vaesenc         xmm0, xmm0, oword [rdi + 80]
+	vaesenc         xmm0, xmm0, oword [rdi + 96]
+	vaesenc         xmm0, xmm0, oword [rdi + 112]
+	vaesenc         xmm0, xmm0, oword [rdi + 128]
+	vaesenc         xmm0, xmm0, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xctr_one_aes128
-	je              near L.xctr_one_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
-L.xctr_one_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
-L.xctr_one_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	jb              near L.xctr_one_rounds_done
+	vaesenc         xmm0, xmm0, oword [rdi + 160]
+	vaesenc         xmm0, xmm0, oword [rdi + 176]
+	je              near L.xctr_one_rounds_done
+	vaesenc         xmm0, xmm0, oword [rdi + 192]
+	vaesenc         xmm0, xmm0, oword [rdi + 208]
+L.xctr_one_rounds_done:
 ; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
 ; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1

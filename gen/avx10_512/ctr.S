@@ -680,25 +680,24 @@ aesgen_ctr_crypt_avx10_512:
 	vpinsrq         $1, %r9, %xmm0, %xmm0
 	vpshufb         .Lctr_bswap_mask(%rip), %xmm0, %xmm0
 	vpxor           (%rdi), %xmm0, %xmm0
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rdi), %xmm0, %xmm0
+	vaesenc         32(%rdi), %xmm0, %xmm0
+	vaesenc         48(%rdi), %xmm0, %xmm0
+	vaesenc         64(%rdi), %xmm0, %xmm0
+	vaesenc         80(%rdi), %xmm0, %xmm0
+	vaesenc         96(%rdi), %xmm0, %xmm0
+	vaesenc         112(%rdi), %xmm0, %xmm0
+	vaesenc         128(%rdi), %xmm0, %xmm0
+	vaesenc         144(%rdi), %xmm0, %xmm0
 	cmp             $12, %eax
-	{disp32} jb     .Lctr_one_aes128
-	{disp32} je     .Lctr_one_aes192
-	vaesenc         -208(%r10), %xmm0, %xmm0
-	vaesenc         -192(%r10), %xmm0, %xmm0
-.Lctr_one_aes192:
-	vaesenc         -176(%r10), %xmm0, %xmm0
-	vaesenc         -160(%r10), %xmm0, %xmm0
-.Lctr_one_aes128:
-	vaesenc         -144(%r10), %xmm0, %xmm0
-	vaesenc         -128(%r10), %xmm0, %xmm0
-	vaesenc         -112(%r10), %xmm0, %xmm0
-	vaesenc         -96(%r10), %xmm0, %xmm0
-	vaesenc         -80(%r10), %xmm0, %xmm0
-	vaesenc         -64(%r10), %xmm0, %xmm0
-	vaesenc         -48(%r10), %xmm0, %xmm0
-	vaesenc         -32(%r10), %xmm0, %xmm0
-	vaesenc         -16(%r10), %xmm0, %xmm0
+	{disp32} jb     .Lctr_one_rounds_done
+	vaesenc         160(%rdi), %xmm0, %xmm0
+	vaesenc         176(%rdi), %xmm0, %xmm0
+	{disp32} je     .Lctr_one_rounds_done
+	vaesenc         192(%rdi), %xmm0, %xmm0
+	vaesenc         208(%rdi), %xmm0, %xmm0
+.Lctr_one_rounds_done:
 # the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
 # read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
@@ -2423,25 +2422,24 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vpinsrq         $1, %r9, %xmm0, %xmm0
 	vpshufb         .Lctr_bswap_mask_keysmem_tail8_unroll16(%rip), %xmm0, %xmm0
 	vpxor           (%rdi), %xmm0, %xmm0
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rdi), %xmm0, %xmm0
+	vaesenc         32(%rdi), %xmm0, %xmm0
+	vaesenc         48(%rdi), %xmm0, %xmm0
+	vaesenc         64(%rdi), %xmm0, %xmm0
+	vaesenc         80(%rdi), %xmm0, %xmm0
+	vaesenc         96(%rdi), %xmm0, %xmm0
+	vaesenc         112(%rdi), %xmm0, %xmm0
+	vaesenc         128(%rdi), %xmm0, %xmm0
+	vaesenc         144(%rdi), %xmm0, %xmm0
 	cmp             $12, %eax
-	{disp32} jb     .Lctr_one_aes128_keysmem_tail8_unroll16
-	{disp32} je     .Lctr_one_aes192_keysmem_tail8_unroll16
-	vaesenc         -208(%r10), %xmm0, %xmm0
-	vaesenc         -192(%r10), %xmm0, %xmm0
-.Lctr_one_aes192_keysmem_tail8_unroll16:
-	vaesenc         -176(%r10), %xmm0, %xmm0
-	vaesenc         -160(%r10), %xmm0, %xmm0
-.Lctr_one_aes128_keysmem_tail8_unroll16:
-	vaesenc         -144(%r10), %xmm0, %xmm0
-	vaesenc         -128(%r10), %xmm0, %xmm0
-	vaesenc         -112(%r10), %xmm0, %xmm0
-	vaesenc         -96(%r10), %xmm0, %xmm0
-	vaesenc         -80(%r10), %xmm0, %xmm0
-	vaesenc         -64(%r10), %xmm0, %xmm0
-	vaesenc         -48(%r10), %xmm0, %xmm0
-	vaesenc         -32(%r10), %xmm0, %xmm0
-	vaesenc         -16(%r10), %xmm0, %xmm0
+	{disp32} jb     .Lctr_one_rounds_done_keysmem_tail8_unroll16
+	vaesenc         160(%rdi), %xmm0, %xmm0
+	vaesenc         176(%rdi), %xmm0, %xmm0
+	{disp32} je     .Lctr_one_rounds_done_keysmem_tail8_unroll16
+	vaesenc         192(%rdi), %xmm0, %xmm0
+	vaesenc         208(%rdi), %xmm0, %xmm0
+.Lctr_one_rounds_done_keysmem_tail8_unroll16:
 # the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
 # read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11

@@ -57,25 +57,24 @@ aesgen_xts_encrypt_avx10_512:
 	lea             (%r10,%rax,8), %r10
 	vmovdqu8        (%r9), %xmm0
 	vpxord          (%rsi), %xmm0, %xmm0
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rsi), %xmm0, %xmm0
+	vaesenc         32(%rsi), %xmm0, %xmm0
+	vaesenc         48(%rsi), %xmm0, %xmm0
+	vaesenc         64(%rsi), %xmm0, %xmm0
+	vaesenc         80(%rsi), %xmm0, %xmm0
+	vaesenc         96(%rsi), %xmm0, %xmm0
+	vaesenc         112(%rsi), %xmm0, %xmm0
+	vaesenc         128(%rsi), %xmm0, %xmm0
+	vaesenc         144(%rsi), %xmm0, %xmm0
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_tweak_aes128
-	{disp32} je     .Lxts_enc_tweak_aes192
-	vaesenc         -208(%r10), %xmm0, %xmm0
-	vaesenc         -192(%r10), %xmm0, %xmm0
-.Lxts_enc_tweak_aes192:
-	vaesenc         -176(%r10), %xmm0, %xmm0
-	vaesenc         -160(%r10), %xmm0, %xmm0
-.Lxts_enc_tweak_aes128:
-	vaesenc         -144(%r10), %xmm0, %xmm0
-	vaesenc         -128(%r10), %xmm0, %xmm0
-	vaesenc         -112(%r10), %xmm0, %xmm0
-	vaesenc         -96(%r10), %xmm0, %xmm0
-	vaesenc         -80(%r10), %xmm0, %xmm0
-	vaesenc         -64(%r10), %xmm0, %xmm0
-	vaesenc         -48(%r10), %xmm0, %xmm0
-	vaesenc         -32(%r10), %xmm0, %xmm0
-	vaesenc         -16(%r10), %xmm0, %xmm0
+	{disp32} jb     .Lxts_enc_tweak_rounds_done
+	vaesenc         160(%rsi), %xmm0, %xmm0
+	vaesenc         176(%rsi), %xmm0, %xmm0
+	{disp32} je     .Lxts_enc_tweak_rounds_done
+	vaesenc         192(%rsi), %xmm0, %xmm0
+	vaesenc         208(%rsi), %xmm0, %xmm0
+.Lxts_enc_tweak_rounds_done:
 	vaesenclast     (%r10), %xmm0, %xmm0
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
@@ -525,25 +524,24 @@ aesgen_xts_encrypt_avx10_512:
 	vmovdqu8        %xmm1, -16(%rdx,%rsi,1)
 	vpxord          %xmm2, %xmm4, %xmm4
 	vpxord          (%rdi), %xmm4, %xmm4
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rdi), %xmm4, %xmm4
+	vaesenc         32(%rdi), %xmm4, %xmm4
+	vaesenc         48(%rdi), %xmm4, %xmm4
+	vaesenc         64(%rdi), %xmm4, %xmm4
+	vaesenc         80(%rdi), %xmm4, %xmm4
+	vaesenc         96(%rdi), %xmm4, %xmm4
+	vaesenc         112(%rdi), %xmm4, %xmm4
+	vaesenc         128(%rdi), %xmm4, %xmm4
+	vaesenc         144(%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_steal_b_aes128
-	{disp32} je     .Lxts_enc_steal_b_aes192
-	vaesenc         -208(%r10), %xmm4, %xmm4
-	vaesenc         -192(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_b_aes192:
-	vaesenc         -176(%r10), %xmm4, %xmm4
-	vaesenc         -160(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_b_aes128:
-	vaesenc         -144(%r10), %xmm4, %xmm4
-	vaesenc         -128(%r10), %xmm4, %xmm4
-	vaesenc         -112(%r10), %xmm4, %xmm4
-	vaesenc         -96(%r10), %xmm4, %xmm4
-	vaesenc         -80(%r10), %xmm4, %xmm4
-	vaesenc         -64(%r10), %xmm4, %xmm4
-	vaesenc         -48(%r10), %xmm4, %xmm4
-	vaesenc         -32(%r10), %xmm4, %xmm4
-	vaesenc         -16(%r10), %xmm4, %xmm4
+	{disp32} jb     .Lxts_enc_steal_b_rounds_done
+	vaesenc         160(%rdi), %xmm4, %xmm4
+	vaesenc         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_enc_steal_b_rounds_done
+	vaesenc         192(%rdi), %xmm4, %xmm4
+	vaesenc         208(%rdi), %xmm4, %xmm4
+.Lxts_enc_steal_b_rounds_done:
 	vaesenclast     (%r10), %xmm4, %xmm4
 	vpxord          %xmm2, %xmm4, %xmm4
 	vmovdqu8        %xmm4, -16(%rdx)
@@ -565,25 +563,24 @@ aesgen_xts_encrypt_avx10_512:
 	vmovdqu8        (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
 	vpxord          (%rcx), %xmm2, %xmm4
 	vpxord          (%rdi), %xmm4, %xmm4
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rdi), %xmm4, %xmm4
+	vaesenc         32(%rdi), %xmm4, %xmm4
+	vaesenc         48(%rdi), %xmm4, %xmm4
+	vaesenc         64(%rdi), %xmm4, %xmm4
+	vaesenc         80(%rdi), %xmm4, %xmm4
+	vaesenc         96(%rdi), %xmm4, %xmm4
+	vaesenc         112(%rdi), %xmm4, %xmm4
+	vaesenc         128(%rdi), %xmm4, %xmm4
+	vaesenc         144(%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_steal_both_a_aes128
-	{disp32} je     .Lxts_enc_steal_both_a_aes192
-	vaesenc         -208(%r10), %xmm4, %xmm4
-	vaesenc         -192(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_both_a_aes192:
-	vaesenc         -176(%r10), %xmm4, %xmm4
-	vaesenc         -160(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_both_a_aes128:
-	vaesenc         -144(%r10), %xmm4, %xmm4
-	vaesenc         -128(%r10), %xmm4, %xmm4
-	vaesenc         -112(%r10), %xmm4, %xmm4
-	vaesenc         -96(%r10), %xmm4, %xmm4
-	vaesenc         -80(%r10), %xmm4, %xmm4
-	vaesenc         -64(%r10), %xmm4, %xmm4
-	vaesenc         -48(%r10), %xmm4, %xmm4
-	vaesenc         -32(%r10), %xmm4, %xmm4
-	vaesenc         -16(%r10), %xmm4, %xmm4
+	{disp32} jb     .Lxts_enc_steal_both_a_rounds_done
+	vaesenc         160(%rdi), %xmm4, %xmm4
+	vaesenc         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_enc_steal_both_a_rounds_done
+	vaesenc         192(%rdi), %xmm4, %xmm4
+	vaesenc         208(%rdi), %xmm4, %xmm4
+.Lxts_enc_steal_both_a_rounds_done:
 	vaesenclast     (%r10), %xmm4, %xmm4
 	vpxord          %xmm2, %xmm4, %xmm4
 	lea             .Lxts_cts_table(%rip), %r11
@@ -600,25 +597,24 @@ aesgen_xts_encrypt_avx10_512:
 	vmovdqu8        %xmm1, (%rdx,%rsi,1)
 	vpxord          %xmm3, %xmm4, %xmm4
 	vpxord          (%rdi), %xmm4, %xmm4
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rdi), %xmm4, %xmm4
+	vaesenc         32(%rdi), %xmm4, %xmm4
+	vaesenc         48(%rdi), %xmm4, %xmm4
+	vaesenc         64(%rdi), %xmm4, %xmm4
+	vaesenc         80(%rdi), %xmm4, %xmm4
+	vaesenc         96(%rdi), %xmm4, %xmm4
+	vaesenc         112(%rdi), %xmm4, %xmm4
+	vaesenc         128(%rdi), %xmm4, %xmm4
+	vaesenc         144(%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_steal_both_b_aes128
-	{disp32} je     .Lxts_enc_steal_both_b_aes192
-	vaesenc         -208(%r10), %xmm4, %xmm4
-	vaesenc         -192(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_both_b_aes192:
-	vaesenc         -176(%r10), %xmm4, %xmm4
-	vaesenc         -160(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_both_b_aes128:
-	vaesenc         -144(%r10), %xmm4, %xmm4
-	vaesenc         -128(%r10), %xmm4, %xmm4
-	vaesenc         -112(%r10), %xmm4, %xmm4
-	vaesenc         -96(%r10), %xmm4, %xmm4
-	vaesenc         -80(%r10), %xmm4, %xmm4
-	vaesenc         -64(%r10), %xmm4, %xmm4
-	vaesenc         -48(%r10), %xmm4, %xmm4
-	vaesenc         -32(%r10), %xmm4, %xmm4
-	vaesenc         -16(%r10), %xmm4, %xmm4
+	{disp32} jb     .Lxts_enc_steal_both_b_rounds_done
+	vaesenc         160(%rdi), %xmm4, %xmm4
+	vaesenc         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_enc_steal_both_b_rounds_done
+	vaesenc         192(%rdi), %xmm4, %xmm4
+	vaesenc         208(%rdi), %xmm4, %xmm4
+.Lxts_enc_steal_both_b_rounds_done:
 	vaesenclast     (%r10), %xmm4, %xmm4
 	vpxord          %xmm3, %xmm4, %xmm4
 	vmovdqu8        %xmm4, (%rdx)
@@ -794,25 +790,24 @@ aesgen_xts_decrypt_avx10_512:
 	lea             (%r10,%rax,8), %r10
 	vmovdqu8        (%r9), %xmm0
 	vpxord          (%rsi), %xmm0, %xmm0
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rsi), %xmm0, %xmm0
+	vaesenc         32(%rsi), %xmm0, %xmm0
+	vaesenc         48(%rsi), %xmm0, %xmm0
+	vaesenc         64(%rsi), %xmm0, %xmm0
+	vaesenc         80(%rsi), %xmm0, %xmm0
+	vaesenc         96(%rsi), %xmm0, %xmm0
+	vaesenc         112(%rsi), %xmm0, %xmm0
+	vaesenc         128(%rsi), %xmm0, %xmm0
+	vaesenc         144(%rsi), %xmm0, %xmm0
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_tweak_aes128
-	{disp32} je     .Lxts_dec_tweak_aes192
-	vaesenc         -208(%r10), %xmm0, %xmm0
-	vaesenc         -192(%r10), %xmm0, %xmm0
-.Lxts_dec_tweak_aes192:
-	vaesenc         -176(%r10), %xmm0, %xmm0
-	vaesenc         -160(%r10), %xmm0, %xmm0
-.Lxts_dec_tweak_aes128:
-	vaesenc         -144(%r10), %xmm0, %xmm0
-	vaesenc         -128(%r10), %xmm0, %xmm0
-	vaesenc         -112(%r10), %xmm0, %xmm0
-	vaesenc         -96(%r10), %xmm0, %xmm0
-	vaesenc         -80(%r10), %xmm0, %xmm0
-	vaesenc         -64(%r10), %xmm0, %xmm0
-	vaesenc         -48(%r10), %xmm0, %xmm0
-	vaesenc         -32(%r10), %xmm0, %xmm0
-	vaesenc         -16(%r10), %xmm0, %xmm0
+	{disp32} jb     .Lxts_dec_tweak_rounds_done
+	vaesenc         160(%rsi), %xmm0, %xmm0
+	vaesenc         176(%rsi), %xmm0, %xmm0
+	{disp32} je     .Lxts_dec_tweak_rounds_done
+	vaesenc         192(%rsi), %xmm0, %xmm0
+	vaesenc         208(%rsi), %xmm0, %xmm0
+.Lxts_dec_tweak_rounds_done:
 	vaesenclast     (%r10), %xmm0, %xmm0
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
@@ -1527,25 +1522,24 @@ aesgen_xts_decrypt_avx10_512:
 	vmovdqu8        (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
 	vpxord          (%rcx), %xmm3, %xmm4
 	vpxord          (%rdi), %xmm4, %xmm4
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         16(%rdi), %xmm4, %xmm4
+	vaesdec         32(%rdi), %xmm4, %xmm4
+	vaesdec         48(%rdi), %xmm4, %xmm4
+	vaesdec         64(%rdi), %xmm4, %xmm4
+	vaesdec         80(%rdi), %xmm4, %xmm4
+	vaesdec         96(%rdi), %xmm4, %xmm4
+	vaesdec         112(%rdi), %xmm4, %xmm4
+	vaesdec         128(%rdi), %xmm4, %xmm4
+	vaesdec         144(%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_steal_both_a_aes128
-	{disp32} je     .Lxts_dec_steal_both_a_aes192
-	vaesdec         -208(%r10), %xmm4, %xmm4
-	vaesdec         -192(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_both_a_aes192:
-	vaesdec         -176(%r10), %xmm4, %xmm4
-	vaesdec         -160(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_both_a_aes128:
-	vaesdec         -144(%r10), %xmm4, %xmm4
-	vaesdec         -128(%r10), %xmm4, %xmm4
-	vaesdec         -112(%r10), %xmm4, %xmm4
-	vaesdec         -96(%r10), %xmm4, %xmm4
-	vaesdec         -80(%r10), %xmm4, %xmm4
-	vaesdec         -64(%r10), %xmm4, %xmm4
-	vaesdec         -48(%r10), %xmm4, %xmm4
-	vaesdec         -32(%r10), %xmm4, %xmm4
-	vaesdec         -16(%r10), %xmm4, %xmm4
+	{disp32} jb     .Lxts_dec_steal_both_a_rounds_done
+	vaesdec         160(%rdi), %xmm4, %xmm4
+	vaesdec         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_dec_steal_both_a_rounds_done
+	vaesdec         192(%rdi), %xmm4, %xmm4
+	vaesdec         208(%rdi), %xmm4, %xmm4
+.Lxts_dec_steal_both_a_rounds_done:
 	vaesdeclast     (%r10), %xmm4, %xmm4
 	vpxord          %xmm3, %xmm4, %xmm4
 	lea             .Lxts_cts_table(%rip), %r11
@@ -1562,25 +1556,24 @@ aesgen_xts_decrypt_avx10_512:
 	vmovdqu8        %xmm1, (%rdx,%rsi,1)
 	vpxord          %xmm2, %xmm4, %xmm4
 	vpxord          (%rdi), %xmm4, %xmm4
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         16(%rdi), %xmm4, %xmm4
+	vaesdec         32(%rdi), %xmm4, %xmm4
+	vaesdec         48(%rdi), %xmm4, %xmm4
+	vaesdec         64(%rdi), %xmm4, %xmm4
+	vaesdec         80(%rdi), %xmm4, %xmm4
+	vaesdec         96(%rdi), %xmm4, %xmm4
+	vaesdec         112(%rdi), %xmm4, %xmm4
+	vaesdec         128(%rdi), %xmm4, %xmm4
+	vaesdec         144(%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_steal_both_b_aes128
-	{disp32} je     .Lxts_dec_steal_both_b_aes192
-	vaesdec         -208(%r10), %xmm4, %xmm4
-	vaesdec         -192(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_both_b_aes192:
-	vaesdec         -176(%r10), %xmm4, %xmm4
-	vaesdec         -160(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_both_b_aes128:
-	vaesdec         -144(%r10), %xmm4, %xmm4
-	vaesdec         -128(%r10), %xmm4, %xmm4
-	vaesdec         -112(%r10), %xmm4, %xmm4
-	vaesdec         -96(%r10), %xmm4, %xmm4
-	vaesdec         -80(%r10), %xmm4, %xmm4
-	vaesdec         -64(%r10), %xmm4, %xmm4
-	vaesdec         -48(%r10), %xmm4, %xmm4
-	vaesdec         -32(%r10), %xmm4, %xmm4
-	vaesdec         -16(%r10), %xmm4, %xmm4
+	{disp32} jb     .Lxts_dec_steal_both_b_rounds_done
+	vaesdec         160(%rdi), %xmm4, %xmm4
+	vaesdec         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_dec_steal_both_b_rounds_done
+	vaesdec         192(%rdi), %xmm4, %xmm4
+	vaesdec         208(%rdi), %xmm4, %xmm4
+.Lxts_dec_steal_both_b_rounds_done:
 	vaesdeclast     (%r10), %xmm4, %xmm4
 	vpxord          %xmm2, %xmm4, %xmm4
 	vmovdqu8        %xmm4, (%rdx)
@@ -1603,25 +1596,24 @@ aesgen_xts_decrypt_avx10_512:
 	vmovdqu8        %xmm1, -16(%rdx,%rsi,1)
 	vpxord          %xmm2, %xmm4, %xmm4
 	vpxord          (%rdi), %xmm4, %xmm4
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         16(%rdi), %xmm4, %xmm4
+	vaesdec         32(%rdi), %xmm4, %xmm4
+	vaesdec         48(%rdi), %xmm4, %xmm4
+	vaesdec         64(%rdi), %xmm4, %xmm4
+	vaesdec         80(%rdi), %xmm4, %xmm4
+	vaesdec         96(%rdi), %xmm4, %xmm4
+	vaesdec         112(%rdi), %xmm4, %xmm4
+	vaesdec         128(%rdi), %xmm4, %xmm4
+	vaesdec         144(%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_steal_b_aes128
-	{disp32} je     .Lxts_dec_steal_b_aes192
-	vaesdec         -208(%r10), %xmm4, %xmm4
-	vaesdec         -192(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_b_aes192:
-	vaesdec         -176(%r10), %xmm4, %xmm4
-	vaesdec         -160(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_b_aes128:
-	vaesdec         -144(%r10), %xmm4, %xmm4
-	vaesdec         -128(%r10), %xmm4, %xmm4
-	vaesdec         -112(%r10), %xmm4, %xmm4
-	vaesdec         -96(%r10), %xmm4, %xmm4
-	vaesdec         -80(%r10), %xmm4, %xmm4
-	vaesdec         -64(%r10), %xmm4, %xmm4
-	vaesdec         -48(%r10), %xmm4, %xmm4
-	vaesdec         -32(%r10), %xmm4, %xmm4
-	vaesdec         -16(%r10), %xmm4, %xmm4
+	{disp32} jb     .Lxts_dec_steal_b_rounds_done
+	vaesdec         160(%rdi), %xmm4, %xmm4
+	vaesdec         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_dec_steal_b_rounds_done
+	vaesdec         192(%rdi), %xmm4, %xmm4
+	vaesdec         208(%rdi), %xmm4, %xmm4
+.Lxts_dec_steal_b_rounds_done:
 	vaesdeclast     (%r10), %xmm4, %xmm4
 	vpxord          %xmm2, %xmm4, %xmm4
 	vmovdqu8        %xmm4, -16(%rdx)
@@ -1839,25 +1831,24 @@ aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	lea             (%r10,%rax,8), %r10
 	vmovdqu8        (%r9), %xmm0
 	vpxord          (%rsi), %xmm0, %xmm0
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rsi), %xmm0, %xmm0
+	vaesenc         32(%rsi), %xmm0, %xmm0
+	vaesenc         48(%rsi), %xmm0, %xmm0
+	vaesenc         64(%rsi), %xmm0, %xmm0
+	vaesenc         80(%rsi), %xmm0, %xmm0
+	vaesenc         96(%rsi), %xmm0, %xmm0
+	vaesenc         112(%rsi), %xmm0, %xmm0
+	vaesenc         128(%rsi), %xmm0, %xmm0
+	vaesenc         144(%rsi), %xmm0, %xmm0
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_tweak_aes128_onepassgroups_tail2_tweakahead
-	{disp32} je     .Lxts_enc_tweak_aes192_onepassgroups_tail2_tweakahead
-	vaesenc         -208(%r10), %xmm0, %xmm0
-	vaesenc         -192(%r10), %xmm0, %xmm0
-.Lxts_enc_tweak_aes192_onepassgroups_tail2_tweakahead:
-	vaesenc         -176(%r10), %xmm0, %xmm0
-	vaesenc         -160(%r10), %xmm0, %xmm0
-.Lxts_enc_tweak_aes128_onepassgroups_tail2_tweakahead:
-	vaesenc         -144(%r10), %xmm0, %xmm0
-	vaesenc         -128(%r10), %xmm0, %xmm0
-	vaesenc         -112(%r10), %xmm0, %xmm0
-	vaesenc         -96(%r10), %xmm0, %xmm0
-	vaesenc         -80(%r10), %xmm0, %xmm0
-	vaesenc         -64(%r10), %xmm0, %xmm0
-	vaesenc         -48(%r10), %xmm0, %xmm0
-	vaesenc         -32(%r10), %xmm0, %xmm0
-	vaesenc         -16(%r10), %xmm0, %xmm0
+	{disp32} jb     .Lxts_enc_tweak_rounds_done_onepassgroups_tail2_tweakahead
+	vaesenc         160(%rsi), %xmm0, %xmm0
+	vaesenc         176(%rsi), %xmm0, %xmm0
+	{disp32} je     .Lxts_enc_tweak_rounds_done_onepassgroups_tail2_tweakahead
+	vaesenc         192(%rsi), %xmm0, %xmm0
+	vaesenc         208(%rsi), %xmm0, %xmm0
+.Lxts_enc_tweak_rounds_done_onepassgroups_tail2_tweakahead:
 	vaesenclast     (%r10), %xmm0, %xmm0
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
@@ -2137,25 +2128,24 @@ aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	vmovdqu8        %xmm1, -16(%rdx,%rsi,1)
 	vpxord          %xmm2, %xmm4, %xmm4
 	vpxord          (%rdi), %xmm4, %xmm4
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rdi), %xmm4, %xmm4
+	vaesenc         32(%rdi), %xmm4, %xmm4
+	vaesenc         48(%rdi), %xmm4, %xmm4
+	vaesenc         64(%rdi), %xmm4, %xmm4
+	vaesenc         80(%rdi), %xmm4, %xmm4
+	vaesenc         96(%rdi), %xmm4, %xmm4
+	vaesenc         112(%rdi), %xmm4, %xmm4
+	vaesenc         128(%rdi), %xmm4, %xmm4
+	vaesenc         144(%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_steal_b_aes128_onepassgroups_tail2_tweakahead
-	{disp32} je     .Lxts_enc_steal_b_aes192_onepassgroups_tail2_tweakahead
-	vaesenc         -208(%r10), %xmm4, %xmm4
-	vaesenc         -192(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_b_aes192_onepassgroups_tail2_tweakahead:
-	vaesenc         -176(%r10), %xmm4, %xmm4
-	vaesenc         -160(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_b_aes128_onepassgroups_tail2_tweakahead:
-	vaesenc         -144(%r10), %xmm4, %xmm4
-	vaesenc         -128(%r10), %xmm4, %xmm4
-	vaesenc         -112(%r10), %xmm4, %xmm4
-	vaesenc         -96(%r10), %xmm4, %xmm4
-	vaesenc         -80(%r10), %xmm4, %xmm4
-	vaesenc         -64(%r10), %xmm4, %xmm4
-	vaesenc         -48(%r10), %xmm4, %xmm4
-	vaesenc         -32(%r10), %xmm4, %xmm4
-	vaesenc         -16(%r10), %xmm4, %xmm4
+	{disp32} jb     .Lxts_enc_steal_b_rounds_done_onepassgroups_tail2_tweakahead
+	vaesenc         160(%rdi), %xmm4, %xmm4
+	vaesenc         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_enc_steal_b_rounds_done_onepassgroups_tail2_tweakahead
+	vaesenc         192(%rdi), %xmm4, %xmm4
+	vaesenc         208(%rdi), %xmm4, %xmm4
+.Lxts_enc_steal_b_rounds_done_onepassgroups_tail2_tweakahead:
 	vaesenclast     (%r10), %xmm4, %xmm4
 	vpxord          %xmm2, %xmm4, %xmm4
 	vmovdqu8        %xmm4, -16(%rdx)
@@ -2177,25 +2167,24 @@ aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	vmovdqu8        (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
 	vpxord          (%rcx), %xmm2, %xmm4
 	vpxord          (%rdi), %xmm4, %xmm4
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rdi), %xmm4, %xmm4
+	vaesenc         32(%rdi), %xmm4, %xmm4
+	vaesenc         48(%rdi), %xmm4, %xmm4
+	vaesenc         64(%rdi), %xmm4, %xmm4
+	vaesenc         80(%rdi), %xmm4, %xmm4
+	vaesenc         96(%rdi), %xmm4, %xmm4
+	vaesenc         112(%rdi), %xmm4, %xmm4
+	vaesenc         128(%rdi), %xmm4, %xmm4
+	vaesenc         144(%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_steal_both_a_aes128_onepassgroups_tail2_tweakahead
-	{disp32} je     .Lxts_enc_steal_both_a_aes192_onepassgroups_tail2_tweakahead
-	vaesenc         -208(%r10), %xmm4, %xmm4
-	vaesenc         -192(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_both_a_aes192_onepassgroups_tail2_tweakahead:
-	vaesenc         -176(%r10), %xmm4, %xmm4
-	vaesenc         -160(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_both_a_aes128_onepassgroups_tail2_tweakahead:
-	vaesenc         -144(%r10), %xmm4, %xmm4
-	vaesenc         -128(%r10), %xmm4, %xmm4
-	vaesenc         -112(%r10), %xmm4, %xmm4
-	vaesenc         -96(%r10), %xmm4, %xmm4
-	vaesenc         -80(%r10), %xmm4, %xmm4
-	vaesenc         -64(%r10), %xmm4, %xmm4
-	vaesenc         -48(%r10), %xmm4, %xmm4
-	vaesenc         -32(%r10), %xmm4, %xmm4
-	vaesenc         -16(%r10), %xmm4, %xmm4
+	{disp32} jb     .Lxts_enc_steal_both_a_rounds_done_onepassgroups_tail2_tweakahead
+	vaesenc         160(%rdi), %xmm4, %xmm4
+	vaesenc         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_enc_steal_both_a_rounds_done_onepassgroups_tail2_tweakahead
+	vaesenc         192(%rdi), %xmm4, %xmm4
+	vaesenc         208(%rdi), %xmm4, %xmm4
+.Lxts_enc_steal_both_a_rounds_done_onepassgroups_tail2_tweakahead:
 	vaesenclast     (%r10), %xmm4, %xmm4
 	vpxord          %xmm2, %xmm4, %xmm4
 	lea             .Lxts_cts_table_onepassgroups_tail2_tweakahead(%rip), %r11
@@ -2212,25 +2201,24 @@ aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	vmovdqu8        %xmm1, (%rdx,%rsi,1)
 	vpxord          %xmm3, %xmm4, %xmm4
 	vpxord          (%rdi), %xmm4, %xmm4
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rdi), %xmm4, %xmm4
+	vaesenc         32(%rdi), %xmm4, %xmm4
+	vaesenc         48(%rdi), %xmm4, %xmm4
+	vaesenc         64(%rdi), %xmm4, %xmm4
+	vaesenc         80(%rdi), %xmm4, %xmm4
+	vaesenc         96(%rdi), %xmm4, %xmm4
+	vaesenc         112(%rdi), %xmm4, %xmm4
+	vaesenc         128(%rdi), %xmm4, %xmm4
+	vaesenc         144(%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_steal_both_b_aes128_onepassgroups_tail2_tweakahead
-	{disp32} je     .Lxts_enc_steal_both_b_aes192_onepassgroups_tail2_tweakahead
-	vaesenc         -208(%r10), %xmm4, %xmm4
-	vaesenc         -192(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_both_b_aes192_onepassgroups_tail2_tweakahead:
-	vaesenc         -176(%r10), %xmm4, %xmm4
-	vaesenc         -160(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_both_b_aes128_onepassgroups_tail2_tweakahead:
-	vaesenc         -144(%r10), %xmm4, %xmm4
-	vaesenc         -128(%r10), %xmm4, %xmm4
-	vaesenc         -112(%r10), %xmm4, %xmm4
-	vaesenc         -96(%r10), %xmm4, %xmm4
-	vaesenc         -80(%r10), %xmm4, %xmm4
-	vaesenc         -64(%r10), %xmm4, %xmm4
-	vaesenc         -48(%r10), %xmm4, %xmm4
-	vaesenc         -32(%r10), %xmm4, %xmm4
-	vaesenc         -16(%r10), %xmm4, %xmm4
+	{disp32} jb     .Lxts_enc_steal_both_b_rounds_done_onepassgroups_tail2_tweakahead
+	vaesenc         160(%rdi), %xmm4, %xmm4
+	vaesenc         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_enc_steal_both_b_rounds_done_onepassgroups_tail2_tweakahead
+	vaesenc         192(%rdi), %xmm4, %xmm4
+	vaesenc         208(%rdi), %xmm4, %xmm4
+.Lxts_enc_steal_both_b_rounds_done_onepassgroups_tail2_tweakahead:
 	vaesenclast     (%r10), %xmm4, %xmm4
 	vpxord          %xmm3, %xmm4, %xmm4
 	vmovdqu8        %xmm4, (%rdx)
@@ -2432,25 +2420,24 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	lea             (%r10,%rax,8), %r10
 	vmovdqu8        (%r9), %xmm0
 	vpxord          (%rsi), %xmm0, %xmm0
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rsi), %xmm0, %xmm0
+	vaesenc         32(%rsi), %xmm0, %xmm0
+	vaesenc         48(%rsi), %xmm0, %xmm0
+	vaesenc         64(%rsi), %xmm0, %xmm0
+	vaesenc         80(%rsi), %xmm0, %xmm0
+	vaesenc         96(%rsi), %xmm0, %xmm0
+	vaesenc         112(%rsi), %xmm0, %xmm0
+	vaesenc         128(%rsi), %xmm0, %xmm0
+	vaesenc         144(%rsi), %xmm0, %xmm0
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_tweak_aes128_onepassgroups_tail2_tweakahead
-	{disp32} je     .Lxts_dec_tweak_aes192_onepassgroups_tail2_tweakahead
-	vaesenc         -208(%r10), %xmm0, %xmm0
-	vaesenc         -192(%r10), %xmm0, %xmm0
-.Lxts_dec_tweak_aes192_onepassgroups_tail2_tweakahead:
-	vaesenc         -176(%r10), %xmm0, %xmm0
-	vaesenc         -160(%r10), %xmm0, %xmm0
-.Lxts_dec_tweak_aes128_onepassgroups_tail2_tweakahead:
-	vaesenc         -144(%r10), %xmm0, %xmm0
-	vaesenc         -128(%r10), %xmm0, %xmm0
-	vaesenc         -112(%r10), %xmm0, %xmm0
-	vaesenc         -96(%r10), %xmm0, %xmm0
-	vaesenc         -80(%r10), %xmm0, %xmm0
-	vaesenc         -64(%r10), %xmm0, %xmm0
-	vaesenc         -48(%r10), %xmm0, %xmm0
-	vaesenc         -32(%r10), %xmm0, %xmm0
-	vaesenc         -16(%r10), %xmm0, %xmm0
+	{disp32} jb     .Lxts_dec_tweak_rounds_done_onepassgroups_tail2_tweakahead
+	vaesenc         160(%rsi), %xmm0, %xmm0
+	vaesenc         176(%rsi), %xmm0, %xmm0
+	{disp32} je     .Lxts_dec_tweak_rounds_done_onepassgroups_tail2_tweakahead
+	vaesenc         192(%rsi), %xmm0, %xmm0
+	vaesenc         208(%rsi), %xmm0, %xmm0
+.Lxts_dec_tweak_rounds_done_onepassgroups_tail2_tweakahead:
 	vaesenclast     (%r10), %xmm0, %xmm0
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
@@ -2879,25 +2866,24 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	vmovdqu8        (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
 	vpxord          (%rcx), %xmm3, %xmm4
 	vpxord          (%rdi), %xmm4, %xmm4
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         16(%rdi), %xmm4, %xmm4
+	vaesdec         32(%rdi), %xmm4, %xmm4
+	vaesdec         48(%rdi), %xmm4, %xmm4
+	vaesdec         64(%rdi), %xmm4, %xmm4
+	vaesdec         80(%rdi), %xmm4, %xmm4
+	vaesdec         96(%rdi), %xmm4, %xmm4
+	vaesdec         112(%rdi), %xmm4, %xmm4
+	vaesdec         128(%rdi), %xmm4, %xmm4
+	vaesdec         144(%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_steal_both_a_aes128_onepassgroups_tail2_tweakahead
-	{disp32} je     .Lxts_dec_steal_both_a_aes192_onepassgroups_tail2_tweakahead
-	vaesdec         -208(%r10), %xmm4, %xmm4
-	vaesdec         -192(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_both_a_aes192_onepassgroups_tail2_tweakahead:
-	vaesdec         -176(%r10), %xmm4, %xmm4
-	vaesdec         -160(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_both_a_aes128_onepassgroups_tail2_tweakahead:
-	vaesdec         -144(%r10), %xmm4, %xmm4
-	vaesdec         -128(%r10), %xmm4, %xmm4
-	vaesdec         -112(%r10), %xmm4, %xmm4
-	vaesdec         -96(%r10), %xmm4, %xmm4
-	vaesdec         -80(%r10), %xmm4, %xmm4
-	vaesdec         -64(%r10), %xmm4, %xmm4
-	vaesdec         -48(%r10), %xmm4, %xmm4
-	vaesdec         -32(%r10), %xmm4, %xmm4
-	vaesdec         -16(%r10), %xmm4, %xmm4
+	{disp32} jb     .Lxts_dec_steal_both_a_rounds_done_onepassgroups_tail2_tweakahead
+	vaesdec         160(%rdi), %xmm4, %xmm4
+	vaesdec         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_dec_steal_both_a_rounds_done_onepassgroups_tail2_tweakahead
+	vaesdec         192(%rdi), %xmm4, %xmm4
+	vaesdec         208(%rdi), %xmm4, %xmm4
+.Lxts_dec_steal_both_a_rounds_done_onepassgroups_tail2_tweakahead:
 	vaesdeclast     (%r10), %xmm4, %xmm4
 	vpxord          %xmm3, %xmm4, %xmm4
 	lea             .Lxts_cts_table_onepassgroups_tail2_tweakahead(%rip), %r11
@@ -2914,25 +2900,24 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	vmovdqu8        %xmm1, (%rdx,%rsi,1)
 	vpxord          %xmm2, %xmm4, %xmm4
 	vpxord          (%rdi), %xmm4, %xmm4
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         16(%rdi), %xmm4, %xmm4
+	vaesdec         32(%rdi), %xmm4, %xmm4
+	vaesdec         48(%rdi), %xmm4, %xmm4
+	vaesdec         64(%rdi), %xmm4, %xmm4
+	vaesdec         80(%rdi), %xmm4, %xmm4
+	vaesdec         96(%rdi), %xmm4, %xmm4
+	vaesdec         112(%rdi), %xmm4, %xmm4
+	vaesdec         128(%rdi), %xmm4, %xmm4
+	vaesdec         144(%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_steal_both_b_aes128_onepassgroups_tail2_tweakahead
-	{disp32} je     .Lxts_dec_steal_both_b_aes192_onepassgroups_tail2_tweakahead
-	vaesdec         -208(%r10), %xmm4, %xmm4
-	vaesdec         -192(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_both_b_aes192_onepassgroups_tail2_tweakahead:
-	vaesdec         -176(%r10), %xmm4, %xmm4
-	vaesdec         -160(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_both_b_aes128_onepassgroups_tail2_tweakahead:
-	vaesdec         -144(%r10), %xmm4, %xmm4
-	vaesdec         -128(%r10), %xmm4, %xmm4
-	vaesdec         -112(%r10), %xmm4, %xmm4
-	vaesdec         -96(%r10), %xmm4, %xmm4
-	vaesdec         -80(%r10), %xmm4, %xmm4
-	vaesdec         -64(%r10), %xmm4, %xmm4
-	vaesdec         -48(%r10), %xmm4, %xmm4
-	vaesdec         -32(%r10), %xmm4, %xmm4
-	vaesdec         -16(%r10), %xmm4, %xmm4
+	{disp32} jb     .Lxts_dec_steal_both_b_rounds_done_onepassgroups_tail2_tweakahead
+	vaesdec         160(%rdi), %xmm4, %xmm4
+	vaesdec         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_dec_steal_both_b_rounds_done_onepassgroups_tail2_tweakahead
+	vaesdec         192(%rdi), %xmm4, %xmm4
+	vaesdec         208(%rdi), %xmm4, %xmm4
+.Lxts_dec_steal_both_b_rounds_done_onepassgroups_tail2_tweakahead:
 	vaesdeclast     (%r10), %xmm4, %xmm4
 	vpxord          %xmm2, %xmm4, %xmm4
 	vmovdqu8        %xmm4, (%rdx)
@@ -2955,25 +2940,24 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	vmovdqu8        %xmm1, -16(%rdx,%rsi,1)
 	vpxord          %xmm2, %xmm4, %xmm4
 	vpxord          (%rdi), %xmm4, %xmm4
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         16(%rdi), %xmm4, %xmm4
+	vaesdec         32(%rdi), %xmm4, %xmm4
+	vaesdec         48(%rdi), %xmm4, %xmm4
+	vaesdec         64(%rdi), %xmm4, %xmm4
+	vaesdec         80(%rdi), %xmm4, %xmm4
+	vaesdec         96(%rdi), %xmm4, %xmm4
+	vaesdec         112(%rdi), %xmm4, %xmm4
+	vaesdec         128(%rdi), %xmm4, %xmm4
+	vaesdec         144(%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_steal_b_aes128_onepassgroups_tail2_tweakahead
-	{disp32} je     .Lxts_dec_steal_b_aes192_onepassgroups_tail2_tweakahead
-	vaesdec         -208(%r10), %xmm4, %xmm4
-	vaesdec         -192(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_b_aes192_onepassgroups_tail2_tweakahead:
-	vaesdec         -176(%r10), %xmm4, %xmm4
-	vaesdec         -160(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_b_aes128_onepassgroups_tail2_tweakahead:
-	vaesdec         -144(%r10), %xmm4, %xmm4
-	vaesdec         -128(%r10), %xmm4, %xmm4
-	vaesdec         -112(%r10), %xmm4, %xmm4
-	vaesdec         -96(%r10), %xmm4, %xmm4
-	vaesdec         -80(%r10), %xmm4, %xmm4
-	vaesdec         -64(%r10), %xmm4, %xmm4
-	vaesdec         -48(%r10), %xmm4, %xmm4
-	vaesdec         -32(%r10), %xmm4, %xmm4
-	vaesdec         -16(%r10), %xmm4, %xmm4
+	{disp32} jb     .Lxts_dec_steal_b_rounds_done_onepassgroups_tail2_tweakahead
+	vaesdec         160(%rdi), %xmm4, %xmm4
+	vaesdec         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_dec_steal_b_rounds_done_onepassgroups_tail2_tweakahead
+	vaesdec         192(%rdi), %xmm4, %xmm4
+	vaesdec         208(%rdi), %xmm4, %xmm4
+.Lxts_dec_steal_b_rounds_done_onepassgroups_tail2_tweakahead:
 	vaesdeclast     (%r10), %xmm4, %xmm4
 	vpxord          %xmm2, %xmm4, %xmm4
 	vmovdqu8        %xmm4, -16(%rdx)

@@ -57,25 +57,24 @@ aesgen_xts_encrypt_avx10_512:
 	lea             r10, [r10 + rax*8]
 	vmovdqu8        xmm0, oword [r9]
 	vpxord          xmm0, xmm0, oword [rsi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm0, xmm0, oword [rsi + 16]
+	vaesenc         xmm0, xmm0, oword [rsi + 32]
+	vaesenc         xmm0, xmm0, oword [rsi + 48]
+	vaesenc         xmm0, xmm0, oword [rsi + 64]
+	vaesenc         xmm0, xmm0, oword [rsi + 80]
+	vaesenc         xmm0, xmm0, oword [rsi + 96]
+	vaesenc         xmm0, xmm0, oword [rsi + 112]
+	vaesenc         xmm0, xmm0, oword [rsi + 128]
+	vaesenc         xmm0, xmm0, oword [rsi + 144]
 	cmp             eax, 12
-	jb              near L.xts_enc_tweak_aes128
-	je              near L.xts_enc_tweak_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
-L.xts_enc_tweak_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
-L.xts_enc_tweak_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	jb              near L.xts_enc_tweak_rounds_done
+	vaesenc         xmm0, xmm0, oword [rsi + 160]
+	vaesenc         xmm0, xmm0, oword [rsi + 176]
+	je              near L.xts_enc_tweak_rounds_done
+	vaesenc         xmm0, xmm0, oword [rsi + 192]
+	vaesenc         xmm0, xmm0, oword [rsi + 208]
+L.xts_enc_tweak_rounds_done:
 	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
@@ -525,25 +524,24 @@ L.xts_enc_steal:
 	vmovdqu8        oword [rdx + rsi*1 - 16], xmm1
 	vpxord          xmm4, xmm4, xmm2
 	vpxord          xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm4, xmm4, oword [rdi + 16]
+	vaesenc         xmm4, xmm4, oword [rdi + 32]
+	vaesenc         xmm4, xmm4, oword [rdi + 48]
+	vaesenc         xmm4, xmm4, oword [rdi + 64]
+	vaesenc         xmm4, xmm4, oword [rdi + 80]
+	vaesenc         xmm4, xmm4, oword [rdi + 96]
+	vaesenc         xmm4, xmm4, oword [rdi + 112]
+	vaesenc         xmm4, xmm4, oword [rdi + 128]
+	vaesenc         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_enc_steal_b_aes128
-	je              near L.xts_enc_steal_b_aes192
-	vaesenc         xmm4, xmm4, oword [r10 - 208]
-	vaesenc         xmm4, xmm4, oword [r10 - 192]
-L.xts_enc_steal_b_aes192:
-	vaesenc         xmm4, xmm4, oword [r10 - 176]
-	vaesenc         xmm4, xmm4, oword [r10 - 160]
-L.xts_enc_steal_b_aes128:
-	vaesenc         xmm4, xmm4, oword [r10 - 144]
-	vaesenc         xmm4, xmm4, oword [r10 - 128]
-	vaesenc         xmm4, xmm4, oword [r10 - 112]
-	vaesenc         xmm4, xmm4, oword [r10 - 96]
-	vaesenc         xmm4, xmm4, oword [r10 - 80]
-	vaesenc         xmm4, xmm4, oword [r10 - 64]
-	vaesenc         xmm4, xmm4, oword [r10 - 48]
-	vaesenc         xmm4, xmm4, oword [r10 - 32]
-	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_enc_steal_b_rounds_done
+	vaesenc         xmm4, xmm4, oword [rdi + 160]
+	vaesenc         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_enc_steal_b_rounds_done
+	vaesenc         xmm4, xmm4, oword [rdi + 192]
+	vaesenc         xmm4, xmm4, oword [rdi + 208]
+L.xts_enc_steal_b_rounds_done:
 	vaesenclast     xmm4, xmm4, oword [r10]
 	vpxord          xmm4, xmm4, xmm2
 	vmovdqu8        oword [rdx - 16], xmm4
@@ -565,25 +563,24 @@ L.xts_enc_steal_both:
 	vmovdqu8        xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
 	vpxord          xmm4, xmm2, oword [rcx]
 	vpxord          xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm4, xmm4, oword [rdi + 16]
+	vaesenc         xmm4, xmm4, oword [rdi + 32]
+	vaesenc         xmm4, xmm4, oword [rdi + 48]
+	vaesenc         xmm4, xmm4, oword [rdi + 64]
+	vaesenc         xmm4, xmm4, oword [rdi + 80]
+	vaesenc         xmm4, xmm4, oword [rdi + 96]
+	vaesenc         xmm4, xmm4, oword [rdi + 112]
+	vaesenc         xmm4, xmm4, oword [rdi + 128]
+	vaesenc         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_enc_steal_both_a_aes128
-	je              near L.xts_enc_steal_both_a_aes192
-	vaesenc         xmm4, xmm4, oword [r10 - 208]
-	vaesenc         xmm4, xmm4, oword [r10 - 192]
-L.xts_enc_steal_both_a_aes192:
-	vaesenc         xmm4, xmm4, oword [r10 - 176]
-	vaesenc         xmm4, xmm4, oword [r10 - 160]
-L.xts_enc_steal_both_a_aes128:
-	vaesenc         xmm4, xmm4, oword [r10 - 144]
-	vaesenc         xmm4, xmm4, oword [r10 - 128]
-	vaesenc         xmm4, xmm4, oword [r10 - 112]
-	vaesenc         xmm4, xmm4, oword [r10 - 96]
-	vaesenc         xmm4, xmm4, oword [r10 - 80]
-	vaesenc         xmm4, xmm4, oword [r10 - 64]
-	vaesenc         xmm4, xmm4, oword [r10 - 48]
-	vaesenc         xmm4, xmm4, oword [r10 - 32]
-	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_enc_steal_both_a_rounds_done
+	vaesenc         xmm4, xmm4, oword [rdi + 160]
+	vaesenc         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_enc_steal_both_a_rounds_done
+	vaesenc         xmm4, xmm4, oword [rdi + 192]
+	vaesenc         xmm4, xmm4, oword [rdi + 208]
+L.xts_enc_steal_both_a_rounds_done:
 	vaesenclast     xmm4, xmm4, oword [r10]
 	vpxord          xmm4, xmm4, xmm2
 	lea             r11, [rel L.xts_cts_table]
@@ -600,25 +597,24 @@ L.xts_enc_steal_both_a_aes128:
 	vmovdqu8        oword [rdx + rsi*1], xmm1
 	vpxord          xmm4, xmm4, xmm3
 	vpxord          xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm4, xmm4, oword [rdi + 16]
+	vaesenc         xmm4, xmm4, oword [rdi + 32]
+	vaesenc         xmm4, xmm4, oword [rdi + 48]
+	vaesenc         xmm4, xmm4, oword [rdi + 64]
+	vaesenc         xmm4, xmm4, oword [rdi + 80]
+	vaesenc         xmm4, xmm4, oword [rdi + 96]
+	vaesenc         xmm4, xmm4, oword [rdi + 112]
+	vaesenc         xmm4, xmm4, oword [rdi + 128]
+	vaesenc         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_enc_steal_both_b_aes128
-	je              near L.xts_enc_steal_both_b_aes192
-	vaesenc         xmm4, xmm4, oword [r10 - 208]
-	vaesenc         xmm4, xmm4, oword [r10 - 192]
-L.xts_enc_steal_both_b_aes192:
-	vaesenc         xmm4, xmm4, oword [r10 - 176]
-	vaesenc         xmm4, xmm4, oword [r10 - 160]
-L.xts_enc_steal_both_b_aes128:
-	vaesenc         xmm4, xmm4, oword [r10 - 144]
-	vaesenc         xmm4, xmm4, oword [r10 - 128]
-	vaesenc         xmm4, xmm4, oword [r10 - 112]
-	vaesenc         xmm4, xmm4, oword [r10 - 96]
-	vaesenc         xmm4, xmm4, oword [r10 - 80]
-	vaesenc         xmm4, xmm4, oword [r10 - 64]
-	vaesenc         xmm4, xmm4, oword [r10 - 48]
-	vaesenc         xmm4, xmm4, oword [r10 - 32]
-	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_enc_steal_both_b_rounds_done
+	vaesenc         xmm4, xmm4, oword [rdi + 160]
+	vaesenc         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_enc_steal_both_b_rounds_done
+	vaesenc         xmm4, xmm4, oword [rdi + 192]
+	vaesenc         xmm4, xmm4, oword [rdi + 208]
+L.xts_enc_steal_both_b_rounds_done:
 	vaesenclast     xmm4, xmm4, oword [r10]
 	vpxord          xmm4, xmm4, xmm3
 	vmovdqu8        oword [rdx], xmm4
@@ -789,25 +785,24 @@ aesgen_xts_decrypt_avx10_512:
 	lea             r10, [r10 + rax*8]
 	vmovdqu8        xmm0, oword [r9]
 	vpxord          xmm0, xmm0, oword [rsi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm0, xmm0, oword [rsi + 16]
+	vaesenc         xmm0, xmm0, oword [rsi + 32]
+	vaesenc         xmm0, xmm0, oword [rsi + 48]
+	vaesenc         xmm0, xmm0, oword [rsi + 64]
+	vaesenc         xmm0, xmm0, oword [rsi + 80]
+	vaesenc         xmm0, xmm0, oword [rsi + 96]
+	vaesenc         xmm0, xmm0, oword [rsi + 112]
+	vaesenc         xmm0, xmm0, oword [rsi + 128]
+	vaesenc         xmm0, xmm0, oword [rsi + 144]
 	cmp             eax, 12
-	jb              near L.xts_dec_tweak_aes128
-	je              near L.xts_dec_tweak_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
-L.xts_dec_tweak_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
-L.xts_dec_tweak_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	jb              near L.xts_dec_tweak_rounds_done
+	vaesenc         xmm0, xmm0, oword [rsi + 160]
+	vaesenc         xmm0, xmm0, oword [rsi + 176]
+	je              near L.xts_dec_tweak_rounds_done
+	vaesenc         xmm0, xmm0, oword [rsi + 192]
+	vaesenc         xmm0, xmm0, oword [rsi + 208]
+L.xts_dec_tweak_rounds_done:
 	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
@@ -1522,25 +1517,24 @@ L.xts_dec_steal_both:
 	vmovdqu8        xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
 	vpxord          xmm4, xmm3, oword [rcx]
 	vpxord          xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         xmm4, xmm4, oword [rdi + 16]
+	vaesdec         xmm4, xmm4, oword [rdi + 32]
+	vaesdec         xmm4, xmm4, oword [rdi + 48]
+	vaesdec         xmm4, xmm4, oword [rdi + 64]
+	vaesdec         xmm4, xmm4, oword [rdi + 80]
+	vaesdec         xmm4, xmm4, oword [rdi + 96]
+	vaesdec         xmm4, xmm4, oword [rdi + 112]
+	vaesdec         xmm4, xmm4, oword [rdi + 128]
+	vaesdec         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_dec_steal_both_a_aes128
-	je              near L.xts_dec_steal_both_a_aes192
-	vaesdec         xmm4, xmm4, oword [r10 - 208]
-	vaesdec         xmm4, xmm4, oword [r10 - 192]
-L.xts_dec_steal_both_a_aes192:
-	vaesdec         xmm4, xmm4, oword [r10 - 176]
-	vaesdec         xmm4, xmm4, oword [r10 - 160]
-L.xts_dec_steal_both_a_aes128:
-	vaesdec         xmm4, xmm4, oword [r10 - 144]
-	vaesdec         xmm4, xmm4, oword [r10 - 128]
-	vaesdec         xmm4, xmm4, oword [r10 - 112]
-	vaesdec         xmm4, xmm4, oword [r10 - 96]
-	vaesdec         xmm4, xmm4, oword [r10 - 80]
-	vaesdec         xmm4, xmm4, oword [r10 - 64]
-	vaesdec         xmm4, xmm4, oword [r10 - 48]
-	vaesdec         xmm4, xmm4, oword [r10 - 32]
-	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_dec_steal_both_a_rounds_done
+	vaesdec         xmm4, xmm4, oword [rdi + 160]
+	vaesdec         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_dec_steal_both_a_rounds_done
+	vaesdec         xmm4, xmm4, oword [rdi + 192]
+	vaesdec         xmm4, xmm4, oword [rdi + 208]
+L.xts_dec_steal_both_a_rounds_done:
 	vaesdeclast     xmm4, xmm4, oword [r10]
 	vpxord          xmm4, xmm4, xmm3
 	lea             r11, [rel L.xts_cts_table]
@@ -1557,25 +1551,24 @@ L.xts_dec_steal_both_a_aes128:
 	vmovdqu8        oword [rdx + rsi*1], xmm1
 	vpxord          xmm4, xmm4, xmm2
 	vpxord          xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         xmm4, xmm4, oword [rdi + 16]
+	vaesdec         xmm4, xmm4, oword [rdi + 32]
+	vaesdec         xmm4, xmm4, oword [rdi + 48]
+	vaesdec         xmm4, xmm4, oword [rdi + 64]
+	vaesdec         xmm4, xmm4, oword [rdi + 80]
+	vaesdec         xmm4, xmm4, oword [rdi + 96]
+	vaesdec         xmm4, xmm4, oword [rdi + 112]
+	vaesdec         xmm4, xmm4, oword [rdi + 128]
+	vaesdec         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_dec_steal_both_b_aes128
-	je              near L.xts_dec_steal_both_b_aes192
-	vaesdec         xmm4, xmm4, oword [r10 - 208]
-	vaesdec         xmm4, xmm4, oword [r10 - 192]
-L.xts_dec_steal_both_b_aes192:
-	vaesdec         xmm4, xmm4, oword [r10 - 176]
-	vaesdec         xmm4, xmm4, oword [r10 - 160]
-L.xts_dec_steal_both_b_aes128:
-	vaesdec         xmm4, xmm4, oword [r10 - 144]
-	vaesdec         xmm4, xmm4, oword [r10 - 128]
-	vaesdec         xmm4, xmm4, oword [r10 - 112]
-	vaesdec         xmm4, xmm4, oword [r10 - 96]
-	vaesdec         xmm4, xmm4, oword [r10 - 80]
-	vaesdec         xmm4, xmm4, oword [r10 - 64]
-	vaesdec         xmm4, xmm4, oword [r10 - 48]
-	vaesdec         xmm4, xmm4, oword [r10 - 32]
-	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_dec_steal_both_b_rounds_done
+	vaesdec         xmm4, xmm4, oword [rdi + 160]
+	vaesdec         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_dec_steal_both_b_rounds_done
+	vaesdec         xmm4, xmm4, oword [rdi + 192]
+	vaesdec         xmm4, xmm4, oword [rdi + 208]
+L.xts_dec_steal_both_b_rounds_done:
 	vaesdeclast     xmm4, xmm4, oword [r10]
 	vpxord          xmm4, xmm4, xmm2
 	vmovdqu8        oword [rdx], xmm4
@@ -1598,25 +1591,24 @@ L.xts_dec_steal:
 	vmovdqu8        oword [rdx + rsi*1 - 16], xmm1
 	vpxord          xmm4, xmm4, xmm2
 	vpxord          xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         xmm4, xmm4, oword [rdi + 16]
+	vaesdec         xmm4, xmm4, oword [rdi + 32]
+	vaesdec         xmm4, xmm4, oword [rdi + 48]
+	vaesdec         xmm4, xmm4, oword [rdi + 64]
+	vaesdec         xmm4, xmm4, oword [rdi + 80]
+	vaesdec         xmm4, xmm4, oword [rdi + 96]
+	vaesdec         xmm4, xmm4, oword [rdi + 112]
+	vaesdec         xmm4, xmm4, oword [rdi + 128]
+	vaesdec         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_dec_steal_b_aes128
-	je              near L.xts_dec_steal_b_aes192
-	vaesdec         xmm4, xmm4, oword [r10 - 208]
-	vaesdec         xmm4, xmm4, oword [r10 - 192]
-L.xts_dec_steal_b_aes192:
-	vaesdec         xmm4, xmm4, oword [r10 - 176]
-	vaesdec         xmm4, xmm4, oword [r10 - 160]
-L.xts_dec_steal_b_aes128:
-	vaesdec         xmm4, xmm4, oword [r10 - 144]
-	vaesdec         xmm4, xmm4, oword [r10 - 128]
-	vaesdec         xmm4, xmm4, oword [r10 - 112]
-	vaesdec         xmm4, xmm4, oword [r10 - 96]
-	vaesdec         xmm4, xmm4, oword [r10 - 80]
-	vaesdec         xmm4, xmm4, oword [r10 - 64]
-	vaesdec         xmm4, xmm4, oword [r10 - 48]
-	vaesdec         xmm4, xmm4, oword [r10 - 32]
-	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_dec_steal_b_rounds_done
+	vaesdec         xmm4, xmm4, oword [rdi + 160]
+	vaesdec         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_dec_steal_b_rounds_done
+	vaesdec         xmm4, xmm4, oword [rdi + 192]
+	vaesdec         xmm4, xmm4, oword [rdi + 208]
+L.xts_dec_steal_b_rounds_done:
 	vaesdeclast     xmm4, xmm4, oword [r10]
 	vpxord          xmm4, xmm4, xmm2
 	vmovdqu8        oword [rdx - 16], xmm4
@@ -1829,25 +1821,24 @@ aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	lea             r10, [r10 + rax*8]
 	vmovdqu8        xmm0, oword [r9]
 	vpxord          xmm0, xmm0, oword [rsi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm0, xmm0, oword [rsi + 16]
+	vaesenc         xmm0, xmm0, oword [rsi + 32]
+	vaesenc         xmm0, xmm0, oword [rsi + 48]
+	vaesenc         xmm0, xmm0, oword [rsi + 64]
+	vaesenc         xmm0, xmm0, oword [rsi + 80]
+	vaesenc         xmm0, xmm0, oword [rsi + 96]
+	vaesenc         xmm0, xmm0, oword [rsi + 112]
+	vaesenc         xmm0, xmm0, oword [rsi + 128]
+	vaesenc         xmm0, xmm0, oword [rsi + 144]
 	cmp             eax, 12
-	jb              near L.xts_enc_tweak_aes128_onepassgroups_tail2_tweakahead
-	je              near L.xts_enc_tweak_aes192_onepassgroups_tail2_tweakahead
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
-L.xts_enc_tweak_aes192_onepassgroups_tail2_tweakahead:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
-L.xts_enc_tweak_aes128_onepassgroups_tail2_tweakahead:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	jb              near L.xts_enc_tweak_rounds_done_onepassgroups_tail2_tweakahead
+	vaesenc         xmm0, xmm0, oword [rsi + 160]
+	vaesenc         xmm0, xmm0, oword [rsi + 176]
+	je              near L.xts_enc_tweak_rounds_done_onepassgroups_tail2_tweakahead
+	vaesenc         xmm0, xmm0, oword [rsi + 192]
+	vaesenc         xmm0, xmm0, oword [rsi + 208]
+L.xts_enc_tweak_rounds_done_onepassgroups_tail2_tweakahead:
 	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
@@ -2127,25 +2118,24 @@ L.xts_enc_steal_onepassgroups_tail2_tweakahead:
 	vmovdqu8        oword [rdx + rsi*1 - 16], xmm1
 	vpxord          xmm4, xmm4, xmm2
 	vpxord          xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm4, xmm4, oword [rdi + 16]
+	vaesenc         xmm4, xmm4, oword [rdi + 32]
+	vaesenc         xmm4, xmm4, oword [rdi + 48]
+	vaesenc         xmm4, xmm4, oword [rdi + 64]
+	vaesenc         xmm4, xmm4, oword [rdi + 80]
+	vaesenc         xmm4, xmm4, oword [rdi + 96]
+	vaesenc         xmm4, xmm4, oword [rdi + 112]
+	vaesenc         xmm4, xmm4, oword [rdi + 128]
+	vaesenc         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_enc_steal_b_aes128_onepassgroups_tail2_tweakahead
-	je              near L.xts_enc_steal_b_aes192_onepassgroups_tail2_tweakahead
-	vaesenc         xmm4, xmm4, oword [r10 - 208]
-	vaesenc         xmm4, xmm4, oword [r10 - 192]
-L.xts_enc_steal_b_aes192_onepassgroups_tail2_tweakahead:
-	vaesenc         xmm4, xmm4, oword [r10 - 176]
-	vaesenc         xmm4, xmm4, oword [r10 - 160]
-L.xts_enc_steal_b_aes128_onepassgroups_tail2_tweakahead:
-	vaesenc         xmm4, xmm4, oword [r10 - 144]
-	vaesenc         xmm4, xmm4, oword [r10 - 128]
-	vaesenc         xmm4, xmm4, oword [r10 - 112]
-	vaesenc         xmm4, xmm4, oword [r10 - 96]
-	vaesenc         xmm4, xmm4, oword [r10 - 80]
-	vaesenc         xmm4, xmm4, oword [r10 - 64]
-	vaesenc         xmm4, xmm4, oword [r10 - 48]
-	vaesenc         xmm4, xmm4, oword [r10 - 32]
-	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_enc_steal_b_rounds_done_onepassgroups_tail2_tweakahead
+	vaesenc         xmm4, xmm4, oword [rdi + 160]
+	vaesenc         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_enc_steal_b_rounds_done_onepassgroups_tail2_tweakahead
+	vaesenc         xmm4, xmm4, oword [rdi + 192]
+	vaesenc         xmm4, xmm4, oword [rdi + 208]
+L.xts_enc_steal_b_rounds_done_onepassgroups_tail2_tweakahead:
 	vaesenclast     xmm4, xmm4, oword [r10]
 	vpxord          xmm4, xmm4, xmm2
 	vmovdqu8        oword [rdx - 16], xmm4
@@ -2167,25 +2157,24 @@ L.xts_enc_steal_both_onepassgroups_tail2_tweakahead:
 	vmovdqu8        xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
 	vpxord          xmm4, xmm2, oword [rcx]
 	vpxord          xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm4, xmm4, oword [rdi + 16]
+	vaesenc         xmm4, xmm4, oword [rdi + 32]
+	vaesenc         xmm4, xmm4, oword [rdi + 48]
+	vaesenc         xmm4, xmm4, oword [rdi + 64]
+	vaesenc         xmm4, xmm4, oword [rdi + 80]
+	vaesenc         xmm4, xmm4, oword [rdi + 96]
+	vaesenc         xmm4, xmm4, oword [rdi + 112]
+	vaesenc         xmm4, xmm4, oword [rdi + 128]
+	vaesenc         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_enc_steal_both_a_aes128_onepassgroups_tail2_tweakahead
-	je              near L.xts_enc_steal_both_a_aes192_onepassgroups_tail2_tweakahead
-	vaesenc         xmm4, xmm4, oword [r10 - 208]
-	vaesenc         xmm4, xmm4, oword [r10 - 192]
-L.xts_enc_steal_both_a_aes192_onepassgroups_tail2_tweakahead:
-	vaesenc         xmm4, xmm4, oword [r10 - 176]
-	vaesenc         xmm4, xmm4, oword [r10 - 160]
-L.xts_enc_steal_both_a_aes128_onepassgroups_tail2_tweakahead:
-	vaesenc         xmm4, xmm4, oword [r10 - 144]
-	vaesenc         xmm4, xmm4, oword [r10 - 128]
-	vaesenc         xmm4, xmm4, oword [r10 - 112]
-	vaesenc         xmm4, xmm4, oword [r10 - 96]
-	vaesenc         xmm4, xmm4, oword [r10 - 80]
-	vaesenc         xmm4, xmm4, oword [r10 - 64]
-	vaesenc         xmm4, xmm4, oword [r10 - 48]
-	vaesenc         xmm4, xmm4, oword [r10 - 32]
-	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_enc_steal_both_a_rounds_done_onepassgroups_tail2_tweakahead
+	vaesenc         xmm4, xmm4, oword [rdi + 160]
+	vaesenc         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_enc_steal_both_a_rounds_done_onepassgroups_tail2_tweakahead
+	vaesenc         xmm4, xmm4, oword [rdi + 192]
+	vaesenc         xmm4, xmm4, oword [rdi + 208]
+L.xts_enc_steal_both_a_rounds_done_onepassgroups_tail2_tweakahead:
 	vaesenclast     xmm4, xmm4, oword [r10]
 	vpxord          xmm4, xmm4, xmm2
 	lea             r11, [rel L.xts_cts_table_onepassgroups_tail2_tweakahead]
@@ -2202,25 +2191,24 @@ L.xts_enc_steal_both_a_aes128_onepassgroups_tail2_tweakahead:
 	vmovdqu8        oword [rdx + rsi*1], xmm1
 	vpxord          xmm4, xmm4, xmm3
 	vpxord          xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm4, xmm4, oword [rdi + 16]
+	vaesenc         xmm4, xmm4, oword [rdi + 32]
+	vaesenc         xmm4, xmm4, oword [rdi + 48]
+	vaesenc         xmm4, xmm4, oword [rdi + 64]
+	vaesenc         xmm4, xmm4, oword [rdi + 80]
+	vaesenc         xmm4, xmm4, oword [rdi + 96]
+	vaesenc         xmm4, xmm4, oword [rdi + 112]
+	vaesenc         xmm4, xmm4, oword [rdi + 128]
+	vaesenc         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_enc_steal_both_b_aes128_onepassgroups_tail2_tweakahead
-	je              near L.xts_enc_steal_both_b_aes192_onepassgroups_tail2_tweakahead
-	vaesenc         xmm4, xmm4, oword [r10 - 208]
-	vaesenc         xmm4, xmm4, oword [r10 - 192]
-L.xts_enc_steal_both_b_aes192_onepassgroups_tail2_tweakahead:
-	vaesenc         xmm4, xmm4, oword [r10 - 176]
-	vaesenc         xmm4, xmm4, oword [r10 - 160]
-L.xts_enc_steal_both_b_aes128_onepassgroups_tail2_tweakahead:
-	vaesenc         xmm4, xmm4, oword [r10 - 144]
-	vaesenc         xmm4, xmm4, oword [r10 - 128]
-	vaesenc         xmm4, xmm4, oword [r10 - 112]
-	vaesenc         xmm4, xmm4, oword [r10 - 96]
-	vaesenc         xmm4, xmm4, oword [r10 - 80]
-	vaesenc         xmm4, xmm4, oword [r10 - 64]
-	vaesenc         xmm4, xmm4, oword [r10 - 48]
-	vaesenc         xmm4, xmm4, oword [r10 - 32]
-	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_enc_steal_both_b_rounds_done_onepassgroups_tail2_tweakahead
+	vaesenc         xmm4, xmm4, oword [rdi + 160]
+	vaesenc         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_enc_steal_both_b_rounds_done_onepassgroups_tail2_tweakahead
+	vaesenc         xmm4, xmm4, oword [rdi + 192]
+	vaesenc         xmm4, xmm4, oword [rdi + 208]
+L.xts_enc_steal_both_b_rounds_done_onepassgroups_tail2_tweakahead:
 	vaesenclast     xmm4, xmm4, oword [r10]
 	vpxord          xmm4, xmm4, xmm3
 	vmovdqu8        oword [rdx], xmm4
@@ -2417,25 +2405,24 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead:
 	lea             r10, [r10 + rax*8]
 	vmovdqu8        xmm0, oword [r9]
 	vpxord          xmm0, xmm0, oword [rsi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm0, xmm0, oword [rsi + 16]
+	vaesenc         xmm0, xmm0, oword [rsi + 32]
+	vaesenc         xmm0, xmm0, oword [rsi + 48]
+	vaesenc         xmm0, xmm0, oword [rsi + 64]
+	vaesenc         xmm0, xmm0, oword [rsi + 80]
+	vaesenc         xmm0, xmm0, oword [rsi + 96]
+	vaesenc         xmm0, xmm0, oword [rsi + 112]
+	vaesenc         xmm0, xmm0, oword [rsi + 128]
+	vaesenc         xmm0, xmm0, oword [rsi + 144]
 	cmp             eax, 12
-	jb              near L.xts_dec_tweak_aes128_onepassgroups_tail2_tweakahead
-	je              near L.xts_dec_tweak_aes192_onepassgroups_tail2_tweakahead
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
-L.xts_dec_tweak_aes192_onepassgroups_tail2_tweakahead:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
-L.xts_dec_tweak_aes128_onepassgroups_tail2_tweakahead:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	jb              near L.xts_dec_tweak_rounds_done_onepassgroups_tail2_tweakahead
+	vaesenc         xmm0, xmm0, oword [rsi + 160]
+	vaesenc         xmm0, xmm0, oword [rsi + 176]
+	je              near L.xts_dec_tweak_rounds_done_onepassgroups_tail2_tweakahead
+	vaesenc         xmm0, xmm0, oword [rsi + 192]
+	vaesenc         xmm0, xmm0, oword [rsi + 208]
+L.xts_dec_tweak_rounds_done_onepassgroups_tail2_tweakahead:
 	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
@@ -2864,25 +2851,24 @@ L.xts_dec_steal_both_onepassgroups_tail2_tweakahead:
 	vmovdqu8        xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
 	vpxord          xmm4, xmm3, oword [rcx]
 	vpxord          xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         xmm4, xmm4, oword [rdi + 16]
+	vaesdec         xmm4, xmm4, oword [rdi + 32]
+	vaesdec         xmm4, xmm4, oword [rdi + 48]
+	vaesdec         xmm4, xmm4, oword [rdi + 64]
+	vaesdec         xmm4, xmm4, oword [rdi + 80]
+	vaesdec         xmm4, xmm4, oword [rdi + 96]
+	vaesdec         xmm4, xmm4, oword [rdi + 112]
+	vaesdec         xmm4, xmm4, oword [rdi + 128]
+	vaesdec         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_dec_steal_both_a_aes128_onepassgroups_tail2_tweakahead
-	je              near L.xts_dec_steal_both_a_aes192_onepassgroups_tail2_tweakahead
-	vaesdec         xmm4, xmm4, oword [r10 - 208]
-	vaesdec         xmm4, xmm4, oword [r10 - 192]
-L.xts_dec_steal_both_a_aes192_onepassgroups_tail2_tweakahead:
-	vaesdec         xmm4, xmm4, oword [r10 - 176]
-	vaesdec         xmm4, xmm4, oword [r10 - 160]
-L.xts_dec_steal_both_a_aes128_onepassgroups_tail2_tweakahead:
-	vaesdec         xmm4, xmm4, oword [r10 - 144]
-	vaesdec         xmm4, xmm4, oword [r10 - 128]
-	vaesdec         xmm4, xmm4, oword [r10 - 112]
-	vaesdec         xmm4, xmm4, oword [r10 - 96]
-	vaesdec         xmm4, xmm4, oword [r10 - 80]
-	vaesdec         xmm4, xmm4, oword [r10 - 64]
-	vaesdec         xmm4, xmm4, oword [r10 - 48]
-	vaesdec         xmm4, xmm4, oword [r10 - 32]
-	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_dec_steal_both_a_rounds_done_onepassgroups_tail2_tweakahead
+	vaesdec         xmm4, xmm4, oword [rdi + 160]
+	vaesdec         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_dec_steal_both_a_rounds_done_onepassgroups_tail2_tweakahead
+	vaesdec         xmm4, xmm4, oword [rdi + 192]
+	vaesdec         xmm4, xmm4, oword [rdi + 208]
+L.xts_dec_steal_both_a_rounds_done_onepassgroups_tail2_tweakahead:
 	vaesdeclast     xmm4, xmm4, oword [r10]
 	vpxord          xmm4, xmm4, xmm3
 	lea             r11, [rel L.xts_cts_table_onepassgroups_tail2_tweakahead]
@@ -2899,25 +2885,24 @@ L.xts_dec_steal_both_a_aes128_onepassgroups_tail2_tweakahead:
 	vmovdqu8        oword [rdx + rsi*1], xmm1
 	vpxord          xmm4, xmm4, xmm2
 	vpxord          xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         xmm4, xmm4, oword [rdi + 16]
+	vaesdec         xmm4, xmm4, oword [rdi + 32]
+	vaesdec         xmm4, xmm4, oword [rdi + 48]
+	vaesdec         xmm4, xmm4, oword [rdi + 64]
+	vaesdec         xmm4, xmm4, oword [rdi + 80]
+	vaesdec         xmm4, xmm4, oword [rdi + 96]
+	vaesdec         xmm4, xmm4, oword [rdi + 112]
+	vaesdec         xmm4, xmm4, oword [rdi + 128]
+	vaesdec         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_dec_steal_both_b_aes128_onepassgroups_tail2_tweakahead
-	je              near L.xts_dec_steal_both_b_aes192_onepassgroups_tail2_tweakahead
-	vaesdec         xmm4, xmm4, oword [r10 - 208]
-	vaesdec         xmm4, xmm4, oword [r10 - 192]
-L.xts_dec_steal_both_b_aes192_onepassgroups_tail2_tweakahead:
-	vaesdec         xmm4, xmm4, oword [r10 - 176]
-	vaesdec         xmm4, xmm4, oword [r10 - 160]
-L.xts_dec_steal_both_b_aes128_onepassgroups_tail2_tweakahead:
-	vaesdec         xmm4, xmm4, oword [r10 - 144]
-	vaesdec         xmm4, xmm4, oword [r10 - 128]
-	vaesdec         xmm4, xmm4, oword [r10 - 112]
-	vaesdec         xmm4, xmm4, oword [r10 - 96]
-	vaesdec         xmm4, xmm4, oword [r10 - 80]
-	vaesdec         xmm4, xmm4, oword [r10 - 64]
-	vaesdec         xmm4, xmm4, oword [r10 - 48]
-	vaesdec         xmm4, xmm4, oword [r10 - 32]
-	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_dec_steal_both_b_rounds_done_onepassgroups_tail2_tweakahead
+	vaesdec         xmm4, xmm4, oword [rdi + 160]
+	vaesdec         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_dec_steal_both_b_rounds_done_onepassgroups_tail2_tweakahead
+	vaesdec         xmm4, xmm4, oword [rdi + 192]
+	vaesdec         xmm4, xmm4, oword [rdi + 208]
+L.xts_dec_steal_both_b_rounds_done_onepassgroups_tail2_tweakahead:
 	vaesdeclast     xmm4, xmm4, oword [r10]
 	vpxord          xmm4, xmm4, xmm2
 	vmovdqu8        oword [rdx], xmm4
@@ -2940,25 +2925,24 @@ L.xts_dec_steal_onepassgroups_tail2_tweakahead:
 	vmovdqu8        oword [rdx + rsi*1 - 16], xmm1
 	vpxord          xmm4, xmm4, xmm2
 	vpxord          xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         xmm4, xmm4, oword [rdi + 16]
+	vaesdec         xmm4, xmm4, oword [rdi + 32]
+	vaesdec         xmm4, xmm4, oword [rdi + 48]
+	vaesdec         xmm4, xmm4, oword [rdi + 64]
+	vaesdec         xmm4, xmm4, oword [rdi + 80]
+	vaesdec         xmm4, xmm4, oword [rdi + 96]
+	vaesdec         xmm4, xmm4, oword [rdi + 112]
+	vaesdec         xmm4, xmm4, oword [rdi + 128]
+	vaesdec         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_dec_steal_b_aes128_onepassgroups_tail2_tweakahead
-	je              near L.xts_dec_steal_b_aes192_onepassgroups_tail2_tweakahead
-	vaesdec         xmm4, xmm4, oword [r10 - 208]
-	vaesdec         xmm4, xmm4, oword [r10 - 192]
-L.xts_dec_steal_b_aes192_onepassgroups_tail2_tweakahead:
-	vaesdec         xmm4, xmm4, oword [r10 - 176]
-	vaesdec         xmm4, xmm4, oword [r10 - 160]
-L.xts_dec_steal_b_aes128_onepassgroups_tail2_tweakahead:
-	vaesdec         xmm4, xmm4, oword [r10 - 144]
-	vaesdec         xmm4, xmm4, oword [r10 - 128]
-	vaesdec         xmm4, xmm4, oword [r10 - 112]
-	vaesdec         xmm4, xmm4, oword [r10 - 96]
-	vaesdec         xmm4, xmm4, oword [r10 - 80]
-	vaesdec         xmm4, xmm4, oword [r10 - 64]
-	vaesdec         xmm4, xmm4, oword [r10 - 48]
-	vaesdec         xmm4, xmm4, oword [r10 - 32]
-	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_dec_steal_b_rounds_done_onepassgroups_tail2_tweakahead
+	vaesdec         xmm4, xmm4, oword [rdi + 160]
+	vaesdec         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_dec_steal_b_rounds_done_onepassgroups_tail2_tweakahead
+	vaesdec         xmm4, xmm4, oword [rdi + 192]
+	vaesdec         xmm4, xmm4, oword [rdi + 208]
+L.xts_dec_steal_b_rounds_done_onepassgroups_tail2_tweakahead:
 	vaesdeclast     xmm4, xmm4, oword [r10]
 	vpxord          xmm4, xmm4, xmm2
 	vmovdqu8        oword [rdx - 16], xmm4

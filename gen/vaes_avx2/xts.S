@@ -54,25 +54,24 @@ aesgen_xts_encrypt_vaes_avx2:
 	lea             (%r10,%rax,8), %r10
 	vmovdqu         (%r9), %xmm0
 	vpxor           (%rsi), %xmm0, %xmm0
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rsi), %xmm0, %xmm0
+	vaesenc         32(%rsi), %xmm0, %xmm0
+	vaesenc         48(%rsi), %xmm0, %xmm0
+	vaesenc         64(%rsi), %xmm0, %xmm0
+	vaesenc         80(%rsi), %xmm0, %xmm0
+	vaesenc         96(%rsi), %xmm0, %xmm0
+	vaesenc         112(%rsi), %xmm0, %xmm0
+	vaesenc         128(%rsi), %xmm0, %xmm0
+	vaesenc         144(%rsi), %xmm0, %xmm0
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_tweak_aes128
-	{disp32} je     .Lxts_enc_tweak_aes192
-	vaesenc         -208(%r10), %xmm0, %xmm0
-	vaesenc         -192(%r10), %xmm0, %xmm0
-.Lxts_enc_tweak_aes192:
-	vaesenc         -176(%r10), %xmm0, %xmm0
-	vaesenc         -160(%r10), %xmm0, %xmm0
-.Lxts_enc_tweak_aes128:
-	vaesenc         -144(%r10), %xmm0, %xmm0
-	vaesenc         -128(%r10), %xmm0, %xmm0
-	vaesenc         -112(%r10), %xmm0, %xmm0
-	vaesenc         -96(%r10), %xmm0, %xmm0
-	vaesenc         -80(%r10), %xmm0, %xmm0
-	vaesenc         -64(%r10), %xmm0, %xmm0
-	vaesenc         -48(%r10), %xmm0, %xmm0
-	vaesenc         -32(%r10), %xmm0, %xmm0
-	vaesenc         -16(%r10), %xmm0, %xmm0
+	{disp32} jb     .Lxts_enc_tweak_rounds_done
+	vaesenc         160(%rsi), %xmm0, %xmm0
+	vaesenc         176(%rsi), %xmm0, %xmm0
+	{disp32} je     .Lxts_enc_tweak_rounds_done
+	vaesenc         192(%rsi), %xmm0, %xmm0
+	vaesenc         208(%rsi), %xmm0, %xmm0
+.Lxts_enc_tweak_rounds_done:
 	vaesenclast     (%r10), %xmm0, %xmm0
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
@@ -602,25 +601,24 @@ aesgen_xts_encrypt_vaes_avx2:
 	vmovdqu         %xmm1, -16(%rdx,%rsi,1)
 	vpxor           %xmm2, %xmm4, %xmm4
 	vpxor           (%rdi), %xmm4, %xmm4
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rdi), %xmm4, %xmm4
+	vaesenc         32(%rdi), %xmm4, %xmm4
+	vaesenc         48(%rdi), %xmm4, %xmm4
+	vaesenc         64(%rdi), %xmm4, %xmm4
+	vaesenc         80(%rdi), %xmm4, %xmm4
+	vaesenc         96(%rdi), %xmm4, %xmm4
+	vaesenc         112(%rdi), %xmm4, %xmm4
+	vaesenc         128(%rdi), %xmm4, %xmm4
+	vaesenc         144(%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_steal_b_aes128
-	{disp32} je     .Lxts_enc_steal_b_aes192
-	vaesenc         -208(%r10), %xmm4, %xmm4
-	vaesenc         -192(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_b_aes192:
-	vaesenc         -176(%r10), %xmm4, %xmm4
-	vaesenc         -160(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_b_aes128:
-	vaesenc         -144(%r10), %xmm4, %xmm4
-	vaesenc         -128(%r10), %xmm4, %xmm4
-	vaesenc         -112(%r10), %xmm4, %xmm4
-	vaesenc         -96(%r10), %xmm4, %xmm4
-	vaesenc         -80(%r10), %xmm4, %xmm4
-	vaesenc         -64(%r10), %xmm4, %xmm4
-	vaesenc         -48(%r10), %xmm4, %xmm4
-	vaesenc         -32(%r10), %xmm4, %xmm4
-	vaesenc         -16(%r10), %xmm4, %xmm4
+	{disp32} jb     .Lxts_enc_steal_b_rounds_done
+	vaesenc         160(%rdi), %xmm4, %xmm4
+	vaesenc         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_enc_steal_b_rounds_done
+	vaesenc         192(%rdi), %xmm4, %xmm4
+	vaesenc         208(%rdi), %xmm4, %xmm4
+.Lxts_enc_steal_b_rounds_done:
 	vaesenclast     (%r10), %xmm4, %xmm4
 	vpxor           %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, -16(%rdx)
@@ -643,25 +641,24 @@ aesgen_xts_encrypt_vaes_avx2:
 	vmovdqu         (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
 	vpxor           (%rcx), %xmm2, %xmm4
 	vpxor           (%rdi), %xmm4, %xmm4
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rdi), %xmm4, %xmm4
+	vaesenc         32(%rdi), %xmm4, %xmm4
+	vaesenc         48(%rdi), %xmm4, %xmm4
+	vaesenc         64(%rdi), %xmm4, %xmm4
+	vaesenc         80(%rdi), %xmm4, %xmm4
+	vaesenc         96(%rdi), %xmm4, %xmm4
+	vaesenc         112(%rdi), %xmm4, %xmm4
+	vaesenc         128(%rdi), %xmm4, %xmm4
+	vaesenc         144(%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_steal_both_a_aes128
-	{disp32} je     .Lxts_enc_steal_both_a_aes192
-	vaesenc         -208(%r10), %xmm4, %xmm4
-	vaesenc         -192(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_both_a_aes192:
-	vaesenc         -176(%r10), %xmm4, %xmm4
-	vaesenc         -160(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_both_a_aes128:
-	vaesenc         -144(%r10), %xmm4, %xmm4
-	vaesenc         -128(%r10), %xmm4, %xmm4
-	vaesenc         -112(%r10), %xmm4, %xmm4
-	vaesenc         -96(%r10), %xmm4, %xmm4
-	vaesenc         -80(%r10), %xmm4, %xmm4
-	vaesenc         -64(%r10), %xmm4, %xmm4
-	vaesenc         -48(%r10), %xmm4, %xmm4
-	vaesenc         -32(%r10), %xmm4, %xmm4
-	vaesenc         -16(%r10), %xmm4, %xmm4
+	{disp32} jb     .Lxts_enc_steal_both_a_rounds_done
+	vaesenc         160(%rdi), %xmm4, %xmm4
+	vaesenc         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_enc_steal_both_a_rounds_done
+	vaesenc         192(%rdi), %xmm4, %xmm4
+	vaesenc         208(%rdi), %xmm4, %xmm4
+.Lxts_enc_steal_both_a_rounds_done:
 	vaesenclast     (%r10), %xmm4, %xmm4
 	vpxor           %xmm2, %xmm4, %xmm4
 	lea             .Lxts_cts_table(%rip), %r11
@@ -679,25 +676,24 @@ aesgen_xts_encrypt_vaes_avx2:
 	vmovdqu         %xmm1, (%rdx,%rsi,1)
 	vpxor           %xmm3, %xmm4, %xmm4
 	vpxor           (%rdi), %xmm4, %xmm4
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rdi), %xmm4, %xmm4
+	vaesenc         32(%rdi), %xmm4, %xmm4
+	vaesenc         48(%rdi), %xmm4, %xmm4
+	vaesenc         64(%rdi), %xmm4, %xmm4
+	vaesenc         80(%rdi), %xmm4, %xmm4
+	vaesenc         96(%rdi), %xmm4, %xmm4
+	vaesenc         112(%rdi), %xmm4, %xmm4
+	vaesenc         128(%rdi), %xmm4, %xmm4
+	vaesenc         144(%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_steal_both_b_aes128
-	{disp32} je     .Lxts_enc_steal_both_b_aes192
-	vaesenc         -208(%r10), %xmm4, %xmm4
-	vaesenc         -192(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_both_b_aes192:
-	vaesenc         -176(%r10), %xmm4, %xmm4
-	vaesenc         -160(%r10), %xmm4, %xmm4
-.Lxts_enc_steal_both_b_aes128:
-	vaesenc         -144(%r10), %xmm4, %xmm4
-	vaesenc         -128(%r10), %xmm4, %xmm4
-	vaesenc         -112(%r10), %xmm4, %xmm4
-	vaesenc         -96(%r10), %xmm4, %xmm4
-	vaesenc         -80(%r10), %xmm4, %xmm4
-	vaesenc         -64(%r10), %xmm4, %xmm4
-	vaesenc         -48(%r10), %xmm4, %xmm4
-	vaesenc         -32(%r10), %xmm4, %xmm4
-	vaesenc         -16(%r10), %xmm4, %xmm4
+	{disp32} jb     .Lxts_enc_steal_both_b_rounds_done
+	vaesenc         160(%rdi), %xmm4, %xmm4
+	vaesenc         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_enc_steal_both_b_rounds_done
+	vaesenc         192(%rdi), %xmm4, %xmm4
+	vaesenc         208(%rdi), %xmm4, %xmm4
+.Lxts_enc_steal_both_b_rounds_done:
 	vaesenclast     (%r10), %xmm4, %xmm4
 	vpxor           %xmm3, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
@@ -888,25 +884,24 @@ aesgen_xts_decrypt_vaes_avx2:
 	lea             (%r10,%rax,8), %r10
 	vmovdqu         (%r9), %xmm0
 	vpxor           (%rsi), %xmm0, %xmm0
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rsi), %xmm0, %xmm0
+	vaesenc         32(%rsi), %xmm0, %xmm0
+	vaesenc         48(%rsi), %xmm0, %xmm0
+	vaesenc         64(%rsi), %xmm0, %xmm0
+	vaesenc         80(%rsi), %xmm0, %xmm0
+	vaesenc         96(%rsi), %xmm0, %xmm0
+	vaesenc         112(%rsi), %xmm0, %xmm0
+	vaesenc         128(%rsi), %xmm0, %xmm0
+	vaesenc         144(%rsi), %xmm0, %xmm0
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_tweak_aes128
-	{disp32} je     .Lxts_dec_tweak_aes192
-	vaesenc         -208(%r10), %xmm0, %xmm0
-	vaesenc         -192(%r10), %xmm0, %xmm0
-.Lxts_dec_tweak_aes192:
-	vaesenc         -176(%r10), %xmm0, %xmm0
-	vaesenc         -160(%r10), %xmm0, %xmm0
-.Lxts_dec_tweak_aes128:
-	vaesenc         -144(%r10), %xmm0, %xmm0
-	vaesenc         -128(%r10), %xmm0, %xmm0
-	vaesenc         -112(%r10), %xmm0, %xmm0
-	vaesenc         -96(%r10), %xmm0, %xmm0
-	vaesenc         -80(%r10), %xmm0, %xmm0
-	vaesenc         -64(%r10), %xmm0, %xmm0
-	vaesenc         -48(%r10), %xmm0, %xmm0
-	vaesenc         -32(%r10), %xmm0, %xmm0
-	vaesenc         -16(%r10), %xmm0, %xmm0
+	{disp32} jb     .Lxts_dec_tweak_rounds_done
+	vaesenc         160(%rsi), %xmm0, %xmm0
+	vaesenc         176(%rsi), %xmm0, %xmm0
+	{disp32} je     .Lxts_dec_tweak_rounds_done
+	vaesenc         192(%rsi), %xmm0, %xmm0
+	vaesenc         208(%rsi), %xmm0, %xmm0
+.Lxts_dec_tweak_rounds_done:
 	vaesenclast     (%r10), %xmm0, %xmm0
 	lea             (%rdi,%rax,8), %r10
 	lea             (%r10,%rax,8), %r10             # &key1[rounds]
@@ -1772,25 +1767,24 @@ aesgen_xts_decrypt_vaes_avx2:
 	vmovdqu         (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
 	vpxor           (%rcx), %xmm3, %xmm4
 	vpxor           (%rdi), %xmm4, %xmm4
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         16(%rdi), %xmm4, %xmm4
+	vaesdec         32(%rdi), %xmm4, %xmm4
+	vaesdec         48(%rdi), %xmm4, %xmm4
+	vaesdec         64(%rdi), %xmm4, %xmm4
+	vaesdec         80(%rdi), %xmm4, %xmm4
+	vaesdec         96(%rdi), %xmm4, %xmm4
+	vaesdec         112(%rdi), %xmm4, %xmm4
+	vaesdec         128(%rdi), %xmm4, %xmm4
+	vaesdec         144(%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_steal_both_a_aes128
-	{disp32} je     .Lxts_dec_steal_both_a_aes192
-	vaesdec         -208(%r10), %xmm4, %xmm4
-	vaesdec         -192(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_both_a_aes192:
-	vaesdec         -176(%r10), %xmm4, %xmm4
-	vaesdec         -160(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_both_a_aes128:
-	vaesdec         -144(%r10), %xmm4, %xmm4
-	vaesdec         -128(%r10), %xmm4, %xmm4
-	vaesdec         -112(%r10), %xmm4, %xmm4
-	vaesdec         -96(%r10), %xmm4, %xmm4
-	vaesdec         -80(%r10), %xmm4, %xmm4
-	vaesdec         -64(%r10), %xmm4, %xmm4
-	vaesdec         -48(%r10), %xmm4, %xmm4
-	vaesdec         -32(%r10), %xmm4, %xmm4
-	vaesdec         -16(%r10), %xmm4, %xmm4
+	{disp32} jb     .Lxts_dec_steal_both_a_rounds_done
+	vaesdec         160(%rdi), %xmm4, %xmm4
+	vaesdec         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_dec_steal_both_a_rounds_done
+	vaesdec         192(%rdi), %xmm4, %xmm4
+	vaesdec         208(%rdi), %xmm4, %xmm4
+.Lxts_dec_steal_both_a_rounds_done:
 	vaesdeclast     (%r10), %xmm4, %xmm4
 	vpxor           %xmm3, %xmm4, %xmm4
 	lea             .Lxts_cts_table(%rip), %r11
@@ -1808,25 +1802,24 @@ aesgen_xts_decrypt_vaes_avx2:
 	vmovdqu         %xmm1, (%rdx,%rsi,1)
 	vpxor           %xmm2, %xmm4, %xmm4
 	vpxor           (%rdi), %xmm4, %xmm4
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         16(%rdi), %xmm4, %xmm4
+	vaesdec         32(%rdi), %xmm4, %xmm4
+	vaesdec         48(%rdi), %xmm4, %xmm4
+	vaesdec         64(%rdi), %xmm4, %xmm4
+	vaesdec         80(%rdi), %xmm4, %xmm4
+	vaesdec         96(%rdi), %xmm4, %xmm4
+	vaesdec         112(%rdi), %xmm4, %xmm4
+	vaesdec         128(%rdi), %xmm4, %xmm4
+	vaesdec         144(%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_steal_both_b_aes128
-	{disp32} je     .Lxts_dec_steal_both_b_aes192
-	vaesdec         -208(%r10), %xmm4, %xmm4
-	vaesdec         -192(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_both_b_aes192:
-	vaesdec         -176(%r10), %xmm4, %xmm4
-	vaesdec         -160(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_both_b_aes128:
-	vaesdec         -144(%r10), %xmm4, %xmm4
-	vaesdec         -128(%r10), %xmm4, %xmm4
-	vaesdec         -112(%r10), %xmm4, %xmm4
-	vaesdec         -96(%r10), %xmm4, %xmm4
-	vaesdec         -80(%r10), %xmm4, %xmm4
-	vaesdec         -64(%r10), %xmm4, %xmm4
-	vaesdec         -48(%r10), %xmm4, %xmm4
-	vaesdec         -32(%r10), %xmm4, %xmm4
-	vaesdec         -16(%r10), %xmm4, %xmm4
+	{disp32} jb     .Lxts_dec_steal_both_b_rounds_done
+	vaesdec         160(%rdi), %xmm4, %xmm4
+	vaesdec         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_dec_steal_both_b_rounds_done
+	vaesdec         192(%rdi), %xmm4, %xmm4
+	vaesdec         208(%rdi), %xmm4, %xmm4
+.Lxts_dec_steal_both_b_rounds_done:
 	vaesdeclast     (%r10), %xmm4, %xmm4
 	vpxor           %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
@@ -1850,25 +1843,24 @@ aesgen_xts_decrypt_vaes_avx2:
 	vmovdqu         %xmm1, -16(%rdx,%rsi,1)
 	vpxor           %xmm2, %xmm4, %xmm4
 	vpxor           (%rdi), %xmm4, %xmm4
-# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         16(%rdi), %xmm4, %xmm4
+	vaesdec         32(%rdi), %xmm4, %xmm4
+	vaesdec         48(%rdi), %xmm4, %xmm4
+	vaesdec         64(%rdi), %xmm4, %xmm4
+	vaesdec         80(%rdi), %xmm4, %xmm4
+	vaesdec         96(%rdi), %xmm4, %xmm4
+	vaesdec         112(%rdi), %xmm4, %xmm4
+	vaesdec         128(%rdi), %xmm4, %xmm4
+	vaesdec         144(%rdi), %xmm4, %xmm4
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_steal_b_aes128
-	{disp32} je     .Lxts_dec_steal_b_aes192
-	vaesdec         -208(%r10), %xmm4, %xmm4
-	vaesdec         -192(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_b_aes192:
-	vaesdec         -176(%r10), %xmm4, %xmm4
-	vaesdec         -160(%r10), %xmm4, %xmm4
-.Lxts_dec_steal_b_aes128:
-	vaesdec         -144(%r10), %xmm4, %xmm4
-	vaesdec         -128(%r10), %xmm4, %xmm4
-	vaesdec         -112(%r10), %xmm4, %xmm4
-	vaesdec         -96(%r10), %xmm4, %xmm4
-	vaesdec         -80(%r10), %xmm4, %xmm4
-	vaesdec         -64(%r10), %xmm4, %xmm4
-	vaesdec         -48(%r10), %xmm4, %xmm4
-	vaesdec         -32(%r10), %xmm4, %xmm4
-	vaesdec         -16(%r10), %xmm4, %xmm4
+	{disp32} jb     .Lxts_dec_steal_b_rounds_done
+	vaesdec         160(%rdi), %xmm4, %xmm4
+	vaesdec         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_dec_steal_b_rounds_done
+	vaesdec         192(%rdi), %xmm4, %xmm4
+	vaesdec         208(%rdi), %xmm4, %xmm4
+.Lxts_dec_steal_b_rounds_done:
 	vaesdeclast     (%r10), %xmm4, %xmm4
 	vpxor           %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, -16(%rdx)

@@ -54,25 +54,24 @@ aesgen_xts_encrypt_vaes_avx2:
 	lea             r10, [r10 + rax*8]
 	vmovdqu         xmm0, oword [r9]
 	vpxor           xmm0, xmm0, oword [rsi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm0, xmm0, oword [rsi + 16]
+	vaesenc         xmm0, xmm0, oword [rsi + 32]
+	vaesenc         xmm0, xmm0, oword [rsi + 48]
+	vaesenc         xmm0, xmm0, oword [rsi + 64]
+	vaesenc         xmm0, xmm0, oword [rsi + 80]
+	vaesenc         xmm0, xmm0, oword [rsi + 96]
+	vaesenc         xmm0, xmm0, oword [rsi + 112]
+	vaesenc         xmm0, xmm0, oword [rsi + 128]
+	vaesenc         xmm0, xmm0, oword [rsi + 144]
 	cmp             eax, 12
-	jb              near L.xts_enc_tweak_aes128
-	je              near L.xts_enc_tweak_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
-L.xts_enc_tweak_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
-L.xts_enc_tweak_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	jb              near L.xts_enc_tweak_rounds_done
+	vaesenc         xmm0, xmm0, oword [rsi + 160]
+	vaesenc         xmm0, xmm0, oword [rsi + 176]
+	je              near L.xts_enc_tweak_rounds_done
+	vaesenc         xmm0, xmm0, oword [rsi + 192]
+	vaesenc         xmm0, xmm0, oword [rsi + 208]
+L.xts_enc_tweak_rounds_done:
 	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
@@ -602,25 +601,24 @@ L.xts_enc_steal:
 	vmovdqu         oword [rdx + rsi*1 - 16], xmm1
 	vpxor           xmm4, xmm4, xmm2
 	vpxor           xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm4, xmm4, oword [rdi + 16]
+	vaesenc         xmm4, xmm4, oword [rdi + 32]
+	vaesenc         xmm4, xmm4, oword [rdi + 48]
+	vaesenc         xmm4, xmm4, oword [rdi + 64]
+	vaesenc         xmm4, xmm4, oword [rdi + 80]
+	vaesenc         xmm4, xmm4, oword [rdi + 96]
+	vaesenc         xmm4, xmm4, oword [rdi + 112]
+	vaesenc         xmm4, xmm4, oword [rdi + 128]
+	vaesenc         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_enc_steal_b_aes128
-	je              near L.xts_enc_steal_b_aes192
-	vaesenc         xmm4, xmm4, oword [r10 - 208]
-	vaesenc         xmm4, xmm4, oword [r10 - 192]
-L.xts_enc_steal_b_aes192:
-	vaesenc         xmm4, xmm4, oword [r10 - 176]
-	vaesenc         xmm4, xmm4, oword [r10 - 160]
-L.xts_enc_steal_b_aes128:
-	vaesenc         xmm4, xmm4, oword [r10 - 144]
-	vaesenc         xmm4, xmm4, oword [r10 - 128]
-	vaesenc         xmm4, xmm4, oword [r10 - 112]
-	vaesenc         xmm4, xmm4, oword [r10 - 96]
-	vaesenc         xmm4, xmm4, oword [r10 - 80]
-	vaesenc         xmm4, xmm4, oword [r10 - 64]
-	vaesenc         xmm4, xmm4, oword [r10 - 48]
-	vaesenc         xmm4, xmm4, oword [r10 - 32]
-	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_enc_steal_b_rounds_done
+	vaesenc         xmm4, xmm4, oword [rdi + 160]
+	vaesenc         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_enc_steal_b_rounds_done
+	vaesenc         xmm4, xmm4, oword [rdi + 192]
+	vaesenc         xmm4, xmm4, oword [rdi + 208]
+L.xts_enc_steal_b_rounds_done:
 	vaesenclast     xmm4, xmm4, oword [r10]
 	vpxor           xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx - 16], xmm4
@@ -643,25 +641,24 @@ L.xts_enc_steal_both:
 	vmovdqu         xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
 	vpxor           xmm4, xmm2, oword [rcx]
 	vpxor           xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm4, xmm4, oword [rdi + 16]
+	vaesenc         xmm4, xmm4, oword [rdi + 32]
+	vaesenc         xmm4, xmm4, oword [rdi + 48]
+	vaesenc         xmm4, xmm4, oword [rdi + 64]
+	vaesenc         xmm4, xmm4, oword [rdi + 80]
+	vaesenc         xmm4, xmm4, oword [rdi + 96]
+	vaesenc         xmm4, xmm4, oword [rdi + 112]
+	vaesenc         xmm4, xmm4, oword [rdi + 128]
+	vaesenc         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_enc_steal_both_a_aes128
-	je              near L.xts_enc_steal_both_a_aes192
-	vaesenc         xmm4, xmm4, oword [r10 - 208]
-	vaesenc         xmm4, xmm4, oword [r10 - 192]
-L.xts_enc_steal_both_a_aes192:
-	vaesenc         xmm4, xmm4, oword [r10 - 176]
-	vaesenc         xmm4, xmm4, oword [r10 - 160]
-L.xts_enc_steal_both_a_aes128:
-	vaesenc         xmm4, xmm4, oword [r10 - 144]
-	vaesenc         xmm4, xmm4, oword [r10 - 128]
-	vaesenc         xmm4, xmm4, oword [r10 - 112]
-	vaesenc         xmm4, xmm4, oword [r10 - 96]
-	vaesenc         xmm4, xmm4, oword [r10 - 80]
-	vaesenc         xmm4, xmm4, oword [r10 - 64]
-	vaesenc         xmm4, xmm4, oword [r10 - 48]
-	vaesenc         xmm4, xmm4, oword [r10 - 32]
-	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_enc_steal_both_a_rounds_done
+	vaesenc         xmm4, xmm4, oword [rdi + 160]
+	vaesenc         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_enc_steal_both_a_rounds_done
+	vaesenc         xmm4, xmm4, oword [rdi + 192]
+	vaesenc         xmm4, xmm4, oword [rdi + 208]
+L.xts_enc_steal_both_a_rounds_done:
 	vaesenclast     xmm4, xmm4, oword [r10]
 	vpxor           xmm4, xmm4, xmm2
 	lea             r11, [rel L.xts_cts_table]
@@ -679,25 +676,24 @@ L.xts_enc_steal_both_a_aes128:
 	vmovdqu         oword [rdx + rsi*1], xmm1
 	vpxor           xmm4, xmm4, xmm3
 	vpxor           xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm4, xmm4, oword [rdi + 16]
+	vaesenc         xmm4, xmm4, oword [rdi + 32]
+	vaesenc         xmm4, xmm4, oword [rdi + 48]
+	vaesenc         xmm4, xmm4, oword [rdi + 64]
+	vaesenc         xmm4, xmm4, oword [rdi + 80]
+	vaesenc         xmm4, xmm4, oword [rdi + 96]
+	vaesenc         xmm4, xmm4, oword [rdi + 112]
+	vaesenc         xmm4, xmm4, oword [rdi + 128]
+	vaesenc         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_enc_steal_both_b_aes128
-	je              near L.xts_enc_steal_both_b_aes192
-	vaesenc         xmm4, xmm4, oword [r10 - 208]
-	vaesenc         xmm4, xmm4, oword [r10 - 192]
-L.xts_enc_steal_both_b_aes192:
-	vaesenc         xmm4, xmm4, oword [r10 - 176]
-	vaesenc         xmm4, xmm4, oword [r10 - 160]
-L.xts_enc_steal_both_b_aes128:
-	vaesenc         xmm4, xmm4, oword [r10 - 144]
-	vaesenc         xmm4, xmm4, oword [r10 - 128]
-	vaesenc         xmm4, xmm4, oword [r10 - 112]
-	vaesenc         xmm4, xmm4, oword [r10 - 96]
-	vaesenc         xmm4, xmm4, oword [r10 - 80]
-	vaesenc         xmm4, xmm4, oword [r10 - 64]
-	vaesenc         xmm4, xmm4, oword [r10 - 48]
-	vaesenc         xmm4, xmm4, oword [r10 - 32]
-	vaesenc         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_enc_steal_both_b_rounds_done
+	vaesenc         xmm4, xmm4, oword [rdi + 160]
+	vaesenc         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_enc_steal_both_b_rounds_done
+	vaesenc         xmm4, xmm4, oword [rdi + 192]
+	vaesenc         xmm4, xmm4, oword [rdi + 208]
+L.xts_enc_steal_both_b_rounds_done:
 	vaesenclast     xmm4, xmm4, oword [r10]
 	vpxor           xmm4, xmm4, xmm3
 	vmovdqu         oword [rdx], xmm4
@@ -883,25 +879,24 @@ aesgen_xts_decrypt_vaes_avx2:
 	lea             r10, [r10 + rax*8]
 	vmovdqu         xmm0, oword [r9]
 	vpxor           xmm0, xmm0, oword [rsi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm0, xmm0, oword [rsi + 16]
+	vaesenc         xmm0, xmm0, oword [rsi + 32]
+	vaesenc         xmm0, xmm0, oword [rsi + 48]
+	vaesenc         xmm0, xmm0, oword [rsi + 64]
+	vaesenc         xmm0, xmm0, oword [rsi + 80]
+	vaesenc         xmm0, xmm0, oword [rsi + 96]
+	vaesenc         xmm0, xmm0, oword [rsi + 112]
+	vaesenc         xmm0, xmm0, oword [rsi + 128]
+	vaesenc         xmm0, xmm0, oword [rsi + 144]
 	cmp             eax, 12
-	jb              near L.xts_dec_tweak_aes128
-	je              near L.xts_dec_tweak_aes192
-	vaesenc         xmm0, xmm0, oword [r10 - 208]
-	vaesenc         xmm0, xmm0, oword [r10 - 192]
-L.xts_dec_tweak_aes192:
-	vaesenc         xmm0, xmm0, oword [r10 - 176]
-	vaesenc         xmm0, xmm0, oword [r10 - 160]
-L.xts_dec_tweak_aes128:
-	vaesenc         xmm0, xmm0, oword [r10 - 144]
-	vaesenc         xmm0, xmm0, oword [r10 - 128]
-	vaesenc         xmm0, xmm0, oword [r10 - 112]
-	vaesenc         xmm0, xmm0, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, oword [r10 - 80]
-	vaesenc         xmm0, xmm0, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, oword [r10 - 48]
-	vaesenc         xmm0, xmm0, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, oword [r10 - 16]
+	jb              near L.xts_dec_tweak_rounds_done
+	vaesenc         xmm0, xmm0, oword [rsi + 160]
+	vaesenc         xmm0, xmm0, oword [rsi + 176]
+	je              near L.xts_dec_tweak_rounds_done
+	vaesenc         xmm0, xmm0, oword [rsi + 192]
+	vaesenc         xmm0, xmm0, oword [rsi + 208]
+L.xts_dec_tweak_rounds_done:
 	vaesenclast     xmm0, xmm0, oword [r10]
 	lea             r10, [rdi + rax*8]
 	lea             r10, [r10 + rax*8]              ; &key1[rounds]
@@ -1767,25 +1762,24 @@ L.xts_dec_steal_both:
 	vmovdqu         xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
 	vpxor           xmm4, xmm3, oword [rcx]
 	vpxor           xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         xmm4, xmm4, oword [rdi + 16]
+	vaesdec         xmm4, xmm4, oword [rdi + 32]
+	vaesdec         xmm4, xmm4, oword [rdi + 48]
+	vaesdec         xmm4, xmm4, oword [rdi + 64]
+	vaesdec         xmm4, xmm4, oword [rdi + 80]
+	vaesdec         xmm4, xmm4, oword [rdi + 96]
+	vaesdec         xmm4, xmm4, oword [rdi + 112]
+	vaesdec         xmm4, xmm4, oword [rdi + 128]
+	vaesdec         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_dec_steal_both_a_aes128
-	je              near L.xts_dec_steal_both_a_aes192
-	vaesdec         xmm4, xmm4, oword [r10 - 208]
-	vaesdec         xmm4, xmm4, oword [r10 - 192]
-L.xts_dec_steal_both_a_aes192:
-	vaesdec         xmm4, xmm4, oword [r10 - 176]
-	vaesdec         xmm4, xmm4, oword [r10 - 160]
-L.xts_dec_steal_both_a_aes128:
-	vaesdec         xmm4, xmm4, oword [r10 - 144]
-	vaesdec         xmm4, xmm4, oword [r10 - 128]
-	vaesdec         xmm4, xmm4, oword [r10 - 112]
-	vaesdec         xmm4, xmm4, oword [r10 - 96]
-	vaesdec         xmm4, xmm4, oword [r10 - 80]
-	vaesdec         xmm4, xmm4, oword [r10 - 64]
-	vaesdec         xmm4, xmm4, oword [r10 - 48]
-	vaesdec         xmm4, xmm4, oword [r10 - 32]
-	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_dec_steal_both_a_rounds_done
+	vaesdec         xmm4, xmm4, oword [rdi + 160]
+	vaesdec         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_dec_steal_both_a_rounds_done
+	vaesdec         xmm4, xmm4, oword [rdi + 192]
+	vaesdec         xmm4, xmm4, oword [rdi + 208]
+L.xts_dec_steal_both_a_rounds_done:
 	vaesdeclast     xmm4, xmm4, oword [r10]
 	vpxor           xmm4, xmm4, xmm3
 	lea             r11, [rel L.xts_cts_table]
@@ -1803,25 +1797,24 @@ L.xts_dec_steal_both_a_aes128:
 	vmovdqu         oword [rdx + rsi*1], xmm1
 	vpxor           xmm4, xmm4, xmm2
 	vpxor           xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         xmm4, xmm4, oword [rdi + 16]
+	vaesdec         xmm4, xmm4, oword [rdi + 32]
+	vaesdec         xmm4, xmm4, oword [rdi + 48]
+	vaesdec         xmm4, xmm4, oword [rdi + 64]
+	vaesdec         xmm4, xmm4, oword [rdi + 80]
+	vaesdec         xmm4, xmm4, oword [rdi + 96]
+	vaesdec         xmm4, xmm4, oword [rdi + 112]
+	vaesdec         xmm4, xmm4, oword [rdi + 128]
+	vaesdec         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_dec_steal_both_b_aes128
-	je              near L.xts_dec_steal_both_b_aes192
-	vaesdec         xmm4, xmm4, oword [r10 - 208]
-	vaesdec         xmm4, xmm4, oword [r10 - 192]
-L.xts_dec_steal_both_b_aes192:
-	vaesdec         xmm4, xmm4, oword [r10 - 176]
-	vaesdec         xmm4, xmm4, oword [r10 - 160]
-L.xts_dec_steal_both_b_aes128:
-	vaesdec         xmm4, xmm4, oword [r10 - 144]
-	vaesdec         xmm4, xmm4, oword [r10 - 128]
-	vaesdec         xmm4, xmm4, oword [r10 - 112]
-	vaesdec         xmm4, xmm4, oword [r10 - 96]
-	vaesdec         xmm4, xmm4, oword [r10 - 80]
-	vaesdec         xmm4, xmm4, oword [r10 - 64]
-	vaesdec         xmm4, xmm4, oword [r10 - 48]
-	vaesdec         xmm4, xmm4, oword [r10 - 32]
-	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_dec_steal_both_b_rounds_done
+	vaesdec         xmm4, xmm4, oword [rdi + 160]
+	vaesdec         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_dec_steal_both_b_rounds_done
+	vaesdec         xmm4, xmm4, oword [rdi + 192]
+	vaesdec         xmm4, xmm4, oword [rdi + 208]
+L.xts_dec_steal_both_b_rounds_done:
 	vaesdeclast     xmm4, xmm4, oword [r10]
 	vpxor           xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
@@ -1845,25 +1838,24 @@ L.xts_dec_steal:
 	vmovdqu         oword [rdx + rsi*1 - 16], xmm1
 	vpxor           xmm4, xmm4, xmm2
 	vpxor           xmm4, xmm4, oword [rdi]
-; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         xmm4, xmm4, oword [rdi + 16]
+	vaesdec         xmm4, xmm4, oword [rdi + 32]
+	vaesdec         xmm4, xmm4, oword [rdi + 48]
+	vaesdec         xmm4, xmm4, oword [rdi + 64]
+	vaesdec         xmm4, xmm4, oword [rdi + 80]
+	vaesdec         xmm4, xmm4, oword [rdi + 96]
+	vaesdec         xmm4, xmm4, oword [rdi + 112]
+	vaesdec         xmm4, xmm4, oword [rdi + 128]
+	vaesdec         xmm4, xmm4, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xts_dec_steal_b_aes128
-	je              near L.xts_dec_steal_b_aes192
-	vaesdec         xmm4, xmm4, oword [r10 - 208]
-	vaesdec         xmm4, xmm4, oword [r10 - 192]
-L.xts_dec_steal_b_aes192:
-	vaesdec         xmm4, xmm4, oword [r10 - 176]
-	vaesdec         xmm4, xmm4, oword [r10 - 160]
-L.xts_dec_steal_b_aes128:
-	vaesdec         xmm4, xmm4, oword [r10 - 144]
-	vaesdec         xmm4, xmm4, oword [r10 - 128]
-	vaesdec         xmm4, xmm4, oword [r10 - 112]
-	vaesdec         xmm4, xmm4, oword [r10 - 96]
-	vaesdec         xmm4, xmm4, oword [r10 - 80]
-	vaesdec         xmm4, xmm4, oword [r10 - 64]
-	vaesdec         xmm4, xmm4, oword [r10 - 48]
-	vaesdec         xmm4, xmm4, oword [r10 - 32]
-	vaesdec         xmm4, xmm4, oword [r10 - 16]
+	jb              near L.xts_dec_steal_b_rounds_done
+	vaesdec         xmm4, xmm4, oword [rdi + 160]
+	vaesdec         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_dec_steal_b_rounds_done
+	vaesdec         xmm4, xmm4, oword [rdi + 192]
+	vaesdec         xmm4, xmm4, oword [rdi + 208]
+L.xts_dec_steal_b_rounds_done:
 	vaesdeclast     xmm4, xmm4, oword [r10]
 	vpxor           xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx - 16], xmm4
