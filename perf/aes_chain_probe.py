@@ -16,8 +16,6 @@ The timing is perf/bitslice_order.py's (perf/round_loop.c): the loop's median cy
 per pass over 15 samples, a cycle calibrated by a chain of adds before each sample.
 """
 
-import os
-
 from . import bitslice_order
 
 ROUNDS = 4                      # rounds of K chains in one pass of the timed loop
@@ -54,13 +52,8 @@ def cpu_flags(path="/proc/cpuinfo"):
 
 
 def add_parser(sub):
-    parser = sub.add_parser("aes-chain-probe", help="time vaesenc on 1..16 independent "
-                                                    "chains at each vector width")
-    parser.add_argument("--passes", type=int, default=5, help="passes (default 5)")
-    parser.add_argument("--cpu", type=int, default=1, help="CPU to pin to (default 1)")
-    parser.add_argument("--out", default=os.path.join(bitslice_order.REPO, "build",
-                                                      "aes-chain-probe"))
-    return parser
+    return bitslice_order.timing_parser(sub, "aes-chain-probe", "time vaesenc on 1..16 "
+                                        "independent chains at each vector width", passes=5)
 
 
 def command(args):

@@ -85,6 +85,17 @@ def measure(decrypt, candidates, out, passes=5, cpu=1, cc="cc"):
     return {order: timed[f"{kind}-{order}"] for order in candidates}
 
 
+def timing_parser(sub, name, help_text, passes):
+    """A subcommand that times loops with time_loops: --passes, --cpu and --out
+    (build/<name>), the options the probes share."""
+    parser = sub.add_parser(name, help=help_text)
+    parser.add_argument("--passes", type=int, default=passes,
+                        help=f"passes (default {passes})")
+    parser.add_argument("--cpu", type=int, default=1, help="CPU to pin to (default 1)")
+    parser.add_argument("--out", default=os.path.join(REPO, "build", name))
+    return parser
+
+
 def add_parser(sub):
     parser = sub.add_parser("bitslice-order", help="rank the bitsliced rounds' cluster "
                                                    "orders (model; --measure: timed)")

@@ -21,7 +21,6 @@ model gives the machine (perf/ooo_model.py ZEN4: four, two of them for shuffles)
 README.md "make bitslice-probe" has what it measured on Zen 4 and what follows from it.
 """
 
-import os
 import re
 
 from generator import bitslice
@@ -84,14 +83,9 @@ def programs(decrypt):
 
 
 def add_parser(sub):
-    parser = sub.add_parser("bitslice-probe", help="time a bitsliced round as generated, "
-                                                   "with rounds independent and without "
-                                                   "dependencies; latencies")
-    parser.add_argument("--passes", type=int, default=7, help="passes (default 7)")
-    parser.add_argument("--cpu", type=int, default=1, help="CPU to pin to (default 1)")
-    parser.add_argument("--out", default=os.path.join(bitslice_order.REPO, "build",
-                                                      "bitslice-probe"))
-    return parser
+    return bitslice_order.timing_parser(sub, "bitslice-probe", "time a bitsliced round as "
+                                        "generated, with rounds independent and without "
+                                        "dependencies; latencies", passes=7)
 
 
 def command(args):
