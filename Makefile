@@ -84,6 +84,7 @@ help:
 	@echo "make uninstall PREFIX=dir [DESTDIR=dir] remove what install wrote"
 	@echo "make mca | mca-check | mca-baseline   llvm-mca estimates of the main loops (perf/perf.mk)"
 	@echo "make explore MODE=ctr ISA=avx10_512 [APPLY=1] [ONLY=KNOB=V,..]   sweep the knobs: correctness, llvm-mca, GB/s"
+	@echo "make bitslice-order | bitslice-probe | aes-chain-probe   timing probes (perf/perf.mk, README)"
 
 include runtime/runtime.mk
 include tests/tests.mk
