@@ -1794,6 +1794,33 @@ aesgen_gcm_enc_record_avx10_256:
 	mov             %r9, %r11
 	lea             832(%rdi), %r9
 	sub             %r11, %r9
+# An AAD of up to 16 bytes before a text: the lengths block rides in the AAD
+# vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
+# four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_enc_rec_aad_sum_general
+	cmp             $16, %r10
+	{disp32} ja     .Lgcm_enc_rec_aad_sum_general
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # k1: the AAD's bytes
+	kmovd           %r11d, %k1
+	vmovdqu8        (%rax), %ymm4{%k1}{z}
+	vpshufb         %ymm20, %ymm4, %ymm4
+	mov             $240, %r11d
+	kmovw           %r11d, %k2                      # k2: the last lane's dwords
+	vbroadcasti32x4 16(%r8), %ymm4{%k2}             # reflected: bits of text, bits of AAD
+	vmovdqu8        (%r9), %ymm0                    # X0: the AAD's powers, H^1 last
+	vbroadcasti32x4 816(%rdi), %ymm0{%k2}
+	vpclmulqdq      $0, %ymm0, %ymm4, %ymm8         # d_L*h_L
+	vpclmulqdq      $16, %ymm0, %ymm4, %ymm9        # d_L*h_H
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, %ymm0, %ymm4, %ymm8         # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, %ymm0, %ymm4, %ymm8        # d_H*h_H
+	vpxord          %ymm8, %ymm7, %ymm7
+	bts             $40, %rbx
+	{disp32} jmp    .Lgcm_enc_rec_aad_done
+.Lgcm_enc_rec_aad_sum_general:
 # GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_enc_rec_aad_sum_vector:
 	cmp             $32, %r10
@@ -2459,6 +2486,8 @@ aesgen_gcm_enc_record_avx10_256:
 # GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %ymm7, %ymm5, %ymm6
 # GHASH step 13: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_rec_final4_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -2467,6 +2496,7 @@ aesgen_gcm_enc_record_avx10_256:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 816(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
+.Lgcm_enc_rec_final4_lengths_done:
 # GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
@@ -2604,6 +2634,8 @@ aesgen_gcm_enc_record_avx10_256:
 # GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %ymm7, %ymm5, %ymm6
 # GHASH step 9: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_rec_final3_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -2612,6 +2644,7 @@ aesgen_gcm_enc_record_avx10_256:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 816(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
+.Lgcm_enc_rec_final3_lengths_done:
 # GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
@@ -2720,6 +2753,8 @@ aesgen_gcm_enc_record_avx10_256:
 # GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %ymm7, %ymm5, %ymm6
 # GHASH step 8: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_rec_final2_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -2728,6 +2763,7 @@ aesgen_gcm_enc_record_avx10_256:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 816(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
+.Lgcm_enc_rec_final2_lengths_done:
 # GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
@@ -2805,6 +2841,8 @@ aesgen_gcm_enc_record_avx10_256:
 # GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %ymm7, %ymm5, %ymm6
 # GHASH step 3: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_rec_final1_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -2813,6 +2851,7 @@ aesgen_gcm_enc_record_avx10_256:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 816(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
+.Lgcm_enc_rec_final1_lengths_done:
 # GHASH step 4: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
@@ -2920,6 +2959,33 @@ aesgen_gcm_dec_record_avx10_256:
 	mov             %r9, %r11
 	lea             832(%rdi), %r9
 	sub             %r11, %r9
+# An AAD of up to 16 bytes before a text: the lengths block rides in the AAD
+# vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
+# four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_dec_rec_aad_sum_general
+	cmp             $16, %r10
+	{disp32} ja     .Lgcm_dec_rec_aad_sum_general
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # k1: the AAD's bytes
+	kmovd           %r11d, %k1
+	vmovdqu8        (%rax), %ymm4{%k1}{z}
+	vpshufb         %ymm20, %ymm4, %ymm4
+	mov             $240, %r11d
+	kmovw           %r11d, %k2                      # k2: the last lane's dwords
+	vbroadcasti32x4 16(%r8), %ymm4{%k2}             # reflected: bits of text, bits of AAD
+	vmovdqu8        (%r9), %ymm0                    # X0: the AAD's powers, H^1 last
+	vbroadcasti32x4 816(%rdi), %ymm0{%k2}
+	vpclmulqdq      $0, %ymm0, %ymm4, %ymm8         # d_L*h_L
+	vpclmulqdq      $16, %ymm0, %ymm4, %ymm9        # d_L*h_H
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, %ymm0, %ymm4, %ymm8         # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, %ymm0, %ymm4, %ymm8        # d_H*h_H
+	vpxord          %ymm8, %ymm7, %ymm7
+	bts             $40, %rbx
+	{disp32} jmp    .Lgcm_dec_rec_aad_done
+.Lgcm_dec_rec_aad_sum_general:
 # GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_dec_rec_aad_sum_vector:
 	cmp             $32, %r10
@@ -3404,6 +3470,8 @@ aesgen_gcm_dec_record_avx10_256:
 # GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %ymm7, %ymm5, %ymm6
 # GHASH step 13: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_rec_final4_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -3412,6 +3480,7 @@ aesgen_gcm_dec_record_avx10_256:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 816(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
+.Lgcm_dec_rec_final4_lengths_done:
 # GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
@@ -3567,6 +3636,8 @@ aesgen_gcm_dec_record_avx10_256:
 # GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %ymm7, %ymm5, %ymm6
 # GHASH step 9: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_rec_final3_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -3575,6 +3646,7 @@ aesgen_gcm_dec_record_avx10_256:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 816(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
+.Lgcm_dec_rec_final3_lengths_done:
 # GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
@@ -3700,6 +3772,8 @@ aesgen_gcm_dec_record_avx10_256:
 # GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %ymm7, %ymm5, %ymm6
 # GHASH step 8: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_rec_final2_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -3708,6 +3782,7 @@ aesgen_gcm_dec_record_avx10_256:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 816(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
+.Lgcm_dec_rec_final2_lengths_done:
 # GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
@@ -3801,6 +3876,8 @@ aesgen_gcm_dec_record_avx10_256:
 # GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %ymm7, %ymm5, %ymm6
 # GHASH step 3: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_rec_final1_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -3809,6 +3886,7 @@ aesgen_gcm_dec_record_avx10_256:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 816(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
+.Lgcm_dec_rec_final1_lengths_done:
 # GHASH step 4: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
@@ -5553,6 +5631,33 @@ aesgen_gcm_enc_record_avx10_256_ghashschool:
 	mov             %r9, %r11
 	lea             832(%rdi), %r9
 	sub             %r11, %r9
+# An AAD of up to 16 bytes before a text: the lengths block rides in the AAD
+# vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
+# four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_enc_ghashschool_rec_aad_sum_general
+	cmp             $16, %r10
+	{disp32} ja     .Lgcm_enc_ghashschool_rec_aad_sum_general
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # k1: the AAD's bytes
+	kmovd           %r11d, %k1
+	vmovdqu8        (%rax), %ymm4{%k1}{z}
+	vpshufb         %ymm20, %ymm4, %ymm4
+	mov             $240, %r11d
+	kmovw           %r11d, %k2                      # k2: the last lane's dwords
+	vbroadcasti32x4 16(%r8), %ymm4{%k2}             # reflected: bits of text, bits of AAD
+	vmovdqu8        (%r9), %ymm0                    # X0: the AAD's powers, H^1 last
+	vbroadcasti32x4 816(%rdi), %ymm0{%k2}
+	vpclmulqdq      $0, %ymm0, %ymm4, %ymm8         # d_L*h_L
+	vpclmulqdq      $16, %ymm0, %ymm4, %ymm9        # d_L*h_H
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, %ymm0, %ymm4, %ymm8         # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, %ymm0, %ymm4, %ymm8        # d_H*h_H
+	vpxord          %ymm8, %ymm7, %ymm7
+	bts             $40, %rbx
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_aad_done
+.Lgcm_enc_ghashschool_rec_aad_sum_general:
 # GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_enc_ghashschool_rec_aad_sum_vector:
 	cmp             $32, %r10
@@ -6181,6 +6286,8 @@ aesgen_gcm_enc_record_avx10_256_ghashschool:
 	vpclmulqdq      $16, 96(%r9), %ymm3, %ymm3      # b_L*hb_H
 	vpternlogd      $150, %ymm3, %ymm8, %ymm6
 # GHASH step 9: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_ghashschool_rec_final4_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -6189,6 +6296,7 @@ aesgen_gcm_enc_record_avx10_256_ghashschool:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 816(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
+.Lgcm_enc_ghashschool_rec_final4_lengths_done:
 # GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
@@ -6314,6 +6422,8 @@ aesgen_gcm_enc_record_avx10_256_ghashschool:
 	vpclmulqdq      $17, 64(%r9), %ymm2, %ymm8      # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 # GHASH step 6: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_ghashschool_rec_final3_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -6322,6 +6432,7 @@ aesgen_gcm_enc_record_avx10_256_ghashschool:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 816(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
+.Lgcm_enc_ghashschool_rec_final3_lengths_done:
 # GHASH step 7: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
@@ -6419,6 +6530,8 @@ aesgen_gcm_enc_record_avx10_256_ghashschool:
 	vpclmulqdq      $16, 32(%r9), %ymm1, %ymm1      # b_L*hb_H
 	vpternlogd      $150, %ymm1, %ymm8, %ymm6
 # GHASH step 5: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_ghashschool_rec_final2_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -6427,6 +6540,7 @@ aesgen_gcm_enc_record_avx10_256_ghashschool:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 816(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
+.Lgcm_enc_ghashschool_rec_final2_lengths_done:
 # GHASH step 6: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
@@ -6494,6 +6608,8 @@ aesgen_gcm_enc_record_avx10_256_ghashschool:
 	vpclmulqdq      $17, (%r9), %ymm0, %ymm8        # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
 # GHASH step 1: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_ghashschool_rec_final1_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -6502,6 +6618,7 @@ aesgen_gcm_enc_record_avx10_256_ghashschool:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 816(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
+.Lgcm_enc_ghashschool_rec_final1_lengths_done:
 # GHASH step 2: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
@@ -6609,6 +6726,33 @@ aesgen_gcm_dec_record_avx10_256_ghashschool:
 	mov             %r9, %r11
 	lea             832(%rdi), %r9
 	sub             %r11, %r9
+# An AAD of up to 16 bytes before a text: the lengths block rides in the AAD
+# vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
+# four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_dec_ghashschool_rec_aad_sum_general
+	cmp             $16, %r10
+	{disp32} ja     .Lgcm_dec_ghashschool_rec_aad_sum_general
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # k1: the AAD's bytes
+	kmovd           %r11d, %k1
+	vmovdqu8        (%rax), %ymm4{%k1}{z}
+	vpshufb         %ymm20, %ymm4, %ymm4
+	mov             $240, %r11d
+	kmovw           %r11d, %k2                      # k2: the last lane's dwords
+	vbroadcasti32x4 16(%r8), %ymm4{%k2}             # reflected: bits of text, bits of AAD
+	vmovdqu8        (%r9), %ymm0                    # X0: the AAD's powers, H^1 last
+	vbroadcasti32x4 816(%rdi), %ymm0{%k2}
+	vpclmulqdq      $0, %ymm0, %ymm4, %ymm8         # d_L*h_L
+	vpclmulqdq      $16, %ymm0, %ymm4, %ymm9        # d_L*h_H
+	vpxord          %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $1, %ymm0, %ymm4, %ymm8         # d_H*h_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+	vpclmulqdq      $17, %ymm0, %ymm4, %ymm8        # d_H*h_H
+	vpxord          %ymm8, %ymm7, %ymm7
+	bts             $40, %rbx
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_aad_done
+.Lgcm_dec_ghashschool_rec_aad_sum_general:
 # GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_dec_ghashschool_rec_aad_sum_vector:
 	cmp             $32, %r10
@@ -7066,6 +7210,8 @@ aesgen_gcm_dec_record_avx10_256_ghashschool:
 	vaesenc         %ymm28, %ymm2, %ymm2
 	vaesenc         %ymm28, %ymm3, %ymm3
 # GHASH step 9: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_ghashschool_rec_final4_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -7074,6 +7220,7 @@ aesgen_gcm_dec_record_avx10_256_ghashschool:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 816(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
+.Lgcm_dec_ghashschool_rec_final4_lengths_done:
 # GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
@@ -7217,6 +7364,8 @@ aesgen_gcm_dec_record_avx10_256_ghashschool:
 	vaesenc         %ymm28, %ymm1, %ymm1
 	vaesenc         %ymm28, %ymm2, %ymm2
 # GHASH step 6: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_ghashschool_rec_final3_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -7225,6 +7374,7 @@ aesgen_gcm_dec_record_avx10_256_ghashschool:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 816(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
+.Lgcm_dec_ghashschool_rec_final3_lengths_done:
 # GHASH step 7: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
@@ -7339,6 +7489,8 @@ aesgen_gcm_dec_record_avx10_256_ghashschool:
 	vaesenc         %ymm28, %ymm0, %ymm0
 	vaesenc         %ymm28, %ymm1, %ymm1
 # GHASH step 5: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_ghashschool_rec_final2_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -7347,6 +7499,7 @@ aesgen_gcm_dec_record_avx10_256_ghashschool:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 816(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
+.Lgcm_dec_ghashschool_rec_final2_lengths_done:
 # GHASH step 6: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
@@ -7430,6 +7583,8 @@ aesgen_gcm_dec_record_avx10_256_ghashschool:
 
 	vaesenc         %ymm28, %ymm0, %ymm0
 # GHASH step 1: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_ghashschool_rec_final1_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %ymm4, %ymm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %ymm4, %ymm9    # d_L*h_H
@@ -7438,6 +7593,7 @@ aesgen_gcm_dec_record_avx10_256_ghashschool:
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 	vpclmulqdq      $17, 816(%rdi), %ymm4, %ymm8    # d_H*h_H
 	vpxord          %ymm8, %ymm7, %ymm7
+.Lgcm_dec_ghashschool_rec_final1_lengths_done:
 # GHASH step 2: fold LO into MI (see the header)
 	vpclmulqdq      $16, %ymm21, %ymm5, %ymm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)

@@ -1765,6 +1765,33 @@ aesgen_gcm_enc_record_avx10_256:
 	mov             r11, r9
 	lea             r9, [rdi + 832]
 	sub             r9, r11
+; An AAD of up to 16 bytes before a text: the lengths block rides in the AAD
+; vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
+; four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+	test            rcx, rcx
+	jz              near L.gcm_enc_rec_aad_sum_general
+	cmp             r10, 16
+	ja              near L.gcm_enc_rec_aad_sum_general
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; k1: the AAD's bytes
+	kmovd           k1, r11d
+	vmovdqu8        ymm4{k1}{z}, [rax]
+	vpshufb         ymm4, ymm4, ymm20
+	mov             r11d, 240
+	kmovw           k2, r11d                        ; k2: the last lane's dwords
+	vbroadcasti32x4 ymm4{k2}, oword [r8 + 16]       ; reflected: bits of text, bits of AAD
+	vmovdqu8        ymm0, [r9]                      ; X0: the AAD's powers, H^1 last
+	vbroadcasti32x4 ymm0{k2}, oword [rdi + 816]
+	vpclmulqdq      ymm8, ymm4, ymm0, 0             ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, ymm0, 16            ; d_L*h_H
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm0, 1             ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, ymm0, 17            ; d_H*h_H
+	vpxord          ymm7, ymm7, ymm8
+	bts             rbx, 40
+	jmp             near L.gcm_enc_rec_aad_done
+L.gcm_enc_rec_aad_sum_general:
 ; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_enc_rec_aad_sum_vector:
 	cmp             r10, 32
@@ -2430,6 +2457,8 @@ L.gcm_enc_rec_final4_aes128:
 ; GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      ymm6, ymm5, ymm7, 150
 ; GHASH step 13: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_rec_final4_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 816], 16 ; d_L*h_H
@@ -2438,6 +2467,7 @@ L.gcm_enc_rec_final4_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
+L.gcm_enc_rec_final4_lengths_done:
 ; GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
@@ -2575,6 +2605,8 @@ L.gcm_enc_rec_final3_aes128:
 ; GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      ymm6, ymm5, ymm7, 150
 ; GHASH step 9: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_rec_final3_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 816], 16 ; d_L*h_H
@@ -2583,6 +2615,7 @@ L.gcm_enc_rec_final3_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
+L.gcm_enc_rec_final3_lengths_done:
 ; GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
@@ -2691,6 +2724,8 @@ L.gcm_enc_rec_final2_aes128:
 ; GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      ymm6, ymm5, ymm7, 150
 ; GHASH step 8: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_rec_final2_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 816], 16 ; d_L*h_H
@@ -2699,6 +2734,7 @@ L.gcm_enc_rec_final2_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
+L.gcm_enc_rec_final2_lengths_done:
 ; GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
@@ -2776,6 +2812,8 @@ L.gcm_enc_rec_final1_aes128:
 ; GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      ymm6, ymm5, ymm7, 150
 ; GHASH step 3: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_rec_final1_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 816], 16 ; d_L*h_H
@@ -2784,6 +2822,7 @@ L.gcm_enc_rec_final1_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
+L.gcm_enc_rec_final1_lengths_done:
 ; GHASH step 4: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
@@ -2882,6 +2921,33 @@ aesgen_gcm_dec_record_avx10_256:
 	mov             r11, r9
 	lea             r9, [rdi + 832]
 	sub             r9, r11
+; An AAD of up to 16 bytes before a text: the lengths block rides in the AAD
+; vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
+; four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+	test            rcx, rcx
+	jz              near L.gcm_dec_rec_aad_sum_general
+	cmp             r10, 16
+	ja              near L.gcm_dec_rec_aad_sum_general
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; k1: the AAD's bytes
+	kmovd           k1, r11d
+	vmovdqu8        ymm4{k1}{z}, [rax]
+	vpshufb         ymm4, ymm4, ymm20
+	mov             r11d, 240
+	kmovw           k2, r11d                        ; k2: the last lane's dwords
+	vbroadcasti32x4 ymm4{k2}, oword [r8 + 16]       ; reflected: bits of text, bits of AAD
+	vmovdqu8        ymm0, [r9]                      ; X0: the AAD's powers, H^1 last
+	vbroadcasti32x4 ymm0{k2}, oword [rdi + 816]
+	vpclmulqdq      ymm8, ymm4, ymm0, 0             ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, ymm0, 16            ; d_L*h_H
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm0, 1             ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, ymm0, 17            ; d_H*h_H
+	vpxord          ymm7, ymm7, ymm8
+	bts             rbx, 40
+	jmp             near L.gcm_dec_rec_aad_done
+L.gcm_dec_rec_aad_sum_general:
 ; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_dec_rec_aad_sum_vector:
 	cmp             r10, 32
@@ -3366,6 +3432,8 @@ L.gcm_dec_rec_final4_aes128:
 ; GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      ymm6, ymm5, ymm7, 150
 ; GHASH step 13: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_rec_final4_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 816], 16 ; d_L*h_H
@@ -3374,6 +3442,7 @@ L.gcm_dec_rec_final4_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
+L.gcm_dec_rec_final4_lengths_done:
 ; GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
@@ -3529,6 +3598,8 @@ L.gcm_dec_rec_final3_aes128:
 ; GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      ymm6, ymm5, ymm7, 150
 ; GHASH step 9: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_rec_final3_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 816], 16 ; d_L*h_H
@@ -3537,6 +3608,7 @@ L.gcm_dec_rec_final3_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
+L.gcm_dec_rec_final3_lengths_done:
 ; GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
@@ -3662,6 +3734,8 @@ L.gcm_dec_rec_final2_aes128:
 ; GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      ymm6, ymm5, ymm7, 150
 ; GHASH step 8: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_rec_final2_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 816], 16 ; d_L*h_H
@@ -3670,6 +3744,7 @@ L.gcm_dec_rec_final2_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
+L.gcm_dec_rec_final2_lengths_done:
 ; GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
@@ -3763,6 +3838,8 @@ L.gcm_dec_rec_final1_aes128:
 ; GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      ymm6, ymm5, ymm7, 150
 ; GHASH step 3: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_rec_final1_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 816], 16 ; d_L*h_H
@@ -3771,6 +3848,7 @@ L.gcm_dec_rec_final1_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
+L.gcm_dec_rec_final1_lengths_done:
 ; GHASH step 4: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
@@ -5479,6 +5557,33 @@ aesgen_gcm_enc_record_avx10_256_ghashschool:
 	mov             r11, r9
 	lea             r9, [rdi + 832]
 	sub             r9, r11
+; An AAD of up to 16 bytes before a text: the lengths block rides in the AAD
+; vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
+; four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+	test            rcx, rcx
+	jz              near L.gcm_enc_ghashschool_rec_aad_sum_general
+	cmp             r10, 16
+	ja              near L.gcm_enc_ghashschool_rec_aad_sum_general
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; k1: the AAD's bytes
+	kmovd           k1, r11d
+	vmovdqu8        ymm4{k1}{z}, [rax]
+	vpshufb         ymm4, ymm4, ymm20
+	mov             r11d, 240
+	kmovw           k2, r11d                        ; k2: the last lane's dwords
+	vbroadcasti32x4 ymm4{k2}, oword [r8 + 16]       ; reflected: bits of text, bits of AAD
+	vmovdqu8        ymm0, [r9]                      ; X0: the AAD's powers, H^1 last
+	vbroadcasti32x4 ymm0{k2}, oword [rdi + 816]
+	vpclmulqdq      ymm8, ymm4, ymm0, 0             ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, ymm0, 16            ; d_L*h_H
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm0, 1             ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, ymm0, 17            ; d_H*h_H
+	vpxord          ymm7, ymm7, ymm8
+	bts             rbx, 40
+	jmp             near L.gcm_enc_ghashschool_rec_aad_done
+L.gcm_enc_ghashschool_rec_aad_sum_general:
 ; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_enc_ghashschool_rec_aad_sum_vector:
 	cmp             r10, 32
@@ -6107,6 +6212,8 @@ L.gcm_enc_ghashschool_rec_final4_aes128:
 	vpclmulqdq      ymm3, ymm3, yword [r9 + 96], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm3, 150
 ; GHASH step 9: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_ghashschool_rec_final4_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 816], 16 ; d_L*h_H
@@ -6115,6 +6222,7 @@ L.gcm_enc_ghashschool_rec_final4_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
+L.gcm_enc_ghashschool_rec_final4_lengths_done:
 ; GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
@@ -6240,6 +6348,8 @@ L.gcm_enc_ghashschool_rec_final3_aes128:
 	vpclmulqdq      ymm8, ymm2, yword [r9 + 64], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 ; GHASH step 6: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_ghashschool_rec_final3_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 816], 16 ; d_L*h_H
@@ -6248,6 +6358,7 @@ L.gcm_enc_ghashschool_rec_final3_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
+L.gcm_enc_ghashschool_rec_final3_lengths_done:
 ; GHASH step 7: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
@@ -6345,6 +6456,8 @@ L.gcm_enc_ghashschool_rec_final2_aes128:
 	vpclmulqdq      ymm1, ymm1, yword [r9 + 32], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm1, 150
 ; GHASH step 5: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_ghashschool_rec_final2_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 816], 16 ; d_L*h_H
@@ -6353,6 +6466,7 @@ L.gcm_enc_ghashschool_rec_final2_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
+L.gcm_enc_ghashschool_rec_final2_lengths_done:
 ; GHASH step 6: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
@@ -6420,6 +6534,8 @@ L.gcm_enc_ghashschool_rec_final1_aes128:
 	vpclmulqdq      ymm8, ymm0, yword [r9], 17      ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
 ; GHASH step 1: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_ghashschool_rec_final1_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 816], 16 ; d_L*h_H
@@ -6428,6 +6544,7 @@ L.gcm_enc_ghashschool_rec_final1_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
+L.gcm_enc_ghashschool_rec_final1_lengths_done:
 ; GHASH step 2: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
@@ -6526,6 +6643,33 @@ aesgen_gcm_dec_record_avx10_256_ghashschool:
 	mov             r11, r9
 	lea             r9, [rdi + 832]
 	sub             r9, r11
+; An AAD of up to 16 bytes before a text: the lengths block rides in the AAD
+; vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
+; four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+	test            rcx, rcx
+	jz              near L.gcm_dec_ghashschool_rec_aad_sum_general
+	cmp             r10, 16
+	ja              near L.gcm_dec_ghashschool_rec_aad_sum_general
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; k1: the AAD's bytes
+	kmovd           k1, r11d
+	vmovdqu8        ymm4{k1}{z}, [rax]
+	vpshufb         ymm4, ymm4, ymm20
+	mov             r11d, 240
+	kmovw           k2, r11d                        ; k2: the last lane's dwords
+	vbroadcasti32x4 ymm4{k2}, oword [r8 + 16]       ; reflected: bits of text, bits of AAD
+	vmovdqu8        ymm0, [r9]                      ; X0: the AAD's powers, H^1 last
+	vbroadcasti32x4 ymm0{k2}, oword [rdi + 816]
+	vpclmulqdq      ymm8, ymm4, ymm0, 0             ; d_L*h_L
+	vpclmulqdq      ymm9, ymm4, ymm0, 16            ; d_L*h_H
+	vpxord          ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, ymm0, 1             ; d_H*h_L
+	vpternlogd      ymm6, ymm8, ymm9, 150
+	vpclmulqdq      ymm8, ymm4, ymm0, 17            ; d_H*h_H
+	vpxord          ymm7, ymm7, ymm8
+	bts             rbx, 40
+	jmp             near L.gcm_dec_ghashschool_rec_aad_done
+L.gcm_dec_ghashschool_rec_aad_sum_general:
 ; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_dec_ghashschool_rec_aad_sum_vector:
 	cmp             r10, 32
@@ -6983,6 +7127,8 @@ L.gcm_dec_ghashschool_rec_final4_aes128:
 	vaesenc         ymm2, ymm2, ymm28
 	vaesenc         ymm3, ymm3, ymm28
 ; GHASH step 9: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_ghashschool_rec_final4_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 816], 16 ; d_L*h_H
@@ -6991,6 +7137,7 @@ L.gcm_dec_ghashschool_rec_final4_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
+L.gcm_dec_ghashschool_rec_final4_lengths_done:
 ; GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
@@ -7134,6 +7281,8 @@ L.gcm_dec_ghashschool_rec_final3_aes128:
 	vaesenc         ymm1, ymm1, ymm28
 	vaesenc         ymm2, ymm2, ymm28
 ; GHASH step 6: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_ghashschool_rec_final3_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 816], 16 ; d_L*h_H
@@ -7142,6 +7291,7 @@ L.gcm_dec_ghashschool_rec_final3_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
+L.gcm_dec_ghashschool_rec_final3_lengths_done:
 ; GHASH step 7: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
@@ -7256,6 +7406,8 @@ L.gcm_dec_ghashschool_rec_final2_aes128:
 	vaesenc         ymm0, ymm0, ymm28
 	vaesenc         ymm1, ymm1, ymm28
 ; GHASH step 5: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_ghashschool_rec_final2_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 816], 16 ; d_L*h_H
@@ -7264,6 +7416,7 @@ L.gcm_dec_ghashschool_rec_final2_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
+L.gcm_dec_ghashschool_rec_final2_lengths_done:
 ; GHASH step 6: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
@@ -7347,6 +7500,8 @@ L.gcm_dec_ghashschool_rec_final1_aes128:
 
 	vaesenc         ymm0, ymm0, ymm28
 ; GHASH step 1: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_ghashschool_rec_final1_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      ymm9, ymm4, yword [rdi + 816], 16 ; d_L*h_H
@@ -7355,6 +7510,7 @@ L.gcm_dec_ghashschool_rec_final1_aes128:
 	vpternlogd      ymm6, ymm8, ymm9, 150
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 816], 17 ; d_H*h_H
 	vpxord          ymm7, ymm7, ymm8
+L.gcm_dec_ghashschool_rec_final1_lengths_done:
 ; GHASH step 2: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, ymm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)

@@ -1809,6 +1809,33 @@ aesgen_gcm_enc_record_avx10_512:
 	mov             %r9, %r11
 	lea             832(%rdi), %r9
 	sub             %r11, %r9
+# An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
+# vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
+# four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_enc_rec_aad_sum_general
+	cmp             $48, %r10
+	{disp32} ja     .Lgcm_enc_rec_aad_sum_general
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # k1: the AAD's bytes
+	kmovq           %r11, %k1
+	vmovdqu8        (%rax), %zmm4{%k1}{z}
+	vpshufb         %zmm20, %zmm4, %zmm4
+	mov             $61440, %r11d
+	kmovw           %r11d, %k2                      # k2: the last lane's dwords
+	vbroadcasti32x4 16(%r8), %zmm4{%k2}             # reflected: bits of text, bits of AAD
+	vmovdqu8        (%r9), %zmm0                    # X0: the AAD's powers, H^1 last
+	vbroadcasti32x4 816(%rdi), %zmm0{%k2}
+	vpclmulqdq      $0, %zmm0, %zmm4, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, %zmm0, %zmm4, %zmm9        # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, %zmm0, %zmm4, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, %zmm0, %zmm4, %zmm8        # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+	bts             $40, %rbx
+	{disp32} jmp    .Lgcm_enc_rec_aad_done
+.Lgcm_enc_rec_aad_sum_general:
 # GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_enc_rec_aad_sum_vector:
 	cmp             $64, %r10
@@ -2480,6 +2507,8 @@ aesgen_gcm_enc_record_avx10_512:
 # GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
 # GHASH step 13: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_rec_final4_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -2488,6 +2517,7 @@ aesgen_gcm_enc_record_avx10_512:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 816(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_enc_rec_final4_lengths_done:
 # GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -2627,6 +2657,8 @@ aesgen_gcm_enc_record_avx10_512:
 # GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
 # GHASH step 9: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_rec_final3_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -2635,6 +2667,7 @@ aesgen_gcm_enc_record_avx10_512:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 816(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_enc_rec_final3_lengths_done:
 # GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -2745,6 +2778,8 @@ aesgen_gcm_enc_record_avx10_512:
 # GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
 # GHASH step 8: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_rec_final2_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -2753,6 +2788,7 @@ aesgen_gcm_enc_record_avx10_512:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 816(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_enc_rec_final2_lengths_done:
 # GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -2832,6 +2868,8 @@ aesgen_gcm_enc_record_avx10_512:
 # GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
 # GHASH step 3: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_rec_final1_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -2840,6 +2878,7 @@ aesgen_gcm_enc_record_avx10_512:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 816(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_enc_rec_final1_lengths_done:
 # GHASH step 4: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -2951,6 +2990,33 @@ aesgen_gcm_dec_record_avx10_512:
 	mov             %r9, %r11
 	lea             832(%rdi), %r9
 	sub             %r11, %r9
+# An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
+# vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
+# four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_dec_rec_aad_sum_general
+	cmp             $48, %r10
+	{disp32} ja     .Lgcm_dec_rec_aad_sum_general
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # k1: the AAD's bytes
+	kmovq           %r11, %k1
+	vmovdqu8        (%rax), %zmm4{%k1}{z}
+	vpshufb         %zmm20, %zmm4, %zmm4
+	mov             $61440, %r11d
+	kmovw           %r11d, %k2                      # k2: the last lane's dwords
+	vbroadcasti32x4 16(%r8), %zmm4{%k2}             # reflected: bits of text, bits of AAD
+	vmovdqu8        (%r9), %zmm0                    # X0: the AAD's powers, H^1 last
+	vbroadcasti32x4 816(%rdi), %zmm0{%k2}
+	vpclmulqdq      $0, %zmm0, %zmm4, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, %zmm0, %zmm4, %zmm9        # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, %zmm0, %zmm4, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, %zmm0, %zmm4, %zmm8        # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+	bts             $40, %rbx
+	{disp32} jmp    .Lgcm_dec_rec_aad_done
+.Lgcm_dec_rec_aad_sum_general:
 # GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_dec_rec_aad_sum_vector:
 	cmp             $64, %r10
@@ -3439,6 +3505,8 @@ aesgen_gcm_dec_record_avx10_512:
 # GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
 # GHASH step 13: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_rec_final4_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -3447,6 +3515,7 @@ aesgen_gcm_dec_record_avx10_512:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 816(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_dec_rec_final4_lengths_done:
 # GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -3604,6 +3673,8 @@ aesgen_gcm_dec_record_avx10_512:
 # GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
 # GHASH step 9: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_rec_final3_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -3612,6 +3683,7 @@ aesgen_gcm_dec_record_avx10_512:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 816(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_dec_rec_final3_lengths_done:
 # GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -3739,6 +3811,8 @@ aesgen_gcm_dec_record_avx10_512:
 # GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
 # GHASH step 8: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_rec_final2_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -3747,6 +3821,7 @@ aesgen_gcm_dec_record_avx10_512:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 816(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_dec_rec_final2_lengths_done:
 # GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -3842,6 +3917,8 @@ aesgen_gcm_dec_record_avx10_512:
 # GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm7, %zmm5, %zmm6
 # GHASH step 3: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_rec_final1_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -3850,6 +3927,7 @@ aesgen_gcm_dec_record_avx10_512:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 816(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_dec_rec_final1_lengths_done:
 # GHASH step 4: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -5620,6 +5698,33 @@ aesgen_gcm_enc_record_avx10_512_ghashschool:
 	mov             %r9, %r11
 	lea             832(%rdi), %r9
 	sub             %r11, %r9
+# An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
+# vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
+# four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_enc_ghashschool_rec_aad_sum_general
+	cmp             $48, %r10
+	{disp32} ja     .Lgcm_enc_ghashschool_rec_aad_sum_general
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # k1: the AAD's bytes
+	kmovq           %r11, %k1
+	vmovdqu8        (%rax), %zmm4{%k1}{z}
+	vpshufb         %zmm20, %zmm4, %zmm4
+	mov             $61440, %r11d
+	kmovw           %r11d, %k2                      # k2: the last lane's dwords
+	vbroadcasti32x4 16(%r8), %zmm4{%k2}             # reflected: bits of text, bits of AAD
+	vmovdqu8        (%r9), %zmm0                    # X0: the AAD's powers, H^1 last
+	vbroadcasti32x4 816(%rdi), %zmm0{%k2}
+	vpclmulqdq      $0, %zmm0, %zmm4, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, %zmm0, %zmm4, %zmm9        # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, %zmm0, %zmm4, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, %zmm0, %zmm4, %zmm8        # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+	bts             $40, %rbx
+	{disp32} jmp    .Lgcm_enc_ghashschool_rec_aad_done
+.Lgcm_enc_ghashschool_rec_aad_sum_general:
 # GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_enc_ghashschool_rec_aad_sum_vector:
 	cmp             $64, %r10
@@ -6254,6 +6359,8 @@ aesgen_gcm_enc_record_avx10_512_ghashschool:
 	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3     # b_L*hb_H
 	vpternlogd      $150, %zmm3, %zmm8, %zmm6
 # GHASH step 9: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_ghashschool_rec_final4_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -6262,6 +6369,7 @@ aesgen_gcm_enc_record_avx10_512_ghashschool:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 816(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_enc_ghashschool_rec_final4_lengths_done:
 # GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -6389,6 +6497,8 @@ aesgen_gcm_enc_record_avx10_512_ghashschool:
 	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8     # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
 # GHASH step 6: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_ghashschool_rec_final3_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -6397,6 +6507,7 @@ aesgen_gcm_enc_record_avx10_512_ghashschool:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 816(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_enc_ghashschool_rec_final3_lengths_done:
 # GHASH step 7: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -6496,6 +6607,8 @@ aesgen_gcm_enc_record_avx10_512_ghashschool:
 	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
 	vpternlogd      $150, %zmm1, %zmm8, %zmm6
 # GHASH step 5: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_ghashschool_rec_final2_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -6504,6 +6617,7 @@ aesgen_gcm_enc_record_avx10_512_ghashschool:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 816(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_enc_ghashschool_rec_final2_lengths_done:
 # GHASH step 6: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -6573,6 +6687,8 @@ aesgen_gcm_enc_record_avx10_512_ghashschool:
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
 # GHASH step 1: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_ghashschool_rec_final1_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -6581,6 +6697,7 @@ aesgen_gcm_enc_record_avx10_512_ghashschool:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 816(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_enc_ghashschool_rec_final1_lengths_done:
 # GHASH step 2: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -6692,6 +6809,33 @@ aesgen_gcm_dec_record_avx10_512_ghashschool:
 	mov             %r9, %r11
 	lea             832(%rdi), %r9
 	sub             %r11, %r9
+# An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
+# vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
+# four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_dec_ghashschool_rec_aad_sum_general
+	cmp             $48, %r10
+	{disp32} ja     .Lgcm_dec_ghashschool_rec_aad_sum_general
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # k1: the AAD's bytes
+	kmovq           %r11, %k1
+	vmovdqu8        (%rax), %zmm4{%k1}{z}
+	vpshufb         %zmm20, %zmm4, %zmm4
+	mov             $61440, %r11d
+	kmovw           %r11d, %k2                      # k2: the last lane's dwords
+	vbroadcasti32x4 16(%r8), %zmm4{%k2}             # reflected: bits of text, bits of AAD
+	vmovdqu8        (%r9), %zmm0                    # X0: the AAD's powers, H^1 last
+	vbroadcasti32x4 816(%rdi), %zmm0{%k2}
+	vpclmulqdq      $0, %zmm0, %zmm4, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, %zmm0, %zmm4, %zmm9        # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, %zmm0, %zmm4, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, %zmm0, %zmm4, %zmm8        # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+	bts             $40, %rbx
+	{disp32} jmp    .Lgcm_dec_ghashschool_rec_aad_done
+.Lgcm_dec_ghashschool_rec_aad_sum_general:
 # GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_dec_ghashschool_rec_aad_sum_vector:
 	cmp             $64, %r10
@@ -7153,6 +7297,8 @@ aesgen_gcm_dec_record_avx10_512_ghashschool:
 	vaesenc         %zmm28, %zmm2, %zmm2
 	vaesenc         %zmm28, %zmm3, %zmm3
 # GHASH step 9: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_ghashschool_rec_final4_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -7161,6 +7307,7 @@ aesgen_gcm_dec_record_avx10_512_ghashschool:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 816(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_dec_ghashschool_rec_final4_lengths_done:
 # GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -7306,6 +7453,8 @@ aesgen_gcm_dec_record_avx10_512_ghashschool:
 	vaesenc         %zmm28, %zmm1, %zmm1
 	vaesenc         %zmm28, %zmm2, %zmm2
 # GHASH step 6: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_ghashschool_rec_final3_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -7314,6 +7463,7 @@ aesgen_gcm_dec_record_avx10_512_ghashschool:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 816(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_dec_ghashschool_rec_final3_lengths_done:
 # GHASH step 7: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -7430,6 +7580,8 @@ aesgen_gcm_dec_record_avx10_512_ghashschool:
 	vaesenc         %zmm28, %zmm0, %zmm0
 	vaesenc         %zmm28, %zmm1, %zmm1
 # GHASH step 5: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_ghashschool_rec_final2_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -7438,6 +7590,7 @@ aesgen_gcm_dec_record_avx10_512_ghashschool:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 816(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_dec_ghashschool_rec_final2_lengths_done:
 # GHASH step 6: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -7523,6 +7676,8 @@ aesgen_gcm_dec_record_avx10_512_ghashschool:
 
 	vaesenc         %zmm28, %zmm0, %zmm0
 # GHASH step 1: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_ghashschool_rec_final1_lengths_done
 	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm4, %zmm8     # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm4, %zmm9    # d_L*h_H
@@ -7531,6 +7686,7 @@ aesgen_gcm_dec_record_avx10_512_ghashschool:
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 	vpclmulqdq      $17, 816(%rdi), %zmm4, %zmm8    # d_H*h_H
 	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_dec_ghashschool_rec_final1_lengths_done:
 # GHASH step 2: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
@@ -9450,6 +9606,33 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	mov             %r9, %r11
 	lea             832(%rdi), %r9
 	sub             %r11, %r9
+# An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
+# vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
+# four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_enc_tail2_unroll8_rec_aad_sum_general
+	cmp             $48, %r10
+	{disp32} ja     .Lgcm_enc_tail2_unroll8_rec_aad_sum_general
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # k1: the AAD's bytes
+	kmovq           %r11, %k1
+	vmovdqu8        (%rax), %zmm8{%k1}{z}
+	vpshufb         %zmm28, %zmm8, %zmm8
+	mov             $61440, %r11d
+	kmovw           %r11d, %k2                      # k2: the last lane's dwords
+	vbroadcasti32x4 16(%r8), %zmm8{%k2}             # reflected: bits of text, bits of AAD
+	vmovdqu8        (%r9), %zmm0                    # X0: the AAD's powers, H^1 last
+	vbroadcasti32x4 816(%rdi), %zmm0{%k2}
+	vpclmulqdq      $0, %zmm0, %zmm8, %zmm12        # d_L*h_L
+	vpclmulqdq      $16, %zmm0, %zmm8, %zmm13       # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, %zmm0, %zmm8, %zmm12        # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, %zmm0, %zmm8, %zmm12       # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+	bts             $40, %rbx
+	{disp32} jmp    .Lgcm_enc_tail2_unroll8_rec_aad_done
+.Lgcm_enc_tail2_unroll8_rec_aad_sum_general:
 # GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_enc_tail2_unroll8_rec_aad_sum_vector:
 	cmp             $64, %r10
@@ -10486,6 +10669,8 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 # GHASH step 22: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
 # GHASH step 23: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_tail2_unroll8_rec_final8_lengths_done
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -10494,6 +10679,7 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 816(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
+.Lgcm_enc_tail2_unroll8_rec_final8_lengths_done:
 # GHASH step 24: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
@@ -10751,6 +10937,8 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 # GHASH step 18: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
 # GHASH step 19: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_tail2_unroll8_rec_final7_lengths_done
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -10759,6 +10947,7 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 816(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
+.Lgcm_enc_tail2_unroll8_rec_final7_lengths_done:
 # GHASH step 20: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
@@ -10987,6 +11176,8 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 # GHASH step 17: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
 # GHASH step 18: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_tail2_unroll8_rec_final6_lengths_done
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -10995,6 +11186,7 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 816(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
+.Lgcm_enc_tail2_unroll8_rec_final6_lengths_done:
 # GHASH step 19: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
@@ -11194,6 +11386,8 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 # GHASH step 13: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
 # GHASH step 14: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_tail2_unroll8_rec_final5_lengths_done
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -11202,6 +11396,7 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 816(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
+.Lgcm_enc_tail2_unroll8_rec_final5_lengths_done:
 # GHASH step 15: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
@@ -11372,6 +11567,8 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 # GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
 # GHASH step 13: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_tail2_unroll8_rec_final4_lengths_done
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -11380,6 +11577,7 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 816(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
+.Lgcm_enc_tail2_unroll8_rec_final4_lengths_done:
 # GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
@@ -11521,6 +11719,8 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 # GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
 # GHASH step 9: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_tail2_unroll8_rec_final3_lengths_done
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -11529,6 +11729,7 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 816(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
+.Lgcm_enc_tail2_unroll8_rec_final3_lengths_done:
 # GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
@@ -11641,6 +11842,8 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 # GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
 # GHASH step 8: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_tail2_unroll8_rec_final2_lengths_done
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -11649,6 +11852,7 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 816(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
+.Lgcm_enc_tail2_unroll8_rec_final2_lengths_done:
 # GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
@@ -11730,6 +11934,8 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 # GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
 # GHASH step 3: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_tail2_unroll8_rec_final1_lengths_done
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -11738,6 +11944,7 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 816(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
+.Lgcm_enc_tail2_unroll8_rec_final1_lengths_done:
 # GHASH step 4: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
@@ -11850,6 +12057,33 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	mov             %r9, %r11
 	lea             832(%rdi), %r9
 	sub             %r11, %r9
+# An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
+# vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
+# four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_dec_tail2_unroll8_rec_aad_sum_general
+	cmp             $48, %r10
+	{disp32} ja     .Lgcm_dec_tail2_unroll8_rec_aad_sum_general
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # k1: the AAD's bytes
+	kmovq           %r11, %k1
+	vmovdqu8        (%rax), %zmm8{%k1}{z}
+	vpshufb         %zmm28, %zmm8, %zmm8
+	mov             $61440, %r11d
+	kmovw           %r11d, %k2                      # k2: the last lane's dwords
+	vbroadcasti32x4 16(%r8), %zmm8{%k2}             # reflected: bits of text, bits of AAD
+	vmovdqu8        (%r9), %zmm0                    # X0: the AAD's powers, H^1 last
+	vbroadcasti32x4 816(%rdi), %zmm0{%k2}
+	vpclmulqdq      $0, %zmm0, %zmm8, %zmm12        # d_L*h_L
+	vpclmulqdq      $16, %zmm0, %zmm8, %zmm13       # d_L*h_H
+	vpxord          %zmm12, %zmm9, %zmm9
+	vpclmulqdq      $1, %zmm0, %zmm8, %zmm12        # d_H*h_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+	vpclmulqdq      $17, %zmm0, %zmm8, %zmm12       # d_H*h_H
+	vpxord          %zmm12, %zmm11, %zmm11
+	bts             $40, %rbx
+	{disp32} jmp    .Lgcm_dec_tail2_unroll8_rec_aad_done
+.Lgcm_dec_tail2_unroll8_rec_aad_sum_general:
 # GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 .Lgcm_dec_tail2_unroll8_rec_aad_sum_vector:
 	cmp             $64, %r10
@@ -12563,6 +12797,8 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 # GHASH step 22: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
 # GHASH step 23: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_tail2_unroll8_rec_final8_lengths_done
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -12571,6 +12807,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 816(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
+.Lgcm_dec_tail2_unroll8_rec_final8_lengths_done:
 # GHASH step 24: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
@@ -12850,6 +13087,8 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 # GHASH step 18: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
 # GHASH step 19: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_tail2_unroll8_rec_final7_lengths_done
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -12858,6 +13097,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 816(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
+.Lgcm_dec_tail2_unroll8_rec_final7_lengths_done:
 # GHASH step 20: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
@@ -13107,6 +13347,8 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 # GHASH step 17: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
 # GHASH step 18: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_tail2_unroll8_rec_final6_lengths_done
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -13115,6 +13357,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 816(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
+.Lgcm_dec_tail2_unroll8_rec_final6_lengths_done:
 # GHASH step 19: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
@@ -13334,6 +13577,8 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 # GHASH step 13: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
 # GHASH step 14: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_tail2_unroll8_rec_final5_lengths_done
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -13342,6 +13587,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 816(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
+.Lgcm_dec_tail2_unroll8_rec_final5_lengths_done:
 # GHASH step 15: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
@@ -13531,6 +13777,8 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 # GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
 # GHASH step 13: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_tail2_unroll8_rec_final4_lengths_done
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -13539,6 +13787,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 816(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
+.Lgcm_dec_tail2_unroll8_rec_final4_lengths_done:
 # GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
@@ -13698,6 +13947,8 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 # GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
 # GHASH step 9: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_tail2_unroll8_rec_final3_lengths_done
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -13706,6 +13957,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 816(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
+.Lgcm_dec_tail2_unroll8_rec_final3_lengths_done:
 # GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
@@ -13835,6 +14087,8 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 # GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
 # GHASH step 8: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_tail2_unroll8_rec_final2_lengths_done
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -13843,6 +14097,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 816(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
+.Lgcm_dec_tail2_unroll8_rec_final2_lengths_done:
 # GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
@@ -13940,6 +14195,8 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 # GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
 # GHASH step 3: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_tail2_unroll8_rec_final1_lengths_done
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
 	vpclmulqdq      $0, 816(%rdi), %zmm8, %zmm12    # d_L*h_L
 	vpclmulqdq      $16, 816(%rdi), %zmm8, %zmm13   # d_L*h_H
@@ -13948,6 +14205,7 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 	vpclmulqdq      $17, 816(%rdi), %zmm8, %zmm12   # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
+.Lgcm_dec_tail2_unroll8_rec_final1_lengths_done:
 # GHASH step 4: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)

@@ -1780,6 +1780,33 @@ aesgen_gcm_enc_record_avx10_512:
 	mov             r11, r9
 	lea             r9, [rdi + 832]
 	sub             r9, r11
+; An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
+; vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
+; four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+	test            rcx, rcx
+	jz              near L.gcm_enc_rec_aad_sum_general
+	cmp             r10, 48
+	ja              near L.gcm_enc_rec_aad_sum_general
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; k1: the AAD's bytes
+	kmovq           k1, r11
+	vmovdqu8        zmm4{k1}{z}, [rax]
+	vpshufb         zmm4, zmm4, zmm20
+	mov             r11d, 61440
+	kmovw           k2, r11d                        ; k2: the last lane's dwords
+	vbroadcasti32x4 zmm4{k2}, oword [r8 + 16]       ; reflected: bits of text, bits of AAD
+	vmovdqu8        zmm0, [r9]                      ; X0: the AAD's powers, H^1 last
+	vbroadcasti32x4 zmm0{k2}, oword [rdi + 816]
+	vpclmulqdq      zmm8, zmm4, zmm0, 0             ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zmm0, 16            ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm0, 1             ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zmm0, 17            ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+	bts             rbx, 40
+	jmp             near L.gcm_enc_rec_aad_done
+L.gcm_enc_rec_aad_sum_general:
 ; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_enc_rec_aad_sum_vector:
 	cmp             r10, 64
@@ -2451,6 +2478,8 @@ L.gcm_enc_rec_final4_aes128:
 ; GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm6, zmm5, zmm7, 150
 ; GHASH step 13: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_rec_final4_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 816], 16 ; d_L*h_H
@@ -2459,6 +2488,7 @@ L.gcm_enc_rec_final4_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
+L.gcm_enc_rec_final4_lengths_done:
 ; GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
@@ -2598,6 +2628,8 @@ L.gcm_enc_rec_final3_aes128:
 ; GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm6, zmm5, zmm7, 150
 ; GHASH step 9: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_rec_final3_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 816], 16 ; d_L*h_H
@@ -2606,6 +2638,7 @@ L.gcm_enc_rec_final3_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
+L.gcm_enc_rec_final3_lengths_done:
 ; GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
@@ -2716,6 +2749,8 @@ L.gcm_enc_rec_final2_aes128:
 ; GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm6, zmm5, zmm7, 150
 ; GHASH step 8: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_rec_final2_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 816], 16 ; d_L*h_H
@@ -2724,6 +2759,7 @@ L.gcm_enc_rec_final2_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
+L.gcm_enc_rec_final2_lengths_done:
 ; GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
@@ -2803,6 +2839,8 @@ L.gcm_enc_rec_final1_aes128:
 ; GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm6, zmm5, zmm7, 150
 ; GHASH step 3: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_rec_final1_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 816], 16 ; d_L*h_H
@@ -2811,6 +2849,7 @@ L.gcm_enc_rec_final1_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
+L.gcm_enc_rec_final1_lengths_done:
 ; GHASH step 4: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
@@ -2913,6 +2952,33 @@ aesgen_gcm_dec_record_avx10_512:
 	mov             r11, r9
 	lea             r9, [rdi + 832]
 	sub             r9, r11
+; An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
+; vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
+; four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+	test            rcx, rcx
+	jz              near L.gcm_dec_rec_aad_sum_general
+	cmp             r10, 48
+	ja              near L.gcm_dec_rec_aad_sum_general
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; k1: the AAD's bytes
+	kmovq           k1, r11
+	vmovdqu8        zmm4{k1}{z}, [rax]
+	vpshufb         zmm4, zmm4, zmm20
+	mov             r11d, 61440
+	kmovw           k2, r11d                        ; k2: the last lane's dwords
+	vbroadcasti32x4 zmm4{k2}, oword [r8 + 16]       ; reflected: bits of text, bits of AAD
+	vmovdqu8        zmm0, [r9]                      ; X0: the AAD's powers, H^1 last
+	vbroadcasti32x4 zmm0{k2}, oword [rdi + 816]
+	vpclmulqdq      zmm8, zmm4, zmm0, 0             ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zmm0, 16            ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm0, 1             ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zmm0, 17            ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+	bts             rbx, 40
+	jmp             near L.gcm_dec_rec_aad_done
+L.gcm_dec_rec_aad_sum_general:
 ; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_dec_rec_aad_sum_vector:
 	cmp             r10, 64
@@ -3401,6 +3467,8 @@ L.gcm_dec_rec_final4_aes128:
 ; GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm6, zmm5, zmm7, 150
 ; GHASH step 13: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_rec_final4_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 816], 16 ; d_L*h_H
@@ -3409,6 +3477,7 @@ L.gcm_dec_rec_final4_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
+L.gcm_dec_rec_final4_lengths_done:
 ; GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
@@ -3566,6 +3635,8 @@ L.gcm_dec_rec_final3_aes128:
 ; GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm6, zmm5, zmm7, 150
 ; GHASH step 9: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_rec_final3_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 816], 16 ; d_L*h_H
@@ -3574,6 +3645,7 @@ L.gcm_dec_rec_final3_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
+L.gcm_dec_rec_final3_lengths_done:
 ; GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
@@ -3701,6 +3773,8 @@ L.gcm_dec_rec_final2_aes128:
 ; GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm6, zmm5, zmm7, 150
 ; GHASH step 8: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_rec_final2_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 816], 16 ; d_L*h_H
@@ -3709,6 +3783,7 @@ L.gcm_dec_rec_final2_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
+L.gcm_dec_rec_final2_lengths_done:
 ; GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
@@ -3804,6 +3879,8 @@ L.gcm_dec_rec_final1_aes128:
 ; GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm6, zmm5, zmm7, 150
 ; GHASH step 3: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_rec_final1_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 816], 16 ; d_L*h_H
@@ -3812,6 +3889,7 @@ L.gcm_dec_rec_final1_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
+L.gcm_dec_rec_final1_lengths_done:
 ; GHASH step 4: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
@@ -5546,6 +5624,33 @@ aesgen_gcm_enc_record_avx10_512_ghashschool:
 	mov             r11, r9
 	lea             r9, [rdi + 832]
 	sub             r9, r11
+; An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
+; vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
+; four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+	test            rcx, rcx
+	jz              near L.gcm_enc_ghashschool_rec_aad_sum_general
+	cmp             r10, 48
+	ja              near L.gcm_enc_ghashschool_rec_aad_sum_general
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; k1: the AAD's bytes
+	kmovq           k1, r11
+	vmovdqu8        zmm4{k1}{z}, [rax]
+	vpshufb         zmm4, zmm4, zmm20
+	mov             r11d, 61440
+	kmovw           k2, r11d                        ; k2: the last lane's dwords
+	vbroadcasti32x4 zmm4{k2}, oword [r8 + 16]       ; reflected: bits of text, bits of AAD
+	vmovdqu8        zmm0, [r9]                      ; X0: the AAD's powers, H^1 last
+	vbroadcasti32x4 zmm0{k2}, oword [rdi + 816]
+	vpclmulqdq      zmm8, zmm4, zmm0, 0             ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zmm0, 16            ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm0, 1             ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zmm0, 17            ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+	bts             rbx, 40
+	jmp             near L.gcm_enc_ghashschool_rec_aad_done
+L.gcm_enc_ghashschool_rec_aad_sum_general:
 ; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_enc_ghashschool_rec_aad_sum_vector:
 	cmp             r10, 64
@@ -6180,6 +6285,8 @@ L.gcm_enc_ghashschool_rec_final4_aes128:
 	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm3, 150
 ; GHASH step 9: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_ghashschool_rec_final4_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 816], 16 ; d_L*h_H
@@ -6188,6 +6295,7 @@ L.gcm_enc_ghashschool_rec_final4_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
+L.gcm_enc_ghashschool_rec_final4_lengths_done:
 ; GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
@@ -6315,6 +6423,8 @@ L.gcm_enc_ghashschool_rec_final3_aes128:
 	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
 ; GHASH step 6: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_ghashschool_rec_final3_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 816], 16 ; d_L*h_H
@@ -6323,6 +6433,7 @@ L.gcm_enc_ghashschool_rec_final3_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
+L.gcm_enc_ghashschool_rec_final3_lengths_done:
 ; GHASH step 7: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
@@ -6422,6 +6533,8 @@ L.gcm_enc_ghashschool_rec_final2_aes128:
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm1, 150
 ; GHASH step 5: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_ghashschool_rec_final2_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 816], 16 ; d_L*h_H
@@ -6430,6 +6543,7 @@ L.gcm_enc_ghashschool_rec_final2_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
+L.gcm_enc_ghashschool_rec_final2_lengths_done:
 ; GHASH step 6: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
@@ -6499,6 +6613,8 @@ L.gcm_enc_ghashschool_rec_final1_aes128:
 	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
 ; GHASH step 1: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_ghashschool_rec_final1_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 816], 16 ; d_L*h_H
@@ -6507,6 +6623,7 @@ L.gcm_enc_ghashschool_rec_final1_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
+L.gcm_enc_ghashschool_rec_final1_lengths_done:
 ; GHASH step 2: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
@@ -6609,6 +6726,33 @@ aesgen_gcm_dec_record_avx10_512_ghashschool:
 	mov             r11, r9
 	lea             r9, [rdi + 832]
 	sub             r9, r11
+; An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
+; vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
+; four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+	test            rcx, rcx
+	jz              near L.gcm_dec_ghashschool_rec_aad_sum_general
+	cmp             r10, 48
+	ja              near L.gcm_dec_ghashschool_rec_aad_sum_general
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; k1: the AAD's bytes
+	kmovq           k1, r11
+	vmovdqu8        zmm4{k1}{z}, [rax]
+	vpshufb         zmm4, zmm4, zmm20
+	mov             r11d, 61440
+	kmovw           k2, r11d                        ; k2: the last lane's dwords
+	vbroadcasti32x4 zmm4{k2}, oword [r8 + 16]       ; reflected: bits of text, bits of AAD
+	vmovdqu8        zmm0, [r9]                      ; X0: the AAD's powers, H^1 last
+	vbroadcasti32x4 zmm0{k2}, oword [rdi + 816]
+	vpclmulqdq      zmm8, zmm4, zmm0, 0             ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zmm0, 16            ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm0, 1             ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zmm0, 17            ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+	bts             rbx, 40
+	jmp             near L.gcm_dec_ghashschool_rec_aad_done
+L.gcm_dec_ghashschool_rec_aad_sum_general:
 ; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_dec_ghashschool_rec_aad_sum_vector:
 	cmp             r10, 64
@@ -7070,6 +7214,8 @@ L.gcm_dec_ghashschool_rec_final4_aes128:
 	vaesenc         zmm2, zmm2, zmm28
 	vaesenc         zmm3, zmm3, zmm28
 ; GHASH step 9: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_ghashschool_rec_final4_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 816], 16 ; d_L*h_H
@@ -7078,6 +7224,7 @@ L.gcm_dec_ghashschool_rec_final4_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
+L.gcm_dec_ghashschool_rec_final4_lengths_done:
 ; GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
@@ -7223,6 +7370,8 @@ L.gcm_dec_ghashschool_rec_final3_aes128:
 	vaesenc         zmm1, zmm1, zmm28
 	vaesenc         zmm2, zmm2, zmm28
 ; GHASH step 6: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_ghashschool_rec_final3_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 816], 16 ; d_L*h_H
@@ -7231,6 +7380,7 @@ L.gcm_dec_ghashschool_rec_final3_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
+L.gcm_dec_ghashschool_rec_final3_lengths_done:
 ; GHASH step 7: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
@@ -7347,6 +7497,8 @@ L.gcm_dec_ghashschool_rec_final2_aes128:
 	vaesenc         zmm0, zmm0, zmm28
 	vaesenc         zmm1, zmm1, zmm28
 ; GHASH step 5: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_ghashschool_rec_final2_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 816], 16 ; d_L*h_H
@@ -7355,6 +7507,7 @@ L.gcm_dec_ghashschool_rec_final2_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
+L.gcm_dec_ghashschool_rec_final2_lengths_done:
 ; GHASH step 6: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
@@ -7440,6 +7593,8 @@ L.gcm_dec_ghashschool_rec_final1_aes128:
 
 	vaesenc         zmm0, zmm0, zmm28
 ; GHASH step 1: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_ghashschool_rec_final1_lengths_done
 	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm9, zmm4, zword [rdi + 816], 16 ; d_L*h_H
@@ -7448,6 +7603,7 @@ L.gcm_dec_ghashschool_rec_final1_aes128:
 	vpternlogd      zmm6, zmm8, zmm9, 150
 	vpclmulqdq      zmm8, zmm4, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm7, zmm7, zmm8
+L.gcm_dec_ghashschool_rec_final1_lengths_done:
 ; GHASH step 2: fold LO into MI (see the header)
 	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
 	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
@@ -9331,6 +9487,33 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	mov             r11, r9
 	lea             r9, [rdi + 832]
 	sub             r9, r11
+; An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
+; vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
+; four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+	test            rcx, rcx
+	jz              near L.gcm_enc_tail2_unroll8_rec_aad_sum_general
+	cmp             r10, 48
+	ja              near L.gcm_enc_tail2_unroll8_rec_aad_sum_general
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; k1: the AAD's bytes
+	kmovq           k1, r11
+	vmovdqu8        zmm8{k1}{z}, [rax]
+	vpshufb         zmm8, zmm8, zmm28
+	mov             r11d, 61440
+	kmovw           k2, r11d                        ; k2: the last lane's dwords
+	vbroadcasti32x4 zmm8{k2}, oword [r8 + 16]       ; reflected: bits of text, bits of AAD
+	vmovdqu8        zmm0, [r9]                      ; X0: the AAD's powers, H^1 last
+	vbroadcasti32x4 zmm0{k2}, oword [rdi + 816]
+	vpclmulqdq      zmm12, zmm8, zmm0, 0            ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zmm0, 16           ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zmm0, 1            ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zmm0, 17           ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+	bts             rbx, 40
+	jmp             near L.gcm_enc_tail2_unroll8_rec_aad_done
+L.gcm_enc_tail2_unroll8_rec_aad_sum_general:
 ; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_enc_tail2_unroll8_rec_aad_sum_vector:
 	cmp             r10, 64
@@ -10367,6 +10550,8 @@ L.gcm_enc_tail2_unroll8_rec_final8_aes128:
 ; GHASH step 22: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm10, zmm9, zmm11, 150
 ; GHASH step 23: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_tail2_unroll8_rec_final8_lengths_done
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 816], 16 ; d_L*h_H
@@ -10375,6 +10560,7 @@ L.gcm_enc_tail2_unroll8_rec_final8_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
+L.gcm_enc_tail2_unroll8_rec_final8_lengths_done:
 ; GHASH step 24: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
@@ -10632,6 +10818,8 @@ L.gcm_enc_tail2_unroll8_rec_final7_aes128:
 ; GHASH step 18: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm10, zmm9, zmm11, 150
 ; GHASH step 19: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_tail2_unroll8_rec_final7_lengths_done
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 816], 16 ; d_L*h_H
@@ -10640,6 +10828,7 @@ L.gcm_enc_tail2_unroll8_rec_final7_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
+L.gcm_enc_tail2_unroll8_rec_final7_lengths_done:
 ; GHASH step 20: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
@@ -10868,6 +11057,8 @@ L.gcm_enc_tail2_unroll8_rec_final6_aes128:
 ; GHASH step 17: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm10, zmm9, zmm11, 150
 ; GHASH step 18: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_tail2_unroll8_rec_final6_lengths_done
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 816], 16 ; d_L*h_H
@@ -10876,6 +11067,7 @@ L.gcm_enc_tail2_unroll8_rec_final6_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
+L.gcm_enc_tail2_unroll8_rec_final6_lengths_done:
 ; GHASH step 19: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
@@ -11075,6 +11267,8 @@ L.gcm_enc_tail2_unroll8_rec_final5_aes128:
 ; GHASH step 13: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm10, zmm9, zmm11, 150
 ; GHASH step 14: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_tail2_unroll8_rec_final5_lengths_done
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 816], 16 ; d_L*h_H
@@ -11083,6 +11277,7 @@ L.gcm_enc_tail2_unroll8_rec_final5_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
+L.gcm_enc_tail2_unroll8_rec_final5_lengths_done:
 ; GHASH step 15: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
@@ -11253,6 +11448,8 @@ L.gcm_enc_tail2_unroll8_rec_final4_aes128:
 ; GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm10, zmm9, zmm11, 150
 ; GHASH step 13: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_tail2_unroll8_rec_final4_lengths_done
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 816], 16 ; d_L*h_H
@@ -11261,6 +11458,7 @@ L.gcm_enc_tail2_unroll8_rec_final4_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
+L.gcm_enc_tail2_unroll8_rec_final4_lengths_done:
 ; GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
@@ -11402,6 +11600,8 @@ L.gcm_enc_tail2_unroll8_rec_final3_aes128:
 ; GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm10, zmm9, zmm11, 150
 ; GHASH step 9: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_tail2_unroll8_rec_final3_lengths_done
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 816], 16 ; d_L*h_H
@@ -11410,6 +11610,7 @@ L.gcm_enc_tail2_unroll8_rec_final3_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
+L.gcm_enc_tail2_unroll8_rec_final3_lengths_done:
 ; GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
@@ -11522,6 +11723,8 @@ L.gcm_enc_tail2_unroll8_rec_final2_aes128:
 ; GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm10, zmm9, zmm11, 150
 ; GHASH step 8: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_tail2_unroll8_rec_final2_lengths_done
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 816], 16 ; d_L*h_H
@@ -11530,6 +11733,7 @@ L.gcm_enc_tail2_unroll8_rec_final2_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
+L.gcm_enc_tail2_unroll8_rec_final2_lengths_done:
 ; GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
@@ -11611,6 +11815,8 @@ L.gcm_enc_tail2_unroll8_rec_final1_aes128:
 ; GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm10, zmm9, zmm11, 150
 ; GHASH step 3: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_tail2_unroll8_rec_final1_lengths_done
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 816], 16 ; d_L*h_H
@@ -11619,6 +11825,7 @@ L.gcm_enc_tail2_unroll8_rec_final1_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
+L.gcm_enc_tail2_unroll8_rec_final1_lengths_done:
 ; GHASH step 4: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
@@ -11722,6 +11929,33 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	mov             r11, r9
 	lea             r9, [rdi + 832]
 	sub             r9, r11
+; An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
+; vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
+; four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+	test            rcx, rcx
+	jz              near L.gcm_dec_tail2_unroll8_rec_aad_sum_general
+	cmp             r10, 48
+	ja              near L.gcm_dec_tail2_unroll8_rec_aad_sum_general
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; k1: the AAD's bytes
+	kmovq           k1, r11
+	vmovdqu8        zmm8{k1}{z}, [rax]
+	vpshufb         zmm8, zmm8, zmm28
+	mov             r11d, 61440
+	kmovw           k2, r11d                        ; k2: the last lane's dwords
+	vbroadcasti32x4 zmm8{k2}, oword [r8 + 16]       ; reflected: bits of text, bits of AAD
+	vmovdqu8        zmm0, [r9]                      ; X0: the AAD's powers, H^1 last
+	vbroadcasti32x4 zmm0{k2}, oword [rdi + 816]
+	vpclmulqdq      zmm12, zmm8, zmm0, 0            ; d_L*h_L
+	vpclmulqdq      zmm13, zmm8, zmm0, 16           ; d_L*h_H
+	vpxord          zmm9, zmm9, zmm12
+	vpclmulqdq      zmm12, zmm8, zmm0, 1            ; d_H*h_L
+	vpternlogd      zmm10, zmm12, zmm13, 150
+	vpclmulqdq      zmm12, zmm8, zmm0, 17           ; d_H*h_H
+	vpxord          zmm11, zmm11, zmm12
+	bts             rbx, 40
+	jmp             near L.gcm_dec_tail2_unroll8_rec_aad_done
+L.gcm_dec_tail2_unroll8_rec_aad_sum_general:
 ; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
 L.gcm_dec_tail2_unroll8_rec_aad_sum_vector:
 	cmp             r10, 64
@@ -12435,6 +12669,8 @@ L.gcm_dec_tail2_unroll8_rec_final8_aes128:
 ; GHASH step 22: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm10, zmm9, zmm11, 150
 ; GHASH step 23: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_tail2_unroll8_rec_final8_lengths_done
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 816], 16 ; d_L*h_H
@@ -12443,6 +12679,7 @@ L.gcm_dec_tail2_unroll8_rec_final8_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
+L.gcm_dec_tail2_unroll8_rec_final8_lengths_done:
 ; GHASH step 24: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
@@ -12722,6 +12959,8 @@ L.gcm_dec_tail2_unroll8_rec_final7_aes128:
 ; GHASH step 18: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm10, zmm9, zmm11, 150
 ; GHASH step 19: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_tail2_unroll8_rec_final7_lengths_done
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 816], 16 ; d_L*h_H
@@ -12730,6 +12969,7 @@ L.gcm_dec_tail2_unroll8_rec_final7_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
+L.gcm_dec_tail2_unroll8_rec_final7_lengths_done:
 ; GHASH step 20: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
@@ -12979,6 +13219,8 @@ L.gcm_dec_tail2_unroll8_rec_final6_aes128:
 ; GHASH step 17: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm10, zmm9, zmm11, 150
 ; GHASH step 18: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_tail2_unroll8_rec_final6_lengths_done
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 816], 16 ; d_L*h_H
@@ -12987,6 +13229,7 @@ L.gcm_dec_tail2_unroll8_rec_final6_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
+L.gcm_dec_tail2_unroll8_rec_final6_lengths_done:
 ; GHASH step 19: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
@@ -13206,6 +13449,8 @@ L.gcm_dec_tail2_unroll8_rec_final5_aes128:
 ; GHASH step 13: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm10, zmm9, zmm11, 150
 ; GHASH step 14: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_tail2_unroll8_rec_final5_lengths_done
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 816], 16 ; d_L*h_H
@@ -13214,6 +13459,7 @@ L.gcm_dec_tail2_unroll8_rec_final5_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
+L.gcm_dec_tail2_unroll8_rec_final5_lengths_done:
 ; GHASH step 15: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
@@ -13403,6 +13649,8 @@ L.gcm_dec_tail2_unroll8_rec_final4_aes128:
 ; GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm10, zmm9, zmm11, 150
 ; GHASH step 13: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_tail2_unroll8_rec_final4_lengths_done
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 816], 16 ; d_L*h_H
@@ -13411,6 +13659,7 @@ L.gcm_dec_tail2_unroll8_rec_final4_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
+L.gcm_dec_tail2_unroll8_rec_final4_lengths_done:
 ; GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
@@ -13570,6 +13819,8 @@ L.gcm_dec_tail2_unroll8_rec_final3_aes128:
 ; GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm10, zmm9, zmm11, 150
 ; GHASH step 9: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_tail2_unroll8_rec_final3_lengths_done
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 816], 16 ; d_L*h_H
@@ -13578,6 +13829,7 @@ L.gcm_dec_tail2_unroll8_rec_final3_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
+L.gcm_dec_tail2_unroll8_rec_final3_lengths_done:
 ; GHASH step 10: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
@@ -13707,6 +13959,8 @@ L.gcm_dec_tail2_unroll8_rec_final2_aes128:
 ; GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm10, zmm9, zmm11, 150
 ; GHASH step 8: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_tail2_unroll8_rec_final2_lengths_done
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 816], 16 ; d_L*h_H
@@ -13715,6 +13969,7 @@ L.gcm_dec_tail2_unroll8_rec_final2_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
+L.gcm_dec_tail2_unroll8_rec_final2_lengths_done:
 ; GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
@@ -13812,6 +14067,8 @@ L.gcm_dec_tail2_unroll8_rec_final1_aes128:
 ; GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm10, zmm9, zmm11, 150
 ; GHASH step 3: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_tail2_unroll8_rec_final1_lengths_done
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 0 ; d_L*h_L
 	vpclmulqdq      zmm13, zmm8, zword [rdi + 816], 16 ; d_L*h_H
@@ -13820,6 +14077,7 @@ L.gcm_dec_tail2_unroll8_rec_final1_aes128:
 	vpternlogd      zmm10, zmm12, zmm13, 150
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 816], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
+L.gcm_dec_tail2_unroll8_rec_final1_lengths_done:
 ; GHASH step 4: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)

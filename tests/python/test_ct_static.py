@@ -19,7 +19,9 @@ a small taint analysis per function, in layout order:
   length at entry (mov len; shr 55: 256 when the counter is secret), then changed
   only by byte adds, and compared as a whole 32-bit register with a constant below
   256.  For a secret counter the register is then always >= 256, so the branch
-  outcome is constant; for a public one it depends only on public data.
+  outcome is constant; for a public one it depends only on public data.  The flag
+  register's bits above 31, which that 32-bit OR does not read, may carry public
+  flags of their own (bts/btr with such a bit; gcm_record.j2's lengths-block flag).
 Besides: every GCM update and record function clears bit 63 of len (btr 63), and
 every `_ctr_carry` branch is decided by such a gated register.
 
@@ -160,6 +162,12 @@ def check_function(name, lines):
             state[regs[1][0]] = FLAG
             flags = CLEAN
             continue
+        if mnemonic in ("bts", "btr") and len(ops) == 2 and regs[1] and \
+                state[regs[1][0]] == FLAG and regs[1][1] == 64:
+            bit = immediate(ops[0])
+            if bit is not None and 32 <= bit < 64:
+                flags = CLEAN                            # CF: the old bit, a public flag
+                continue                                 # bits 0..31 unchanged: still FLAG
         if mnemonic == "movzx" or mnemonic.startswith("movzb"):
             if regs[0] and regs[1] and regs[0][1] == 8 and state[regs[0][0]] in SECRET_STATES:
                 state[regs[1][0]] = TAINT8
@@ -276,6 +284,13 @@ class CheckerSelfTest(unittest.TestCase):
 
     def test_flag_not_ored_in(self):
         self.assertCaught(re.sub(r"\n\s+or\s+%ebx, %r11d[^\n]*", "", self.text))
+
+    def test_flag_register_changed_below_bit_32(self):
+        # A public flag may ride above bit 31 of the gate (gcm_record.j2 sets bit 40);
+        # one in the bits the OR reads would change the gate.
+        broken = self.text.replace("shr             $55, %rbx",
+                                   "shr             $55, %rbx\n\tbts $8, %rbx", 1)
+        self.assertCaught(broken)
 
     def test_flag_not_cleared_from_len(self):
         self.assertCaught(re.sub(r"\n\s+btr\s+\$63, %rcx[^\n]*", "", self.text))
