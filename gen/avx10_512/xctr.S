@@ -740,13 +740,15 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_tail8_unroll16:
 	lea             (%r10,%rax,8), %r10             # &rk[rounds]
 	cmp             $16, %rcx
 	{disp32} jbe    .Lxctr_one_block_keysmem_splatbroadcast_tail8_unroll16
-	kmovb           .Lxctr_even_qwords(%rip), %k2   # k2: the low quadword of every lane
-# the first and last round keys into registers; the middle ones are read each round
-	vbroadcasti32x4 (%r10), %zmm19
-# IVK = iv ^ round key 0; CTR = index, index + 1, ... (one per lane)
+# IVK = iv ^ round key 0 first: the IV's and round key 0's loads ahead of the
+# opmask's and the round keys' (AMD Zen 5: 2-4% at 256 B-1 KiB, -1% at 64 B)
 	vbroadcasti32x4 (%r8), %zmm17
 	vbroadcasti32x4 (%rdi), %zmm18
 	vpxord          %zmm18, %zmm17, %zmm17          # iv ^ round key 0
+	kmovb           .Lxctr_even_qwords(%rip), %k2   # k2: the low quadword of every lane
+# the first and last round keys into registers; the middle ones are read each round
+	vbroadcasti32x4 (%r10), %zmm19
+# CTR = index, index + 1, ... (one per lane)
 	vpbroadcastq    %r9, %zmm16{%k2}{z}             # (index, 0) in every lane
 	vpaddq          .Lxctr_lane_offsets_keysmem_splatbroadcast_tail8_unroll16(%rip), %zmm16, %zmm16
 

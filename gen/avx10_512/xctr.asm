@@ -735,13 +735,15 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_tail8_unroll16:
 	lea             r10, [r10 + rax*8]              ; &rk[rounds]
 	cmp             rcx, 16
 	jbe             near L.xctr_one_block_keysmem_splatbroadcast_tail8_unroll16
-	kmovb           k2, byte [rel L.xctr_even_qwords] ; k2: the low quadword of every lane
-; the first and last round keys into registers; the middle ones are read each round
-	vbroadcasti32x4 zmm19, oword [r10]
-; IVK = iv ^ round key 0; CTR = index, index + 1, ... (one per lane)
+; IVK = iv ^ round key 0 first: the IV's and round key 0's loads ahead of the
+; opmask's and the round keys' (AMD Zen 5: 2-4% at 256 B-1 KiB, -1% at 64 B)
 	vbroadcasti32x4 zmm17, oword [r8]
 	vbroadcasti32x4 zmm18, oword [rdi]
 	vpxord          zmm17, zmm17, zmm18             ; iv ^ round key 0
+	kmovb           k2, byte [rel L.xctr_even_qwords] ; k2: the low quadword of every lane
+; the first and last round keys into registers; the middle ones are read each round
+	vbroadcasti32x4 zmm19, oword [r10]
+; CTR = index, index + 1, ... (one per lane)
 	vpbroadcastq    zmm16{k2}{z}, r9                ; (index, 0) in every lane
 	vpaddq          zmm16, zmm16, zword [rel L.xctr_lane_offsets_keysmem_splatbroadcast_tail8_unroll16]
 
