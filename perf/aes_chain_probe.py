@@ -7,7 +7,7 @@ vector's rounds depend on its own previous round only).  If the pipes issue p `v
 a cycle and one takes L cycles, n >= p x L chains keep them busy in principle; whether
 they do is the machine's business (how it assigns each instruction to a pipe, and what
 a result costs to reach the other pipe).  This probe times a loop of ROUNDS rounds on K
-chains for K = 1 .. 16 and prints, per width, the cycles a round of K takes and the
+chains for K = 1 .. 15 and prints, per width, the cycles a round of K takes and the
 instructions a cycle that gives, so the length at which one group of vectors stops
 leaving the pipes idle is measured, not assumed.  README.md "What limits CTR and XCTR"
 has what it gave on Zen 5.
@@ -19,7 +19,8 @@ per pass over 15 samples, a cycle calibrated by a chain of adds before each samp
 from . import bitslice_order
 
 ROUNDS = 4                      # rounds of K chains in one pass of the timed loop
-CHAINS = range(1, 17)           # K: chain k lives in vector register k; register 0 is the key
+CHAINS = range(1, 16)           # K: chain k in register k, the key in register 0: the 16
+                                # registers VEX encodes (xmm16 and up would need AVX-512)
 WIDTHS = {"xmm": "avx", "ymm": "vaes", "zmm": "avx512f"}     # width -> /proc/cpuinfo flag
 
 
@@ -52,7 +53,7 @@ def cpu_flags(path="/proc/cpuinfo"):
 
 
 def add_parser(sub):
-    return bitslice_order.timing_parser(sub, "aes-chain-probe", "time vaesenc on 1..16 "
+    return bitslice_order.timing_parser(sub, "aes-chain-probe", "time vaesenc on 1..15 "
                                         "independent chains at each vector width", passes=5)
 
 

@@ -13,7 +13,7 @@
 #                            MEASURE: time the best n and the recorded one here)
 #   make bitslice-probe      time a bitsliced round as generated, with the rounds
 #                            independent and without dependencies; the latencies
-#   make aes-chain-probe     time vaesenc on 1..16 independent chains at each width: how
+#   make aes-chain-probe     time vaesenc on 1..15 independent chains at each width: how
 #                            many vectors keep the AES pipes busy here
 
 MCA_OUT := $(BUILD)/mca
