@@ -1795,8 +1795,8 @@ aesgen_gcm_enc_record_avx10_256:
 	lea             832(%rdi), %r9
 	sub             %r11, %r9
 # An AAD of up to 16 bytes before a text: the lengths block rides in the AAD
-# vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
-# four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+# vector's last lane, with H^1 there in place of the AAD's power, so the final group
+# makes four products fewer; CTRSECRET bit 40 tells it so.
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_rec_aad_sum_general
 	cmp             $16, %r10
@@ -2960,8 +2960,8 @@ aesgen_gcm_dec_record_avx10_256:
 	lea             832(%rdi), %r9
 	sub             %r11, %r9
 # An AAD of up to 16 bytes before a text: the lengths block rides in the AAD
-# vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
-# four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+# vector's last lane, with H^1 there in place of the AAD's power, so the final group
+# makes four products fewer; CTRSECRET bit 40 tells it so.
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_rec_aad_sum_general
 	cmp             $16, %r10
@@ -5632,8 +5632,8 @@ aesgen_gcm_enc_record_avx10_256_ghashschool:
 	lea             832(%rdi), %r9
 	sub             %r11, %r9
 # An AAD of up to 16 bytes before a text: the lengths block rides in the AAD
-# vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
-# four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+# vector's last lane, with H^1 there in place of the AAD's power, so the final group
+# makes four products fewer; CTRSECRET bit 40 tells it so.
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_ghashschool_rec_aad_sum_general
 	cmp             $16, %r10
@@ -6727,8 +6727,8 @@ aesgen_gcm_dec_record_avx10_256_ghashschool:
 	lea             832(%rdi), %r9
 	sub             %r11, %r9
 # An AAD of up to 16 bytes before a text: the lengths block rides in the AAD
-# vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
-# four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+# vector's last lane, with H^1 there in place of the AAD's power, so the final group
+# makes four products fewer; CTRSECRET bit 40 tells it so.
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_ghashschool_rec_aad_sum_general
 	cmp             $16, %r10

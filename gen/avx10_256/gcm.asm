@@ -1766,8 +1766,8 @@ aesgen_gcm_enc_record_avx10_256:
 	lea             r9, [rdi + 832]
 	sub             r9, r11
 ; An AAD of up to 16 bytes before a text: the lengths block rides in the AAD
-; vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
-; four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+; vector's last lane, with H^1 there in place of the AAD's power, so the final group
+; makes four products fewer; CTRSECRET bit 40 tells it so.
 	test            rcx, rcx
 	jz              near L.gcm_enc_rec_aad_sum_general
 	cmp             r10, 16
@@ -2922,8 +2922,8 @@ aesgen_gcm_dec_record_avx10_256:
 	lea             r9, [rdi + 832]
 	sub             r9, r11
 ; An AAD of up to 16 bytes before a text: the lengths block rides in the AAD
-; vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
-; four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+; vector's last lane, with H^1 there in place of the AAD's power, so the final group
+; makes four products fewer; CTRSECRET bit 40 tells it so.
 	test            rcx, rcx
 	jz              near L.gcm_dec_rec_aad_sum_general
 	cmp             r10, 16
@@ -5558,8 +5558,8 @@ aesgen_gcm_enc_record_avx10_256_ghashschool:
 	lea             r9, [rdi + 832]
 	sub             r9, r11
 ; An AAD of up to 16 bytes before a text: the lengths block rides in the AAD
-; vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
-; four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+; vector's last lane, with H^1 there in place of the AAD's power, so the final group
+; makes four products fewer; CTRSECRET bit 40 tells it so.
 	test            rcx, rcx
 	jz              near L.gcm_enc_ghashschool_rec_aad_sum_general
 	cmp             r10, 16
@@ -6644,8 +6644,8 @@ aesgen_gcm_dec_record_avx10_256_ghashschool:
 	lea             r9, [rdi + 832]
 	sub             r9, r11
 ; An AAD of up to 16 bytes before a text: the lengths block rides in the AAD
-; vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
-; four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+; vector's last lane, with H^1 there in place of the AAD's power, so the final group
+; makes four products fewer; CTRSECRET bit 40 tells it so.
 	test            rcx, rcx
 	jz              near L.gcm_dec_ghashschool_rec_aad_sum_general
 	cmp             r10, 16

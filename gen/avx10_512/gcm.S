@@ -1810,8 +1810,8 @@ aesgen_gcm_enc_record_avx10_512:
 	lea             832(%rdi), %r9
 	sub             %r11, %r9
 # An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
-# vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
-# four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+# vector's last lane, with H^1 there in place of the AAD's power, so the final group
+# makes four products fewer; CTRSECRET bit 40 tells it so.
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_rec_aad_sum_general
 	cmp             $48, %r10
@@ -2991,8 +2991,8 @@ aesgen_gcm_dec_record_avx10_512:
 	lea             832(%rdi), %r9
 	sub             %r11, %r9
 # An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
-# vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
-# four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+# vector's last lane, with H^1 there in place of the AAD's power, so the final group
+# makes four products fewer; CTRSECRET bit 40 tells it so.
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_rec_aad_sum_general
 	cmp             $48, %r10
@@ -5699,8 +5699,8 @@ aesgen_gcm_enc_record_avx10_512_ghashschool:
 	lea             832(%rdi), %r9
 	sub             %r11, %r9
 # An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
-# vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
-# four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+# vector's last lane, with H^1 there in place of the AAD's power, so the final group
+# makes four products fewer; CTRSECRET bit 40 tells it so.
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_ghashschool_rec_aad_sum_general
 	cmp             $48, %r10
@@ -6810,8 +6810,8 @@ aesgen_gcm_dec_record_avx10_512_ghashschool:
 	lea             832(%rdi), %r9
 	sub             %r11, %r9
 # An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
-# vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
-# four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+# vector's last lane, with H^1 there in place of the AAD's power, so the final group
+# makes four products fewer; CTRSECRET bit 40 tells it so.
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_ghashschool_rec_aad_sum_general
 	cmp             $48, %r10
@@ -9607,8 +9607,8 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	lea             832(%rdi), %r9
 	sub             %r11, %r9
 # An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
-# vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
-# four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+# vector's last lane, with H^1 there in place of the AAD's power, so the final group
+# makes four products fewer; CTRSECRET bit 40 tells it so.
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_enc_tail2_unroll8_rec_aad_sum_general
 	cmp             $48, %r10
@@ -12058,8 +12058,8 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	lea             832(%rdi), %r9
 	sub             %r11, %r9
 # An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
-# vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
-# four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+# vector's last lane, with H^1 there in place of the AAD's power, so the final group
+# makes four products fewer; CTRSECRET bit 40 tells it so.
 	test            %rcx, %rcx
 	{disp32} jz     .Lgcm_dec_tail2_unroll8_rec_aad_sum_general
 	cmp             $48, %r10

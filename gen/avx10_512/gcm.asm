@@ -1781,8 +1781,8 @@ aesgen_gcm_enc_record_avx10_512:
 	lea             r9, [rdi + 832]
 	sub             r9, r11
 ; An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
-; vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
-; four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+; vector's last lane, with H^1 there in place of the AAD's power, so the final group
+; makes four products fewer; CTRSECRET bit 40 tells it so.
 	test            rcx, rcx
 	jz              near L.gcm_enc_rec_aad_sum_general
 	cmp             r10, 48
@@ -2953,8 +2953,8 @@ aesgen_gcm_dec_record_avx10_512:
 	lea             r9, [rdi + 832]
 	sub             r9, r11
 ; An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
-; vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
-; four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+; vector's last lane, with H^1 there in place of the AAD's power, so the final group
+; makes four products fewer; CTRSECRET bit 40 tells it so.
 	test            rcx, rcx
 	jz              near L.gcm_dec_rec_aad_sum_general
 	cmp             r10, 48
@@ -5625,8 +5625,8 @@ aesgen_gcm_enc_record_avx10_512_ghashschool:
 	lea             r9, [rdi + 832]
 	sub             r9, r11
 ; An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
-; vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
-; four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+; vector's last lane, with H^1 there in place of the AAD's power, so the final group
+; makes four products fewer; CTRSECRET bit 40 tells it so.
 	test            rcx, rcx
 	jz              near L.gcm_enc_ghashschool_rec_aad_sum_general
 	cmp             r10, 48
@@ -6727,8 +6727,8 @@ aesgen_gcm_dec_record_avx10_512_ghashschool:
 	lea             r9, [rdi + 832]
 	sub             r9, r11
 ; An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
-; vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
-; four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+; vector's last lane, with H^1 there in place of the AAD's power, so the final group
+; makes four products fewer; CTRSECRET bit 40 tells it so.
 	test            rcx, rcx
 	jz              near L.gcm_dec_ghashschool_rec_aad_sum_general
 	cmp             r10, 48
@@ -9488,8 +9488,8 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	lea             r9, [rdi + 832]
 	sub             r9, r11
 ; An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
-; vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
-; four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+; vector's last lane, with H^1 there in place of the AAD's power, so the final group
+; makes four products fewer; CTRSECRET bit 40 tells it so.
 	test            rcx, rcx
 	jz              near L.gcm_enc_tail2_unroll8_rec_aad_sum_general
 	cmp             r10, 48
@@ -11930,8 +11930,8 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	lea             r9, [rdi + 832]
 	sub             r9, r11
 ; An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
-; vector's last lane, with H^1 there in place of the AAD's power, so the tail makes
-; four products fewer after its rounds; CTRSECRET bit 40 tells it so.
+; vector's last lane, with H^1 there in place of the AAD's power, so the final group
+; makes four products fewer; CTRSECRET bit 40 tells it so.
 	test            rcx, rcx
 	jz              near L.gcm_dec_tail2_unroll8_rec_aad_sum_general
 	cmp             r10, 48
