@@ -192,8 +192,9 @@ class ScheduleError(Exception):
 
 
 def steps(path: str, ghash: str, vectors: int, *, load: bool, fresh: bool = True,
-          lengths: bool = False) -> List[Step]:
-    """The GHASH steps of `vectors` vectors in their natural order (pair 0 first)."""
+          lengths: bool = False, join_last: bool = False) -> List[Step]:
+    """The GHASH steps of `vectors` vectors in their natural order (pair 0 first), or
+    with join_last the join and pair 0's products after the other pairs' products."""
     names: List[str] = []
     if ghash == "karatsuba" and not fresh:
         # the sums so far hold schoolbook products, which the fix must leave alone
@@ -203,11 +204,12 @@ def steps(path: str, ghash: str, vectors: int, *, load: bool, fresh: bool = True
         if load:
             names.append("load")
         names += [f"reflect{p}" for p in range(pairs)]
-        if pairs:
-            names.append("join")
         order = (("halves", "mid", "lo", "hi") if ghash == "karatsuba"
                  else ("lo", "hi", "mid"))
-        for p in range(pairs):
+        pair_order = list(range(1, pairs)) + [0] if join_last and pairs else list(range(pairs))
+        for p in pair_order:
+            if p == 0:
+                names.append("join")
             names += [f"{kind}{p}" for kind in order]
         if vectors % 2:
             names.append(f"one{vectors - 1}")      # reflects (and joins, if vector 0) itself
@@ -256,7 +258,8 @@ def schedule(isa: str, path: str, ghash: str, direction: str, vectors: int, *, l
     natural = steps(path, ghash, vectors, load=load, fresh=fresh, lengths=lengths)
     table = SCHEDULES.get((isa, path, ghash, direction))
     if table is None or vectors != SCHEDULED_VECTORS or lengths or not fresh:
-        return _spread(natural)
+        return _spread(steps(path, ghash, vectors, load=load, fresh=fresh, lengths=lengths,
+                             join_last=True))
     order = [name for slot in table for name in slot]
     wanted = sorted(step.name for step in natural)
     if sorted(order) != wanted:
@@ -308,7 +311,9 @@ def _check_order(order: List[Step], what: str):
 
 
 def _spread(natural: List[Step]) -> List[List[Step]]:
-    """The rule for counts without a table: the steps in their natural order, the
+    """The rule for counts without a table: the steps in the order steps(join_last=True)
+    gives (as the tables do, block 0's pair last: the join waits for the previous
+    iteration's reduction, the other pairs' products do not), the
     products (and the steps before them) over the first six rounds as evenly as their
     count allows, fix/lengths with the first fold after KLAST-3, the second fold after
     KLAST-2, the lanes' XOR after KLAST-1 (one fold a round: each waits for the last)."""
@@ -341,9 +346,10 @@ def reasons(isa: str, vectors: int) -> List[str]:
     """Comment lines that say why the schedule of this ISA is what it is."""
     if vectors == SCHEDULED_VECTORS and any(key[0] == isa for key in SCHEDULES):
         return list(REASONS.get(isa, ()))
-    return ["This UNROLL has no chosen table: the steps are spread in their natural order,",
-            "the products over the first six rounds, one fold a round after them, the",
-            "lanes' XOR after KLAST-1."]
+    return ["This UNROLL has no chosen table: the steps are spread in their natural order",
+            "but for block 0's pair, which comes last (its join waits for the previous",
+            "iteration's reduction), the products over the first six rounds, one fold a",
+            "round after them, the lanes' XOR after KLAST-1."]
 
 
 _EVEX_REASONS = (

@@ -3401,51 +3401,51 @@ aesgen_gcm_dec_record_avx10_256:
 # GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         %ymm20, %ymm18, %ymm18
 	vpshufb         %ymm20, %ymm19, %ymm19
-# GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          %ymm10, %ymm16, %ymm16
+# GHASH step 3: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %ymm18, %ymm8
+	vpshufd         $78, %ymm19, %ymm9
+	vpxord          %ymm18, %ymm8, %ymm8            # a_L ^ a_H
+	vpxord          %ymm19, %ymm9, %ymm9            # b_L ^ b_H
 
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-# GHASH step 4: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
-	vpshufd         $78, %ymm16, %ymm8
-	vpshufd         $78, %ymm17, %ymm9
-	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
-	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
-# GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
-	vpclmulqdq      $0, 640(%r9), %ymm8, %ymm8      # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 672(%r9), %ymm9, %ymm9      # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 4: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 704(%r9), %ymm8, %ymm8      # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 736(%r9), %ymm9, %ymm9      # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
+# GHASH step 5: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 64(%r9), %ymm18, %ymm8      # a_L*ha_L
+	vpclmulqdq      $0, 96(%r9), %ymm19, %ymm9      # b_L*hb_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
 
 	vbroadcasti32x4 -96(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-# GHASH step 6: LO += the low products of vectors 0 and 1
-	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
-	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
-	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-# GHASH step 7: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %ymm16, %ymm16      # a_H*ha_H
-	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm17    # b_H*hb_H
-	vpternlogd      $150, %ymm17, %ymm16, %ymm7
+# GHASH step 6: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 64(%r9), %ymm18, %ymm18    # a_H*ha_H
+	vpclmulqdq      $17, 96(%r9), %ymm19, %ymm19    # b_H*hb_H
+	vpternlogd      $150, %ymm19, %ymm18, %ymm7
+# GHASH step 7: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm16, %ymm16
 
 	vbroadcasti32x4 -80(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-# GHASH step 8: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
-	vpshufd         $78, %ymm18, %ymm8
-	vpshufd         $78, %ymm19, %ymm9
-	vpxord          %ymm18, %ymm8, %ymm8            # a_L ^ a_H
-	vpxord          %ymm19, %ymm9, %ymm9            # b_L ^ b_H
-# GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      $0, 704(%r9), %ymm8, %ymm8      # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 736(%r9), %ymm9, %ymm9      # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 8: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %ymm16, %ymm8
+	vpshufd         $78, %ymm17, %ymm9
+	vpxord          %ymm16, %ymm8, %ymm8            # a_L ^ a_H
+	vpxord          %ymm17, %ymm9, %ymm9            # b_L ^ b_H
+# GHASH step 9: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 640(%r9), %ymm8, %ymm8      # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 672(%r9), %ymm9, %ymm9      # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %ymm9, %ymm8, %ymm6
 
 	vbroadcasti32x4 -64(%r10), %ymm15
@@ -3453,14 +3453,14 @@ aesgen_gcm_dec_record_avx10_256:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-# GHASH step 10: LO += the low products of vectors 2 and 3
-	vpclmulqdq      $0, 64(%r9), %ymm18, %ymm8      # a_L*ha_L
-	vpclmulqdq      $0, 96(%r9), %ymm19, %ymm9      # b_L*hb_L
+# GHASH step 10: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
+	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-# GHASH step 11: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 64(%r9), %ymm18, %ymm18    # a_H*ha_H
-	vpclmulqdq      $17, 96(%r9), %ymm19, %ymm19    # b_H*hb_H
-	vpternlogd      $150, %ymm19, %ymm18, %ymm7
+# GHASH step 11: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm16      # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm17    # b_H*hb_H
+	vpternlogd      $150, %ymm17, %ymm16, %ymm7
 
 	vbroadcasti32x4 -48(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
@@ -7151,59 +7151,59 @@ aesgen_gcm_dec_record_avx10_256_ghashschool:
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          %ymm10, %ymm16, %ymm16
-# GHASH step 3: LO += the low products of vectors 0 and 1
-	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
-	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
+# GHASH step 2: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 64(%r9), %ymm18, %ymm8      # a_L*ha_L
+	vpclmulqdq      $0, 96(%r9), %ymm19, %ymm9      # b_L*hb_L
 	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+# GHASH step 3: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 64(%r9), %ymm18, %ymm8     # a_H*ha_H
+	vpclmulqdq      $17, 96(%r9), %ymm19, %ymm9     # b_H*hb_H
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
 
 	vbroadcasti32x4 -112(%r10), %ymm15
 	vaesenc         %ymm15, %ymm0, %ymm0
 	vaesenc         %ymm15, %ymm1, %ymm1
 	vaesenc         %ymm15, %ymm2, %ymm2
 	vaesenc         %ymm15, %ymm3, %ymm3
-# GHASH step 4: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # a_H*ha_H
-	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9     # b_H*hb_H
-	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-# GHASH step 5: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %ymm16, %ymm8        # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %ymm16, %ymm16      # a_L*ha_H
-	vpternlogd      $150, %ymm16, %ymm8, %ymm6
-	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8      # b_H*hb_L
-	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17    # b_L*hb_H
-	vpternlogd      $150, %ymm17, %ymm8, %ymm6
-
-	vaesenc         %ymm31, %ymm0, %ymm0
-	vaesenc         %ymm31, %ymm1, %ymm1
-	vaesenc         %ymm31, %ymm2, %ymm2
-	vaesenc         %ymm31, %ymm3, %ymm3
-# GHASH step 6: LO += the low products of vectors 2 and 3
-	vpclmulqdq      $0, 64(%r9), %ymm18, %ymm8      # a_L*ha_L
-	vpclmulqdq      $0, 96(%r9), %ymm19, %ymm9      # b_L*hb_L
-	vpternlogd      $150, %ymm9, %ymm8, %ymm5
-
-	vaesenc         %ymm30, %ymm0, %ymm0
-	vaesenc         %ymm30, %ymm1, %ymm1
-	vaesenc         %ymm30, %ymm2, %ymm2
-	vaesenc         %ymm30, %ymm3, %ymm3
-# GHASH step 7: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 64(%r9), %ymm18, %ymm8     # a_H*ha_H
-	vpclmulqdq      $17, 96(%r9), %ymm19, %ymm9     # b_H*hb_H
-	vpternlogd      $150, %ymm9, %ymm8, %ymm7
-
-	vaesenc         %ymm29, %ymm0, %ymm0
-	vaesenc         %ymm29, %ymm1, %ymm1
-	vaesenc         %ymm29, %ymm2, %ymm2
-	vaesenc         %ymm29, %ymm3, %ymm3
-# GHASH step 8: MI += the middle products of vectors 2 and 3
+# GHASH step 4: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      $1, 64(%r9), %ymm18, %ymm8      # a_H*ha_L
 	vpclmulqdq      $16, 64(%r9), %ymm18, %ymm18    # a_L*ha_H
 	vpternlogd      $150, %ymm18, %ymm8, %ymm6
 	vpclmulqdq      $1, 96(%r9), %ymm19, %ymm8      # b_H*hb_L
 	vpclmulqdq      $16, 96(%r9), %ymm19, %ymm19    # b_L*hb_H
 	vpternlogd      $150, %ymm19, %ymm8, %ymm6
+# GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %ymm10, %ymm16, %ymm16
+
+	vaesenc         %ymm31, %ymm0, %ymm0
+	vaesenc         %ymm31, %ymm1, %ymm1
+	vaesenc         %ymm31, %ymm2, %ymm2
+	vaesenc         %ymm31, %ymm3, %ymm3
+# GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %ymm16, %ymm8        # a_L*ha_L
+	vpclmulqdq      $0, 32(%r9), %ymm17, %ymm9      # b_L*hb_L
+	vpternlogd      $150, %ymm9, %ymm8, %ymm5
+
+	vaesenc         %ymm30, %ymm0, %ymm0
+	vaesenc         %ymm30, %ymm1, %ymm1
+	vaesenc         %ymm30, %ymm2, %ymm2
+	vaesenc         %ymm30, %ymm3, %ymm3
+# GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %ymm16, %ymm8       # a_H*ha_H
+	vpclmulqdq      $17, 32(%r9), %ymm17, %ymm9     # b_H*hb_H
+	vpternlogd      $150, %ymm9, %ymm8, %ymm7
+
+	vaesenc         %ymm29, %ymm0, %ymm0
+	vaesenc         %ymm29, %ymm1, %ymm1
+	vaesenc         %ymm29, %ymm2, %ymm2
+	vaesenc         %ymm29, %ymm3, %ymm3
+# GHASH step 8: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %ymm16, %ymm8        # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %ymm16, %ymm16      # a_L*ha_H
+	vpternlogd      $150, %ymm16, %ymm8, %ymm6
+	vpclmulqdq      $1, 32(%r9), %ymm17, %ymm8      # b_H*hb_L
+	vpclmulqdq      $16, 32(%r9), %ymm17, %ymm17    # b_L*hb_H
+	vpternlogd      $150, %ymm17, %ymm8, %ymm6
 
 	vaesenc         %ymm28, %ymm0, %ymm0
 	vaesenc         %ymm28, %ymm1, %ymm1

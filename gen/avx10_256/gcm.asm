@@ -3363,51 +3363,51 @@ L.gcm_dec_rec_final4_aes128:
 ; GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         ymm18, ymm18, ymm20
 	vpshufb         ymm19, ymm19, ymm20
-; GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          ymm16, ymm16, ymm10
+; GHASH step 3: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         ymm8, ymm18, 78
+	vpshufd         ymm9, ymm19, 78
+	vpxord          ymm8, ymm8, ymm18               ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm19               ; b_L ^ b_H
 
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-; GHASH step 4: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
-	vpshufd         ymm8, ymm16, 78
-	vpshufd         ymm9, ymm17, 78
-	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
-	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
-; GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
-	vpclmulqdq      ymm8, ymm8, yword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      ymm9, ymm9, yword [r9 + 672], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 4: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      ymm8, ymm8, yword [r9 + 704], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, yword [r9 + 736], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      ymm6, ymm8, ymm9, 150
+; GHASH step 5: LO += the low products of vectors 2 and 3
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 0 ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm19, yword [r9 + 96], 0 ; b_L*hb_L
+	vpternlogd      ymm5, ymm8, ymm9, 150
 
 	vbroadcasti32x4 ymm15, oword [r10 - 96]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-; GHASH step 6: LO += the low products of vectors 0 and 1
-	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
-	vpternlogd      ymm5, ymm8, ymm9, 150
-; GHASH step 7: HI += the high products of vectors 0 and 1
-	vpclmulqdq      ymm16, ymm16, yword [r9], 17    ; a_H*ha_H
-	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
-	vpternlogd      ymm7, ymm16, ymm17, 150
+; GHASH step 6: HI += the high products of vectors 2 and 3
+	vpclmulqdq      ymm18, ymm18, yword [r9 + 64], 17 ; a_H*ha_H
+	vpclmulqdq      ymm19, ymm19, yword [r9 + 96], 17 ; b_H*hb_H
+	vpternlogd      ymm7, ymm18, ymm19, 150
+; GHASH step 7: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm16, ymm16, ymm10
 
 	vbroadcasti32x4 ymm15, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-; GHASH step 8: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
-	vpshufd         ymm8, ymm18, 78
-	vpshufd         ymm9, ymm19, 78
-	vpxord          ymm8, ymm8, ymm18               ; a_L ^ a_H
-	vpxord          ymm9, ymm9, ymm19               ; b_L ^ b_H
-; GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      ymm8, ymm8, yword [r9 + 704], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      ymm9, ymm9, yword [r9 + 736], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 8: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         ymm8, ymm16, 78
+	vpshufd         ymm9, ymm17, 78
+	vpxord          ymm8, ymm8, ymm16               ; a_L ^ a_H
+	vpxord          ymm9, ymm9, ymm17               ; b_L ^ b_H
+; GHASH step 9: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      ymm8, ymm8, yword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      ymm9, ymm9, yword [r9 + 672], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      ymm6, ymm8, ymm9, 150
 
 	vbroadcasti32x4 ymm15, oword [r10 - 64]
@@ -3415,14 +3415,14 @@ L.gcm_dec_rec_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-; GHASH step 10: LO += the low products of vectors 2 and 3
-	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 0 ; a_L*ha_L
-	vpclmulqdq      ymm9, ymm19, yword [r9 + 96], 0 ; b_L*hb_L
+; GHASH step 10: LO += the low products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
-; GHASH step 11: HI += the high products of vectors 2 and 3
-	vpclmulqdq      ymm18, ymm18, yword [r9 + 64], 17 ; a_H*ha_H
-	vpclmulqdq      ymm19, ymm19, yword [r9 + 96], 17 ; b_H*hb_H
-	vpternlogd      ymm7, ymm18, ymm19, 150
+; GHASH step 11: HI += the high products of vectors 0 and 1
+	vpclmulqdq      ymm16, ymm16, yword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
+	vpternlogd      ymm7, ymm16, ymm17, 150
 
 	vbroadcasti32x4 ymm15, oword [r10 - 48]
 	vaesenc         ymm0, ymm0, ymm15
@@ -7068,59 +7068,59 @@ L.gcm_dec_ghashschool_rec_final4_aes128:
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          ymm16, ymm16, ymm10
-; GHASH step 3: LO += the low products of vectors 0 and 1
-	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
+; GHASH step 2: LO += the low products of vectors 2 and 3
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 0 ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm19, yword [r9 + 96], 0 ; b_L*hb_L
 	vpternlogd      ymm5, ymm8, ymm9, 150
+; GHASH step 3: HI += the high products of vectors 2 and 3
+	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 17 ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm19, yword [r9 + 96], 17 ; b_H*hb_H
+	vpternlogd      ymm7, ymm8, ymm9, 150
 
 	vbroadcasti32x4 ymm15, oword [r10 - 112]
 	vaesenc         ymm0, ymm0, ymm15
 	vaesenc         ymm1, ymm1, ymm15
 	vaesenc         ymm2, ymm2, ymm15
 	vaesenc         ymm3, ymm3, ymm15
-; GHASH step 4: HI += the high products of vectors 0 and 1
-	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
-	vpternlogd      ymm7, ymm8, ymm9, 150
-; GHASH step 5: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      ymm8, ymm16, yword [r9], 1      ; a_H*ha_L
-	vpclmulqdq      ymm16, ymm16, yword [r9], 16    ; a_L*ha_H
-	vpternlogd      ymm6, ymm8, ymm16, 150
-	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1 ; b_H*hb_L
-	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16 ; b_L*hb_H
-	vpternlogd      ymm6, ymm8, ymm17, 150
-
-	vaesenc         ymm0, ymm0, ymm31
-	vaesenc         ymm1, ymm1, ymm31
-	vaesenc         ymm2, ymm2, ymm31
-	vaesenc         ymm3, ymm3, ymm31
-; GHASH step 6: LO += the low products of vectors 2 and 3
-	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 0 ; a_L*ha_L
-	vpclmulqdq      ymm9, ymm19, yword [r9 + 96], 0 ; b_L*hb_L
-	vpternlogd      ymm5, ymm8, ymm9, 150
-
-	vaesenc         ymm0, ymm0, ymm30
-	vaesenc         ymm1, ymm1, ymm30
-	vaesenc         ymm2, ymm2, ymm30
-	vaesenc         ymm3, ymm3, ymm30
-; GHASH step 7: HI += the high products of vectors 2 and 3
-	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 17 ; a_H*ha_H
-	vpclmulqdq      ymm9, ymm19, yword [r9 + 96], 17 ; b_H*hb_H
-	vpternlogd      ymm7, ymm8, ymm9, 150
-
-	vaesenc         ymm0, ymm0, ymm29
-	vaesenc         ymm1, ymm1, ymm29
-	vaesenc         ymm2, ymm2, ymm29
-	vaesenc         ymm3, ymm3, ymm29
-; GHASH step 8: MI += the middle products of vectors 2 and 3
+; GHASH step 4: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      ymm8, ymm18, yword [r9 + 64], 1 ; a_H*ha_L
 	vpclmulqdq      ymm18, ymm18, yword [r9 + 64], 16 ; a_L*ha_H
 	vpternlogd      ymm6, ymm8, ymm18, 150
 	vpclmulqdq      ymm8, ymm19, yword [r9 + 96], 1 ; b_H*hb_L
 	vpclmulqdq      ymm19, ymm19, yword [r9 + 96], 16 ; b_L*hb_H
 	vpternlogd      ymm6, ymm8, ymm19, 150
+; GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          ymm16, ymm16, ymm10
+
+	vaesenc         ymm0, ymm0, ymm31
+	vaesenc         ymm1, ymm1, ymm31
+	vaesenc         ymm2, ymm2, ymm31
+	vaesenc         ymm3, ymm3, ymm31
+; GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, yword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 0 ; b_L*hb_L
+	vpternlogd      ymm5, ymm8, ymm9, 150
+
+	vaesenc         ymm0, ymm0, ymm30
+	vaesenc         ymm1, ymm1, ymm30
+	vaesenc         ymm2, ymm2, ymm30
+	vaesenc         ymm3, ymm3, ymm30
+; GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, yword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      ymm9, ymm17, yword [r9 + 32], 17 ; b_H*hb_H
+	vpternlogd      ymm7, ymm8, ymm9, 150
+
+	vaesenc         ymm0, ymm0, ymm29
+	vaesenc         ymm1, ymm1, ymm29
+	vaesenc         ymm2, ymm2, ymm29
+	vaesenc         ymm3, ymm3, ymm29
+; GHASH step 8: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      ymm8, ymm16, yword [r9], 1      ; a_H*ha_L
+	vpclmulqdq      ymm16, ymm16, yword [r9], 16    ; a_L*ha_H
+	vpternlogd      ymm6, ymm8, ymm16, 150
+	vpclmulqdq      ymm8, ymm17, yword [r9 + 32], 1 ; b_H*hb_L
+	vpclmulqdq      ymm17, ymm17, yword [r9 + 32], 16 ; b_L*hb_H
+	vpternlogd      ymm6, ymm8, ymm17, 150
 
 	vaesenc         ymm0, ymm0, ymm28
 	vaesenc         ymm1, ymm1, ymm28

@@ -3436,51 +3436,51 @@ aesgen_gcm_dec_record_avx10_512:
 # GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         %zmm20, %zmm18, %zmm18
 	vpshufb         %zmm20, %zmm19, %zmm19
-# GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          %zmm10, %zmm16, %zmm16
+# GHASH step 3: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm18, %zmm8
+	vpshufd         $78, %zmm19, %zmm9
+	vpxord          %zmm18, %zmm8, %zmm8            # a_L ^ a_H
+	vpxord          %zmm19, %zmm9, %zmm9            # b_L ^ b_H
 
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-# GHASH step 4: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm16, %zmm8
-	vpshufd         $78, %zmm17, %zmm9
-	vpxord          %zmm16, %zmm8, %zmm8            # a_L ^ a_H
-	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
-# GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
-	vpclmulqdq      $0, 640(%r9), %zmm8, %zmm8      # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 704(%r9), %zmm9, %zmm9      # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 4: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 768(%r9), %zmm8, %zmm8      # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 832(%r9), %zmm9, %zmm9      # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+# GHASH step 5: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8     # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm19, %zmm9     # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
 
 	vbroadcasti32x4 -96(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-# GHASH step 6: LO += the low products of vectors 0 and 1
-	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
-	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
-	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-# GHASH step 7: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm16, %zmm16      # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm17    # b_H*hb_H
-	vpternlogd      $150, %zmm17, %zmm16, %zmm7
+# GHASH step 6: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm18   # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm19, %zmm19   # b_H*hb_H
+	vpternlogd      $150, %zmm19, %zmm18, %zmm7
+# GHASH step 7: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
 
 	vbroadcasti32x4 -80(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-# GHASH step 8: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm18, %zmm8
-	vpshufd         $78, %zmm19, %zmm9
-	vpxord          %zmm18, %zmm8, %zmm8            # a_L ^ a_H
-	vpxord          %zmm19, %zmm9, %zmm9            # b_L ^ b_H
-# GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      $0, 768(%r9), %zmm8, %zmm8      # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 832(%r9), %zmm9, %zmm9      # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 8: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm16, %zmm8
+	vpshufd         $78, %zmm17, %zmm9
+	vpxord          %zmm16, %zmm8, %zmm8            # a_L ^ a_H
+	vpxord          %zmm17, %zmm9, %zmm9            # b_L ^ b_H
+# GHASH step 9: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 640(%r9), %zmm8, %zmm8      # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 704(%r9), %zmm9, %zmm9      # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm9, %zmm8, %zmm6
 
 	vbroadcasti32x4 -64(%r10), %zmm15
@@ -3488,14 +3488,14 @@ aesgen_gcm_dec_record_avx10_512:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-# GHASH step 10: LO += the low products of vectors 2 and 3
-	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8     # a_L*ha_L
-	vpclmulqdq      $0, 192(%r9), %zmm19, %zmm9     # b_L*hb_L
+# GHASH step 10: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-# GHASH step 11: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm18   # a_H*ha_H
-	vpclmulqdq      $17, 192(%r9), %zmm19, %zmm19   # b_H*hb_H
-	vpternlogd      $150, %zmm19, %zmm18, %zmm7
+# GHASH step 11: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm16      # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm17    # b_H*hb_H
+	vpternlogd      $150, %zmm17, %zmm16, %zmm7
 
 	vbroadcasti32x4 -48(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
@@ -7238,59 +7238,59 @@ aesgen_gcm_dec_record_avx10_512_ghashschool:
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          %zmm10, %zmm16, %zmm16
-# GHASH step 3: LO += the low products of vectors 0 and 1
-	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
-	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
+# GHASH step 2: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8     # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm19, %zmm9     # b_L*hb_L
 	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 3: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm8    # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm19, %zmm9    # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
 
 	vbroadcasti32x4 -112(%r10), %zmm15
 	vaesenc         %zmm15, %zmm0, %zmm0
 	vaesenc         %zmm15, %zmm1, %zmm1
 	vaesenc         %zmm15, %zmm2, %zmm2
 	vaesenc         %zmm15, %zmm3, %zmm3
-# GHASH step 4: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
-	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-# GHASH step 5: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # a_H*ha_L
-	vpclmulqdq      $16, (%r9), %zmm16, %zmm16      # a_L*ha_H
-	vpternlogd      $150, %zmm16, %zmm8, %zmm6
-	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8      # b_H*hb_L
-	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17    # b_L*hb_H
-	vpternlogd      $150, %zmm17, %zmm8, %zmm6
-
-	vaesenc         %zmm31, %zmm0, %zmm0
-	vaesenc         %zmm31, %zmm1, %zmm1
-	vaesenc         %zmm31, %zmm2, %zmm2
-	vaesenc         %zmm31, %zmm3, %zmm3
-# GHASH step 6: LO += the low products of vectors 2 and 3
-	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8     # a_L*ha_L
-	vpclmulqdq      $0, 192(%r9), %zmm19, %zmm9     # b_L*hb_L
-	vpternlogd      $150, %zmm9, %zmm8, %zmm5
-
-	vaesenc         %zmm30, %zmm0, %zmm0
-	vaesenc         %zmm30, %zmm1, %zmm1
-	vaesenc         %zmm30, %zmm2, %zmm2
-	vaesenc         %zmm30, %zmm3, %zmm3
-# GHASH step 7: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm8    # a_H*ha_H
-	vpclmulqdq      $17, 192(%r9), %zmm19, %zmm9    # b_H*hb_H
-	vpternlogd      $150, %zmm9, %zmm8, %zmm7
-
-	vaesenc         %zmm29, %zmm0, %zmm0
-	vaesenc         %zmm29, %zmm1, %zmm1
-	vaesenc         %zmm29, %zmm2, %zmm2
-	vaesenc         %zmm29, %zmm3, %zmm3
-# GHASH step 8: MI += the middle products of vectors 2 and 3
+# GHASH step 4: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      $1, 128(%r9), %zmm18, %zmm8     # a_H*ha_L
 	vpclmulqdq      $16, 128(%r9), %zmm18, %zmm18   # a_L*ha_H
 	vpternlogd      $150, %zmm18, %zmm8, %zmm6
 	vpclmulqdq      $1, 192(%r9), %zmm19, %zmm8     # b_H*hb_L
 	vpclmulqdq      $16, 192(%r9), %zmm19, %zmm19   # b_L*hb_H
 	vpternlogd      $150, %zmm19, %zmm8, %zmm6
+# GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+# GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+# GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm3, %zmm3
+# GHASH step 8: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm16, %zmm16      # a_L*ha_H
+	vpternlogd      $150, %zmm16, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8      # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17    # b_L*hb_H
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
 
 	vaesenc         %zmm28, %zmm0, %zmm0
 	vaesenc         %zmm28, %zmm1, %zmm1
@@ -8282,21 +8282,23 @@ aesgen_gcm_enc_update_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          %zmm14, %zmm20, %zmm20
-# GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm20, %zmm12
-	vpshufd         $78, %zmm21, %zmm13
-	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
-# GHASH step 6: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
-	vpclmulqdq      $0, 960(%rdi), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 1024(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 4: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm22, %zmm12
+	vpshufd         $78, %zmm23, %zmm13
+	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 5: MI = the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 1088(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1152(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
 	vpxord          %zmm13, %zmm12, %zmm10
-# GHASH step 7: LO = the low products of vectors 0 and 1
-	vpclmulqdq      $0, %zmm30, %zmm20, %zmm12      # a_L*ha_L
-	vpclmulqdq      $0, %zmm31, %zmm21, %zmm13      # b_L*hb_L
+# GHASH step 6: LO = the low products of vectors 2 and 3
+	vpclmulqdq      $0, 448(%rdi), %zmm22, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 512(%rdi), %zmm23, %zmm13   # b_L*hb_L
 	vpxord          %zmm13, %zmm12, %zmm9
+# GHASH step 7: HI = the high products of vectors 2 and 3
+	vpclmulqdq      $17, 448(%rdi), %zmm22, %zmm22  # a_H*ha_H
+	vpclmulqdq      $17, 512(%rdi), %zmm23, %zmm23  # b_H*hb_H
+	vpxord          %zmm23, %zmm22, %zmm11
 
 	vbroadcasti32x4 -112(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -8307,23 +8309,23 @@ aesgen_gcm_enc_update_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 8: HI = the high products of vectors 0 and 1
-	vpclmulqdq      $17, %zmm30, %zmm20, %zmm20     # a_H*ha_H
-	vpclmulqdq      $17, %zmm31, %zmm21, %zmm21     # b_H*hb_H
-	vpxord          %zmm21, %zmm20, %zmm11
-# GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm22, %zmm12
-	vpshufd         $78, %zmm23, %zmm13
-	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
-# GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      $0, 1088(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 1152(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 8: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm24, %zmm12
+	vpshufd         $78, %zmm25, %zmm13
+	vpxord          %zmm24, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm25, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 9: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      $0, 1216(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1280(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 11: LO += the low products of vectors 2 and 3
-	vpclmulqdq      $0, 448(%rdi), %zmm22, %zmm12   # a_L*ha_L
-	vpclmulqdq      $0, 512(%rdi), %zmm23, %zmm13   # b_L*hb_L
+# GHASH step 10: LO += the low products of vectors 4 and 5
+	vpclmulqdq      $0, 576(%rdi), %zmm24, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 640(%rdi), %zmm25, %zmm13   # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 11: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 576(%rdi), %zmm24, %zmm24  # a_H*ha_H
+	vpclmulqdq      $17, 640(%rdi), %zmm25, %zmm25  # b_H*hb_H
+	vpternlogd      $150, %zmm25, %zmm24, %zmm11
 
 	vbroadcasti32x4 -96(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -8334,19 +8336,19 @@ aesgen_gcm_enc_update_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 12: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 448(%rdi), %zmm22, %zmm22  # a_H*ha_H
-	vpclmulqdq      $17, 512(%rdi), %zmm23, %zmm23  # b_H*hb_H
-	vpternlogd      $150, %zmm23, %zmm22, %zmm11
-# GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm24, %zmm12
-	vpshufd         $78, %zmm25, %zmm13
-	vpxord          %zmm24, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm25, %zmm13, %zmm13          # b_L ^ b_H
-# GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
-	vpclmulqdq      $0, 1216(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 1280(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 12: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm26, %zmm12
+	vpshufd         $78, %zmm27, %zmm13
+	vpxord          %zmm26, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm27, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 13: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      $0, 1344(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1408(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 14: LO += the low products of vectors 6 and 7
+	vpclmulqdq      $0, 704(%rdi), %zmm26, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 768(%rdi), %zmm27, %zmm13   # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 
 	vbroadcasti32x4 -80(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -8357,19 +8359,17 @@ aesgen_gcm_enc_update_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 15: LO += the low products of vectors 4 and 5
-	vpclmulqdq      $0, 576(%rdi), %zmm24, %zmm12   # a_L*ha_L
-	vpclmulqdq      $0, 640(%rdi), %zmm25, %zmm13   # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 16: HI += the high products of vectors 4 and 5
-	vpclmulqdq      $17, 576(%rdi), %zmm24, %zmm24  # a_H*ha_H
-	vpclmulqdq      $17, 640(%rdi), %zmm25, %zmm25  # b_H*hb_H
-	vpternlogd      $150, %zmm25, %zmm24, %zmm11
-# GHASH step 17: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm26, %zmm12
-	vpshufd         $78, %zmm27, %zmm13
-	vpxord          %zmm26, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm27, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 15: HI += the high products of vectors 6 and 7
+	vpclmulqdq      $17, 704(%rdi), %zmm26, %zmm26  # a_H*ha_H
+	vpclmulqdq      $17, 768(%rdi), %zmm27, %zmm27  # b_H*hb_H
+	vpternlogd      $150, %zmm27, %zmm26, %zmm11
+# GHASH step 16: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm20, %zmm20
+# GHASH step 17: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm20, %zmm12
+	vpshufd         $78, %zmm21, %zmm13
+	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
 
 	vbroadcasti32x4 -64(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -8380,18 +8380,18 @@ aesgen_gcm_enc_update_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 18: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
-	vpclmulqdq      $0, 1344(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 1408(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 18: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 960(%rdi), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1024(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 19: LO += the low products of vectors 6 and 7
-	vpclmulqdq      $0, 704(%rdi), %zmm26, %zmm12   # a_L*ha_L
-	vpclmulqdq      $0, 768(%rdi), %zmm27, %zmm13   # b_L*hb_L
+# GHASH step 19: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, %zmm30, %zmm20, %zmm12      # a_L*ha_L
+	vpclmulqdq      $0, %zmm31, %zmm21, %zmm13      # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 20: HI += the high products of vectors 6 and 7
-	vpclmulqdq      $17, 704(%rdi), %zmm26, %zmm26  # a_H*ha_H
-	vpclmulqdq      $17, 768(%rdi), %zmm27, %zmm27  # b_H*hb_H
-	vpternlogd      $150, %zmm27, %zmm26, %zmm11
+# GHASH step 20: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, %zmm30, %zmm20, %zmm20     # a_H*ha_H
+	vpclmulqdq      $17, %zmm31, %zmm21, %zmm21     # b_H*hb_H
+	vpternlogd      $150, %zmm21, %zmm20, %zmm11
 
 	vbroadcasti32x4 -48(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -9065,17 +9065,19 @@ aesgen_gcm_dec_update_avx10_512_tail2_unroll8:
 # GHASH step 4: byte-reflect vectors 6 and 7
 	vpshufb         %zmm28, %zmm26, %zmm26
 	vpshufb         %zmm28, %zmm27, %zmm27
-# GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          %zmm14, %zmm20, %zmm20
-# GHASH step 6: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm20, %zmm12
-	vpshufd         $78, %zmm21, %zmm13
-	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
-# GHASH step 7: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
-	vpclmulqdq      $0, 960(%rdi), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 1024(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 5: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm22, %zmm12
+	vpshufd         $78, %zmm23, %zmm13
+	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 6: MI = the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 1088(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1152(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
 	vpxord          %zmm13, %zmm12, %zmm10
+# GHASH step 7: LO = the low products of vectors 2 and 3
+	vpclmulqdq      $0, 448(%rdi), %zmm22, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 512(%rdi), %zmm23, %zmm13   # b_L*hb_L
+	vpxord          %zmm13, %zmm12, %zmm9
 
 	vbroadcasti32x4 -112(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -9086,23 +9088,23 @@ aesgen_gcm_dec_update_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 8: LO = the low products of vectors 0 and 1
-	vpclmulqdq      $0, %zmm30, %zmm20, %zmm12      # a_L*ha_L
-	vpclmulqdq      $0, %zmm31, %zmm21, %zmm13      # b_L*hb_L
-	vpxord          %zmm13, %zmm12, %zmm9
-# GHASH step 9: HI = the high products of vectors 0 and 1
-	vpclmulqdq      $17, %zmm30, %zmm20, %zmm20     # a_H*ha_H
-	vpclmulqdq      $17, %zmm31, %zmm21, %zmm21     # b_H*hb_H
-	vpxord          %zmm21, %zmm20, %zmm11
-# GHASH step 10: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm22, %zmm12
-	vpshufd         $78, %zmm23, %zmm13
-	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
-# GHASH step 11: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      $0, 1088(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 1152(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 8: HI = the high products of vectors 2 and 3
+	vpclmulqdq      $17, 448(%rdi), %zmm22, %zmm22  # a_H*ha_H
+	vpclmulqdq      $17, 512(%rdi), %zmm23, %zmm23  # b_H*hb_H
+	vpxord          %zmm23, %zmm22, %zmm11
+# GHASH step 9: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm24, %zmm12
+	vpshufd         $78, %zmm25, %zmm13
+	vpxord          %zmm24, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm25, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 10: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      $0, 1216(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1280(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 11: LO += the low products of vectors 4 and 5
+	vpclmulqdq      $0, 576(%rdi), %zmm24, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 640(%rdi), %zmm25, %zmm13   # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 
 	vbroadcasti32x4 -96(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -9113,23 +9115,23 @@ aesgen_gcm_dec_update_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 12: LO += the low products of vectors 2 and 3
-	vpclmulqdq      $0, 448(%rdi), %zmm22, %zmm12   # a_L*ha_L
-	vpclmulqdq      $0, 512(%rdi), %zmm23, %zmm13   # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 13: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 448(%rdi), %zmm22, %zmm22  # a_H*ha_H
-	vpclmulqdq      $17, 512(%rdi), %zmm23, %zmm23  # b_H*hb_H
-	vpternlogd      $150, %zmm23, %zmm22, %zmm11
-# GHASH step 14: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm24, %zmm12
-	vpshufd         $78, %zmm25, %zmm13
-	vpxord          %zmm24, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm25, %zmm13, %zmm13          # b_L ^ b_H
-# GHASH step 15: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
-	vpclmulqdq      $0, 1216(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 1280(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 12: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 576(%rdi), %zmm24, %zmm24  # a_H*ha_H
+	vpclmulqdq      $17, 640(%rdi), %zmm25, %zmm25  # b_H*hb_H
+	vpternlogd      $150, %zmm25, %zmm24, %zmm11
+# GHASH step 13: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm26, %zmm12
+	vpshufd         $78, %zmm27, %zmm13
+	vpxord          %zmm26, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm27, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 14: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      $0, 1344(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1408(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 15: LO += the low products of vectors 6 and 7
+	vpclmulqdq      $0, 704(%rdi), %zmm26, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 768(%rdi), %zmm27, %zmm13   # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 
 	vbroadcasti32x4 -80(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -9140,19 +9142,17 @@ aesgen_gcm_dec_update_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 16: LO += the low products of vectors 4 and 5
-	vpclmulqdq      $0, 576(%rdi), %zmm24, %zmm12   # a_L*ha_L
-	vpclmulqdq      $0, 640(%rdi), %zmm25, %zmm13   # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 17: HI += the high products of vectors 4 and 5
-	vpclmulqdq      $17, 576(%rdi), %zmm24, %zmm24  # a_H*ha_H
-	vpclmulqdq      $17, 640(%rdi), %zmm25, %zmm25  # b_H*hb_H
-	vpternlogd      $150, %zmm25, %zmm24, %zmm11
-# GHASH step 18: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm26, %zmm12
-	vpshufd         $78, %zmm27, %zmm13
-	vpxord          %zmm26, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm27, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 16: HI += the high products of vectors 6 and 7
+	vpclmulqdq      $17, 704(%rdi), %zmm26, %zmm26  # a_H*ha_H
+	vpclmulqdq      $17, 768(%rdi), %zmm27, %zmm27  # b_H*hb_H
+	vpternlogd      $150, %zmm27, %zmm26, %zmm11
+# GHASH step 17: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm20, %zmm20
+# GHASH step 18: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm20, %zmm12
+	vpshufd         $78, %zmm21, %zmm13
+	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
 
 	vbroadcasti32x4 -64(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -9163,18 +9163,18 @@ aesgen_gcm_dec_update_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 19: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
-	vpclmulqdq      $0, 1344(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 1408(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 19: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 960(%rdi), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1024(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 20: LO += the low products of vectors 6 and 7
-	vpclmulqdq      $0, 704(%rdi), %zmm26, %zmm12   # a_L*ha_L
-	vpclmulqdq      $0, 768(%rdi), %zmm27, %zmm13   # b_L*hb_L
+# GHASH step 20: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, %zmm30, %zmm20, %zmm12      # a_L*ha_L
+	vpclmulqdq      $0, %zmm31, %zmm21, %zmm13      # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 21: HI += the high products of vectors 6 and 7
-	vpclmulqdq      $17, 704(%rdi), %zmm26, %zmm26  # a_H*ha_H
-	vpclmulqdq      $17, 768(%rdi), %zmm27, %zmm27  # b_H*hb_H
-	vpternlogd      $150, %zmm27, %zmm26, %zmm11
+# GHASH step 21: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, %zmm30, %zmm20, %zmm20     # a_H*ha_H
+	vpclmulqdq      $17, %zmm31, %zmm21, %zmm21     # b_H*hb_H
+	vpternlogd      $150, %zmm21, %zmm20, %zmm11
 
 	vbroadcasti32x4 -48(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -10026,21 +10026,23 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          %zmm14, %zmm20, %zmm20
-# GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm20, %zmm12
-	vpshufd         $78, %zmm21, %zmm13
-	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
-# GHASH step 6: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
-	vpclmulqdq      $0, 960(%rdi), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 1024(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 4: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm22, %zmm12
+	vpshufd         $78, %zmm23, %zmm13
+	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 5: MI = the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 1088(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1152(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
 	vpxord          %zmm13, %zmm12, %zmm10
-# GHASH step 7: LO = the low products of vectors 0 and 1
-	vpclmulqdq      $0, %zmm30, %zmm20, %zmm12      # a_L*ha_L
-	vpclmulqdq      $0, %zmm31, %zmm21, %zmm13      # b_L*hb_L
+# GHASH step 6: LO = the low products of vectors 2 and 3
+	vpclmulqdq      $0, 448(%rdi), %zmm22, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 512(%rdi), %zmm23, %zmm13   # b_L*hb_L
 	vpxord          %zmm13, %zmm12, %zmm9
+# GHASH step 7: HI = the high products of vectors 2 and 3
+	vpclmulqdq      $17, 448(%rdi), %zmm22, %zmm22  # a_H*ha_H
+	vpclmulqdq      $17, 512(%rdi), %zmm23, %zmm23  # b_H*hb_H
+	vpxord          %zmm23, %zmm22, %zmm11
 
 	vbroadcasti32x4 -112(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -10051,23 +10053,23 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 8: HI = the high products of vectors 0 and 1
-	vpclmulqdq      $17, %zmm30, %zmm20, %zmm20     # a_H*ha_H
-	vpclmulqdq      $17, %zmm31, %zmm21, %zmm21     # b_H*hb_H
-	vpxord          %zmm21, %zmm20, %zmm11
-# GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm22, %zmm12
-	vpshufd         $78, %zmm23, %zmm13
-	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
-# GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      $0, 1088(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 1152(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 8: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm24, %zmm12
+	vpshufd         $78, %zmm25, %zmm13
+	vpxord          %zmm24, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm25, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 9: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      $0, 1216(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1280(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 11: LO += the low products of vectors 2 and 3
-	vpclmulqdq      $0, 448(%rdi), %zmm22, %zmm12   # a_L*ha_L
-	vpclmulqdq      $0, 512(%rdi), %zmm23, %zmm13   # b_L*hb_L
+# GHASH step 10: LO += the low products of vectors 4 and 5
+	vpclmulqdq      $0, 576(%rdi), %zmm24, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 640(%rdi), %zmm25, %zmm13   # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 11: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 576(%rdi), %zmm24, %zmm24  # a_H*ha_H
+	vpclmulqdq      $17, 640(%rdi), %zmm25, %zmm25  # b_H*hb_H
+	vpternlogd      $150, %zmm25, %zmm24, %zmm11
 
 	vbroadcasti32x4 -96(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -10078,19 +10080,19 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 12: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 448(%rdi), %zmm22, %zmm22  # a_H*ha_H
-	vpclmulqdq      $17, 512(%rdi), %zmm23, %zmm23  # b_H*hb_H
-	vpternlogd      $150, %zmm23, %zmm22, %zmm11
-# GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm24, %zmm12
-	vpshufd         $78, %zmm25, %zmm13
-	vpxord          %zmm24, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm25, %zmm13, %zmm13          # b_L ^ b_H
-# GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
-	vpclmulqdq      $0, 1216(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 1280(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 12: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm26, %zmm12
+	vpshufd         $78, %zmm27, %zmm13
+	vpxord          %zmm26, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm27, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 13: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      $0, 1344(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1408(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 14: LO += the low products of vectors 6 and 7
+	vpclmulqdq      $0, 704(%rdi), %zmm26, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 768(%rdi), %zmm27, %zmm13   # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 
 	vbroadcasti32x4 -80(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -10101,19 +10103,17 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 15: LO += the low products of vectors 4 and 5
-	vpclmulqdq      $0, 576(%rdi), %zmm24, %zmm12   # a_L*ha_L
-	vpclmulqdq      $0, 640(%rdi), %zmm25, %zmm13   # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 16: HI += the high products of vectors 4 and 5
-	vpclmulqdq      $17, 576(%rdi), %zmm24, %zmm24  # a_H*ha_H
-	vpclmulqdq      $17, 640(%rdi), %zmm25, %zmm25  # b_H*hb_H
-	vpternlogd      $150, %zmm25, %zmm24, %zmm11
-# GHASH step 17: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm26, %zmm12
-	vpshufd         $78, %zmm27, %zmm13
-	vpxord          %zmm26, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm27, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 15: HI += the high products of vectors 6 and 7
+	vpclmulqdq      $17, 704(%rdi), %zmm26, %zmm26  # a_H*ha_H
+	vpclmulqdq      $17, 768(%rdi), %zmm27, %zmm27  # b_H*hb_H
+	vpternlogd      $150, %zmm27, %zmm26, %zmm11
+# GHASH step 16: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm20, %zmm20
+# GHASH step 17: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm20, %zmm12
+	vpshufd         $78, %zmm21, %zmm13
+	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
 
 	vbroadcasti32x4 -64(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -10124,18 +10124,18 @@ aesgen_gcm_enc_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 18: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
-	vpclmulqdq      $0, 1344(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 1408(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 18: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 960(%rdi), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1024(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 19: LO += the low products of vectors 6 and 7
-	vpclmulqdq      $0, 704(%rdi), %zmm26, %zmm12   # a_L*ha_L
-	vpclmulqdq      $0, 768(%rdi), %zmm27, %zmm13   # b_L*hb_L
+# GHASH step 19: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, %zmm30, %zmm20, %zmm12      # a_L*ha_L
+	vpclmulqdq      $0, %zmm31, %zmm21, %zmm13      # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 20: HI += the high products of vectors 6 and 7
-	vpclmulqdq      $17, 704(%rdi), %zmm26, %zmm26  # a_H*ha_H
-	vpclmulqdq      $17, 768(%rdi), %zmm27, %zmm27  # b_H*hb_H
-	vpternlogd      $150, %zmm27, %zmm26, %zmm11
+# GHASH step 20: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, %zmm30, %zmm20, %zmm20     # a_H*ha_H
+	vpclmulqdq      $17, %zmm31, %zmm21, %zmm21     # b_H*hb_H
+	vpternlogd      $150, %zmm21, %zmm20, %zmm11
 
 	vbroadcasti32x4 -48(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12311,17 +12311,19 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 # GHASH step 4: byte-reflect vectors 6 and 7
 	vpshufb         %zmm28, %zmm26, %zmm26
 	vpshufb         %zmm28, %zmm27, %zmm27
-# GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          %zmm14, %zmm20, %zmm20
-# GHASH step 6: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm20, %zmm12
-	vpshufd         $78, %zmm21, %zmm13
-	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
-# GHASH step 7: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
-	vpclmulqdq      $0, 960(%rdi), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 1024(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 5: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm22, %zmm12
+	vpshufd         $78, %zmm23, %zmm13
+	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 6: MI = the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 1088(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1152(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
 	vpxord          %zmm13, %zmm12, %zmm10
+# GHASH step 7: LO = the low products of vectors 2 and 3
+	vpclmulqdq      $0, 448(%rdi), %zmm22, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 512(%rdi), %zmm23, %zmm13   # b_L*hb_L
+	vpxord          %zmm13, %zmm12, %zmm9
 
 	vbroadcasti32x4 -112(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12332,23 +12334,23 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 8: LO = the low products of vectors 0 and 1
-	vpclmulqdq      $0, %zmm30, %zmm20, %zmm12      # a_L*ha_L
-	vpclmulqdq      $0, %zmm31, %zmm21, %zmm13      # b_L*hb_L
-	vpxord          %zmm13, %zmm12, %zmm9
-# GHASH step 9: HI = the high products of vectors 0 and 1
-	vpclmulqdq      $17, %zmm30, %zmm20, %zmm20     # a_H*ha_H
-	vpclmulqdq      $17, %zmm31, %zmm21, %zmm21     # b_H*hb_H
-	vpxord          %zmm21, %zmm20, %zmm11
-# GHASH step 10: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm22, %zmm12
-	vpshufd         $78, %zmm23, %zmm13
-	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
-# GHASH step 11: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      $0, 1088(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 1152(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 8: HI = the high products of vectors 2 and 3
+	vpclmulqdq      $17, 448(%rdi), %zmm22, %zmm22  # a_H*ha_H
+	vpclmulqdq      $17, 512(%rdi), %zmm23, %zmm23  # b_H*hb_H
+	vpxord          %zmm23, %zmm22, %zmm11
+# GHASH step 9: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm24, %zmm12
+	vpshufd         $78, %zmm25, %zmm13
+	vpxord          %zmm24, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm25, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 10: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      $0, 1216(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1280(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 11: LO += the low products of vectors 4 and 5
+	vpclmulqdq      $0, 576(%rdi), %zmm24, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 640(%rdi), %zmm25, %zmm13   # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 
 	vbroadcasti32x4 -96(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12359,23 +12361,23 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 12: LO += the low products of vectors 2 and 3
-	vpclmulqdq      $0, 448(%rdi), %zmm22, %zmm12   # a_L*ha_L
-	vpclmulqdq      $0, 512(%rdi), %zmm23, %zmm13   # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 13: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 448(%rdi), %zmm22, %zmm22  # a_H*ha_H
-	vpclmulqdq      $17, 512(%rdi), %zmm23, %zmm23  # b_H*hb_H
-	vpternlogd      $150, %zmm23, %zmm22, %zmm11
-# GHASH step 14: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm24, %zmm12
-	vpshufd         $78, %zmm25, %zmm13
-	vpxord          %zmm24, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm25, %zmm13, %zmm13          # b_L ^ b_H
-# GHASH step 15: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
-	vpclmulqdq      $0, 1216(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 1280(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 12: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 576(%rdi), %zmm24, %zmm24  # a_H*ha_H
+	vpclmulqdq      $17, 640(%rdi), %zmm25, %zmm25  # b_H*hb_H
+	vpternlogd      $150, %zmm25, %zmm24, %zmm11
+# GHASH step 13: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm26, %zmm12
+	vpshufd         $78, %zmm27, %zmm13
+	vpxord          %zmm26, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm27, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 14: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      $0, 1344(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1408(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 15: LO += the low products of vectors 6 and 7
+	vpclmulqdq      $0, 704(%rdi), %zmm26, %zmm12   # a_L*ha_L
+	vpclmulqdq      $0, 768(%rdi), %zmm27, %zmm13   # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 
 	vbroadcasti32x4 -80(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12386,19 +12388,17 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 16: LO += the low products of vectors 4 and 5
-	vpclmulqdq      $0, 576(%rdi), %zmm24, %zmm12   # a_L*ha_L
-	vpclmulqdq      $0, 640(%rdi), %zmm25, %zmm13   # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 17: HI += the high products of vectors 4 and 5
-	vpclmulqdq      $17, 576(%rdi), %zmm24, %zmm24  # a_H*ha_H
-	vpclmulqdq      $17, 640(%rdi), %zmm25, %zmm25  # b_H*hb_H
-	vpternlogd      $150, %zmm25, %zmm24, %zmm11
-# GHASH step 18: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm26, %zmm12
-	vpshufd         $78, %zmm27, %zmm13
-	vpxord          %zmm26, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm27, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 16: HI += the high products of vectors 6 and 7
+	vpclmulqdq      $17, 704(%rdi), %zmm26, %zmm26  # a_H*ha_H
+	vpclmulqdq      $17, 768(%rdi), %zmm27, %zmm27  # b_H*hb_H
+	vpternlogd      $150, %zmm27, %zmm26, %zmm11
+# GHASH step 17: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm20, %zmm20
+# GHASH step 18: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm20, %zmm12
+	vpshufd         $78, %zmm21, %zmm13
+	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
 
 	vbroadcasti32x4 -64(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12409,18 +12409,18 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 19: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
-	vpclmulqdq      $0, 1344(%rdi), %zmm12, %zmm12  # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 1408(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 19: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 960(%rdi), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1024(%rdi), %zmm13, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 20: LO += the low products of vectors 6 and 7
-	vpclmulqdq      $0, 704(%rdi), %zmm26, %zmm12   # a_L*ha_L
-	vpclmulqdq      $0, 768(%rdi), %zmm27, %zmm13   # b_L*hb_L
+# GHASH step 20: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, %zmm30, %zmm20, %zmm12      # a_L*ha_L
+	vpclmulqdq      $0, %zmm31, %zmm21, %zmm13      # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 21: HI += the high products of vectors 6 and 7
-	vpclmulqdq      $17, 704(%rdi), %zmm26, %zmm26  # a_H*ha_H
-	vpclmulqdq      $17, 768(%rdi), %zmm27, %zmm27  # b_H*hb_H
-	vpternlogd      $150, %zmm27, %zmm26, %zmm11
+# GHASH step 21: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, %zmm30, %zmm20, %zmm20     # a_H*ha_H
+	vpclmulqdq      $17, %zmm31, %zmm21, %zmm21     # b_H*hb_H
+	vpternlogd      $150, %zmm21, %zmm20, %zmm11
 
 	vbroadcasti32x4 -48(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12674,17 +12674,19 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 # GHASH step 4: byte-reflect vectors 6 and 7
 	vpshufb         %zmm28, %zmm26, %zmm26
 	vpshufb         %zmm28, %zmm27, %zmm27
-# GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          %zmm14, %zmm20, %zmm20
-# GHASH step 6: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm20, %zmm12
-	vpshufd         $78, %zmm21, %zmm13
-	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
-# GHASH step 7: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
-	vpclmulqdq      $0, 640(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 704(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 5: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm22, %zmm12
+	vpshufd         $78, %zmm23, %zmm13
+	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 6: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 768(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 832(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 7: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 
 	vbroadcasti32x4 -112(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12695,23 +12697,23 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 8: LO += the low products of vectors 0 and 1
-	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
-	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 9: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm20, %zmm20      # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm21    # b_H*hb_H
-	vpternlogd      $150, %zmm21, %zmm20, %zmm11
-# GHASH step 10: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm22, %zmm12
-	vpshufd         $78, %zmm23, %zmm13
-	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
-# GHASH step 11: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      $0, 768(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 832(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 8: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm22   # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm23   # b_H*hb_H
+	vpternlogd      $150, %zmm23, %zmm22, %zmm11
+# GHASH step 9: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm24, %zmm12
+	vpshufd         $78, %zmm25, %zmm13
+	vpxord          %zmm24, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm25, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 10: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      $0, 896(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 960(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 11: LO += the low products of vectors 4 and 5
+	vpclmulqdq      $0, 256(%r9), %zmm24, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 320(%r9), %zmm25, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 
 	vbroadcasti32x4 -96(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12722,23 +12724,23 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 12: LO += the low products of vectors 2 and 3
-	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
-	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 13: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm22   # a_H*ha_H
-	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm23   # b_H*hb_H
-	vpternlogd      $150, %zmm23, %zmm22, %zmm11
-# GHASH step 14: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm24, %zmm12
-	vpshufd         $78, %zmm25, %zmm13
-	vpxord          %zmm24, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm25, %zmm13, %zmm13          # b_L ^ b_H
-# GHASH step 15: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
-	vpclmulqdq      $0, 896(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 960(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 12: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 256(%r9), %zmm24, %zmm24   # a_H*ha_H
+	vpclmulqdq      $17, 320(%r9), %zmm25, %zmm25   # b_H*hb_H
+	vpternlogd      $150, %zmm25, %zmm24, %zmm11
+# GHASH step 13: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm26, %zmm12
+	vpshufd         $78, %zmm27, %zmm13
+	vpxord          %zmm26, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm27, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 14: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      $0, 1024(%r9), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 1088(%r9), %zmm13, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 15: LO += the low products of vectors 6 and 7
+	vpclmulqdq      $0, 384(%r9), %zmm26, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 448(%r9), %zmm27, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 
 	vbroadcasti32x4 -80(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12749,19 +12751,17 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 16: LO += the low products of vectors 4 and 5
-	vpclmulqdq      $0, 256(%r9), %zmm24, %zmm12    # a_L*ha_L
-	vpclmulqdq      $0, 320(%r9), %zmm25, %zmm13    # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 17: HI += the high products of vectors 4 and 5
-	vpclmulqdq      $17, 256(%r9), %zmm24, %zmm24   # a_H*ha_H
-	vpclmulqdq      $17, 320(%r9), %zmm25, %zmm25   # b_H*hb_H
-	vpternlogd      $150, %zmm25, %zmm24, %zmm11
-# GHASH step 18: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm26, %zmm12
-	vpshufd         $78, %zmm27, %zmm13
-	vpxord          %zmm26, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm27, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 16: HI += the high products of vectors 6 and 7
+	vpclmulqdq      $17, 384(%r9), %zmm26, %zmm26   # a_H*ha_H
+	vpclmulqdq      $17, 448(%r9), %zmm27, %zmm27   # b_H*hb_H
+	vpternlogd      $150, %zmm27, %zmm26, %zmm11
+# GHASH step 17: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm20, %zmm20
+# GHASH step 18: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm20, %zmm12
+	vpshufd         $78, %zmm21, %zmm13
+	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
 
 	vbroadcasti32x4 -64(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12772,18 +12772,18 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 19: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
-	vpclmulqdq      $0, 1024(%r9), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 1088(%r9), %zmm13, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 19: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 640(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 704(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 20: LO += the low products of vectors 6 and 7
-	vpclmulqdq      $0, 384(%r9), %zmm26, %zmm12    # a_L*ha_L
-	vpclmulqdq      $0, 448(%r9), %zmm27, %zmm13    # b_L*hb_L
+# GHASH step 20: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 21: HI += the high products of vectors 6 and 7
-	vpclmulqdq      $17, 384(%r9), %zmm26, %zmm26   # a_H*ha_H
-	vpclmulqdq      $17, 448(%r9), %zmm27, %zmm27   # b_H*hb_H
-	vpternlogd      $150, %zmm27, %zmm26, %zmm11
+# GHASH step 21: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm20, %zmm20      # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm21    # b_H*hb_H
+	vpternlogd      $150, %zmm21, %zmm20, %zmm11
 
 	vbroadcasti32x4 -48(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12976,13 +12976,15 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 # GHASH step 3: byte-reflect vectors 4 and 5
 	vpshufb         %zmm28, %zmm24, %zmm24
 	vpshufb         %zmm28, %zmm25, %zmm25
-# GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          %zmm14, %zmm20, %zmm20
-# GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm20, %zmm12
-	vpshufd         $78, %zmm21, %zmm13
-	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 4: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm22, %zmm12
+	vpshufd         $78, %zmm23, %zmm13
+	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 5: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 768(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 832(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 
 	vbroadcasti32x4 -112(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -12992,18 +12994,19 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
-# GHASH step 6: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
-	vpclmulqdq      $0, 640(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 704(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
-	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 7: LO += the low products of vectors 0 and 1
-	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
-	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
+# GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 8: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm20, %zmm20      # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm21    # b_H*hb_H
-	vpternlogd      $150, %zmm21, %zmm20, %zmm11
+# GHASH step 7: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm22   # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm23   # b_H*hb_H
+	vpternlogd      $150, %zmm23, %zmm22, %zmm11
+# GHASH step 8: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm24, %zmm12
+	vpshufd         $78, %zmm25, %zmm13
+	vpxord          %zmm24, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm25, %zmm13, %zmm13          # b_L ^ b_H
 
 	vbroadcasti32x4 -96(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -13013,19 +13016,18 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
-# GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm22, %zmm12
-	vpshufd         $78, %zmm23, %zmm13
-	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
-# GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      $0, 768(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 832(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 9: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      $0, 896(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 960(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 11: LO += the low products of vectors 2 and 3
-	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
-	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
+# GHASH step 10: LO += the low products of vectors 4 and 5
+	vpclmulqdq      $0, 256(%r9), %zmm24, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 320(%r9), %zmm25, %zmm13    # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 11: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 256(%r9), %zmm24, %zmm24   # a_H*ha_H
+	vpclmulqdq      $17, 320(%r9), %zmm25, %zmm25   # b_H*hb_H
+	vpternlogd      $150, %zmm25, %zmm24, %zmm11
 
 	vbroadcasti32x4 -80(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -13035,18 +13037,16 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
-# GHASH step 12: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm22   # a_H*ha_H
-	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm23   # b_H*hb_H
-	vpternlogd      $150, %zmm23, %zmm22, %zmm11
-# GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm24, %zmm12
-	vpshufd         $78, %zmm25, %zmm13
-	vpxord          %zmm24, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm25, %zmm13, %zmm13          # b_L ^ b_H
-# GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
-	vpclmulqdq      $0, 896(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 960(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 12: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm20, %zmm20
+# GHASH step 13: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm20, %zmm12
+	vpshufd         $78, %zmm21, %zmm13
+	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 14: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 640(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 704(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 
 	vbroadcasti32x4 -64(%r10), %zmm19
@@ -13057,14 +13057,14 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
-# GHASH step 15: LO += the low products of vectors 4 and 5
-	vpclmulqdq      $0, 256(%r9), %zmm24, %zmm12    # a_L*ha_L
-	vpclmulqdq      $0, 320(%r9), %zmm25, %zmm13    # b_L*hb_L
+# GHASH step 15: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 16: HI += the high products of vectors 4 and 5
-	vpclmulqdq      $17, 256(%r9), %zmm24, %zmm24   # a_H*ha_H
-	vpclmulqdq      $17, 320(%r9), %zmm25, %zmm25   # b_H*hb_H
-	vpternlogd      $150, %zmm25, %zmm24, %zmm11
+# GHASH step 16: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm20, %zmm20      # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm21    # b_H*hb_H
+	vpternlogd      $150, %zmm21, %zmm20, %zmm11
 # GHASH step 17: the products of vector 6
 	vpshufb         %zmm28, %zmm26, %zmm26
 	vpshufd         $78, %zmm26, %zmm12
@@ -13251,13 +13251,15 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 # GHASH step 3: byte-reflect vectors 4 and 5
 	vpshufb         %zmm28, %zmm24, %zmm24
 	vpshufb         %zmm28, %zmm25, %zmm25
-# GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          %zmm14, %zmm20, %zmm20
-# GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm20, %zmm12
-	vpshufd         $78, %zmm21, %zmm13
-	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 4: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm22, %zmm12
+	vpshufd         $78, %zmm23, %zmm13
+	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 5: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 768(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 832(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 
 	vbroadcasti32x4 -112(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -13266,18 +13268,19 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
-# GHASH step 6: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
-	vpclmulqdq      $0, 640(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 704(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
-	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 7: LO += the low products of vectors 0 and 1
-	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
-	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
+# GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 8: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm20, %zmm20      # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm21    # b_H*hb_H
-	vpternlogd      $150, %zmm21, %zmm20, %zmm11
+# GHASH step 7: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm22   # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm23   # b_H*hb_H
+	vpternlogd      $150, %zmm23, %zmm22, %zmm11
+# GHASH step 8: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm24, %zmm12
+	vpshufd         $78, %zmm25, %zmm13
+	vpxord          %zmm24, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm25, %zmm13, %zmm13          # b_L ^ b_H
 
 	vbroadcasti32x4 -96(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -13286,19 +13289,18 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
-# GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm22, %zmm12
-	vpshufd         $78, %zmm23, %zmm13
-	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
-# GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      $0, 768(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 832(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 9: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      $0, 896(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 960(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 11: LO += the low products of vectors 2 and 3
-	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
-	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
+# GHASH step 10: LO += the low products of vectors 4 and 5
+	vpclmulqdq      $0, 256(%r9), %zmm24, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 320(%r9), %zmm25, %zmm13    # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 11: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 256(%r9), %zmm24, %zmm24   # a_H*ha_H
+	vpclmulqdq      $17, 320(%r9), %zmm25, %zmm25   # b_H*hb_H
+	vpternlogd      $150, %zmm25, %zmm24, %zmm11
 
 	vbroadcasti32x4 -80(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -13307,18 +13309,16 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
-# GHASH step 12: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm22   # a_H*ha_H
-	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm23   # b_H*hb_H
-	vpternlogd      $150, %zmm23, %zmm22, %zmm11
-# GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm24, %zmm12
-	vpshufd         $78, %zmm25, %zmm13
-	vpxord          %zmm24, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm25, %zmm13, %zmm13          # b_L ^ b_H
-# GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
-	vpclmulqdq      $0, 896(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 960(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 12: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm20, %zmm20
+# GHASH step 13: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm20, %zmm12
+	vpshufd         $78, %zmm21, %zmm13
+	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 14: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 640(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 704(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 
 	vbroadcasti32x4 -64(%r10), %zmm19
@@ -13328,14 +13328,14 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
-# GHASH step 15: LO += the low products of vectors 4 and 5
-	vpclmulqdq      $0, 256(%r9), %zmm24, %zmm12    # a_L*ha_L
-	vpclmulqdq      $0, 320(%r9), %zmm25, %zmm13    # b_L*hb_L
+# GHASH step 15: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 16: HI += the high products of vectors 4 and 5
-	vpclmulqdq      $17, 256(%r9), %zmm24, %zmm24   # a_H*ha_H
-	vpclmulqdq      $17, 320(%r9), %zmm25, %zmm25   # b_H*hb_H
-	vpternlogd      $150, %zmm25, %zmm24, %zmm11
+# GHASH step 16: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm20, %zmm20      # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm21    # b_H*hb_H
+	vpternlogd      $150, %zmm21, %zmm20, %zmm11
 
 	vbroadcasti32x4 -48(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -13493,13 +13493,15 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
-# GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          %zmm14, %zmm20, %zmm20
-# GHASH step 4: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm20, %zmm12
-	vpshufd         $78, %zmm21, %zmm13
-	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 3: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm22, %zmm12
+	vpshufd         $78, %zmm23, %zmm13
+	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 4: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 768(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 832(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 
 	vbroadcasti32x4 -112(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -13507,14 +13509,14 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
-# GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
-	vpclmulqdq      $0, 640(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 704(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
-	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 6: LO += the low products of vectors 0 and 1
-	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
-	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
+# GHASH step 5: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+# GHASH step 6: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm22   # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm23   # b_H*hb_H
+	vpternlogd      $150, %zmm23, %zmm22, %zmm11
 
 	vbroadcasti32x4 -96(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -13522,15 +13524,13 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
-# GHASH step 7: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm20, %zmm20      # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm21    # b_H*hb_H
-	vpternlogd      $150, %zmm21, %zmm20, %zmm11
-# GHASH step 8: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm22, %zmm12
-	vpshufd         $78, %zmm23, %zmm13
-	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 7: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm20, %zmm20
+# GHASH step 8: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm20, %zmm12
+	vpshufd         $78, %zmm21, %zmm13
+	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
 
 	vbroadcasti32x4 -80(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -13538,13 +13538,13 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
-# GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      $0, 768(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 832(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 9: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 640(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 704(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 10: LO += the low products of vectors 2 and 3
-	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
-	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
+# GHASH step 10: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 
 	vbroadcasti32x4 -64(%r10), %zmm19
@@ -13553,10 +13553,10 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
-# GHASH step 11: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm22   # a_H*ha_H
-	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm23   # b_H*hb_H
-	vpternlogd      $150, %zmm23, %zmm22, %zmm11
+# GHASH step 11: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm20, %zmm20      # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm21    # b_H*hb_H
+	vpternlogd      $150, %zmm21, %zmm20, %zmm11
 # GHASH step 12: the products of vector 4
 	vpshufb         %zmm28, %zmm24, %zmm24
 	vpshufd         $78, %zmm24, %zmm12
@@ -13708,51 +13708,51 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 # GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         %zmm28, %zmm22, %zmm22
 	vpshufb         %zmm28, %zmm23, %zmm23
-# GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          %zmm14, %zmm20, %zmm20
+# GHASH step 3: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm22, %zmm12
+	vpshufd         $78, %zmm23, %zmm13
+	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
 
 	vbroadcasti32x4 -112(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
-# GHASH step 4: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm20, %zmm12
-	vpshufd         $78, %zmm21, %zmm13
-	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
-# GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
-	vpclmulqdq      $0, 640(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 704(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 4: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $0, 768(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 832(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 5: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 
 	vbroadcasti32x4 -96(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
-# GHASH step 6: LO += the low products of vectors 0 and 1
-	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
-	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 7: HI += the high products of vectors 0 and 1
-	vpclmulqdq      $17, (%r9), %zmm20, %zmm20      # a_H*ha_H
-	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm21    # b_H*hb_H
-	vpternlogd      $150, %zmm21, %zmm20, %zmm11
+# GHASH step 6: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm22   # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm23   # b_H*hb_H
+	vpternlogd      $150, %zmm23, %zmm22, %zmm11
+# GHASH step 7: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm20, %zmm20
 
 	vbroadcasti32x4 -80(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
-# GHASH step 8: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
-	vpshufd         $78, %zmm22, %zmm12
-	vpshufd         $78, %zmm23, %zmm13
-	vpxord          %zmm22, %zmm12, %zmm12          # a_L ^ a_H
-	vpxord          %zmm23, %zmm13, %zmm13          # b_L ^ b_H
-# GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      $0, 768(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      $0, 832(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
+# GHASH step 8: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         $78, %zmm20, %zmm12
+	vpshufd         $78, %zmm21, %zmm13
+	vpxord          %zmm20, %zmm12, %zmm12          # a_L ^ a_H
+	vpxord          %zmm21, %zmm13, %zmm13          # b_L ^ b_H
+# GHASH step 9: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $0, 640(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      $0, 704(%r9), %zmm13, %zmm13    # (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 
 	vbroadcasti32x4 -64(%r10), %zmm19
@@ -13760,14 +13760,14 @@ aesgen_gcm_dec_record_avx10_512_tail2_unroll8:
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
-# GHASH step 10: LO += the low products of vectors 2 and 3
-	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
-	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
+# GHASH step 10: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 11: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm22   # a_H*ha_H
-	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm23   # b_H*hb_H
-	vpternlogd      $150, %zmm23, %zmm22, %zmm11
+# GHASH step 11: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm20, %zmm20      # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm21    # b_H*hb_H
+	vpternlogd      $150, %zmm21, %zmm20, %zmm11
 
 	vbroadcasti32x4 -48(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0

@@ -3398,51 +3398,51 @@ L.gcm_dec_rec_final4_aes128:
 ; GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         zmm18, zmm18, zmm20
 	vpshufb         zmm19, zmm19, zmm20
-; GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          zmm16, zmm16, zmm10
+; GHASH step 3: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm8, zmm18, 78
+	vpshufd         zmm9, zmm19, 78
+	vpxord          zmm8, zmm8, zmm18               ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm19               ; b_L ^ b_H
 
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-; GHASH step 4: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
-	vpshufd         zmm8, zmm16, 78
-	vpshufd         zmm9, zmm17, 78
-	vpxord          zmm8, zmm8, zmm16               ; a_L ^ a_H
-	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
-; GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
-	vpclmulqdq      zmm8, zmm8, zword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm9, zmm9, zword [r9 + 704], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 4: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm8, zmm8, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zword [r9 + 832], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm6, zmm8, zmm9, 150
+; GHASH step 5: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 0 ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
 
 	vbroadcasti32x4 zmm15, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-; GHASH step 6: LO += the low products of vectors 0 and 1
-	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
-	vpternlogd      zmm5, zmm8, zmm9, 150
-; GHASH step 7: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm16, zmm16, zword [r9], 17    ; a_H*ha_H
-	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm7, zmm16, zmm17, 150
+; GHASH step 6: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm18, zmm18, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm19, zmm19, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm18, zmm19, 150
+; GHASH step 7: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
 
 	vbroadcasti32x4 zmm15, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-; GHASH step 8: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
-	vpshufd         zmm8, zmm18, 78
-	vpshufd         zmm9, zmm19, 78
-	vpxord          zmm8, zmm8, zmm18               ; a_L ^ a_H
-	vpxord          zmm9, zmm9, zmm19               ; b_L ^ b_H
-; GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      zmm8, zmm8, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm9, zmm9, zword [r9 + 832], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 8: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm8, zmm16, 78
+	vpshufd         zmm9, zmm17, 78
+	vpxord          zmm8, zmm8, zmm16               ; a_L ^ a_H
+	vpxord          zmm9, zmm9, zmm17               ; b_L ^ b_H
+; GHASH step 9: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm8, zmm8, zword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm9, zmm9, zword [r9 + 704], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm6, zmm8, zmm9, 150
 
 	vbroadcasti32x4 zmm15, oword [r10 - 64]
@@ -3450,14 +3450,14 @@ L.gcm_dec_rec_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-; GHASH step 10: LO += the low products of vectors 2 and 3
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0 ; a_L*ha_L
-	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 0 ; b_L*hb_L
+; GHASH step 10: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
-; GHASH step 11: HI += the high products of vectors 2 and 3
-	vpclmulqdq      zmm18, zmm18, zword [r9 + 128], 17 ; a_H*ha_H
-	vpclmulqdq      zmm19, zmm19, zword [r9 + 192], 17 ; b_H*hb_H
-	vpternlogd      zmm7, zmm18, zmm19, 150
+; GHASH step 11: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm16, zmm16, zword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm16, zmm17, 150
 
 	vbroadcasti32x4 zmm15, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm15
@@ -7155,59 +7155,59 @@ L.gcm_dec_ghashschool_rec_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          zmm16, zmm16, zmm10
-; GHASH step 3: LO += the low products of vectors 0 and 1
-	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
+; GHASH step 2: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 0 ; b_L*hb_L
 	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 3: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
 
 	vbroadcasti32x4 zmm15, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm15
 	vaesenc         zmm1, zmm1, zmm15
 	vaesenc         zmm2, zmm2, zmm15
 	vaesenc         zmm3, zmm3, zmm15
-; GHASH step 4: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
-	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm7, zmm8, zmm9, 150
-; GHASH step 5: MI += the middle products of vectors 0 and 1
-	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; a_H*ha_L
-	vpclmulqdq      zmm16, zmm16, zword [r9], 16    ; a_L*ha_H
-	vpternlogd      zmm6, zmm8, zmm16, 150
-	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1 ; b_H*hb_L
-	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16 ; b_L*hb_H
-	vpternlogd      zmm6, zmm8, zmm17, 150
-
-	vaesenc         zmm0, zmm0, zmm31
-	vaesenc         zmm1, zmm1, zmm31
-	vaesenc         zmm2, zmm2, zmm31
-	vaesenc         zmm3, zmm3, zmm31
-; GHASH step 6: LO += the low products of vectors 2 and 3
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0 ; a_L*ha_L
-	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 0 ; b_L*hb_L
-	vpternlogd      zmm5, zmm8, zmm9, 150
-
-	vaesenc         zmm0, zmm0, zmm30
-	vaesenc         zmm1, zmm1, zmm30
-	vaesenc         zmm2, zmm2, zmm30
-	vaesenc         zmm3, zmm3, zmm30
-; GHASH step 7: HI += the high products of vectors 2 and 3
-	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 17 ; a_H*ha_H
-	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 17 ; b_H*hb_H
-	vpternlogd      zmm7, zmm8, zmm9, 150
-
-	vaesenc         zmm0, zmm0, zmm29
-	vaesenc         zmm1, zmm1, zmm29
-	vaesenc         zmm2, zmm2, zmm29
-	vaesenc         zmm3, zmm3, zmm29
-; GHASH step 8: MI += the middle products of vectors 2 and 3
+; GHASH step 4: MI += the middle products of vectors 2 and 3
 	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 1 ; a_H*ha_L
 	vpclmulqdq      zmm18, zmm18, zword [r9 + 128], 16 ; a_L*ha_H
 	vpternlogd      zmm6, zmm8, zmm18, 150
 	vpclmulqdq      zmm8, zmm19, zword [r9 + 192], 1 ; b_H*hb_L
 	vpclmulqdq      zmm19, zmm19, zword [r9 + 192], 16 ; b_L*hb_H
 	vpternlogd      zmm6, zmm8, zmm19, 150
+; GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+; GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+; GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm3, zmm3, zmm29
+; GHASH step 8: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; a_H*ha_L
+	vpclmulqdq      zmm16, zmm16, zword [r9], 16    ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm16, 150
+	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16 ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm17, 150
 
 	vaesenc         zmm0, zmm0, zmm28
 	vaesenc         zmm1, zmm1, zmm28
@@ -8184,21 +8184,23 @@ L.gcm_enc_tail2_unroll8_main_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          zmm20, zmm20, zmm14
-; GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm20, 78
-	vpshufd         zmm13, zmm21, 78
-	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
-; GHASH step 6: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [rdi + 960], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [rdi + 1024], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 4: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm22, 78
+	vpshufd         zmm13, zmm23, 78
+	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
+; GHASH step 5: MI = the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1088], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1152], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpxord          zmm10, zmm12, zmm13
-; GHASH step 7: LO = the low products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zmm30, 0          ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm21, zmm31, 0          ; b_L*hb_L
+; GHASH step 6: LO = the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [rdi + 448], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [rdi + 512], 0 ; b_L*hb_L
 	vpxord          zmm9, zmm12, zmm13
+; GHASH step 7: HI = the high products of vectors 2 and 3
+	vpclmulqdq      zmm22, zmm22, zword [rdi + 448], 17 ; a_H*ha_H
+	vpclmulqdq      zmm23, zmm23, zword [rdi + 512], 17 ; b_H*hb_H
+	vpxord          zmm11, zmm22, zmm23
 
 	vbroadcasti32x4 zmm19, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm19
@@ -8209,23 +8211,23 @@ L.gcm_enc_tail2_unroll8_main_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 8: HI = the high products of vectors 0 and 1
-	vpclmulqdq      zmm20, zmm20, zmm30, 17         ; a_H*ha_H
-	vpclmulqdq      zmm21, zmm21, zmm31, 17         ; b_H*hb_H
-	vpxord          zmm11, zmm20, zmm21
-; GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm22, 78
-	vpshufd         zmm13, zmm23, 78
-	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
-; GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [rdi + 1088], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [rdi + 1152], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 8: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm24, 78
+	vpshufd         zmm13, zmm25, 78
+	vpxord          zmm12, zmm12, zmm24             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm25             ; b_L ^ b_H
+; GHASH step 9: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1216], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1280], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 11: LO += the low products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [rdi + 448], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm23, zword [rdi + 512], 0 ; b_L*hb_L
+; GHASH step 10: LO += the low products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [rdi + 576], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm25, zword [rdi + 640], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 11: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm24, zmm24, zword [rdi + 576], 17 ; a_H*ha_H
+	vpclmulqdq      zmm25, zmm25, zword [rdi + 640], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm24, zmm25, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm19
@@ -8236,19 +8238,19 @@ L.gcm_enc_tail2_unroll8_main_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 12: HI += the high products of vectors 2 and 3
-	vpclmulqdq      zmm22, zmm22, zword [rdi + 448], 17 ; a_H*ha_H
-	vpclmulqdq      zmm23, zmm23, zword [rdi + 512], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm22, zmm23, 150
-; GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm24, 78
-	vpshufd         zmm13, zmm25, 78
-	vpxord          zmm12, zmm12, zmm24             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm25             ; b_L ^ b_H
-; GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [rdi + 1216], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [rdi + 1280], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 12: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm26, 78
+	vpshufd         zmm13, zmm27, 78
+	vpxord          zmm12, zmm12, zmm26             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm27             ; b_L ^ b_H
+; GHASH step 13: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1344], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1408], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 14: LO += the low products of vectors 6 and 7
+	vpclmulqdq      zmm12, zmm26, zword [rdi + 704], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm27, zword [rdi + 768], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm19
@@ -8259,19 +8261,17 @@ L.gcm_enc_tail2_unroll8_main_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 15: LO += the low products of vectors 4 and 5
-	vpclmulqdq      zmm12, zmm24, zword [rdi + 576], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm25, zword [rdi + 640], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 16: HI += the high products of vectors 4 and 5
-	vpclmulqdq      zmm24, zmm24, zword [rdi + 576], 17 ; a_H*ha_H
-	vpclmulqdq      zmm25, zmm25, zword [rdi + 640], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm24, zmm25, 150
-; GHASH step 17: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm26, 78
-	vpshufd         zmm13, zmm27, 78
-	vpxord          zmm12, zmm12, zmm26             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm27             ; b_L ^ b_H
+; GHASH step 15: HI += the high products of vectors 6 and 7
+	vpclmulqdq      zmm26, zmm26, zword [rdi + 704], 17 ; a_H*ha_H
+	vpclmulqdq      zmm27, zmm27, zword [rdi + 768], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm26, zmm27, 150
+; GHASH step 16: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm20, zmm20, zmm14
+; GHASH step 17: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm20, 78
+	vpshufd         zmm13, zmm21, 78
+	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
 
 	vbroadcasti32x4 zmm19, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm19
@@ -8282,18 +8282,18 @@ L.gcm_enc_tail2_unroll8_main_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 18: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [rdi + 1344], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [rdi + 1408], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 18: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 960], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1024], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 19: LO += the low products of vectors 6 and 7
-	vpclmulqdq      zmm12, zmm26, zword [rdi + 704], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm27, zword [rdi + 768], 0 ; b_L*hb_L
+; GHASH step 19: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zmm30, 0          ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zmm31, 0          ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 20: HI += the high products of vectors 6 and 7
-	vpclmulqdq      zmm26, zmm26, zword [rdi + 704], 17 ; a_H*ha_H
-	vpclmulqdq      zmm27, zmm27, zword [rdi + 768], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm26, zmm27, 150
+; GHASH step 20: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm20, zmm20, zmm30, 17         ; a_H*ha_H
+	vpclmulqdq      zmm21, zmm21, zmm31, 17         ; b_H*hb_H
+	vpternlogd      zmm11, zmm20, zmm21, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm19
@@ -8956,17 +8956,19 @@ L.gcm_dec_tail2_unroll8_main_aes128:
 ; GHASH step 4: byte-reflect vectors 6 and 7
 	vpshufb         zmm26, zmm26, zmm28
 	vpshufb         zmm27, zmm27, zmm28
-; GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          zmm20, zmm20, zmm14
-; GHASH step 6: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm20, 78
-	vpshufd         zmm13, zmm21, 78
-	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
-; GHASH step 7: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [rdi + 960], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [rdi + 1024], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 5: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm22, 78
+	vpshufd         zmm13, zmm23, 78
+	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
+; GHASH step 6: MI = the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1088], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1152], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpxord          zmm10, zmm12, zmm13
+; GHASH step 7: LO = the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [rdi + 448], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [rdi + 512], 0 ; b_L*hb_L
+	vpxord          zmm9, zmm12, zmm13
 
 	vbroadcasti32x4 zmm19, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm19
@@ -8977,23 +8979,23 @@ L.gcm_dec_tail2_unroll8_main_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 8: LO = the low products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zmm30, 0          ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm21, zmm31, 0          ; b_L*hb_L
-	vpxord          zmm9, zmm12, zmm13
-; GHASH step 9: HI = the high products of vectors 0 and 1
-	vpclmulqdq      zmm20, zmm20, zmm30, 17         ; a_H*ha_H
-	vpclmulqdq      zmm21, zmm21, zmm31, 17         ; b_H*hb_H
-	vpxord          zmm11, zmm20, zmm21
-; GHASH step 10: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm22, 78
-	vpshufd         zmm13, zmm23, 78
-	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
-; GHASH step 11: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [rdi + 1088], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [rdi + 1152], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 8: HI = the high products of vectors 2 and 3
+	vpclmulqdq      zmm22, zmm22, zword [rdi + 448], 17 ; a_H*ha_H
+	vpclmulqdq      zmm23, zmm23, zword [rdi + 512], 17 ; b_H*hb_H
+	vpxord          zmm11, zmm22, zmm23
+; GHASH step 9: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm24, 78
+	vpshufd         zmm13, zmm25, 78
+	vpxord          zmm12, zmm12, zmm24             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm25             ; b_L ^ b_H
+; GHASH step 10: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1216], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1280], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 11: LO += the low products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [rdi + 576], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm25, zword [rdi + 640], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm19
@@ -9004,23 +9006,23 @@ L.gcm_dec_tail2_unroll8_main_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 12: LO += the low products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [rdi + 448], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm23, zword [rdi + 512], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 13: HI += the high products of vectors 2 and 3
-	vpclmulqdq      zmm22, zmm22, zword [rdi + 448], 17 ; a_H*ha_H
-	vpclmulqdq      zmm23, zmm23, zword [rdi + 512], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm22, zmm23, 150
-; GHASH step 14: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm24, 78
-	vpshufd         zmm13, zmm25, 78
-	vpxord          zmm12, zmm12, zmm24             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm25             ; b_L ^ b_H
-; GHASH step 15: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [rdi + 1216], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [rdi + 1280], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 12: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm24, zmm24, zword [rdi + 576], 17 ; a_H*ha_H
+	vpclmulqdq      zmm25, zmm25, zword [rdi + 640], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm24, zmm25, 150
+; GHASH step 13: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm26, 78
+	vpshufd         zmm13, zmm27, 78
+	vpxord          zmm12, zmm12, zmm26             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm27             ; b_L ^ b_H
+; GHASH step 14: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1344], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1408], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 15: LO += the low products of vectors 6 and 7
+	vpclmulqdq      zmm12, zmm26, zword [rdi + 704], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm27, zword [rdi + 768], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm19
@@ -9031,19 +9033,17 @@ L.gcm_dec_tail2_unroll8_main_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 16: LO += the low products of vectors 4 and 5
-	vpclmulqdq      zmm12, zmm24, zword [rdi + 576], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm25, zword [rdi + 640], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 17: HI += the high products of vectors 4 and 5
-	vpclmulqdq      zmm24, zmm24, zword [rdi + 576], 17 ; a_H*ha_H
-	vpclmulqdq      zmm25, zmm25, zword [rdi + 640], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm24, zmm25, 150
-; GHASH step 18: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm26, 78
-	vpshufd         zmm13, zmm27, 78
-	vpxord          zmm12, zmm12, zmm26             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm27             ; b_L ^ b_H
+; GHASH step 16: HI += the high products of vectors 6 and 7
+	vpclmulqdq      zmm26, zmm26, zword [rdi + 704], 17 ; a_H*ha_H
+	vpclmulqdq      zmm27, zmm27, zword [rdi + 768], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm26, zmm27, 150
+; GHASH step 17: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm20, zmm20, zmm14
+; GHASH step 18: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm20, 78
+	vpshufd         zmm13, zmm21, 78
+	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
 
 	vbroadcasti32x4 zmm19, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm19
@@ -9054,18 +9054,18 @@ L.gcm_dec_tail2_unroll8_main_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 19: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [rdi + 1344], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [rdi + 1408], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 19: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 960], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1024], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 20: LO += the low products of vectors 6 and 7
-	vpclmulqdq      zmm12, zmm26, zword [rdi + 704], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm27, zword [rdi + 768], 0 ; b_L*hb_L
+; GHASH step 20: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zmm30, 0          ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zmm31, 0          ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 21: HI += the high products of vectors 6 and 7
-	vpclmulqdq      zmm26, zmm26, zword [rdi + 704], 17 ; a_H*ha_H
-	vpclmulqdq      zmm27, zmm27, zword [rdi + 768], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm26, zmm27, 150
+; GHASH step 21: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm20, zmm20, zmm30, 17         ; a_H*ha_H
+	vpclmulqdq      zmm21, zmm21, zmm31, 17         ; b_H*hb_H
+	vpternlogd      zmm11, zmm20, zmm21, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm19
@@ -9907,21 +9907,23 @@ L.gcm_enc_tail2_unroll8_rec_main_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          zmm20, zmm20, zmm14
-; GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm20, 78
-	vpshufd         zmm13, zmm21, 78
-	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
-; GHASH step 6: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [rdi + 960], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [rdi + 1024], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 4: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm22, 78
+	vpshufd         zmm13, zmm23, 78
+	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
+; GHASH step 5: MI = the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1088], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1152], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpxord          zmm10, zmm12, zmm13
-; GHASH step 7: LO = the low products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zmm30, 0          ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm21, zmm31, 0          ; b_L*hb_L
+; GHASH step 6: LO = the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [rdi + 448], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [rdi + 512], 0 ; b_L*hb_L
 	vpxord          zmm9, zmm12, zmm13
+; GHASH step 7: HI = the high products of vectors 2 and 3
+	vpclmulqdq      zmm22, zmm22, zword [rdi + 448], 17 ; a_H*ha_H
+	vpclmulqdq      zmm23, zmm23, zword [rdi + 512], 17 ; b_H*hb_H
+	vpxord          zmm11, zmm22, zmm23
 
 	vbroadcasti32x4 zmm19, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm19
@@ -9932,23 +9934,23 @@ L.gcm_enc_tail2_unroll8_rec_main_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 8: HI = the high products of vectors 0 and 1
-	vpclmulqdq      zmm20, zmm20, zmm30, 17         ; a_H*ha_H
-	vpclmulqdq      zmm21, zmm21, zmm31, 17         ; b_H*hb_H
-	vpxord          zmm11, zmm20, zmm21
-; GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm22, 78
-	vpshufd         zmm13, zmm23, 78
-	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
-; GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [rdi + 1088], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [rdi + 1152], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 8: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm24, 78
+	vpshufd         zmm13, zmm25, 78
+	vpxord          zmm12, zmm12, zmm24             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm25             ; b_L ^ b_H
+; GHASH step 9: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1216], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1280], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 11: LO += the low products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [rdi + 448], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm23, zword [rdi + 512], 0 ; b_L*hb_L
+; GHASH step 10: LO += the low products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [rdi + 576], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm25, zword [rdi + 640], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 11: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm24, zmm24, zword [rdi + 576], 17 ; a_H*ha_H
+	vpclmulqdq      zmm25, zmm25, zword [rdi + 640], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm24, zmm25, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm19
@@ -9959,19 +9961,19 @@ L.gcm_enc_tail2_unroll8_rec_main_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 12: HI += the high products of vectors 2 and 3
-	vpclmulqdq      zmm22, zmm22, zword [rdi + 448], 17 ; a_H*ha_H
-	vpclmulqdq      zmm23, zmm23, zword [rdi + 512], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm22, zmm23, 150
-; GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm24, 78
-	vpshufd         zmm13, zmm25, 78
-	vpxord          zmm12, zmm12, zmm24             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm25             ; b_L ^ b_H
-; GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [rdi + 1216], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [rdi + 1280], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 12: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm26, 78
+	vpshufd         zmm13, zmm27, 78
+	vpxord          zmm12, zmm12, zmm26             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm27             ; b_L ^ b_H
+; GHASH step 13: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1344], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1408], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 14: LO += the low products of vectors 6 and 7
+	vpclmulqdq      zmm12, zmm26, zword [rdi + 704], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm27, zword [rdi + 768], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm19
@@ -9982,19 +9984,17 @@ L.gcm_enc_tail2_unroll8_rec_main_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 15: LO += the low products of vectors 4 and 5
-	vpclmulqdq      zmm12, zmm24, zword [rdi + 576], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm25, zword [rdi + 640], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 16: HI += the high products of vectors 4 and 5
-	vpclmulqdq      zmm24, zmm24, zword [rdi + 576], 17 ; a_H*ha_H
-	vpclmulqdq      zmm25, zmm25, zword [rdi + 640], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm24, zmm25, 150
-; GHASH step 17: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm26, 78
-	vpshufd         zmm13, zmm27, 78
-	vpxord          zmm12, zmm12, zmm26             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm27             ; b_L ^ b_H
+; GHASH step 15: HI += the high products of vectors 6 and 7
+	vpclmulqdq      zmm26, zmm26, zword [rdi + 704], 17 ; a_H*ha_H
+	vpclmulqdq      zmm27, zmm27, zword [rdi + 768], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm26, zmm27, 150
+; GHASH step 16: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm20, zmm20, zmm14
+; GHASH step 17: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm20, 78
+	vpshufd         zmm13, zmm21, 78
+	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
 
 	vbroadcasti32x4 zmm19, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm19
@@ -10005,18 +10005,18 @@ L.gcm_enc_tail2_unroll8_rec_main_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 18: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [rdi + 1344], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [rdi + 1408], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 18: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 960], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1024], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 19: LO += the low products of vectors 6 and 7
-	vpclmulqdq      zmm12, zmm26, zword [rdi + 704], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm27, zword [rdi + 768], 0 ; b_L*hb_L
+; GHASH step 19: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zmm30, 0          ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zmm31, 0          ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 20: HI += the high products of vectors 6 and 7
-	vpclmulqdq      zmm26, zmm26, zword [rdi + 704], 17 ; a_H*ha_H
-	vpclmulqdq      zmm27, zmm27, zword [rdi + 768], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm26, zmm27, 150
+; GHASH step 20: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm20, zmm20, zmm30, 17         ; a_H*ha_H
+	vpclmulqdq      zmm21, zmm21, zmm31, 17         ; b_H*hb_H
+	vpternlogd      zmm11, zmm20, zmm21, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12183,17 +12183,19 @@ L.gcm_dec_tail2_unroll8_rec_main_aes128:
 ; GHASH step 4: byte-reflect vectors 6 and 7
 	vpshufb         zmm26, zmm26, zmm28
 	vpshufb         zmm27, zmm27, zmm28
-; GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          zmm20, zmm20, zmm14
-; GHASH step 6: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm20, 78
-	vpshufd         zmm13, zmm21, 78
-	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
-; GHASH step 7: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [rdi + 960], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [rdi + 1024], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 5: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm22, 78
+	vpshufd         zmm13, zmm23, 78
+	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
+; GHASH step 6: MI = the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1088], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1152], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpxord          zmm10, zmm12, zmm13
+; GHASH step 7: LO = the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [rdi + 448], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [rdi + 512], 0 ; b_L*hb_L
+	vpxord          zmm9, zmm12, zmm13
 
 	vbroadcasti32x4 zmm19, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12204,23 +12206,23 @@ L.gcm_dec_tail2_unroll8_rec_main_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 8: LO = the low products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zmm30, 0          ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm21, zmm31, 0          ; b_L*hb_L
-	vpxord          zmm9, zmm12, zmm13
-; GHASH step 9: HI = the high products of vectors 0 and 1
-	vpclmulqdq      zmm20, zmm20, zmm30, 17         ; a_H*ha_H
-	vpclmulqdq      zmm21, zmm21, zmm31, 17         ; b_H*hb_H
-	vpxord          zmm11, zmm20, zmm21
-; GHASH step 10: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm22, 78
-	vpshufd         zmm13, zmm23, 78
-	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
-; GHASH step 11: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [rdi + 1088], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [rdi + 1152], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 8: HI = the high products of vectors 2 and 3
+	vpclmulqdq      zmm22, zmm22, zword [rdi + 448], 17 ; a_H*ha_H
+	vpclmulqdq      zmm23, zmm23, zword [rdi + 512], 17 ; b_H*hb_H
+	vpxord          zmm11, zmm22, zmm23
+; GHASH step 9: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm24, 78
+	vpshufd         zmm13, zmm25, 78
+	vpxord          zmm12, zmm12, zmm24             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm25             ; b_L ^ b_H
+; GHASH step 10: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1216], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1280], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 11: LO += the low products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [rdi + 576], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm25, zword [rdi + 640], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12231,23 +12233,23 @@ L.gcm_dec_tail2_unroll8_rec_main_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 12: LO += the low products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [rdi + 448], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm23, zword [rdi + 512], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 13: HI += the high products of vectors 2 and 3
-	vpclmulqdq      zmm22, zmm22, zword [rdi + 448], 17 ; a_H*ha_H
-	vpclmulqdq      zmm23, zmm23, zword [rdi + 512], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm22, zmm23, 150
-; GHASH step 14: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm24, 78
-	vpshufd         zmm13, zmm25, 78
-	vpxord          zmm12, zmm12, zmm24             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm25             ; b_L ^ b_H
-; GHASH step 15: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [rdi + 1216], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [rdi + 1280], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 12: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm24, zmm24, zword [rdi + 576], 17 ; a_H*ha_H
+	vpclmulqdq      zmm25, zmm25, zword [rdi + 640], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm24, zmm25, 150
+; GHASH step 13: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm26, 78
+	vpshufd         zmm13, zmm27, 78
+	vpxord          zmm12, zmm12, zmm26             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm27             ; b_L ^ b_H
+; GHASH step 14: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 1344], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1408], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 15: LO += the low products of vectors 6 and 7
+	vpclmulqdq      zmm12, zmm26, zword [rdi + 704], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm27, zword [rdi + 768], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12258,19 +12260,17 @@ L.gcm_dec_tail2_unroll8_rec_main_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 16: LO += the low products of vectors 4 and 5
-	vpclmulqdq      zmm12, zmm24, zword [rdi + 576], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm25, zword [rdi + 640], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 17: HI += the high products of vectors 4 and 5
-	vpclmulqdq      zmm24, zmm24, zword [rdi + 576], 17 ; a_H*ha_H
-	vpclmulqdq      zmm25, zmm25, zword [rdi + 640], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm24, zmm25, 150
-; GHASH step 18: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm26, 78
-	vpshufd         zmm13, zmm27, 78
-	vpxord          zmm12, zmm12, zmm26             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm27             ; b_L ^ b_H
+; GHASH step 16: HI += the high products of vectors 6 and 7
+	vpclmulqdq      zmm26, zmm26, zword [rdi + 704], 17 ; a_H*ha_H
+	vpclmulqdq      zmm27, zmm27, zword [rdi + 768], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm26, zmm27, 150
+; GHASH step 17: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm20, zmm20, zmm14
+; GHASH step 18: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm20, 78
+	vpshufd         zmm13, zmm21, 78
+	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
 
 	vbroadcasti32x4 zmm19, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12281,18 +12281,18 @@ L.gcm_dec_tail2_unroll8_rec_main_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 19: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [rdi + 1344], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [rdi + 1408], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 19: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [rdi + 960], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [rdi + 1024], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 20: LO += the low products of vectors 6 and 7
-	vpclmulqdq      zmm12, zmm26, zword [rdi + 704], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm27, zword [rdi + 768], 0 ; b_L*hb_L
+; GHASH step 20: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zmm30, 0          ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zmm31, 0          ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 21: HI += the high products of vectors 6 and 7
-	vpclmulqdq      zmm26, zmm26, zword [rdi + 704], 17 ; a_H*ha_H
-	vpclmulqdq      zmm27, zmm27, zword [rdi + 768], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm26, zmm27, 150
+; GHASH step 21: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm20, zmm20, zmm30, 17         ; a_H*ha_H
+	vpclmulqdq      zmm21, zmm21, zmm31, 17         ; b_H*hb_H
+	vpternlogd      zmm11, zmm20, zmm21, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12546,17 +12546,19 @@ L.gcm_dec_tail2_unroll8_rec_final8_aes128:
 ; GHASH step 4: byte-reflect vectors 6 and 7
 	vpshufb         zmm26, zmm26, zmm28
 	vpshufb         zmm27, zmm27, zmm28
-; GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          zmm20, zmm20, zmm14
-; GHASH step 6: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm20, 78
-	vpshufd         zmm13, zmm21, 78
-	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
-; GHASH step 7: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [r9 + 704], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 5: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm22, 78
+	vpshufd         zmm13, zmm23, 78
+	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
+; GHASH step 6: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 832], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 7: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12567,23 +12569,23 @@ L.gcm_dec_tail2_unroll8_rec_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 8: LO += the low products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 9: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm20, zmm20, zword [r9], 17    ; a_H*ha_H
-	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm20, zmm21, 150
-; GHASH step 10: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm22, 78
-	vpshufd         zmm13, zmm23, 78
-	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
-; GHASH step 11: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [r9 + 832], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 8: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm22, zmm23, 150
+; GHASH step 9: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm24, 78
+	vpshufd         zmm13, zmm25, 78
+	vpxord          zmm12, zmm12, zmm24             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm25             ; b_L ^ b_H
+; GHASH step 10: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 896], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 960], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 11: LO += the low products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm25, zword [r9 + 320], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12594,23 +12596,23 @@ L.gcm_dec_tail2_unroll8_rec_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 12: LO += the low products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 13: HI += the high products of vectors 2 and 3
-	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
-	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm22, zmm23, 150
-; GHASH step 14: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm24, 78
-	vpshufd         zmm13, zmm25, 78
-	vpxord          zmm12, zmm12, zmm24             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm25             ; b_L ^ b_H
-; GHASH step 15: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [r9 + 896], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [r9 + 960], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 12: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm24, zmm24, zword [r9 + 256], 17 ; a_H*ha_H
+	vpclmulqdq      zmm25, zmm25, zword [r9 + 320], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm24, zmm25, 150
+; GHASH step 13: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm26, 78
+	vpshufd         zmm13, zmm27, 78
+	vpxord          zmm12, zmm12, zmm26             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm27             ; b_L ^ b_H
+; GHASH step 14: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 1024], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 1088], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 15: LO += the low products of vectors 6 and 7
+	vpclmulqdq      zmm12, zmm26, zword [r9 + 384], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm27, zword [r9 + 448], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12621,19 +12623,17 @@ L.gcm_dec_tail2_unroll8_rec_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 16: LO += the low products of vectors 4 and 5
-	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm25, zword [r9 + 320], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 17: HI += the high products of vectors 4 and 5
-	vpclmulqdq      zmm24, zmm24, zword [r9 + 256], 17 ; a_H*ha_H
-	vpclmulqdq      zmm25, zmm25, zword [r9 + 320], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm24, zmm25, 150
-; GHASH step 18: the half sums of vectors 6 and 7 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm26, 78
-	vpshufd         zmm13, zmm27, 78
-	vpxord          zmm12, zmm12, zmm26             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm27             ; b_L ^ b_H
+; GHASH step 16: HI += the high products of vectors 6 and 7
+	vpclmulqdq      zmm26, zmm26, zword [r9 + 384], 17 ; a_H*ha_H
+	vpclmulqdq      zmm27, zmm27, zword [r9 + 448], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm26, zmm27, 150
+; GHASH step 17: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm20, zmm20, zmm14
+; GHASH step 18: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm20, 78
+	vpshufd         zmm13, zmm21, 78
+	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
 
 	vbroadcasti32x4 zmm19, oword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12644,18 +12644,18 @@ L.gcm_dec_tail2_unroll8_rec_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 19: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [r9 + 1024], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [r9 + 1088], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 19: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 704], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 20: LO += the low products of vectors 6 and 7
-	vpclmulqdq      zmm12, zmm26, zword [r9 + 384], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm27, zword [r9 + 448], 0 ; b_L*hb_L
+; GHASH step 20: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 21: HI += the high products of vectors 6 and 7
-	vpclmulqdq      zmm26, zmm26, zword [r9 + 384], 17 ; a_H*ha_H
-	vpclmulqdq      zmm27, zmm27, zword [r9 + 448], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm26, zmm27, 150
+; GHASH step 21: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm20, zmm20, zword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm20, zmm21, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12848,13 +12848,15 @@ L.gcm_dec_tail2_unroll8_rec_final7_aes128:
 ; GHASH step 3: byte-reflect vectors 4 and 5
 	vpshufb         zmm24, zmm24, zmm28
 	vpshufb         zmm25, zmm25, zmm28
-; GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          zmm20, zmm20, zmm14
-; GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm20, 78
-	vpshufd         zmm13, zmm21, 78
-	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
+; GHASH step 4: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm22, 78
+	vpshufd         zmm13, zmm23, 78
+	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
+; GHASH step 5: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 832], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12864,18 +12866,19 @@ L.gcm_dec_tail2_unroll8_rec_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
-; GHASH step 6: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [r9 + 704], 0 ; (b_L^b_H)*(hb_L^hb_H)
-	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 7: LO += the low products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
+; GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 8: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm20, zmm20, zword [r9], 17    ; a_H*ha_H
-	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm20, zmm21, 150
+; GHASH step 7: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm22, zmm23, 150
+; GHASH step 8: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm24, 78
+	vpshufd         zmm13, zmm25, 78
+	vpxord          zmm12, zmm12, zmm24             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm25             ; b_L ^ b_H
 
 	vbroadcasti32x4 zmm19, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12885,19 +12888,18 @@ L.gcm_dec_tail2_unroll8_rec_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
-; GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm22, 78
-	vpshufd         zmm13, zmm23, 78
-	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
-; GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [r9 + 832], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 9: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 896], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 960], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 11: LO += the low products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
+; GHASH step 10: LO += the low products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm25, zword [r9 + 320], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 11: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm24, zmm24, zword [r9 + 256], 17 ; a_H*ha_H
+	vpclmulqdq      zmm25, zmm25, zword [r9 + 320], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm24, zmm25, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm19
@@ -12907,18 +12909,16 @@ L.gcm_dec_tail2_unroll8_rec_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
-; GHASH step 12: HI += the high products of vectors 2 and 3
-	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
-	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm22, zmm23, 150
-; GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm24, 78
-	vpshufd         zmm13, zmm25, 78
-	vpxord          zmm12, zmm12, zmm24             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm25             ; b_L ^ b_H
-; GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [r9 + 896], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [r9 + 960], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 12: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm20, zmm20, zmm14
+; GHASH step 13: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm20, 78
+	vpshufd         zmm13, zmm21, 78
+	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
+; GHASH step 14: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 704], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 64]
@@ -12929,14 +12929,14 @@ L.gcm_dec_tail2_unroll8_rec_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
-; GHASH step 15: LO += the low products of vectors 4 and 5
-	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm25, zword [r9 + 320], 0 ; b_L*hb_L
+; GHASH step 15: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 16: HI += the high products of vectors 4 and 5
-	vpclmulqdq      zmm24, zmm24, zword [r9 + 256], 17 ; a_H*ha_H
-	vpclmulqdq      zmm25, zmm25, zword [r9 + 320], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm24, zmm25, 150
+; GHASH step 16: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm20, zmm20, zword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm20, zmm21, 150
 ; GHASH step 17: the products of vector 6
 	vpshufb         zmm26, zmm26, zmm28
 	vpshufd         zmm12, zmm26, 78
@@ -13123,13 +13123,15 @@ L.gcm_dec_tail2_unroll8_rec_final6_aes128:
 ; GHASH step 3: byte-reflect vectors 4 and 5
 	vpshufb         zmm24, zmm24, zmm28
 	vpshufb         zmm25, zmm25, zmm28
-; GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          zmm20, zmm20, zmm14
-; GHASH step 5: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm20, 78
-	vpshufd         zmm13, zmm21, 78
-	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
+; GHASH step 4: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm22, 78
+	vpshufd         zmm13, zmm23, 78
+	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
+; GHASH step 5: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 832], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm19
@@ -13138,18 +13140,19 @@ L.gcm_dec_tail2_unroll8_rec_final6_aes128:
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
-; GHASH step 6: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [r9 + 704], 0 ; (b_L^b_H)*(hb_L^hb_H)
-	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 7: LO += the low products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
+; GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 8: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm20, zmm20, zword [r9], 17    ; a_H*ha_H
-	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm20, zmm21, 150
+; GHASH step 7: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm22, zmm23, 150
+; GHASH step 8: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm24, 78
+	vpshufd         zmm13, zmm25, 78
+	vpxord          zmm12, zmm12, zmm24             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm25             ; b_L ^ b_H
 
 	vbroadcasti32x4 zmm19, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm19
@@ -13158,19 +13161,18 @@ L.gcm_dec_tail2_unroll8_rec_final6_aes128:
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
-; GHASH step 9: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm22, 78
-	vpshufd         zmm13, zmm23, 78
-	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
-; GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [r9 + 832], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 9: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 896], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 960], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 11: LO += the low products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
+; GHASH step 10: LO += the low products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm25, zword [r9 + 320], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 11: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm24, zmm24, zword [r9 + 256], 17 ; a_H*ha_H
+	vpclmulqdq      zmm25, zmm25, zword [r9 + 320], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm24, zmm25, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm19
@@ -13179,18 +13181,16 @@ L.gcm_dec_tail2_unroll8_rec_final6_aes128:
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
-; GHASH step 12: HI += the high products of vectors 2 and 3
-	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
-	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm22, zmm23, 150
-; GHASH step 13: the half sums of vectors 4 and 5 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm24, 78
-	vpshufd         zmm13, zmm25, 78
-	vpxord          zmm12, zmm12, zmm24             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm25             ; b_L ^ b_H
-; GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [r9 + 896], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [r9 + 960], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 12: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm20, zmm20, zmm14
+; GHASH step 13: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm20, 78
+	vpshufd         zmm13, zmm21, 78
+	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
+; GHASH step 14: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 704], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 64]
@@ -13200,14 +13200,14 @@ L.gcm_dec_tail2_unroll8_rec_final6_aes128:
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
-; GHASH step 15: LO += the low products of vectors 4 and 5
-	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm25, zword [r9 + 320], 0 ; b_L*hb_L
+; GHASH step 15: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 16: HI += the high products of vectors 4 and 5
-	vpclmulqdq      zmm24, zmm24, zword [r9 + 256], 17 ; a_H*ha_H
-	vpclmulqdq      zmm25, zmm25, zword [r9 + 320], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm24, zmm25, 150
+; GHASH step 16: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm20, zmm20, zword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm20, zmm21, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm19
@@ -13365,13 +13365,15 @@ L.gcm_dec_tail2_unroll8_rec_final5_aes128:
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
-; GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          zmm20, zmm20, zmm14
-; GHASH step 4: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm20, 78
-	vpshufd         zmm13, zmm21, 78
-	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
+; GHASH step 3: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm22, 78
+	vpshufd         zmm13, zmm23, 78
+	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
+; GHASH step 4: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 832], 0 ; (b_L^b_H)*(hb_L^hb_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm19
@@ -13379,14 +13381,14 @@ L.gcm_dec_tail2_unroll8_rec_final5_aes128:
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
-; GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [r9 + 704], 0 ; (b_L^b_H)*(hb_L^hb_H)
-	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 6: LO += the low products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
+; GHASH step 5: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
+; GHASH step 6: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm22, zmm23, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm19
@@ -13394,15 +13396,13 @@ L.gcm_dec_tail2_unroll8_rec_final5_aes128:
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
-; GHASH step 7: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm20, zmm20, zword [r9], 17    ; a_H*ha_H
-	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm20, zmm21, 150
-; GHASH step 8: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm22, 78
-	vpshufd         zmm13, zmm23, 78
-	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
+; GHASH step 7: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm20, zmm20, zmm14
+; GHASH step 8: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm20, 78
+	vpshufd         zmm13, zmm21, 78
+	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
 
 	vbroadcasti32x4 zmm19, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm19
@@ -13410,13 +13410,13 @@ L.gcm_dec_tail2_unroll8_rec_final5_aes128:
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
-; GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [r9 + 832], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 9: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 704], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 10: LO += the low products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
+; GHASH step 10: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 64]
@@ -13425,10 +13425,10 @@ L.gcm_dec_tail2_unroll8_rec_final5_aes128:
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
-; GHASH step 11: HI += the high products of vectors 2 and 3
-	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
-	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm22, zmm23, 150
+; GHASH step 11: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm20, zmm20, zword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm20, zmm21, 150
 ; GHASH step 12: the products of vector 4
 	vpshufb         zmm24, zmm24, zmm28
 	vpshufd         zmm12, zmm24, 78
@@ -13580,51 +13580,51 @@ L.gcm_dec_tail2_unroll8_rec_final4_aes128:
 ; GHASH step 2: byte-reflect vectors 2 and 3
 	vpshufb         zmm22, zmm22, zmm28
 	vpshufb         zmm23, zmm23, zmm28
-; GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          zmm20, zmm20, zmm14
+; GHASH step 3: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm22, 78
+	vpshufd         zmm13, zmm23, 78
+	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
 
 	vbroadcasti32x4 zmm19, oword [r10 - 112]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
-; GHASH step 4: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm20, 78
-	vpshufd         zmm13, zmm21, 78
-	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
-; GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [r9 + 704], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 4: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 832], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 5: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 96]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
-; GHASH step 6: LO += the low products of vectors 0 and 1
-	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 7: HI += the high products of vectors 0 and 1
-	vpclmulqdq      zmm20, zmm20, zword [r9], 17    ; a_H*ha_H
-	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm20, zmm21, 150
+; GHASH step 6: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm22, zmm23, 150
+; GHASH step 7: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm20, zmm20, zmm14
 
 	vbroadcasti32x4 zmm19, oword [r10 - 80]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
-; GHASH step 8: the half sums of vectors 2 and 3 into T0, T1 (Karatsuba)
-	vpshufd         zmm12, zmm22, 78
-	vpshufd         zmm13, zmm23, 78
-	vpxord          zmm12, zmm12, zmm22             ; a_L ^ a_H
-	vpxord          zmm13, zmm13, zmm23             ; b_L ^ b_H
-; GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      zmm12, zmm12, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpclmulqdq      zmm13, zmm13, zword [r9 + 832], 0 ; (b_L^b_H)*(hb_L^hb_H)
+; GHASH step 8: the half sums of vectors 0 and 1 into T0, T1 (Karatsuba)
+	vpshufd         zmm12, zmm20, 78
+	vpshufd         zmm13, zmm21, 78
+	vpxord          zmm12, zmm12, zmm20             ; a_L ^ a_H
+	vpxord          zmm13, zmm13, zmm21             ; b_L ^ b_H
+; GHASH step 9: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpclmulqdq      zmm13, zmm13, zword [r9 + 704], 0 ; (b_L^b_H)*(hb_L^hb_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 64]
@@ -13632,14 +13632,14 @@ L.gcm_dec_tail2_unroll8_rec_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
-; GHASH step 10: LO += the low products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
+; GHASH step 10: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 11: HI += the high products of vectors 2 and 3
-	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
-	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm22, zmm23, 150
+; GHASH step 11: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm20, zmm20, zword [r9], 17    ; a_H*ha_H
+	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm20, zmm21, 150
 
 	vbroadcasti32x4 zmm19, oword [r10 - 48]
 	vaesenc         zmm0, zmm0, zmm19
