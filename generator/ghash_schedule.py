@@ -255,11 +255,11 @@ def schedule(isa: str, path: str, ghash: str, direction: str, vectors: int, *, l
              fresh: bool = True, lengths: bool = False) -> List[List[Step]]:
     """The steps after each of the nine rounds: the chosen table when there is one for
     this case, else the rule of _spread."""
-    natural = steps(path, ghash, vectors, load=load, fresh=fresh, lengths=lengths)
     table = SCHEDULES.get((isa, path, ghash, direction))
     if table is None or vectors != SCHEDULED_VECTORS or lengths or not fresh:
         return _spread(steps(path, ghash, vectors, load=load, fresh=fresh, lengths=lengths,
                              join_last=True))
+    natural = steps(path, ghash, vectors, load=load, fresh=fresh, lengths=lengths)
     order = [name for slot in table for name in slot]
     wanted = sorted(step.name for step in natural)
     if sorted(order) != wanted:
@@ -310,14 +310,14 @@ def _check_order(order: List[Step], what: str):
         raise ScheduleError(f"GHASH schedule {what}: the reduction's steps out of order")
 
 
-def _spread(natural: List[Step]) -> List[List[Step]]:
-    """The rule for counts without a table: the steps in the order steps(join_last=True)
-    gives (as the tables do, block 0's pair last: the join waits for the previous
-    iteration's reduction, the other pairs' products do not), the
-    products (and the steps before them) over the first six rounds as evenly as their
-    count allows, fix/lengths with the first fold after KLAST-3, the second fold after
-    KLAST-2, the lanes' XOR after KLAST-1 (one fold a round: each waits for the last)."""
-    head = [s for s in natural if s.kind not in ("fold_lo", "fold_mi", "lanes", "fix",
+def _spread(ordered: List[Step]) -> List[List[Step]]:
+    """The rule for counts without a table, on the steps in the order steps(join_last=True)
+    gives (block 0's pair last, as in the tables: its join waits for the previous
+    iteration's reduction, the other pairs' products do not): the products (and the
+    steps before them) over the first six rounds as evenly as their count allows,
+    fix/lengths with the first fold after KLAST-3, the second fold after KLAST-2, the
+    lanes' XOR after KLAST-1 (one fold a round: each waits for the last)."""
+    head = [s for s in ordered if s.kind not in ("fold_lo", "fold_mi", "lanes", "fix",
                                                   "lengths")]
     slots: List[List[Step]] = [[] for _ in range(SLOTS)]
     size, extra = divmod(len(head), 6)
@@ -326,7 +326,7 @@ def _spread(natural: List[Step]) -> List[List[Step]]:
         end = start + size + (1 if slot < extra else 0)
         slots[slot] = head[start:end]
         start = end
-    for step in natural:
+    for step in ordered:
         if step.kind in ("fix", "lengths", "fold_lo"):
             slots[6].append(step)
         elif step.kind == "fold_mi":
