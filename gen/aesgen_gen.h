@@ -164,7 +164,8 @@ enum {
     X(ZNVER1, "AuthenticAMD", 0x17, 0x20, 0x20)
 /* X(isa, mode, NAME of the uarch, _variant): the uarch takes the functions
  * <symbol>_variant of gen/<isa>/<mode>.S (a uarch not listed: the file's own) */
-#define AESGEN_GEN_UARCH_VARIANTS_vperm_ssse3(X)
+#define AESGEN_GEN_UARCH_VARIANTS_vperm_ssse3(X) \
+    X(vperm_ssse3, xts, ZNVER5, _bulkvperm)
 #define AESGEN_GEN_UARCH_VARIANTS_aesni_avx(X) \
     X(aesni_avx, ctr, ZNVER1, _countersgpr) \
     X(aesni_avx, xctr, ZNVER1, _counterschain) \
@@ -182,6 +183,7 @@ enum {
     X(avx10_512, gcm, ZNVER5, _tail2_unroll8)
 /* X(isa, mode, _variant, name of the first uarch taking it): each variant once */
 #define AESGEN_GEN_VARIANT_SETS(X) \
+    X(vperm_ssse3, xts, _bulkvperm, znver5) \
     X(aesni_avx, ctr, _countersgpr, znver1) \
     X(aesni_avx, xctr, _counterschain, znver1) \
     X(aesni_avx, xts, _tweakgpr_unroll8, znver1) \
@@ -291,9 +293,11 @@ int aesgen_xctr_crypt_vperm_ssse3(const aesgen_aes_key *key, uint8_t *dst, const
 #define AESGEN_GEN_UNROLL_vperm_ssse3_xctr 8
 #define AESGEN_GEN_STRIDE_vperm_ssse3_xctr 128
 
-/* gen/vperm_ssse3/xts.S: KEYS=mem ONEPASS=loop TAIL=1 TWEAK=double UNROLL=8; main loop 128 bytes per iteration */
+/* gen/vperm_ssse3/xts.S: BULK=bitslice KEYS=mem ONEPASS=loop TAIL=1 TWEAK=double UNROLL=8; main loop 128 bytes per iteration */
 int aesgen_xts_encrypt_vperm_ssse3(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 int aesgen_xts_decrypt_vperm_ssse3(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+AESGEN_GEN_VARIANT int aesgen_xts_encrypt_vperm_ssse3_bulkvperm(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+AESGEN_GEN_VARIANT int aesgen_xts_decrypt_vperm_ssse3_bulkvperm(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #define AESGEN_GEN_UNROLL_vperm_ssse3_xts 8
 #define AESGEN_GEN_STRIDE_vperm_ssse3_xts 128
 
@@ -438,6 +442,8 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_tail2_unroll8(const aesge
     X(vperm_ssse3, xctr, aesgen_xctr_crypt_vperm_ssse3) \
     X(vperm_ssse3, xts, aesgen_xts_encrypt_vperm_ssse3) \
     X(vperm_ssse3, xts, aesgen_xts_decrypt_vperm_ssse3) \
+    X(vperm_ssse3, xts, aesgen_xts_encrypt_vperm_ssse3_bulkvperm) \
+    X(vperm_ssse3, xts, aesgen_xts_decrypt_vperm_ssse3_bulkvperm) \
     X(aesni_avx, ctr, aesgen_ctr_crypt_aesni_avx) \
     X(aesni_avx, ctr, aesgen_ctr_crypt_aesni_avx_countersgpr) \
     X(aesni_avx, xctr, aesgen_xctr_crypt_aesni_avx) \
@@ -512,6 +518,10 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_encrypt_vperm_
                "aesgen_xts_encrypt_vperm_ssse3: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_vperm_ssse3), aesgen_xts_fn),
                "aesgen_xts_decrypt_vperm_ssse3: the aesgen_xts_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_encrypt_vperm_ssse3_bulkvperm), aesgen_xts_fn),
+               "aesgen_xts_encrypt_vperm_ssse3_bulkvperm: the aesgen_xts_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_vperm_ssse3_bulkvperm), aesgen_xts_fn),
+               "aesgen_xts_decrypt_vperm_ssse3_bulkvperm: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_ctr_crypt_aesni_avx), aesgen_ctr_fn),
                "aesgen_ctr_crypt_aesni_avx: the aesgen_ctr_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_ctr_crypt_aesni_avx_countersgpr), aesgen_ctr_fn),

@@ -2,7 +2,7 @@
 """Knobs: the performance choices a template exposes, their valid values and defaults."""
 
 from dataclasses import dataclass
-from typing import Callable, Dict, Tuple
+from typing import Callable, Dict, Optional, Tuple
 
 from . import tuning
 from .errors import UsageError
@@ -15,6 +15,13 @@ class Knob:
     values: Tuple               # on every ISA that does not list its own (Isa.knob_values)
     parse: Callable[[str], object]
     doc: str
+    isas: Optional[Tuple[str, ...]] = None      # the ISAs that have it (None: every one)
+
+
+def knobs_of(mode, isa: Isa) -> Tuple[str, ...]:
+    """The knobs of `mode` on `isa`: the mode's, less those of other ISAs only (BULK)."""
+    return tuple(name for name in mode.knobs
+                 if KNOBS[name].isas is None or isa.name in KNOBS[name].isas)
 
 
 def values_for(name: str, isa: Isa) -> Tuple:
@@ -73,6 +80,13 @@ KNOBS = {knob.name: knob for knob in (
          "broadcast = one vpbroadcastq from the argument register, zero-masked to each lane's "
          "low quadword by an opmask loaded earlier: no cross-lane shuffle between the index "
          "and the first round (EVEX only)"),
+    Knob("BULK", ("bitslice", "vperm"), str,
+         "vperm_ssse3's main loop of UNROLL=8 (eight blocks): bitslice = the blocks as "
+         "bit planes, the S-box as a Boolean circuit (generator/bitslice.py); vperm = "
+         "vector-permute rounds, each block's round written after the one before, the "
+         "eight sharing four scratch registers, which the core's register renaming "
+         "overlaps (for CPUs whose 2-cycle pxor leaves the bitsliced round's chains "
+         "exposed, e.g. Zen 5)", isas=("vperm_ssse3",)),
     Knob("ONEPASS", ("loop", "groups"), str,
          "a message of exactly one main-loop iteration: loop = one pass of the main loop; "
          "groups = the groups of TAIL vectors and the final group (the main loop only "
@@ -127,9 +141,9 @@ def uarch_knobs(mode, isa: Isa) -> Dict[str, Dict[str, object]]:
     for uarch, tuned in tuning.uarch_knobs(mode.name, isa.name).items():
         where = f"{tuning.TUNING_FILE}: variants.{mode.name}.{isa.name}.{uarch}"
         for name, value in tuned.items():
-            if name not in mode.knobs:
-                raise UsageError(f"{where}: knob {name} does not apply to mode {mode.name}; "
-                                 f"its knobs: {', '.join(mode.knobs)}")
+            if name not in knobs_of(mode, isa):
+                raise UsageError(f"{where}: knob {name} does not apply to mode {mode.name} "
+                                 f"on {isa.name}; its knobs: {', '.join(knobs_of(mode, isa))}")
             if value not in values_for(name, isa):
                 raise UsageError(f"{where}: bad value {value!r} for {name}; valid: "
                                  + ", ".join(str(v) for v in values_for(name, isa)))
@@ -148,14 +162,15 @@ def resolve(mode, isa: Isa, assignments: Dict[str, object]) -> Dict[str, object]
     values["KEYS"] = default_keys(isa)
     if "GHASH" in mode.knobs:
         values["GHASH"] = default_ghash(isa)
+    names = knobs_of(mode, isa)
     for name, value in assignments.items():
-        if name not in mode.knobs:
-            raise UsageError(f"knob {name} does not apply to mode {mode.name}; "
-                             f"its knobs: {', '.join(mode.knobs)}")
+        if name not in names:
+            raise UsageError(f"knob {name} does not apply to mode {mode.name} on {isa.name}; "
+                             f"its knobs: {', '.join(names)}")
         values[name] = value
     if values.get("TAIL", 0) > values.get("UNROLL", 0):
         values["TAIL"] = values["UNROLL"]
         if "TAIL" in assignments:
             raise UsageError(f"TAIL={assignments['TAIL']} exceeds UNROLL={values['UNROLL']}; "
                              f"valid: TAIL <= UNROLL")
-    return {name: values[name] for name in sorted(mode.knobs)}
+    return {name: values[name] for name in sorted(names)}

@@ -20,7 +20,7 @@ from typing import Dict, List, Optional, Tuple
 from . import bitslice, ghash_schedule, layout
 from .abi import Abi, Function
 from .isa import Isa
-from .knobs import all_values as knobs_all_values, values_for
+from .knobs import all_values as knobs_all_values, knobs_of, values_for
 from .modes import Mode
 from .vregs import DoesNotFit, VectorRegisters
 
@@ -522,6 +522,13 @@ def _vperm_tail_rule(isa, knobs):
     return None
 
 
+def _vperm_bulk_rule(isa, knobs):
+    if knobs.get("BULK", "bitslice") != "bitslice" and knobs.get("UNROLL") != BITSLICE_UNROLL:
+        return (f"BULK={knobs['BULK']}: it is the main loop of UNROLL={BITSLICE_UNROLL} "
+                f"(UNROLL={knobs.get('UNROLL')} interleaves its blocks)")
+    return None
+
+
 class VpermPlan(Plan):
     """Vector-permute AES: UNROLL blocks of five registers each, beside the nibble mask
     MASK, the mode's own registers and as many of the GF(2^4) and S-box tables as fit
@@ -529,7 +536,8 @@ class VpermPlan(Plan):
     RULES = (KNOB_VALUES_RULE, TAIL_RULE, REGISTER_RULE,
              Rule("KEYS=mem (the transformed round keys live in a stack frame)",
                   _vperm_keys_rule),
-             Rule("TAIL=1 (single blocks after the main loop)", _vperm_tail_rule))
+             Rule("TAIL=1 (single blocks after the main loop)", _vperm_tail_rule),
+             Rule("BULK=vperm only with UNROLL=8 (that main loop)", _vperm_bulk_rule))
 
     # Vector-permute blocks after a bitsliced main loop: three beside the nibble mask.
     BULK_TAIL_BLOCKS = 3
@@ -635,6 +643,8 @@ class VpermXtsPlan(VpermPlan):
         self.blocks()
         self.take("TW", self.vregs.named(f"TW{j}" for j in range(max(self.vperm_blocks(), 2))))
         self.table_registers(VPERM_ENCRYPT_TABLES)
+        if self.knobs.get("BULK") == "vperm":
+            self.sequential_blocks()            # refuses if the registers do not fit
         for direction in ("encrypt", "decrypt"):
             self.functions[direction] = FunctionPlan(
                 f"xts_{direction}", ("KEY", "KEY2", "DST", "SRC", "LEN", "IVP"),
@@ -646,8 +656,28 @@ class VpermXtsPlan(VpermPlan):
                          ("TSIGN", "TMPG", "in the bitsliced loop")),
                 stack=vperm_frame(self.knobs, counter=self.COUNTER_FRAME))
 
+    def sequential_blocks(self):
+        """BULK=vperm's main loop: eight blocks, each [its register, four scratch
+        registers], the scratch the same for all eight (each block's round is written
+        after the one before; register renaming lets the core overlap them): every vector
+        register but the nibble mask and the tables that have one, which it keeps."""
+        kept = {str(self.R["MASK"])} | {str(reg) for reg in self.R["TABLES"].values()
+                                        if reg is not None}
+        free = [f"xmm{i}" for i in range(16) if f"xmm{i}" not in kept]
+        if len(free) < 12:
+            raise DoesNotFit(f"BULK=vperm: {len(free)} registers beside the mask and the "
+                             f"tables, 12 needed (eight blocks, four scratch)")
+        return [[free[j]] + free[8:12] for j in range(8)]
+
     def notes(self, fn):
-        return VpermCtrPlan.notes(self, fn) + [
+        notes = VpermCtrPlan.notes(self, fn)
+        if self.knobs["UNROLL"] == BITSLICE_UNROLL and self.knobs["BULK"] == "vperm":
+            blocks = self.sequential_blocks()
+            notes[0] = (f"Eight-block main loop (UNROLL=8 BULK=vperm): the blocks in "
+                        f"{', '.join(b[0] for b in blocks)}, scratch {', '.join(blocks[0][1:])}; "
+                        f"the tweaks and a final pass's blocks at FRAME + "
+                        f"{bitslice.TWEAKS} .. {bitslice.FRAME_END}.")
+        return notes + [
             "The tweak key is transformed into the same frame first, for T = AES_K2(iv)."]
 
 
@@ -706,7 +736,7 @@ def make_plan(mode: Mode, isa: Isa, knobs) -> Plan:
 def combinations(mode: Mode, isa: Optional[Isa] = None):
     """Every assignment of the mode's knobs (TAIL <= UNROLL), as dicts: with the ISA's
     knob values (knobs.values_for) when it is given, else with every ISA's."""
-    names = sorted(mode.knobs)
+    names = sorted(knobs_of(mode, isa) if isa else mode.knobs)
     for values in itertools.product(*((values_for(name, isa) if isa else
                                        knobs_all_values(name)) for name in names)):
         knobs = dict(zip(names, values))

@@ -296,3 +296,16 @@ for _m in (1, 2, 3):
 TABLES["identity"] = IDENTITY
 # The folded S-box constant, standard basis: XORed into round keys 1..Nr.
 TABLES["sbox_constant"] = [0x63] * 16
+
+# The rotation masks by round key, for a loop of one middle round a pass (XTS's BULK=vperm,
+# lib/vperm.j2 encrypt, rolled="one"): the round m rounds before the last reads its key
+# at frame offset 224 - 16m, and its masks at that same offset from the start of
+# ROTATE_BY_KEY[decrypt][k - 1] (R^k at the round's phase: m mod 4, the inverse cipher
+# -m mod 4), so one register offset addresses both and no mask depends on a phase
+# counter.  Offsets 16 .. 208 (m = 13 .. 1) are read; m = 14 (offset 0) only fills the
+# table.  224 bytes each, laid out one after another (ROTATE_BY_KEY_STRIDE apart).
+ROTATE_BY_KEY_STRIDE = 224
+ROTATE_BY_KEY = {
+    decrypt: [[TABLES[f"rotate{k}_phase{(-m if decrypt else m) % 4}"]
+               for m in range(14, 0, -1)] for k in (1, 2, 3)]
+    for decrypt in (False, True)}

@@ -17,7 +17,7 @@ import unittest
 from repo import GEN, REPO, have, host_runs
 from generator.abi import SYSV
 from generator.isa import ISAS, get_isa
-from generator.knobs import KNOBS, parse_assignment, resolve
+from generator.knobs import KNOBS, knobs_of, parse_assignment, resolve
 from generator.errors import UsageError
 from generator.modes import MODES, generated_pairs, get_mode
 from generator import manifest
@@ -226,7 +226,7 @@ def knob_cases():
             for isa in ISAS.values():
                 if mode.name not in isa.modes:
                     continue            # vperm_ssse3 has fewer modes
-                if found or name not in mode.knobs:
+                if found or name not in knobs_of(mode, isa):
                     continue
                 default = resolve(mode, isa, {})[name]
                 for value in knob.values:

@@ -114,6 +114,19 @@ class CommandLine(unittest.TestCase):
         result = run_cli("gen", "--check", "--isa", "aesni_avx", "--mode", "xctr", "COUNTERS=gpr")
         self.assert_usage_error(result, "COUNTERS=gpr is not a counter form of xctr")
 
+    def test_bulk_is_a_knob_of_vperm_ssse3_xts_only(self):
+        result = run_cli("gen", "--check", "--isa", "aesni_avx", "--mode", "xts", "BULK=vperm")
+        self.assert_usage_error(result, "knob BULK does not apply to mode xts on aesni_avx",
+                                "its knobs: UNROLL, KEYS, TAIL, ONEPASS, TWEAK")
+        self.assertNotIn("BULK", result.stderr.split("its knobs:")[1])
+        self.assert_usage_error(run_cli("gen", "--check", "--isa", "vperm_ssse3", "--mode",
+                                        "ctr", "BULK=vperm"),
+                                "knob BULK does not apply to mode ctr on vperm_ssse3")
+        result = run_cli("gen", "--check", "--isa", "vperm_ssse3", "--mode", "xts",
+                         "BULK=vperm", "UNROLL=2")
+        self.assert_usage_error(result, "BULK=vperm: it is the main loop of UNROLL=8",
+                                "valid UNROLL here: 8", "or set BULK=bitslice")
+
     def test_unroll_too_big_for_register_file(self):
         result = run_cli("gen", "--check", "--isa", "avx10_512", "--mode", "ctr",
                          "UNROLL=16", "KEYS=reg")
