@@ -210,7 +210,8 @@ def command_list(_args):
             print(f"  {mode.name:<10} {rule}")
     print("knobs:")
     for knob in KNOBS.values():
-        print(f"  {knob.name:<10} {'|'.join(str(v) for v in knob.values)}: {knob.doc}")
+        only = f" (on {', '.join(knob.isas)} only)" if knob.isas else ""
+        print(f"  {knob.name:<10} {'|'.join(str(v) for v in knob.values)}{only}: {knob.doc}")
     return 0
 
 

@@ -47,7 +47,7 @@ def _int(text):
 KNOBS = {knob.name: knob for knob in (
     Knob("UNROLL", (1, 2, 4, 8, 16), _int,
          "vectors per main-loop iteration (vperm_ssse3: 1, 2 or 3 blocks interleaved, or 8 "
-         "bitsliced)"),
+         "bitsliced; XTS's 8 may be vector-permute instead: BULK)"),
     Knob("KEYS", ("reg", "mem"), str,
          "round keys: reg = all held in vector registers; mem = first and last in registers, "
          "the middle ones reloaded from memory each round (fits 16-register ISAs)"),
