@@ -8116,7 +8116,8 @@ aesgen_xts_encrypt_vperm_ssse3_bulkvperm:
 	ret
 
 .Lxts_enc_main_loop_bulkvperm:
-# the nibble mask and the tables with a register (the final pass's copy used xmm0)
+# the nibble mask and the tables with a register: the loop keeps them, but the final
+# pass comes back here from a copy made through xmm0
 # the nibble mask and the tables that have a register (plan.table_registers): 1/x and
 # a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables
 	movdqa          .Lvperm_low_nibbles_bulkvperm(%rip), %xmm10
@@ -11094,7 +11095,8 @@ aesgen_xts_decrypt_vperm_ssse3_bulkvperm:
 	ret
 
 .Lxts_dec_main_loop_bulkvperm:
-# the nibble mask and the tables with a register (the final pass's copy used xmm0)
+# the nibble mask and the tables with a register: the loop keeps them, but the final
+# pass comes back here from a copy made through xmm0
 # the nibble mask and the tables that have a register (plan.table_registers): 1/x and
 # a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables
 	movdqa          .Lvperm_low_nibbles_bulkvperm(%rip), %xmm10

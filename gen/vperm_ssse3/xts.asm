@@ -8076,7 +8076,8 @@ L.xts_enc_done_bulkvperm:
 	ret
 
 L.xts_enc_main_loop_bulkvperm:
-; the nibble mask and the tables with a register (the final pass's copy used xmm0)
+; the nibble mask and the tables with a register: the loop keeps them, but the final
+; pass comes back here from a copy made through xmm0
 ; the nibble mask and the tables that have a register (plan.table_registers): 1/x and
 ; a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables
 	movdqa          xmm10, oword [rel L.vperm_low_nibbles_bulkvperm]
@@ -11039,7 +11040,8 @@ L.xts_dec_done_bulkvperm:
 	ret
 
 L.xts_dec_main_loop_bulkvperm:
-; the nibble mask and the tables with a register (the final pass's copy used xmm0)
+; the nibble mask and the tables with a register: the loop keeps them, but the final
+; pass comes back here from a copy made through xmm0
 ; the nibble mask and the tables that have a register (plan.table_registers): 1/x and
 ; a/x of GF(2^4) (infinity, 0x80, at 0), the S-box output tables
 	movdqa          xmm10, oword [rel L.vperm_low_nibbles_bulkvperm]
