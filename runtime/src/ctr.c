@@ -125,13 +125,17 @@ int aesgen_ctr_crypt(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t *src, size
         return AESGEN_OK;
     /* The common case, kept to a few instructions and a tail call: on a block
      * boundary and no wrap of the low counter half before the last block. */
-    const uint64_t lo = ctx->ctr[0], hi = ctx->ctr[1];
-    const uint64_t blocks = len / 16 + (len % 16 != 0);
-    if (__builtin_expect(ctx->pos == 0 && blocks - 1 <= ~lo, 1)) {
-        const uint64_t next = lo + blocks;        /* 0 when the last block was 2^64 - 1 */
-        ctx->ctr[0] = next;
-        ctx->ctr[1] = hi + (next < lo);
-        ctx->pos = (uint32_t)(len % 16);
+    /* LAST = the low counter half of the call's last block; computed from len - 1
+     * with one overflow check (fewer instructions and no saved register: at 64 bytes
+     * each instruction here is about 1% of the call). */
+    const uint64_t lo = ctx->ctr[0];
+    uint64_t last;
+    if (__builtin_expect(ctx->pos == 0 && !__builtin_add_overflow(lo, (len - 1) / 16, &last),
+                         1)) {
+        const uint64_t hi = ctx->ctr[1];
+        ctx->ctr[0] = last + 1;                   /* 0 when the last block was 2^64 - 1 */
+        ctx->ctr[1] = hi + (last == UINT64_MAX);
+        ctx->pos = (uint32_t)len % 16;
         return ctx->crypt(&ctx->key, dst, src, len, lo, hi);
     }
     return ctr_crypt_general(ctx, dst, src, len);

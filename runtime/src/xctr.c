@@ -105,11 +105,11 @@ int aesgen_xctr_crypt(aesgen_xctr_ctx *ctx, uint8_t *dst, const uint8_t *src, si
         return AESGEN_OK;
     const uint64_t index = ctx->index;
     if (__builtin_expect(ctx->pos == 0, 1)) {    /* the common case: a tail call */
-        const uint64_t blocks = len / 16 + (len % 16 != 0);
-        if (!xctr_blocks_left(index, blocks))
+        uint64_t last;                           /* the index of the call's last block */
+        if (index == 0 || __builtin_add_overflow(index, (len - 1) / 16, &last))
             return AESGEN_EINVAL;
-        ctx->index = index + blocks;
-        ctx->pos = (uint32_t)(len % 16);
+        ctx->index = last + 1;                   /* 0 (exhausted) after block 2^64 - 1 */
+        ctx->pos = (uint32_t)len % 16;
         return ctx->crypt(&ctx->key, dst, src, len, ctx->iv, index);
     }
     return xctr_crypt_general(ctx, dst, src, len);
