@@ -188,7 +188,7 @@ aesgen_ctr_crypt_aesni_avx:
 .Lctr_final4:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
-# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %xmm10, %xmm8, %xmm0
 	vpaddq          .Lctr_le_step(%rip), %xmm8, %xmm1
 	vpshufb         %xmm10, %xmm1, %xmm1
@@ -196,7 +196,6 @@ aesgen_ctr_crypt_aesni_avx:
 	vpshufb         %xmm10, %xmm2, %xmm2
 	vpaddq          .Lctr_le_step+32(%rip), %xmm8, %xmm3
 	vpshufb         %xmm10, %xmm3, %xmm3
-	vpaddq          .Lctr_le_step+48(%rip), %xmm8, %xmm8
 	vpxor           %xmm12, %xmm0, %xmm0
 	vpxor           %xmm12, %xmm1, %xmm1
 	vpxor           %xmm12, %xmm2, %xmm2
@@ -332,13 +331,12 @@ aesgen_ctr_crypt_aesni_avx:
 .Lctr_final3:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
-# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %xmm10, %xmm8, %xmm0
 	vpaddq          .Lctr_le_step(%rip), %xmm8, %xmm1
 	vpshufb         %xmm10, %xmm1, %xmm1
 	vpaddq          .Lctr_le_step+16(%rip), %xmm8, %xmm2
 	vpshufb         %xmm10, %xmm2, %xmm2
-	vpaddq          .Lctr_le_step+32(%rip), %xmm8, %xmm8
 	vpxor           %xmm12, %xmm0, %xmm0
 	vpxor           %xmm12, %xmm1, %xmm1
 	vpxor           %xmm12, %xmm2, %xmm2
@@ -457,11 +455,10 @@ aesgen_ctr_crypt_aesni_avx:
 .Lctr_final2:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
-# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %xmm10, %xmm8, %xmm0
 	vpaddq          .Lctr_le_step(%rip), %xmm8, %xmm1
 	vpshufb         %xmm10, %xmm1, %xmm1
-	vpaddq          .Lctr_le_step+16(%rip), %xmm8, %xmm8
 	vpxor           %xmm12, %xmm0, %xmm0
 	vpxor           %xmm12, %xmm1, %xmm1
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
@@ -563,9 +560,8 @@ aesgen_ctr_crypt_aesni_avx:
 .Lctr_final1:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
-# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %xmm10, %xmm8, %xmm0
-	vpaddq          .Lctr_le_step(%rip), %xmm8, %xmm8
 	vpxor           %xmm12, %xmm0, %xmm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
@@ -1162,7 +1158,7 @@ aesgen_ctr_crypt_aesni_avx_countersgpr:
 .Lctr_final4_countersgpr:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
-# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %xmm10, %xmm8, %xmm0
 	vpaddq          .Lctr_le_step_countersgpr(%rip), %xmm8, %xmm1
 	vpshufb         %xmm10, %xmm1, %xmm1
@@ -1170,7 +1166,6 @@ aesgen_ctr_crypt_aesni_avx_countersgpr:
 	vpshufb         %xmm10, %xmm2, %xmm2
 	vpaddq          .Lctr_le_step_countersgpr+32(%rip), %xmm8, %xmm3
 	vpshufb         %xmm10, %xmm3, %xmm3
-	vpaddq          .Lctr_le_step_countersgpr+48(%rip), %xmm8, %xmm8
 	vpxor           %xmm12, %xmm0, %xmm0
 	vpxor           %xmm12, %xmm1, %xmm1
 	vpxor           %xmm12, %xmm2, %xmm2
@@ -1306,13 +1301,12 @@ aesgen_ctr_crypt_aesni_avx_countersgpr:
 .Lctr_final3_countersgpr:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
-# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %xmm10, %xmm8, %xmm0
 	vpaddq          .Lctr_le_step_countersgpr(%rip), %xmm8, %xmm1
 	vpshufb         %xmm10, %xmm1, %xmm1
 	vpaddq          .Lctr_le_step_countersgpr+16(%rip), %xmm8, %xmm2
 	vpshufb         %xmm10, %xmm2, %xmm2
-	vpaddq          .Lctr_le_step_countersgpr+32(%rip), %xmm8, %xmm8
 	vpxor           %xmm12, %xmm0, %xmm0
 	vpxor           %xmm12, %xmm1, %xmm1
 	vpxor           %xmm12, %xmm2, %xmm2
@@ -1431,11 +1425,10 @@ aesgen_ctr_crypt_aesni_avx_countersgpr:
 .Lctr_final2_countersgpr:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
-# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %xmm10, %xmm8, %xmm0
 	vpaddq          .Lctr_le_step_countersgpr(%rip), %xmm8, %xmm1
 	vpshufb         %xmm10, %xmm1, %xmm1
-	vpaddq          .Lctr_le_step_countersgpr+16(%rip), %xmm8, %xmm8
 	vpxor           %xmm12, %xmm0, %xmm0
 	vpxor           %xmm12, %xmm1, %xmm1
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
@@ -1537,9 +1530,8 @@ aesgen_ctr_crypt_aesni_avx_countersgpr:
 .Lctr_final1_countersgpr:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
-# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %xmm10, %xmm8, %xmm0
-	vpaddq          .Lctr_le_step_countersgpr(%rip), %xmm8, %xmm8
 	vpxor           %xmm12, %xmm0, %xmm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax

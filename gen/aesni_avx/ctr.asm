@@ -188,7 +188,7 @@ L.ctr_final:
 L.ctr_final4:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
-; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         xmm0, xmm8, xmm10
 	vpaddq          xmm1, xmm8, oword [rel L.ctr_le_step]
 	vpshufb         xmm1, xmm1, xmm10
@@ -196,7 +196,6 @@ L.ctr_final4:
 	vpshufb         xmm2, xmm2, xmm10
 	vpaddq          xmm3, xmm8, oword [rel L.ctr_le_step + 32]
 	vpshufb         xmm3, xmm3, xmm10
-	vpaddq          xmm8, xmm8, oword [rel L.ctr_le_step + 48]
 	vpxor           xmm0, xmm0, xmm12
 	vpxor           xmm1, xmm1, xmm12
 	vpxor           xmm2, xmm2, xmm12
@@ -332,13 +331,12 @@ L.ctr_final4_no1:
 L.ctr_final3:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
-; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         xmm0, xmm8, xmm10
 	vpaddq          xmm1, xmm8, oword [rel L.ctr_le_step]
 	vpshufb         xmm1, xmm1, xmm10
 	vpaddq          xmm2, xmm8, oword [rel L.ctr_le_step + 16]
 	vpshufb         xmm2, xmm2, xmm10
-	vpaddq          xmm8, xmm8, oword [rel L.ctr_le_step + 32]
 	vpxor           xmm0, xmm0, xmm12
 	vpxor           xmm1, xmm1, xmm12
 	vpxor           xmm2, xmm2, xmm12
@@ -457,11 +455,10 @@ L.ctr_final3_no1:
 L.ctr_final2:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
-; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         xmm0, xmm8, xmm10
 	vpaddq          xmm1, xmm8, oword [rel L.ctr_le_step]
 	vpshufb         xmm1, xmm1, xmm10
-	vpaddq          xmm8, xmm8, oword [rel L.ctr_le_step + 16]
 	vpxor           xmm0, xmm0, xmm12
 	vpxor           xmm1, xmm1, xmm12
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
@@ -563,9 +560,8 @@ L.ctr_final2_no1:
 L.ctr_final1:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
-; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         xmm0, xmm8, xmm10
-	vpaddq          xmm8, xmm8, oword [rel L.ctr_le_step]
 	vpxor           xmm0, xmm0, xmm12
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
@@ -1154,7 +1150,7 @@ L.ctr_final_countersgpr:
 L.ctr_final4_countersgpr:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
-; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         xmm0, xmm8, xmm10
 	vpaddq          xmm1, xmm8, oword [rel L.ctr_le_step_countersgpr]
 	vpshufb         xmm1, xmm1, xmm10
@@ -1162,7 +1158,6 @@ L.ctr_final4_countersgpr:
 	vpshufb         xmm2, xmm2, xmm10
 	vpaddq          xmm3, xmm8, oword [rel L.ctr_le_step_countersgpr + 32]
 	vpshufb         xmm3, xmm3, xmm10
-	vpaddq          xmm8, xmm8, oword [rel L.ctr_le_step_countersgpr + 48]
 	vpxor           xmm0, xmm0, xmm12
 	vpxor           xmm1, xmm1, xmm12
 	vpxor           xmm2, xmm2, xmm12
@@ -1298,13 +1293,12 @@ L.ctr_final4_no1_countersgpr:
 L.ctr_final3_countersgpr:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
-; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         xmm0, xmm8, xmm10
 	vpaddq          xmm1, xmm8, oword [rel L.ctr_le_step_countersgpr]
 	vpshufb         xmm1, xmm1, xmm10
 	vpaddq          xmm2, xmm8, oword [rel L.ctr_le_step_countersgpr + 16]
 	vpshufb         xmm2, xmm2, xmm10
-	vpaddq          xmm8, xmm8, oword [rel L.ctr_le_step_countersgpr + 32]
 	vpxor           xmm0, xmm0, xmm12
 	vpxor           xmm1, xmm1, xmm12
 	vpxor           xmm2, xmm2, xmm12
@@ -1423,11 +1417,10 @@ L.ctr_final3_no1_countersgpr:
 L.ctr_final2_countersgpr:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
-; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         xmm0, xmm8, xmm10
 	vpaddq          xmm1, xmm8, oword [rel L.ctr_le_step_countersgpr]
 	vpshufb         xmm1, xmm1, xmm10
-	vpaddq          xmm8, xmm8, oword [rel L.ctr_le_step_countersgpr + 16]
 	vpxor           xmm0, xmm0, xmm12
 	vpxor           xmm1, xmm1, xmm12
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
@@ -1529,9 +1522,8 @@ L.ctr_final2_no1_countersgpr:
 L.ctr_final1_countersgpr:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
-; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         xmm0, xmm8, xmm10
-	vpaddq          xmm8, xmm8, oword [rel L.ctr_le_step_countersgpr]
 	vpxor           xmm0, xmm0, xmm12
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12

@@ -173,8 +173,7 @@ aesgen_xctr_crypt_aesni_avx:
 	cmp             $48, %rcx
 	{disp32} jbe    .Lxctr_final3
 .Lxctr_final4:
-# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..3, each from CTR;
-# then CTR += 4 vectors
+# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..3, each from CTR
 	vpxor           %xmm9, %xmm8, %xmm0
 	vpaddq          .Lxctr_steps(%rip), %xmm8, %xmm1
 	vpxor           %xmm9, %xmm1, %xmm1
@@ -182,7 +181,6 @@ aesgen_xctr_crypt_aesni_avx:
 	vpxor           %xmm9, %xmm2, %xmm2
 	vpaddq          .Lxctr_steps+32(%rip), %xmm8, %xmm3
 	vpxor           %xmm9, %xmm3, %xmm3
-	vpaddq          .Lxctr_steps+48(%rip), %xmm8, %xmm8
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final4_aes128
@@ -312,14 +310,12 @@ aesgen_xctr_crypt_aesni_avx:
 .Lxctr_final4_no1:
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final3:
-# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..2, each from CTR;
-# then CTR += 3 vectors
+# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..2, each from CTR
 	vpxor           %xmm9, %xmm8, %xmm0
 	vpaddq          .Lxctr_steps(%rip), %xmm8, %xmm1
 	vpxor           %xmm9, %xmm1, %xmm1
 	vpaddq          .Lxctr_steps+16(%rip), %xmm8, %xmm2
 	vpxor           %xmm9, %xmm2, %xmm2
-	vpaddq          .Lxctr_steps+32(%rip), %xmm8, %xmm8
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final3_aes128
@@ -433,12 +429,10 @@ aesgen_xctr_crypt_aesni_avx:
 .Lxctr_final3_no1:
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final2:
-# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..1, each from CTR;
-# then CTR += 2 vectors
+# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..1, each from CTR
 	vpxor           %xmm9, %xmm8, %xmm0
 	vpaddq          .Lxctr_steps(%rip), %xmm8, %xmm1
 	vpxor           %xmm9, %xmm1, %xmm1
-	vpaddq          .Lxctr_steps+16(%rip), %xmm8, %xmm8
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final2_aes128
@@ -536,10 +530,8 @@ aesgen_xctr_crypt_aesni_avx:
 .Lxctr_final2_no1:
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final1:
-# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..0, each from CTR;
-# then CTR += 1 vectors
+# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..0, each from CTR
 	vpxor           %xmm9, %xmm8, %xmm0
-	vpaddq          .Lxctr_steps(%rip), %xmm8, %xmm8
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final1_aes128
@@ -1056,7 +1048,7 @@ aesgen_xctr_crypt_aesni_avx_counterschain:
 	cmp             $48, %rcx
 	{disp32} jbe    .Lxctr_final3_counterschain
 .Lxctr_final4_counterschain:
-# counter blocks: (iv ^ round key 0) ^ index, CTR += one vector (STEP) after each
+# counter blocks: (iv ^ round key 0) ^ index, CTR += one vector (STEP) after each but the last
 	vpxor           %xmm9, %xmm8, %xmm0
 	vpaddq          %xmm12, %xmm8, %xmm8
 	vpxor           %xmm9, %xmm8, %xmm1
@@ -1064,7 +1056,6 @@ aesgen_xctr_crypt_aesni_avx_counterschain:
 	vpxor           %xmm9, %xmm8, %xmm2
 	vpaddq          %xmm12, %xmm8, %xmm8
 	vpxor           %xmm9, %xmm8, %xmm3
-	vpaddq          %xmm12, %xmm8, %xmm8
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final4_aes128_counterschain
@@ -1194,13 +1185,12 @@ aesgen_xctr_crypt_aesni_avx_counterschain:
 .Lxctr_final4_no1_counterschain:
 	{disp32} jmp    .Lxctr_return_counterschain
 .Lxctr_final3_counterschain:
-# counter blocks: (iv ^ round key 0) ^ index, CTR += one vector (STEP) after each
+# counter blocks: (iv ^ round key 0) ^ index, CTR += one vector (STEP) after each but the last
 	vpxor           %xmm9, %xmm8, %xmm0
 	vpaddq          %xmm12, %xmm8, %xmm8
 	vpxor           %xmm9, %xmm8, %xmm1
 	vpaddq          %xmm12, %xmm8, %xmm8
 	vpxor           %xmm9, %xmm8, %xmm2
-	vpaddq          %xmm12, %xmm8, %xmm8
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final3_aes128_counterschain
@@ -1314,11 +1304,10 @@ aesgen_xctr_crypt_aesni_avx_counterschain:
 .Lxctr_final3_no1_counterschain:
 	{disp32} jmp    .Lxctr_return_counterschain
 .Lxctr_final2_counterschain:
-# counter blocks: (iv ^ round key 0) ^ index, CTR += one vector (STEP) after each
+# counter blocks: (iv ^ round key 0) ^ index, CTR += one vector (STEP) after each but the last
 	vpxor           %xmm9, %xmm8, %xmm0
 	vpaddq          %xmm12, %xmm8, %xmm8
 	vpxor           %xmm9, %xmm8, %xmm1
-	vpaddq          %xmm12, %xmm8, %xmm8
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final2_aes128_counterschain
@@ -1416,9 +1405,8 @@ aesgen_xctr_crypt_aesni_avx_counterschain:
 .Lxctr_final2_no1_counterschain:
 	{disp32} jmp    .Lxctr_return_counterschain
 .Lxctr_final1_counterschain:
-# counter blocks: (iv ^ round key 0) ^ index, CTR += one vector (STEP) after each
+# counter blocks: (iv ^ round key 0) ^ index, CTR += one vector (STEP) after each but the last
 	vpxor           %xmm9, %xmm8, %xmm0
-	vpaddq          %xmm12, %xmm8, %xmm8
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final1_aes128_counterschain

@@ -173,8 +173,7 @@ L.xctr_final:
 	cmp             rcx, 48
 	jbe             near L.xctr_final3
 L.xctr_final4:
-; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..3, each from CTR;
-; then CTR += 4 vectors
+; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..3, each from CTR
 	vpxor           xmm0, xmm8, xmm9
 	vpaddq          xmm1, xmm8, oword [rel L.xctr_steps]
 	vpxor           xmm1, xmm1, xmm9
@@ -182,7 +181,6 @@ L.xctr_final4:
 	vpxor           xmm2, xmm2, xmm9
 	vpaddq          xmm3, xmm8, oword [rel L.xctr_steps + 32]
 	vpxor           xmm3, xmm3, xmm9
-	vpaddq          xmm8, xmm8, oword [rel L.xctr_steps + 48]
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final4_aes128
@@ -312,14 +310,12 @@ L.xctr_final4_no2:
 L.xctr_final4_no1:
 	jmp             near L.xctr_return
 L.xctr_final3:
-; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..2, each from CTR;
-; then CTR += 3 vectors
+; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..2, each from CTR
 	vpxor           xmm0, xmm8, xmm9
 	vpaddq          xmm1, xmm8, oword [rel L.xctr_steps]
 	vpxor           xmm1, xmm1, xmm9
 	vpaddq          xmm2, xmm8, oword [rel L.xctr_steps + 16]
 	vpxor           xmm2, xmm2, xmm9
-	vpaddq          xmm8, xmm8, oword [rel L.xctr_steps + 32]
 ; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final3_aes128
@@ -433,12 +429,10 @@ L.xctr_final3_no2:
 L.xctr_final3_no1:
 	jmp             near L.xctr_return
 L.xctr_final2:
-; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..1, each from CTR;
-; then CTR += 2 vectors
+; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..1, each from CTR
 	vpxor           xmm0, xmm8, xmm9
 	vpaddq          xmm1, xmm8, oword [rel L.xctr_steps]
 	vpxor           xmm1, xmm1, xmm9
-	vpaddq          xmm8, xmm8, oword [rel L.xctr_steps + 16]
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final2_aes128
@@ -536,10 +530,8 @@ L.xctr_final2_no2:
 L.xctr_final2_no1:
 	jmp             near L.xctr_return
 L.xctr_final1:
-; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..0, each from CTR;
-; then CTR += 1 vectors
+; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..0, each from CTR
 	vpxor           xmm0, xmm8, xmm9
-	vpaddq          xmm8, xmm8, oword [rel L.xctr_steps]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final1_aes128
@@ -1051,7 +1043,7 @@ L.xctr_final_counterschain:
 	cmp             rcx, 48
 	jbe             near L.xctr_final3_counterschain
 L.xctr_final4_counterschain:
-; counter blocks: (iv ^ round key 0) ^ index, CTR += one vector (STEP) after each
+; counter blocks: (iv ^ round key 0) ^ index, CTR += one vector (STEP) after each but the last
 	vpxor           xmm0, xmm8, xmm9
 	vpaddq          xmm8, xmm8, xmm12
 	vpxor           xmm1, xmm8, xmm9
@@ -1059,7 +1051,6 @@ L.xctr_final4_counterschain:
 	vpxor           xmm2, xmm8, xmm9
 	vpaddq          xmm8, xmm8, xmm12
 	vpxor           xmm3, xmm8, xmm9
-	vpaddq          xmm8, xmm8, xmm12
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final4_aes128_counterschain
@@ -1189,13 +1180,12 @@ L.xctr_final4_no2_counterschain:
 L.xctr_final4_no1_counterschain:
 	jmp             near L.xctr_return_counterschain
 L.xctr_final3_counterschain:
-; counter blocks: (iv ^ round key 0) ^ index, CTR += one vector (STEP) after each
+; counter blocks: (iv ^ round key 0) ^ index, CTR += one vector (STEP) after each but the last
 	vpxor           xmm0, xmm8, xmm9
 	vpaddq          xmm8, xmm8, xmm12
 	vpxor           xmm1, xmm8, xmm9
 	vpaddq          xmm8, xmm8, xmm12
 	vpxor           xmm2, xmm8, xmm9
-	vpaddq          xmm8, xmm8, xmm12
 ; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final3_aes128_counterschain
@@ -1309,11 +1299,10 @@ L.xctr_final3_no2_counterschain:
 L.xctr_final3_no1_counterschain:
 	jmp             near L.xctr_return_counterschain
 L.xctr_final2_counterschain:
-; counter blocks: (iv ^ round key 0) ^ index, CTR += one vector (STEP) after each
+; counter blocks: (iv ^ round key 0) ^ index, CTR += one vector (STEP) after each but the last
 	vpxor           xmm0, xmm8, xmm9
 	vpaddq          xmm8, xmm8, xmm12
 	vpxor           xmm1, xmm8, xmm9
-	vpaddq          xmm8, xmm8, xmm12
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final2_aes128_counterschain
@@ -1411,9 +1400,8 @@ L.xctr_final2_no2_counterschain:
 L.xctr_final2_no1_counterschain:
 	jmp             near L.xctr_return_counterschain
 L.xctr_final1_counterschain:
-; counter blocks: (iv ^ round key 0) ^ index, CTR += one vector (STEP) after each
+; counter blocks: (iv ^ round key 0) ^ index, CTR += one vector (STEP) after each but the last
 	vpxor           xmm0, xmm8, xmm9
-	vpaddq          xmm8, xmm8, xmm12
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final1_aes128_counterschain

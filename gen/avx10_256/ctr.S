@@ -196,7 +196,7 @@ aesgen_ctr_crypt_avx10_256:
 .Lctr_final4:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
-# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %ymm10, %ymm8, %ymm0
 	vpaddq          .Lctr_le_step(%rip), %ymm8, %ymm1
 	vpshufb         %ymm10, %ymm1, %ymm1
@@ -204,7 +204,6 @@ aesgen_ctr_crypt_avx10_256:
 	vpshufb         %ymm10, %ymm2, %ymm2
 	vpaddq          .Lctr_le_step+64(%rip), %ymm8, %ymm3
 	vpshufb         %ymm10, %ymm3, %ymm3
-	vpaddq          .Lctr_le_step+96(%rip), %ymm8, %ymm8
 	vpxord          %ymm12, %ymm0, %ymm0
 	vpxord          %ymm12, %ymm1, %ymm1
 	vpxord          %ymm12, %ymm2, %ymm2
@@ -294,13 +293,12 @@ aesgen_ctr_crypt_avx10_256:
 .Lctr_final3:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
-# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %ymm10, %ymm8, %ymm0
 	vpaddq          .Lctr_le_step(%rip), %ymm8, %ymm1
 	vpshufb         %ymm10, %ymm1, %ymm1
 	vpaddq          .Lctr_le_step+32(%rip), %ymm8, %ymm2
 	vpshufb         %ymm10, %ymm2, %ymm2
-	vpaddq          .Lctr_le_step+64(%rip), %ymm8, %ymm8
 	vpxord          %ymm12, %ymm0, %ymm0
 	vpxord          %ymm12, %ymm1, %ymm1
 	vpxord          %ymm12, %ymm2, %ymm2
@@ -373,11 +371,10 @@ aesgen_ctr_crypt_avx10_256:
 .Lctr_final2:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
-# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %ymm10, %ymm8, %ymm0
 	vpaddq          .Lctr_le_step(%rip), %ymm8, %ymm1
 	vpshufb         %ymm10, %ymm1, %ymm1
-	vpaddq          .Lctr_le_step+32(%rip), %ymm8, %ymm8
 	vpxord          %ymm12, %ymm0, %ymm0
 	vpxord          %ymm12, %ymm1, %ymm1
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
@@ -433,9 +430,8 @@ aesgen_ctr_crypt_avx10_256:
 .Lctr_final1:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
-# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %ymm10, %ymm8, %ymm0
-	vpaddq          .Lctr_le_step(%rip), %ymm8, %ymm8
 	vpxord          %ymm12, %ymm0, %ymm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax

@@ -196,7 +196,7 @@ L.ctr_final:
 L.ctr_final4:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
-; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         ymm0, ymm8, ymm10
 	vpaddq          ymm1, ymm8, yword [rel L.ctr_le_step]
 	vpshufb         ymm1, ymm1, ymm10
@@ -204,7 +204,6 @@ L.ctr_final4:
 	vpshufb         ymm2, ymm2, ymm10
 	vpaddq          ymm3, ymm8, yword [rel L.ctr_le_step + 64]
 	vpshufb         ymm3, ymm3, ymm10
-	vpaddq          ymm8, ymm8, yword [rel L.ctr_le_step + 96]
 	vpxord          ymm0, ymm0, ymm12
 	vpxord          ymm1, ymm1, ymm12
 	vpxord          ymm2, ymm2, ymm12
@@ -294,13 +293,12 @@ L.ctr_final4_aes128:
 L.ctr_final3:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
-; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         ymm0, ymm8, ymm10
 	vpaddq          ymm1, ymm8, yword [rel L.ctr_le_step]
 	vpshufb         ymm1, ymm1, ymm10
 	vpaddq          ymm2, ymm8, yword [rel L.ctr_le_step + 32]
 	vpshufb         ymm2, ymm2, ymm10
-	vpaddq          ymm8, ymm8, yword [rel L.ctr_le_step + 64]
 	vpxord          ymm0, ymm0, ymm12
 	vpxord          ymm1, ymm1, ymm12
 	vpxord          ymm2, ymm2, ymm12
@@ -373,11 +371,10 @@ L.ctr_final3_aes128:
 L.ctr_final2:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
-; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         ymm0, ymm8, ymm10
 	vpaddq          ymm1, ymm8, yword [rel L.ctr_le_step]
 	vpshufb         ymm1, ymm1, ymm10
-	vpaddq          ymm8, ymm8, yword [rel L.ctr_le_step + 32]
 	vpxord          ymm0, ymm0, ymm12
 	vpxord          ymm1, ymm1, ymm12
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
@@ -433,9 +430,8 @@ L.ctr_final2_aes128:
 L.ctr_final1:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
-; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         ymm0, ymm8, ymm10
-	vpaddq          ymm8, ymm8, yword [rel L.ctr_le_step]
 	vpxord          ymm0, ymm0, ymm12
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12

@@ -181,8 +181,7 @@ aesgen_xctr_crypt_avx10_256:
 	cmp             $96, %rcx
 	{disp32} jbe    .Lxctr_final3
 .Lxctr_final4:
-# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..3, each from CTR;
-# then CTR += 4 vectors
+# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..3, each from CTR
 	vpxord          %ymm9, %ymm8, %ymm0
 	vpaddq          .Lxctr_steps(%rip), %ymm8, %ymm1
 	vpxord          %ymm9, %ymm1, %ymm1
@@ -190,7 +189,6 @@ aesgen_xctr_crypt_avx10_256:
 	vpxord          %ymm9, %ymm2, %ymm2
 	vpaddq          .Lxctr_steps+64(%rip), %ymm8, %ymm3
 	vpxord          %ymm9, %ymm3, %ymm3
-	vpaddq          .Lxctr_steps+96(%rip), %ymm8, %ymm8
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final4_aes128
@@ -274,14 +272,12 @@ aesgen_xctr_crypt_avx10_256:
 	vmovdqu8        %ymm3, (%rsi){%k1}
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final3:
-# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..2, each from CTR;
-# then CTR += 3 vectors
+# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..2, each from CTR
 	vpxord          %ymm9, %ymm8, %ymm0
 	vpaddq          .Lxctr_steps(%rip), %ymm8, %ymm1
 	vpxord          %ymm9, %ymm1, %ymm1
 	vpaddq          .Lxctr_steps+32(%rip), %ymm8, %ymm2
 	vpxord          %ymm9, %ymm2, %ymm2
-	vpaddq          .Lxctr_steps+64(%rip), %ymm8, %ymm8
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final3_aes128
@@ -349,12 +345,10 @@ aesgen_xctr_crypt_avx10_256:
 	vmovdqu8        %ymm2, (%rsi){%k1}
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final2:
-# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..1, each from CTR;
-# then CTR += 2 vectors
+# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..1, each from CTR
 	vpxord          %ymm9, %ymm8, %ymm0
 	vpaddq          .Lxctr_steps(%rip), %ymm8, %ymm1
 	vpxord          %ymm9, %ymm1, %ymm1
-	vpaddq          .Lxctr_steps+32(%rip), %ymm8, %ymm8
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final2_aes128
@@ -406,10 +400,8 @@ aesgen_xctr_crypt_avx10_256:
 	vmovdqu8        %ymm1, (%rsi){%k1}
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final1:
-# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..0, each from CTR;
-# then CTR += 1 vectors
+# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..0, each from CTR
 	vpxord          %ymm9, %ymm8, %ymm0
-	vpaddq          .Lxctr_steps(%rip), %ymm8, %ymm8
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final1_aes128

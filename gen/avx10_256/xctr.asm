@@ -181,8 +181,7 @@ L.xctr_final:
 	cmp             rcx, 96
 	jbe             near L.xctr_final3
 L.xctr_final4:
-; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..3, each from CTR;
-; then CTR += 4 vectors
+; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..3, each from CTR
 	vpxord          ymm0, ymm8, ymm9
 	vpaddq          ymm1, ymm8, yword [rel L.xctr_steps]
 	vpxord          ymm1, ymm1, ymm9
@@ -190,7 +189,6 @@ L.xctr_final4:
 	vpxord          ymm2, ymm2, ymm9
 	vpaddq          ymm3, ymm8, yword [rel L.xctr_steps + 64]
 	vpxord          ymm3, ymm3, ymm9
-	vpaddq          ymm8, ymm8, yword [rel L.xctr_steps + 96]
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final4_aes128
@@ -274,14 +272,12 @@ L.xctr_final4_aes128:
 	vmovdqu8        [rsi]{k1}, ymm3
 	jmp             near L.xctr_return
 L.xctr_final3:
-; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..2, each from CTR;
-; then CTR += 3 vectors
+; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..2, each from CTR
 	vpxord          ymm0, ymm8, ymm9
 	vpaddq          ymm1, ymm8, yword [rel L.xctr_steps]
 	vpxord          ymm1, ymm1, ymm9
 	vpaddq          ymm2, ymm8, yword [rel L.xctr_steps + 32]
 	vpxord          ymm2, ymm2, ymm9
-	vpaddq          ymm8, ymm8, yword [rel L.xctr_steps + 64]
 ; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final3_aes128
@@ -349,12 +345,10 @@ L.xctr_final3_aes128:
 	vmovdqu8        [rsi]{k1}, ymm2
 	jmp             near L.xctr_return
 L.xctr_final2:
-; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..1, each from CTR;
-; then CTR += 2 vectors
+; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..1, each from CTR
 	vpxord          ymm0, ymm8, ymm9
 	vpaddq          ymm1, ymm8, yword [rel L.xctr_steps]
 	vpxord          ymm1, ymm1, ymm9
-	vpaddq          ymm8, ymm8, yword [rel L.xctr_steps + 32]
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final2_aes128
@@ -406,10 +400,8 @@ L.xctr_final2_aes128:
 	vmovdqu8        [rsi]{k1}, ymm1
 	jmp             near L.xctr_return
 L.xctr_final1:
-; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..0, each from CTR;
-; then CTR += 1 vectors
+; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..0, each from CTR
 	vpxord          ymm0, ymm8, ymm9
-	vpaddq          ymm8, ymm8, yword [rel L.xctr_steps]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final1_aes128

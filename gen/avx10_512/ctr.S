@@ -197,7 +197,7 @@ aesgen_ctr_crypt_avx10_512:
 .Lctr_final4:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
-# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %zmm10, %zmm8, %zmm0
 	vpaddq          .Lctr_le_step(%rip), %zmm8, %zmm1
 	vpshufb         %zmm10, %zmm1, %zmm1
@@ -205,7 +205,6 @@ aesgen_ctr_crypt_avx10_512:
 	vpshufb         %zmm10, %zmm2, %zmm2
 	vpaddq          .Lctr_le_step+128(%rip), %zmm8, %zmm3
 	vpshufb         %zmm10, %zmm3, %zmm3
-	vpaddq          .Lctr_le_step+192(%rip), %zmm8, %zmm8
 	vpxord          %zmm12, %zmm0, %zmm0
 	vpxord          %zmm12, %zmm1, %zmm1
 	vpxord          %zmm12, %zmm2, %zmm2
@@ -295,13 +294,12 @@ aesgen_ctr_crypt_avx10_512:
 .Lctr_final3:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
-# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %zmm10, %zmm8, %zmm0
 	vpaddq          .Lctr_le_step(%rip), %zmm8, %zmm1
 	vpshufb         %zmm10, %zmm1, %zmm1
 	vpaddq          .Lctr_le_step+64(%rip), %zmm8, %zmm2
 	vpshufb         %zmm10, %zmm2, %zmm2
-	vpaddq          .Lctr_le_step+128(%rip), %zmm8, %zmm8
 	vpxord          %zmm12, %zmm0, %zmm0
 	vpxord          %zmm12, %zmm1, %zmm1
 	vpxord          %zmm12, %zmm2, %zmm2
@@ -374,11 +372,10 @@ aesgen_ctr_crypt_avx10_512:
 .Lctr_final2:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
-# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %zmm10, %zmm8, %zmm0
 	vpaddq          .Lctr_le_step(%rip), %zmm8, %zmm1
 	vpshufb         %zmm10, %zmm1, %zmm1
-	vpaddq          .Lctr_le_step+64(%rip), %zmm8, %zmm8
 	vpxord          %zmm12, %zmm0, %zmm0
 	vpxord          %zmm12, %zmm1, %zmm1
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
@@ -434,9 +431,8 @@ aesgen_ctr_crypt_avx10_512:
 .Lctr_final1:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
-# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %zmm10, %zmm8, %zmm0
-	vpaddq          .Lctr_le_step(%rip), %zmm8, %zmm8
 	vpxord          %zmm12, %zmm0, %zmm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
@@ -1072,7 +1068,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 .Lctr_final8:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
-# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %zmm18, %zmm16, %zmm0
 	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpshufb         %zmm18, %zmm1, %zmm1
@@ -1088,7 +1084,6 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vpshufb         %zmm18, %zmm6, %zmm6
 	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+384(%rip), %zmm16, %zmm7
 	vpshufb         %zmm18, %zmm7, %zmm7
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+448(%rip), %zmm16, %zmm16
 	vpxord          %zmm20, %zmm0, %zmm0
 	vpxord          %zmm20, %zmm1, %zmm1
 	vpxord          %zmm20, %zmm2, %zmm2
@@ -1259,7 +1254,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 .Lctr_final7:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
-# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %zmm18, %zmm16, %zmm0
 	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpshufb         %zmm18, %zmm1, %zmm1
@@ -1273,7 +1268,6 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vpshufb         %zmm18, %zmm5, %zmm5
 	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+320(%rip), %zmm16, %zmm6
 	vpshufb         %zmm18, %zmm6, %zmm6
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+384(%rip), %zmm16, %zmm16
 	vpxord          %zmm20, %zmm0, %zmm0
 	vpxord          %zmm20, %zmm1, %zmm1
 	vpxord          %zmm20, %zmm2, %zmm2
@@ -1427,7 +1421,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 .Lctr_final6:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
-# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %zmm18, %zmm16, %zmm0
 	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpshufb         %zmm18, %zmm1, %zmm1
@@ -1439,7 +1433,6 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vpshufb         %zmm18, %zmm4, %zmm4
 	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+256(%rip), %zmm16, %zmm5
 	vpshufb         %zmm18, %zmm5, %zmm5
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+320(%rip), %zmm16, %zmm16
 	vpxord          %zmm20, %zmm0, %zmm0
 	vpxord          %zmm20, %zmm1, %zmm1
 	vpxord          %zmm20, %zmm2, %zmm2
@@ -1576,7 +1569,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 .Lctr_final5:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
-# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %zmm18, %zmm16, %zmm0
 	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpshufb         %zmm18, %zmm1, %zmm1
@@ -1586,7 +1579,6 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vpshufb         %zmm18, %zmm3, %zmm3
 	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+192(%rip), %zmm16, %zmm4
 	vpshufb         %zmm18, %zmm4, %zmm4
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+256(%rip), %zmm16, %zmm16
 	vpxord          %zmm20, %zmm0, %zmm0
 	vpxord          %zmm20, %zmm1, %zmm1
 	vpxord          %zmm20, %zmm2, %zmm2
@@ -1706,7 +1698,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 .Lctr_final4_keysmem_tail8_unroll16:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
-# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %zmm18, %zmm16, %zmm0
 	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpshufb         %zmm18, %zmm1, %zmm1
@@ -1714,7 +1706,6 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vpshufb         %zmm18, %zmm2, %zmm2
 	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+128(%rip), %zmm16, %zmm3
 	vpshufb         %zmm18, %zmm3, %zmm3
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+192(%rip), %zmm16, %zmm16
 	vpxord          %zmm20, %zmm0, %zmm0
 	vpxord          %zmm20, %zmm1, %zmm1
 	vpxord          %zmm20, %zmm2, %zmm2
@@ -1817,13 +1808,12 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 .Lctr_final3_keysmem_tail8_unroll16:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
-# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %zmm18, %zmm16, %zmm0
 	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpshufb         %zmm18, %zmm1, %zmm1
 	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm2
 	vpshufb         %zmm18, %zmm2, %zmm2
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+128(%rip), %zmm16, %zmm16
 	vpxord          %zmm20, %zmm0, %zmm0
 	vpxord          %zmm20, %zmm1, %zmm1
 	vpxord          %zmm20, %zmm2, %zmm2
@@ -1909,11 +1899,10 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 .Lctr_final2_keysmem_tail8_unroll16:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
-# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %zmm18, %zmm16, %zmm0
 	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpshufb         %zmm18, %zmm1, %zmm1
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm16
 	vpxord          %zmm20, %zmm0, %zmm0
 	vpxord          %zmm20, %zmm1, %zmm1
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
@@ -1982,9 +1971,8 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 .Lctr_final1_keysmem_tail8_unroll16:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
-# first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+# first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %zmm18, %zmm16, %zmm0
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm16
 	vpxord          %zmm20, %zmm0, %zmm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax

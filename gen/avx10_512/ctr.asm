@@ -197,7 +197,7 @@ L.ctr_final:
 L.ctr_final4:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
-; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         zmm0, zmm8, zmm10
 	vpaddq          zmm1, zmm8, zword [rel L.ctr_le_step]
 	vpshufb         zmm1, zmm1, zmm10
@@ -205,7 +205,6 @@ L.ctr_final4:
 	vpshufb         zmm2, zmm2, zmm10
 	vpaddq          zmm3, zmm8, zword [rel L.ctr_le_step + 128]
 	vpshufb         zmm3, zmm3, zmm10
-	vpaddq          zmm8, zmm8, zword [rel L.ctr_le_step + 192]
 	vpxord          zmm0, zmm0, zmm12
 	vpxord          zmm1, zmm1, zmm12
 	vpxord          zmm2, zmm2, zmm12
@@ -295,13 +294,12 @@ L.ctr_final4_aes128:
 L.ctr_final3:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
-; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         zmm0, zmm8, zmm10
 	vpaddq          zmm1, zmm8, zword [rel L.ctr_le_step]
 	vpshufb         zmm1, zmm1, zmm10
 	vpaddq          zmm2, zmm8, zword [rel L.ctr_le_step + 64]
 	vpshufb         zmm2, zmm2, zmm10
-	vpaddq          zmm8, zmm8, zword [rel L.ctr_le_step + 128]
 	vpxord          zmm0, zmm0, zmm12
 	vpxord          zmm1, zmm1, zmm12
 	vpxord          zmm2, zmm2, zmm12
@@ -374,11 +372,10 @@ L.ctr_final3_aes128:
 L.ctr_final2:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
-; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         zmm0, zmm8, zmm10
 	vpaddq          zmm1, zmm8, zword [rel L.ctr_le_step]
 	vpshufb         zmm1, zmm1, zmm10
-	vpaddq          zmm8, zmm8, zword [rel L.ctr_le_step + 64]
 	vpxord          zmm0, zmm0, zmm12
 	vpxord          zmm1, zmm1, zmm12
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
@@ -434,9 +431,8 @@ L.ctr_final2_aes128:
 L.ctr_final1:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
-; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         zmm0, zmm8, zmm10
-	vpaddq          zmm8, zmm8, zword [rel L.ctr_le_step]
 	vpxord          zmm0, zmm0, zmm12
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
@@ -1067,7 +1063,7 @@ L.ctr_final_keysmem_tail8_unroll16:
 L.ctr_final8:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
-; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         zmm0, zmm16, zmm18
 	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
 	vpshufb         zmm1, zmm1, zmm18
@@ -1083,7 +1079,6 @@ L.ctr_final8:
 	vpshufb         zmm6, zmm6, zmm18
 	vpaddq          zmm7, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 384]
 	vpshufb         zmm7, zmm7, zmm18
-	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 448]
 	vpxord          zmm0, zmm0, zmm20
 	vpxord          zmm1, zmm1, zmm20
 	vpxord          zmm2, zmm2, zmm20
@@ -1254,7 +1249,7 @@ L.ctr_final8_aes128:
 L.ctr_final7:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
-; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         zmm0, zmm16, zmm18
 	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
 	vpshufb         zmm1, zmm1, zmm18
@@ -1268,7 +1263,6 @@ L.ctr_final7:
 	vpshufb         zmm5, zmm5, zmm18
 	vpaddq          zmm6, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 320]
 	vpshufb         zmm6, zmm6, zmm18
-	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 384]
 	vpxord          zmm0, zmm0, zmm20
 	vpxord          zmm1, zmm1, zmm20
 	vpxord          zmm2, zmm2, zmm20
@@ -1422,7 +1416,7 @@ L.ctr_final7_aes128:
 L.ctr_final6:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
-; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         zmm0, zmm16, zmm18
 	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
 	vpshufb         zmm1, zmm1, zmm18
@@ -1434,7 +1428,6 @@ L.ctr_final6:
 	vpshufb         zmm4, zmm4, zmm18
 	vpaddq          zmm5, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 256]
 	vpshufb         zmm5, zmm5, zmm18
-	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 320]
 	vpxord          zmm0, zmm0, zmm20
 	vpxord          zmm1, zmm1, zmm20
 	vpxord          zmm2, zmm2, zmm20
@@ -1571,7 +1564,7 @@ L.ctr_final6_aes128:
 L.ctr_final5:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
-; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         zmm0, zmm16, zmm18
 	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
 	vpshufb         zmm1, zmm1, zmm18
@@ -1581,7 +1574,6 @@ L.ctr_final5:
 	vpshufb         zmm3, zmm3, zmm18
 	vpaddq          zmm4, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 192]
 	vpshufb         zmm4, zmm4, zmm18
-	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 256]
 	vpxord          zmm0, zmm0, zmm20
 	vpxord          zmm1, zmm1, zmm20
 	vpxord          zmm2, zmm2, zmm20
@@ -1701,7 +1693,7 @@ L.ctr_final5_aes128:
 L.ctr_final4_keysmem_tail8_unroll16:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
-; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         zmm0, zmm16, zmm18
 	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
 	vpshufb         zmm1, zmm1, zmm18
@@ -1709,7 +1701,6 @@ L.ctr_final4_keysmem_tail8_unroll16:
 	vpshufb         zmm2, zmm2, zmm18
 	vpaddq          zmm3, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 128]
 	vpshufb         zmm3, zmm3, zmm18
-	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 192]
 	vpxord          zmm0, zmm0, zmm20
 	vpxord          zmm1, zmm1, zmm20
 	vpxord          zmm2, zmm2, zmm20
@@ -1812,13 +1803,12 @@ L.ctr_final4_aes128_keysmem_tail8_unroll16:
 L.ctr_final3_keysmem_tail8_unroll16:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
-; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         zmm0, zmm16, zmm18
 	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
 	vpshufb         zmm1, zmm1, zmm18
 	vpaddq          zmm2, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 64]
 	vpshufb         zmm2, zmm2, zmm18
-	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 128]
 	vpxord          zmm0, zmm0, zmm20
 	vpxord          zmm1, zmm1, zmm20
 	vpxord          zmm2, zmm2, zmm20
@@ -1904,11 +1894,10 @@ L.ctr_final3_aes128_keysmem_tail8_unroll16:
 L.ctr_final2_keysmem_tail8_unroll16:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
-; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         zmm0, zmm16, zmm18
 	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
 	vpshufb         zmm1, zmm1, zmm18
-	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 64]
 	vpxord          zmm0, zmm0, zmm20
 	vpxord          zmm1, zmm1, zmm20
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
@@ -1977,9 +1966,8 @@ L.ctr_final2_aes128_keysmem_tail8_unroll16:
 L.ctr_final1_keysmem_tail8_unroll16:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
-; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
+; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         zmm0, zmm16, zmm18
-	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
 	vpxord          zmm0, zmm0, zmm20
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12

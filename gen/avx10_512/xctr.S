@@ -182,8 +182,7 @@ aesgen_xctr_crypt_avx10_512:
 	cmp             $192, %rcx
 	{disp32} jbe    .Lxctr_final3
 .Lxctr_final4:
-# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..3, each from CTR;
-# then CTR += 4 vectors
+# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..3, each from CTR
 	vpxord          %zmm9, %zmm8, %zmm0
 	vpaddq          .Lxctr_steps(%rip), %zmm8, %zmm1
 	vpxord          %zmm9, %zmm1, %zmm1
@@ -191,7 +190,6 @@ aesgen_xctr_crypt_avx10_512:
 	vpxord          %zmm9, %zmm2, %zmm2
 	vpaddq          .Lxctr_steps+128(%rip), %zmm8, %zmm3
 	vpxord          %zmm9, %zmm3, %zmm3
-	vpaddq          .Lxctr_steps+192(%rip), %zmm8, %zmm8
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final4_aes128
@@ -275,14 +273,12 @@ aesgen_xctr_crypt_avx10_512:
 	vmovdqu8        %zmm3, (%rsi){%k1}
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final3:
-# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..2, each from CTR;
-# then CTR += 3 vectors
+# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..2, each from CTR
 	vpxord          %zmm9, %zmm8, %zmm0
 	vpaddq          .Lxctr_steps(%rip), %zmm8, %zmm1
 	vpxord          %zmm9, %zmm1, %zmm1
 	vpaddq          .Lxctr_steps+64(%rip), %zmm8, %zmm2
 	vpxord          %zmm9, %zmm2, %zmm2
-	vpaddq          .Lxctr_steps+128(%rip), %zmm8, %zmm8
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final3_aes128
@@ -350,12 +346,10 @@ aesgen_xctr_crypt_avx10_512:
 	vmovdqu8        %zmm2, (%rsi){%k1}
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final2:
-# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..1, each from CTR;
-# then CTR += 2 vectors
+# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..1, each from CTR
 	vpxord          %zmm9, %zmm8, %zmm0
 	vpaddq          .Lxctr_steps(%rip), %zmm8, %zmm1
 	vpxord          %zmm9, %zmm1, %zmm1
-	vpaddq          .Lxctr_steps+64(%rip), %zmm8, %zmm8
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final2_aes128
@@ -407,10 +401,8 @@ aesgen_xctr_crypt_avx10_512:
 	vmovdqu8        %zmm1, (%rsi){%k1}
 	{disp32} jmp    .Lxctr_return
 .Lxctr_final1:
-# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..0, each from CTR;
-# then CTR += 1 vectors
+# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..0, each from CTR
 	vpxord          %zmm9, %zmm8, %zmm0
-	vpaddq          .Lxctr_steps(%rip), %zmm8, %zmm8
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final1_aes128
@@ -953,8 +945,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_tail8_unroll16:
 	cmp             $448, %rcx
 	{disp32} jbe    .Lxctr_final7
 .Lxctr_final8:
-# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..7, each from CTR;
-# then CTR += 8 vectors
+# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..7, each from CTR
 	vpxord          %zmm17, %zmm16, %zmm0
 	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpxord          %zmm17, %zmm1, %zmm1
@@ -970,7 +961,6 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_tail8_unroll16:
 	vpxord          %zmm17, %zmm6, %zmm6
 	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_tail8_unroll16+384(%rip), %zmm16, %zmm7
 	vpxord          %zmm17, %zmm7, %zmm7
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_tail8_unroll16+448(%rip), %zmm16, %zmm16
 # the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final8_aes128
@@ -1131,8 +1121,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_tail8_unroll16:
 	vmovdqu8        %zmm7, (%rsi){%k1}
 	{disp32} jmp    .Lxctr_return_keysmem_splatbroadcast_tail8_unroll16
 .Lxctr_final7:
-# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..6, each from CTR;
-# then CTR += 7 vectors
+# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..6, each from CTR
 	vpxord          %zmm17, %zmm16, %zmm0
 	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpxord          %zmm17, %zmm1, %zmm1
@@ -1146,7 +1135,6 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_tail8_unroll16:
 	vpxord          %zmm17, %zmm5, %zmm5
 	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_tail8_unroll16+320(%rip), %zmm16, %zmm6
 	vpxord          %zmm17, %zmm6, %zmm6
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_tail8_unroll16+384(%rip), %zmm16, %zmm16
 # the middle rounds on 7 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final7_aes128
@@ -1291,8 +1279,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_tail8_unroll16:
 	vmovdqu8        %zmm6, (%rsi){%k1}
 	{disp32} jmp    .Lxctr_return_keysmem_splatbroadcast_tail8_unroll16
 .Lxctr_final6:
-# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..5, each from CTR;
-# then CTR += 6 vectors
+# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..5, each from CTR
 	vpxord          %zmm17, %zmm16, %zmm0
 	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpxord          %zmm17, %zmm1, %zmm1
@@ -1304,7 +1291,6 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_tail8_unroll16:
 	vpxord          %zmm17, %zmm4, %zmm4
 	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_tail8_unroll16+256(%rip), %zmm16, %zmm5
 	vpxord          %zmm17, %zmm5, %zmm5
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_tail8_unroll16+320(%rip), %zmm16, %zmm16
 # the middle rounds on 6 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final6_aes128
@@ -1433,8 +1419,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_tail8_unroll16:
 	vmovdqu8        %zmm5, (%rsi){%k1}
 	{disp32} jmp    .Lxctr_return_keysmem_splatbroadcast_tail8_unroll16
 .Lxctr_final5:
-# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..4, each from CTR;
-# then CTR += 5 vectors
+# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..4, each from CTR
 	vpxord          %zmm17, %zmm16, %zmm0
 	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpxord          %zmm17, %zmm1, %zmm1
@@ -1444,7 +1429,6 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_tail8_unroll16:
 	vpxord          %zmm17, %zmm3, %zmm3
 	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_tail8_unroll16+192(%rip), %zmm16, %zmm4
 	vpxord          %zmm17, %zmm4, %zmm4
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_tail8_unroll16+256(%rip), %zmm16, %zmm16
 # the middle rounds on 5 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final5_aes128
@@ -1557,8 +1541,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_tail8_unroll16:
 	vmovdqu8        %zmm4, (%rsi){%k1}
 	{disp32} jmp    .Lxctr_return_keysmem_splatbroadcast_tail8_unroll16
 .Lxctr_final4_keysmem_splatbroadcast_tail8_unroll16:
-# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..3, each from CTR;
-# then CTR += 4 vectors
+# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..3, each from CTR
 	vpxord          %zmm17, %zmm16, %zmm0
 	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpxord          %zmm17, %zmm1, %zmm1
@@ -1566,7 +1549,6 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_tail8_unroll16:
 	vpxord          %zmm17, %zmm2, %zmm2
 	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_tail8_unroll16+128(%rip), %zmm16, %zmm3
 	vpxord          %zmm17, %zmm3, %zmm3
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_tail8_unroll16+192(%rip), %zmm16, %zmm16
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final4_aes128_keysmem_splatbroadcast_tail8_unroll16
@@ -1663,14 +1645,12 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_tail8_unroll16:
 	vmovdqu8        %zmm3, (%rsi){%k1}
 	{disp32} jmp    .Lxctr_return_keysmem_splatbroadcast_tail8_unroll16
 .Lxctr_final3_keysmem_splatbroadcast_tail8_unroll16:
-# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..2, each from CTR;
-# then CTR += 3 vectors
+# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..2, each from CTR
 	vpxord          %zmm17, %zmm16, %zmm0
 	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpxord          %zmm17, %zmm1, %zmm1
 	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_tail8_unroll16+64(%rip), %zmm16, %zmm2
 	vpxord          %zmm17, %zmm2, %zmm2
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_tail8_unroll16+128(%rip), %zmm16, %zmm16
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final3_aes128_keysmem_splatbroadcast_tail8_unroll16
@@ -1751,12 +1731,10 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_tail8_unroll16:
 	vmovdqu8        %zmm2, (%rsi){%k1}
 	{disp32} jmp    .Lxctr_return_keysmem_splatbroadcast_tail8_unroll16
 .Lxctr_final2_keysmem_splatbroadcast_tail8_unroll16:
-# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..1, each from CTR;
-# then CTR += 2 vectors
+# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..1, each from CTR
 	vpxord          %zmm17, %zmm16, %zmm0
 	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpxord          %zmm17, %zmm1, %zmm1
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_tail8_unroll16+64(%rip), %zmm16, %zmm16
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final2_aes128_keysmem_splatbroadcast_tail8_unroll16
@@ -1821,10 +1799,8 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_tail8_unroll16:
 	vmovdqu8        %zmm1, (%rsi){%k1}
 	{disp32} jmp    .Lxctr_return_keysmem_splatbroadcast_tail8_unroll16
 .Lxctr_final1_keysmem_splatbroadcast_tail8_unroll16:
-# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..0, each from CTR;
-# then CTR += 1 vectors
+# counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..0, each from CTR
 	vpxord          %zmm17, %zmm16, %zmm0
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_tail8_unroll16(%rip), %zmm16, %zmm16
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final1_aes128_keysmem_splatbroadcast_tail8_unroll16

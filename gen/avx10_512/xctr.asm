@@ -182,8 +182,7 @@ L.xctr_final:
 	cmp             rcx, 192
 	jbe             near L.xctr_final3
 L.xctr_final4:
-; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..3, each from CTR;
-; then CTR += 4 vectors
+; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..3, each from CTR
 	vpxord          zmm0, zmm8, zmm9
 	vpaddq          zmm1, zmm8, zword [rel L.xctr_steps]
 	vpxord          zmm1, zmm1, zmm9
@@ -191,7 +190,6 @@ L.xctr_final4:
 	vpxord          zmm2, zmm2, zmm9
 	vpaddq          zmm3, zmm8, zword [rel L.xctr_steps + 128]
 	vpxord          zmm3, zmm3, zmm9
-	vpaddq          zmm8, zmm8, zword [rel L.xctr_steps + 192]
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final4_aes128
@@ -275,14 +273,12 @@ L.xctr_final4_aes128:
 	vmovdqu8        [rsi]{k1}, zmm3
 	jmp             near L.xctr_return
 L.xctr_final3:
-; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..2, each from CTR;
-; then CTR += 3 vectors
+; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..2, each from CTR
 	vpxord          zmm0, zmm8, zmm9
 	vpaddq          zmm1, zmm8, zword [rel L.xctr_steps]
 	vpxord          zmm1, zmm1, zmm9
 	vpaddq          zmm2, zmm8, zword [rel L.xctr_steps + 64]
 	vpxord          zmm2, zmm2, zmm9
-	vpaddq          zmm8, zmm8, zword [rel L.xctr_steps + 128]
 ; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final3_aes128
@@ -350,12 +346,10 @@ L.xctr_final3_aes128:
 	vmovdqu8        [rsi]{k1}, zmm2
 	jmp             near L.xctr_return
 L.xctr_final2:
-; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..1, each from CTR;
-; then CTR += 2 vectors
+; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..1, each from CTR
 	vpxord          zmm0, zmm8, zmm9
 	vpaddq          zmm1, zmm8, zword [rel L.xctr_steps]
 	vpxord          zmm1, zmm1, zmm9
-	vpaddq          zmm8, zmm8, zword [rel L.xctr_steps + 64]
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final2_aes128
@@ -407,10 +401,8 @@ L.xctr_final2_aes128:
 	vmovdqu8        [rsi]{k1}, zmm1
 	jmp             near L.xctr_return
 L.xctr_final1:
-; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..0, each from CTR;
-; then CTR += 1 vectors
+; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..0, each from CTR
 	vpxord          zmm0, zmm8, zmm9
-	vpaddq          zmm8, zmm8, zword [rel L.xctr_steps]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final1_aes128
@@ -948,8 +940,7 @@ L.xctr_final_keysmem_splatbroadcast_tail8_unroll16:
 	cmp             rcx, 448
 	jbe             near L.xctr_final7
 L.xctr_final8:
-; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..7, each from CTR;
-; then CTR += 8 vectors
+; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..7, each from CTR
 	vpxord          zmm0, zmm16, zmm17
 	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_tail8_unroll16]
 	vpxord          zmm1, zmm1, zmm17
@@ -965,7 +956,6 @@ L.xctr_final8:
 	vpxord          zmm6, zmm6, zmm17
 	vpaddq          zmm7, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_tail8_unroll16 + 384]
 	vpxord          zmm7, zmm7, zmm17
-	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_tail8_unroll16 + 448]
 ; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final8_aes128
@@ -1126,8 +1116,7 @@ L.xctr_final8_aes128:
 	vmovdqu8        [rsi]{k1}, zmm7
 	jmp             near L.xctr_return_keysmem_splatbroadcast_tail8_unroll16
 L.xctr_final7:
-; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..6, each from CTR;
-; then CTR += 7 vectors
+; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..6, each from CTR
 	vpxord          zmm0, zmm16, zmm17
 	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_tail8_unroll16]
 	vpxord          zmm1, zmm1, zmm17
@@ -1141,7 +1130,6 @@ L.xctr_final7:
 	vpxord          zmm5, zmm5, zmm17
 	vpaddq          zmm6, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_tail8_unroll16 + 320]
 	vpxord          zmm6, zmm6, zmm17
-	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_tail8_unroll16 + 384]
 ; the middle rounds on 7 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final7_aes128
@@ -1286,8 +1274,7 @@ L.xctr_final7_aes128:
 	vmovdqu8        [rsi]{k1}, zmm6
 	jmp             near L.xctr_return_keysmem_splatbroadcast_tail8_unroll16
 L.xctr_final6:
-; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..5, each from CTR;
-; then CTR += 6 vectors
+; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..5, each from CTR
 	vpxord          zmm0, zmm16, zmm17
 	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_tail8_unroll16]
 	vpxord          zmm1, zmm1, zmm17
@@ -1299,7 +1286,6 @@ L.xctr_final6:
 	vpxord          zmm4, zmm4, zmm17
 	vpaddq          zmm5, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_tail8_unroll16 + 256]
 	vpxord          zmm5, zmm5, zmm17
-	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_tail8_unroll16 + 320]
 ; the middle rounds on 6 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final6_aes128
@@ -1428,8 +1414,7 @@ L.xctr_final6_aes128:
 	vmovdqu8        [rsi]{k1}, zmm5
 	jmp             near L.xctr_return_keysmem_splatbroadcast_tail8_unroll16
 L.xctr_final5:
-; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..4, each from CTR;
-; then CTR += 5 vectors
+; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..4, each from CTR
 	vpxord          zmm0, zmm16, zmm17
 	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_tail8_unroll16]
 	vpxord          zmm1, zmm1, zmm17
@@ -1439,7 +1424,6 @@ L.xctr_final5:
 	vpxord          zmm3, zmm3, zmm17
 	vpaddq          zmm4, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_tail8_unroll16 + 192]
 	vpxord          zmm4, zmm4, zmm17
-	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_tail8_unroll16 + 256]
 ; the middle rounds on 5 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final5_aes128
@@ -1552,8 +1536,7 @@ L.xctr_final5_aes128:
 	vmovdqu8        [rsi]{k1}, zmm4
 	jmp             near L.xctr_return_keysmem_splatbroadcast_tail8_unroll16
 L.xctr_final4_keysmem_splatbroadcast_tail8_unroll16:
-; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..3, each from CTR;
-; then CTR += 4 vectors
+; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..3, each from CTR
 	vpxord          zmm0, zmm16, zmm17
 	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_tail8_unroll16]
 	vpxord          zmm1, zmm1, zmm17
@@ -1561,7 +1544,6 @@ L.xctr_final4_keysmem_splatbroadcast_tail8_unroll16:
 	vpxord          zmm2, zmm2, zmm17
 	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_tail8_unroll16 + 128]
 	vpxord          zmm3, zmm3, zmm17
-	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_tail8_unroll16 + 192]
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final4_aes128_keysmem_splatbroadcast_tail8_unroll16
@@ -1658,14 +1640,12 @@ L.xctr_final4_aes128_keysmem_splatbroadcast_tail8_unroll16:
 	vmovdqu8        [rsi]{k1}, zmm3
 	jmp             near L.xctr_return_keysmem_splatbroadcast_tail8_unroll16
 L.xctr_final3_keysmem_splatbroadcast_tail8_unroll16:
-; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..2, each from CTR;
-; then CTR += 3 vectors
+; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..2, each from CTR
 	vpxord          zmm0, zmm16, zmm17
 	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_tail8_unroll16]
 	vpxord          zmm1, zmm1, zmm17
 	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_tail8_unroll16 + 64]
 	vpxord          zmm2, zmm2, zmm17
-	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_tail8_unroll16 + 128]
 ; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final3_aes128_keysmem_splatbroadcast_tail8_unroll16
@@ -1746,12 +1726,10 @@ L.xctr_final3_aes128_keysmem_splatbroadcast_tail8_unroll16:
 	vmovdqu8        [rsi]{k1}, zmm2
 	jmp             near L.xctr_return_keysmem_splatbroadcast_tail8_unroll16
 L.xctr_final2_keysmem_splatbroadcast_tail8_unroll16:
-; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..1, each from CTR;
-; then CTR += 2 vectors
+; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..1, each from CTR
 	vpxord          zmm0, zmm16, zmm17
 	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_tail8_unroll16]
 	vpxord          zmm1, zmm1, zmm17
-	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_tail8_unroll16 + 64]
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final2_aes128_keysmem_splatbroadcast_tail8_unroll16
@@ -1816,10 +1794,8 @@ L.xctr_final2_aes128_keysmem_splatbroadcast_tail8_unroll16:
 	vmovdqu8        [rsi]{k1}, zmm1
 	jmp             near L.xctr_return_keysmem_splatbroadcast_tail8_unroll16
 L.xctr_final1_keysmem_splatbroadcast_tail8_unroll16:
-; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..0, each from CTR;
-; then CTR += 1 vectors
+; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..0, each from CTR
 	vpxord          zmm0, zmm16, zmm17
-	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_tail8_unroll16]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final1_aes128_keysmem_splatbroadcast_tail8_unroll16

@@ -174,8 +174,7 @@ L.xctr_final:
 	cmp             rcx, 96
 	jbe             near L.xctr_final3
 L.xctr_final4:
-; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..3, each from CTR;
-; then CTR += 4 vectors
+; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..3, each from CTR
 	vpxor           ymm0, ymm8, ymm9
 	vpaddq          ymm1, ymm8, yword [rel L.xctr_steps]
 	vpxor           ymm1, ymm1, ymm9
@@ -183,7 +182,6 @@ L.xctr_final4:
 	vpxor           ymm2, ymm2, ymm9
 	vpaddq          ymm3, ymm8, yword [rel L.xctr_steps + 64]
 	vpxor           ymm3, ymm3, ymm9
-	vpaddq          ymm8, ymm8, yword [rel L.xctr_steps + 96]
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final4_aes128
@@ -322,14 +320,12 @@ L.xctr_final4_no2:
 L.xctr_final4_no1:
 	jmp             near L.xctr_return
 L.xctr_final3:
-; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..2, each from CTR;
-; then CTR += 3 vectors
+; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..2, each from CTR
 	vpxor           ymm0, ymm8, ymm9
 	vpaddq          ymm1, ymm8, yword [rel L.xctr_steps]
 	vpxor           ymm1, ymm1, ymm9
 	vpaddq          ymm2, ymm8, yword [rel L.xctr_steps + 32]
 	vpxor           ymm2, ymm2, ymm9
-	vpaddq          ymm8, ymm8, yword [rel L.xctr_steps + 64]
 ; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final3_aes128
@@ -452,12 +448,10 @@ L.xctr_final3_no2:
 L.xctr_final3_no1:
 	jmp             near L.xctr_return
 L.xctr_final2:
-; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..1, each from CTR;
-; then CTR += 2 vectors
+; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..1, each from CTR
 	vpxor           ymm0, ymm8, ymm9
 	vpaddq          ymm1, ymm8, yword [rel L.xctr_steps]
 	vpxor           ymm1, ymm1, ymm9
-	vpaddq          ymm8, ymm8, yword [rel L.xctr_steps + 32]
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final2_aes128
@@ -564,10 +558,8 @@ L.xctr_final2_no2:
 L.xctr_final2_no1:
 	jmp             near L.xctr_return
 L.xctr_final1:
-; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..0, each from CTR;
-; then CTR += 1 vectors
+; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..0, each from CTR
 	vpxor           ymm0, ymm8, ymm9
-	vpaddq          ymm8, ymm8, yword [rel L.xctr_steps]
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.xctr_final1_aes128
