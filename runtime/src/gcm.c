@@ -449,6 +449,13 @@ int aesgen_gcm_encrypt_final(aesgen_gcm_ctx *ctx, uint8_t *tag, size_t tag_len)
     return AESGEN_OK;
 }
 
+/* Whether the first tag_len bytes of the full tag are tag, in constant time; the usual
+ * 16-byte tag inline. */
+static int tag_matches(const uint8_t full[16], const uint8_t *tag, size_t tag_len)
+{
+    return tag_len == 16 ? aesgen_ct_equal16(full, tag) : aesgen_ct_equal(full, tag, tag_len);
+}
+
 int aesgen_gcm_decrypt_final(aesgen_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len)
 {
     const int err = final_check(ctx, GCM_DEC, tag, tag_len);
@@ -456,8 +463,8 @@ int aesgen_gcm_decrypt_final(aesgen_gcm_ctx *ctx, const uint8_t *tag, size_t tag
         return err;
     uint8_t full[16];
     compute_tag(ctx, full);
-    const int ok = aesgen_ct_equal(full, tag, tag_len);
-    aesgen_wipe(full, sizeof full);
+    const int ok = tag_matches(full, tag, tag_len);
+    aesgen_wipe16(full);
     return ok ? AESGEN_OK : AESGEN_EBADMSG;
 }
 
@@ -588,11 +595,11 @@ int aesgen_gcm_decrypt(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_l
         aesgen_gcm_record rec;
         int err = record_run(key, fn, iv, iv_len, aad, aad_len, dst, src, len, tag, tag_len,
                              &rec);
-        if (err == AESGEN_OK && !aesgen_ct_equal(rec.tag, tag, tag_len)) {
+        if (err == AESGEN_OK && !tag_matches(rec.tag, tag, tag_len)) {
             aesgen_wipe(dst, len);
             err = AESGEN_EBADMSG;
         }
-        aesgen_wipe(rec.tag, sizeof rec.tag);   /* the expected tag */
+        aesgen_wipe16(rec.tag);   /* the expected tag */
         return err;
     }
     aesgen_gcm_ctx ctx;

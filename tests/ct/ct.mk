@@ -8,9 +8,10 @@
 # The library is built again into $(CT_BUILD) with the production compiler and
 # optimization, plus -DAESGEN_CT_VALIDATION (runtime/src/ct.h: the public results of
 # aesgen_ct_equal -- whether a GCM tag matched, whether the XTS halves are equal -- are
-# declassified).  ct_check_planted links a util.o built with
-# -DAESGEN_CT_PLANT_EARLY_EXIT (aesgen_ct_equal stopping at the first differing byte,
-# the comparison behind every tag check) ahead of that library: the check must catch it.
+# declassified).  ct_check_planted links a util.o and a gcm.o built with
+# -DAESGEN_CT_PLANT_EARLY_EXIT (aesgen_ct_equal and the inline aesgen_ct_equal16 GCM uses
+# for 16-byte tags stopping at the first differing byte: the comparisons behind every tag
+# check) ahead of that library: the check must catch it.
 
 CT_BUILD    ?= $(BUILD)-ct
 CT_CFLAGS   := -O2 -g -DAESGEN_CT_VALIDATION
@@ -31,14 +32,15 @@ $(CT_BUILD)/ct_check.o: tests/ct/ct_check.c runtime/include/aesgen.h gen/aesgen_
 	@mkdir -p $(@D)
 	$(CC) $(CT_CFLAGS) -std=c11 -Wall -Wextra -Iruntime/include -Iruntime/src -Igen -c -o $@ $<
 
-$(CT_BUILD)/util_planted.o: runtime/src/util.c $(CT_LIB)
+$(CT_BUILD)/%_planted.o: runtime/src/%.c $(CT_LIB)
 	$(CC) $(CT_CFLAGS) -std=c11 -Wall -Wextra -fPIC -Iruntime/include -Iruntime/src -Igen \
 	  $(RT_CFLAGS) -DAESGEN_CT_PLANT_EARLY_EXIT -c -o $@ $<
 
 $(CT_BUILD)/ct_check: $(CT_BUILD)/ct_check.o $(CT_LIB)
 	$(CC) $(LDFLAGS) -o $@ $^
 
-$(CT_BUILD)/ct_check_planted: $(CT_BUILD)/ct_check.o $(CT_BUILD)/util_planted.o $(CT_LIB)
+$(CT_BUILD)/ct_check_planted: $(CT_BUILD)/ct_check.o $(CT_BUILD)/util_planted.o \
+                              $(CT_BUILD)/gcm_planted.o $(CT_LIB)
 	$(CC) $(LDFLAGS) -o $@ $^
 
 ct-check: $(CT_BINS)
