@@ -290,7 +290,7 @@ static void buf_flush(aesgen_gcm_ctx *ctx)
         ghash(ctx->key, ctx->acc, ctx->buf, 16);
         buf_reset(ctx);
     }
-    aesgen_wipe(ctx->ks, sizeof ctx->ks);
+    aesgen_wipe16(ctx->ks);
 }
 
 int aesgen_gcm_aad(aesgen_gcm_ctx *ctx, const uint8_t *aad, size_t len)
@@ -445,7 +445,7 @@ int aesgen_gcm_encrypt_final(aesgen_gcm_ctx *ctx, uint8_t *tag, size_t tag_len)
     uint8_t full[16];
     compute_tag(ctx, full);
     memcpy(tag, full, tag_len);
-    aesgen_wipe(full, sizeof full);
+    aesgen_wipe16(full);
     return AESGEN_OK;
 }
 
@@ -529,7 +529,7 @@ static void record_run_padded(const aesgen_gcm_key *key, aesgen_gcm_record_fn *f
     fn(key, dst, src, whole | secret, rec);
     if (part != 0) {
         memcpy(dst + whole, rec->tail, part);
-        aesgen_wipe(rec->tail, sizeof rec->tail);   /* plaintext */
+        aesgen_wipe16(rec->tail);   /* plaintext */
     }
 }
 
