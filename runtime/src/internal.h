@@ -271,10 +271,10 @@ int aesgen_ct_equal(const uint8_t *a, const uint8_t *b, size_t n);
 
 /* The 16-byte forms of aesgen_ct_equal and aesgen_wipe, inline: a GCM decryption checks
  * a full tag on every call, and the two calls (with memset's behind aesgen_wipe) cost
- * 4-13% of a record of up to 512 bytes on Zen 5 (GCM's other 16-byte wipes use it too).  The same rules as aesgen_ct_equal:
- * both words read and compared whatever they hold, only the result declassified; under
- * AESGEN_CT_PLANT_EARLY_EXIT the same planted leak (tests/ct/ct.mk builds the files that
- * use these with it too). */
+ * 4-13% of a record of up to 512 bytes on Zen 5; GCM's other 16-byte wipes use it too.
+ * The same rules as aesgen_ct_equal: both words read and compared whatever they hold,
+ * only the result declassified; under AESGEN_CT_PLANT_EARLY_EXIT the same planted leak
+ * (tests/ct/ct.mk builds the files that use these with it too). */
 static inline int aesgen_ct_equal16(const uint8_t a[16], const uint8_t b[16])
 {
 #ifdef AESGEN_CT_PLANT_EARLY_EXIT
