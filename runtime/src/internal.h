@@ -269,6 +269,25 @@ uint32_t aesgen_sub_word_ct(uint32_t w);
  * the caller acts on anyway, depends on the contents.  Keys and tags. */
 int aesgen_ct_equal(const uint8_t *a, const uint8_t *b, size_t n);
 
+/* 1 if diff is 0, else 0, the constant-time comparisons' last step: folded to 32 bits,
+ * minus 1 has bit 63 set only for 0, so there is no comparison the compiler could turn
+ * into a branch.  Whether the inputs matched is the public result (a tag check, the XTS
+ * key rule): declassified for the constant-time check. */
+static inline int aesgen_ct_is_zero(uint64_t diff)
+{
+    const uint64_t folded = (uint32_t)(diff | diff >> 32);
+    int equal = (int)((folded - 1u) >> 63 & 1u);
+    AESGEN_DECLASSIFY(&equal, sizeof equal);
+    return equal;
+}
+
+/* After a wipe's memset: an empty asm that claims to read the memory, so the compiler
+ * must assume the zeros are observed and cannot drop them as dead stores. */
+static inline void aesgen_keep_stores(const void *p)
+{
+    __asm__ __volatile__("" : : "r"(p) : "memory");
+}
+
 /* The 16-byte forms of aesgen_ct_equal and aesgen_wipe, inline: a GCM decryption checks
  * a full tag on every call, and the two calls (with memset's behind aesgen_wipe) cost
  * 4-13% of a record of up to 512 bytes on Zen 5; GCM's other 16-byte wipes use it too.
@@ -287,17 +306,13 @@ static inline int aesgen_ct_equal16(const uint8_t a[16], const uint8_t b[16])
     memcpy(&a1, a + 8, 8);
     memcpy(&b0, b, 8);
     memcpy(&b1, b + 8, 8);
-    const uint64_t diff = (a0 ^ b0) | (a1 ^ b1);
-    const uint64_t folded = (uint32_t)(diff | diff >> 32);
-    int equal = (int)((folded - 1u) >> 63 & 1u);
-    AESGEN_DECLASSIFY(&equal, sizeof equal);
-    return equal;
+    return aesgen_ct_is_zero((a0 ^ b0) | (a1 ^ b1));
 }
 
 static inline void aesgen_wipe16(uint8_t p[16])
 {
     memset(p, 0, 16);
-    __asm__ __volatile__("" : : "r"(p) : "memory");   /* as aesgen_wipe: not a dead store */
+    aesgen_keep_stores(p);
 }
 
 /* Wipes the keystream block in progress and marks it gone (out of line: the streaming

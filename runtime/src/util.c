@@ -44,13 +44,7 @@ int aesgen_ct_equal(const uint8_t *a, const uint8_t *b, size_t n)
     }
     for (; i < n; i++)
         diff |= (uint64_t)(a[i] ^ b[i]);
-    /* folded to 32 bits, minus 1 has bit 63 set only for 0: no comparison the compiler
-     * could turn into a branch before the loops end. */
-    const uint64_t folded = (uint32_t)(diff | diff >> 32);
-    int equal = (int)((folded - 1u) >> 63 & 1u);
-    /* Whether they matched is the public result (a tag check, the XTS key rule). */
-    AESGEN_DECLASSIFY(&equal, sizeof equal);
-    return equal;
+    return aesgen_ct_is_zero(diff);
 }
 
 const char *aesgen_version(void)
@@ -79,5 +73,5 @@ void aesgen_wipe(void *p, size_t n)
     if (p == NULL || n == 0)
         return;
     memset(p, 0, n);
-    __asm__ __volatile__("" : : "r"(p) : "memory");
+    aesgen_keep_stores(p);
 }
