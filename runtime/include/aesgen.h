@@ -200,6 +200,19 @@ AESGEN_API int aesgen_xctr_init_isa(aesgen_xctr_ctx *ctx, const uint8_t *key, si
 /* Extension: start a new message under the same key, as aesgen_ctr_set_iv. */
 AESGEN_API int aesgen_xctr_set_iv(aesgen_xctr_ctx *ctx, const uint8_t iv[16]);
 /*
+ * Extension: one whole message under ctx's key and this iv, blocks 1, 2, ... (what
+ * aesgen_xctr_set_iv + aesgen_xctr_crypt give), in one stateless call: ctx is only
+ * read (its own iv, index and partial block stay as they were), so one keyed context
+ * may serve many threads.  The form HCTR2 calls, and the fastest per message: iv goes
+ * to the implementation as it is, not through a copy in ctx.
+ *     aesgen_xctr_crypt_iv(&xctx, iv, out, in, len);
+ * dst == src is allowed; iv may lie anywhere, dst or src included (it is read before
+ * anything is written).  NULL ctx or iv, a ctx never initialized, or NULL dst/src
+ * with len != 0: AESGEN_EINVAL, nothing written; len 0: AESGEN_OK.
+ */
+AESGEN_API int aesgen_xctr_crypt_iv(const aesgen_xctr_ctx *ctx, const uint8_t iv[16],
+                                    uint8_t *dst, const uint8_t *src, size_t len);
+/*
  * The block position: *index = i of the next keystream block not yet started
  * (1 after init or set_iv; 1 + the number of blocks begun so far, a partial
  * block counting as begun; 0 once block 2^64 - 1 has been begun, the end of the

@@ -114,3 +114,21 @@ int aesgen_xctr_crypt(aesgen_xctr_ctx *ctx, uint8_t *dst, const uint8_t *src, si
     }
     return xctr_crypt_general(ctx, dst, src, len);
 }
+
+int aesgen_xctr_crypt_iv(const aesgen_xctr_ctx *ctx, const uint8_t iv[16], uint8_t *dst,
+                         const uint8_t *src, size_t len)
+{
+    if (ctx == NULL || ctx->crypt == NULL || iv == NULL ||
+        (len != 0 && (dst == NULL || src == NULL)))
+        return AESGEN_EINVAL;
+    /* Block 1 + (len - 1) / 16 < 2^60 is always within the index's range.  The
+     * implementations may read iv again after writing (vperm_ssse3 reads it per block),
+     * so an iv inside the output is copied first; otherwise it is passed as it is. */
+    const uintptr_t at = (uintptr_t)iv, out = (uintptr_t)dst;
+    if (__builtin_expect(at < out + len && out < at + 16, 0)) {
+        uint8_t iv_copy[16];
+        memcpy(iv_copy, iv, sizeof iv_copy);
+        return ctx->crypt(&ctx->key, dst, src, len, iv_copy, 1);
+    }
+    return ctx->crypt(&ctx->key, dst, src, len, iv, 1);
+}

@@ -3,7 +3,7 @@
  * API tests: argument checking (bad key lengths, NULL pointers) with contexts
  * left untouched on error, len == 0, ISA selection and its error codes,
  * aesgen_strerror, aesgen_wipe, contexts keeping their ISA, the end of an
- * XCTR stream, and the AESGEN_ISA environment variable (in child processes,
+ * XCTR stream, XCTR's stateless one-shot (aesgen_xctr_crypt_iv), and the AESGEN_ISA environment variable (in child processes,
  * since it is read only at first use).
  */
 #define _GNU_SOURCE
@@ -76,6 +76,91 @@ static void null_pointers(enum mode mode)
         check_int(aesgen_ctr_crypt(NULL, buf, buf, 5), AESGEN_EINVAL, "ctr crypt with NULL ctx");
     else
         check_int(aesgen_xctr_crypt(NULL, buf, buf, 5), AESGEN_EINVAL, "xctr crypt with NULL ctx");
+}
+
+/* aesgen_xctr_crypt_iv: argument checks, the context only read, an IV inside the
+ * buffers, on every runnable XCTR implementation and key size. */
+static void xctr_crypt_iv_contract(void)
+{
+    uint8_t key[32], iv[16], buf[64];
+    rng_fill(key, sizeof key);
+    rng_fill(iv, sizeof iv);
+    aesgen_xctr_ctx ctx, unset;
+    memset(&unset, 0, sizeof unset);
+    aesgen_xctr_init(&ctx, key, 16, iv);
+    memset(buf, 0xee, sizeof buf);
+    check_int(aesgen_xctr_crypt_iv(NULL, iv, buf, buf, 5), AESGEN_EINVAL, "xctr crypt_iv: NULL ctx");
+    check_int(aesgen_xctr_crypt_iv(&ctx, NULL, buf, buf, 5), AESGEN_EINVAL, "xctr crypt_iv: NULL iv");
+    check_int(aesgen_xctr_crypt_iv(&unset, iv, buf, buf, 5), AESGEN_EINVAL,
+              "xctr crypt_iv: a context never initialized");
+    check_int(aesgen_xctr_crypt_iv(&ctx, iv, NULL, buf, 5), AESGEN_EINVAL, "xctr crypt_iv: NULL dst");
+    check_int(aesgen_xctr_crypt_iv(&ctx, iv, buf, NULL, 5), AESGEN_EINVAL, "xctr crypt_iv: NULL src");
+    check(all_bytes_are(buf, sizeof buf, 0xee), "xctr crypt_iv: refused calls write nothing");
+    check_int(aesgen_xctr_crypt_iv(&ctx, iv, NULL, NULL, 0), AESGEN_OK,
+              "xctr crypt_iv: 0 bytes with NULL buffers");
+
+    /* Lengths on both sides of each path: one block, the final groups (and a call from
+     * index 1 that fits one: START=table), the groups, the main loop. */
+    static const size_t lengths[] = { 1, 15, 16, 17, 63, 64, 65, 127, 128, 200, 255, 256, 257,
+                                      320, 447, 448, 449, 511, 512, 513, 1023, 1024, 1025,
+                                      1500, 2048, 4100 };
+    enum { MAXLEN = 4100, SLACK = 32 };
+    uint8_t *pt = xmalloc(MAXLEN), *want = xmalloc(MAXLEN), *got = xmalloc(MAXLEN + 2 * SLACK);
+    rng_fill(pt, MAXLEN);
+    FOR_EACH_RUNNABLE_VARIANT(isa, TEST_MODE_xctr) {
+        if (!isa_select(isa))
+            continue;
+        const char *name = isa_label(isa);
+        for (size_t k = 0; k < 3; k++) {
+            size_t key_len = key_sizes[k];
+            rng_fill(iv, sizeof iv);
+            /* a context in the middle of a block of another stream */
+            uint8_t other_iv[16], head[21];
+            rng_fill(other_iv, sizeof other_iv);
+            aesgen_xctr_init(&ctx, key, key_len, other_iv);
+            aesgen_xctr_crypt(&ctx, head, pt, sizeof head);
+            aesgen_xctr_ctx before;
+            memcpy(&before, &ctx, sizeof ctx);
+            for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+                size_t len = lengths[l];
+                ref_xctr(key, key_len, iv, 1, want, pt, len);
+                memset(got, 0xee, MAXLEN + 2 * SLACK);
+                int rc = aesgen_xctr_crypt_iv(&ctx, iv, got + SLACK, pt, len);
+                check(rc == AESGEN_OK && memcmp(got + SLACK, want, len) == 0 &&
+                      all_bytes_are(got, SLACK, 0xee) &&
+                      all_bytes_are(got + SLACK + len, SLACK, 0xee),
+                      "%s xctr crypt_iv aes-%u len=%zu", name, key_bits(key_len), len);
+                /* the IV inside the output (in place), overlapping either end or within */
+                const long at[] = { -15, -1, 0, 7, (long)len - 16, (long)len - 1 };
+                for (size_t a = 0; a < sizeof at / sizeof at[0]; a++) {
+                    if (at[a] < -15 || at[a] > (long)len - 1)
+                        continue;
+                    uint8_t *out = got + SLACK;
+                    memcpy(out, pt, len);
+                    memcpy(out + at[a], iv, sizeof iv);
+                    uint8_t pt_here[MAXLEN];
+                    memcpy(pt_here, out, len);          /* the text the call sees */
+                    ref_xctr(key, key_len, iv, 1, want, pt_here, len);
+                    rc = aesgen_xctr_crypt_iv(&ctx, out + at[a], out, out, len);
+                    check(rc == AESGEN_OK && memcmp(out, want, len) == 0,
+                          "%s xctr crypt_iv aes-%u len=%zu in place, iv at dst%+ld", name,
+                          key_bits(key_len), len, at[a]);
+                }
+            }
+            check(memcmp(&before, &ctx, sizeof ctx) == 0,
+                  "%s xctr crypt_iv aes-%u leaves the context as it was", name, key_bits(key_len));
+            uint8_t rest[30], rest_want[sizeof head + sizeof rest];
+            aesgen_xctr_crypt(&ctx, rest, pt + sizeof head, sizeof rest);
+            ref_xctr(key, key_len, other_iv, 1, rest_want, pt, sizeof rest_want);
+            check_bytes(rest, rest_want + sizeof head, sizeof rest,
+                        "%s xctr aes-%u: the stream goes on after crypt_iv calls", name,
+                        key_bits(key_len));
+        }
+    }
+    isa_select_reset();
+    free(pt);
+    free(want);
+    free(got);
 }
 
 static void zero_length(enum mode mode)
@@ -304,6 +389,7 @@ void test_api(const struct test_config *config)
     selecting_each_isa();
     contexts_keep_their_isa();
     xctr_stream_end();
+    xctr_crypt_iv_contract();
     wipe_zeroes();
     environment_variable(config->self_path, auto_isa);
 }

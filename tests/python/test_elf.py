@@ -32,7 +32,7 @@ PUBLIC_API = {
     "aesgen_ctr_init", "aesgen_ctr_init_isa", "aesgen_ctr_crypt", "aesgen_ctr_set_iv",
     "aesgen_ctr_get_iv",
     "aesgen_xctr_init", "aesgen_xctr_init_isa", "aesgen_xctr_crypt", "aesgen_xctr_set_iv",
-    "aesgen_xctr_get_index",
+    "aesgen_xctr_get_index", "aesgen_xctr_crypt_iv",
     "aesgen_xts_init", "aesgen_xts_init_isa", "aesgen_xts_init_allow_equal_keys",
     "aesgen_xts_encrypt", "aesgen_xts_decrypt", "aesgen_xts_encrypt_sectors",
     "aesgen_xts_decrypt_sectors",
