@@ -176,7 +176,7 @@ enum {
     X(avx10_256, gcm, SAPPHIRERAPIDS, _ghashschool)
 #define AESGEN_GEN_UARCH_VARIANTS_avx10_512(X) \
     X(avx10_512, ctr, ZNVER5, _keysmem_tail8_unroll16) \
-    X(avx10_512, xctr, ZNVER5, _keysmem_splatbroadcast_tail8_unroll16) \
+    X(avx10_512, xctr, ZNVER5, _keysmem_splatbroadcast_starttable_tail8_unroll16) \
     X(avx10_512, xts, ZNVER5, _onepassgroups_tail2_tweakahead) \
     X(avx10_512, gcm, ZNVER4, _ghashschool) \
     X(avx10_512, gcm, SAPPHIRERAPIDS, _ghashschool) \
@@ -190,7 +190,7 @@ enum {
     X(aesni_avx, gcm, _ghashkaratsuba_tail2, znver1) \
     X(avx10_256, gcm, _ghashschool, sapphirerapids) \
     X(avx10_512, ctr, _keysmem_tail8_unroll16, znver5) \
-    X(avx10_512, xctr, _keysmem_splatbroadcast_tail8_unroll16, znver5) \
+    X(avx10_512, xctr, _keysmem_splatbroadcast_starttable_tail8_unroll16, znver5) \
     X(avx10_512, xts, _onepassgroups_tail2_tweakahead, znver5) \
     X(avx10_512, gcm, _ghashschool, znver4) \
     X(avx10_512, gcm, _tail2_unroll8, znver5)
@@ -288,7 +288,7 @@ int aesgen_ctr_crypt_vperm_ssse3(const aesgen_aes_key *key, uint8_t *dst, const 
 #define AESGEN_GEN_UNROLL_vperm_ssse3_ctr 8
 #define AESGEN_GEN_STRIDE_vperm_ssse3_ctr 128
 
-/* gen/vperm_ssse3/xctr.S: COUNTERS=base KEYS=mem ONEPASS=loop SPLAT=shuffle TAIL=1 UNROLL=8; main loop 128 bytes per iteration */
+/* gen/vperm_ssse3/xctr.S: COUNTERS=base KEYS=mem ONEPASS=loop SPLAT=shuffle START=any TAIL=1 UNROLL=8; main loop 128 bytes per iteration */
 int aesgen_xctr_crypt_vperm_ssse3(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 #define AESGEN_GEN_UNROLL_vperm_ssse3_xctr 8
 #define AESGEN_GEN_STRIDE_vperm_ssse3_xctr 128
@@ -307,7 +307,7 @@ AESGEN_GEN_VARIANT int aesgen_ctr_crypt_aesni_avx_countersgpr(const aesgen_aes_k
 #define AESGEN_GEN_UNROLL_aesni_avx_ctr 8
 #define AESGEN_GEN_STRIDE_aesni_avx_ctr 128
 
-/* gen/aesni_avx/xctr.S: COUNTERS=base KEYS=mem ONEPASS=loop SPLAT=shuffle TAIL=4 UNROLL=8; main loop 128 bytes per iteration */
+/* gen/aesni_avx/xctr.S: COUNTERS=base KEYS=mem ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8; main loop 128 bytes per iteration */
 int aesgen_xctr_crypt_aesni_avx(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 AESGEN_GEN_VARIANT int aesgen_xctr_crypt_aesni_avx_counterschain(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 #define AESGEN_GEN_UNROLL_aesni_avx_xctr 8
@@ -340,7 +340,7 @@ int aesgen_ctr_crypt_vaes_avx2(const aesgen_aes_key *key, uint8_t *dst, const ui
 #define AESGEN_GEN_UNROLL_vaes_avx2_ctr 8
 #define AESGEN_GEN_STRIDE_vaes_avx2_ctr 256
 
-/* gen/vaes_avx2/xctr.S: COUNTERS=base KEYS=mem ONEPASS=loop SPLAT=shuffle TAIL=4 UNROLL=8; main loop 256 bytes per iteration */
+/* gen/vaes_avx2/xctr.S: COUNTERS=base KEYS=mem ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8; main loop 256 bytes per iteration */
 int aesgen_xctr_crypt_vaes_avx2(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 #define AESGEN_GEN_UNROLL_vaes_avx2_xctr 8
 #define AESGEN_GEN_STRIDE_vaes_avx2_xctr 256
@@ -365,7 +365,7 @@ int aesgen_ctr_crypt_avx10_256(const aesgen_aes_key *key, uint8_t *dst, const ui
 #define AESGEN_GEN_UNROLL_avx10_256_ctr 8
 #define AESGEN_GEN_STRIDE_avx10_256_ctr 256
 
-/* gen/avx10_256/xctr.S: COUNTERS=base KEYS=reg ONEPASS=loop SPLAT=shuffle TAIL=4 UNROLL=8; main loop 256 bytes per iteration */
+/* gen/avx10_256/xctr.S: COUNTERS=base KEYS=reg ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8; main loop 256 bytes per iteration */
 int aesgen_xctr_crypt_avx10_256(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 #define AESGEN_GEN_UNROLL_avx10_256_xctr 8
 #define AESGEN_GEN_STRIDE_avx10_256_xctr 256
@@ -396,9 +396,9 @@ AESGEN_GEN_VARIANT int aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16(const a
 #define AESGEN_GEN_UNROLL_avx10_512_ctr 8
 #define AESGEN_GEN_STRIDE_avx10_512_ctr 512
 
-/* gen/avx10_512/xctr.S: COUNTERS=base KEYS=reg ONEPASS=loop SPLAT=shuffle TAIL=4 UNROLL=8; main loop 512 bytes per iteration */
+/* gen/avx10_512/xctr.S: COUNTERS=base KEYS=reg ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8; main loop 512 bytes per iteration */
 int aesgen_xctr_crypt_avx10_512(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
-AESGEN_GEN_VARIANT int aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_tail8_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
+AESGEN_GEN_VARIANT int aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 #define AESGEN_GEN_UNROLL_avx10_512_xctr 8
 #define AESGEN_GEN_STRIDE_avx10_512_xctr 512
 
@@ -488,7 +488,7 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_tail2_unroll8(const aesge
     X(avx10_512, ctr, aesgen_ctr_crypt_avx10_512) \
     X(avx10_512, ctr, aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16) \
     X(avx10_512, xctr, aesgen_xctr_crypt_avx10_512) \
-    X(avx10_512, xctr, aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_tail8_unroll16) \
+    X(avx10_512, xctr, aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16) \
     X(avx10_512, xts, aesgen_xts_encrypt_avx10_512) \
     X(avx10_512, xts, aesgen_xts_decrypt_avx10_512) \
     X(avx10_512, xts, aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead) \
@@ -610,8 +610,8 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_ctr_crypt_avx10_51
                "aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16: the aesgen_ctr_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xctr_crypt_avx10_512), aesgen_xctr_fn),
                "aesgen_xctr_crypt_avx10_512: the aesgen_xctr_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_tail8_unroll16), aesgen_xctr_fn),
-               "aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_tail8_unroll16: the aesgen_xctr_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16), aesgen_xctr_fn),
+               "aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16: the aesgen_xctr_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_encrypt_avx10_512), aesgen_xts_fn),
                "aesgen_xts_encrypt_avx10_512: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_avx10_512), aesgen_xts_fn),

@@ -88,7 +88,8 @@ ISAS = {isa.name: isa for isa in (
                      ("TWEAK", ("double",)),
                      # its XCTR makes its counter blocks its own way (templates/vperm/xctr.j2)
                      ("COUNTERS", ("base",)),
-                     ("SPLAT", ("shuffle",)))),
+                     ("SPLAT", ("shuffle",)),
+                     ("START", ("any",)))),
     # SPLAT=broadcast masks with an opmask: EVEX only (one lane needs no splat at all)
     Isa("aesni_avx", 16, 16, False, _VEX, "AES-NI on xmm, VEX-encoded AVX, 16 registers",
         knob_values=(("SPLAT", ("shuffle",)),)),

@@ -80,6 +80,11 @@ KNOBS = {knob.name: knob for knob in (
          "broadcast = one vpbroadcastq from the argument register, zero-masked to each lane's "
          "low quadword by an opmask loaded earlier: no cross-lane shuffle between the index "
          "and the first round (EVEX only)"),
+    Knob("START", ("any", "table"), str,
+         "XCTR's counter blocks for a call that starts at index 1 (a message's first call: "
+         "every one-shot call) and fits one final group: any = from the index like every "
+         "other call; table = (iv ^ round key 0) XORed with a constant table of LE128(1), "
+         "LE128(2), ...: one op per vector, no index splat or add before the first round"),
     Knob("BULK", ("bitslice", "vperm"), str,
          "vperm_ssse3's main loop of UNROLL=8 (eight blocks): bitslice = the blocks as "
          "bit planes, the S-box as a Boolean circuit (generator/bitslice.py); vperm = "
