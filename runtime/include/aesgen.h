@@ -56,8 +56,8 @@ extern "C" {
  */
 #define AESGEN_VERSION_MAJOR 0
 #define AESGEN_VERSION_MINOR 3
-#define AESGEN_VERSION_PATCH 0
-#define AESGEN_VERSION_STRING "0.3.0"
+#define AESGEN_VERSION_PATCH 1
+#define AESGEN_VERSION_STRING "0.3.1"
 
 /* AESGEN_VERSION_STRING of the library actually linked (may differ from the header's). */
 AESGEN_API const char *aesgen_version(void);
