@@ -200,7 +200,7 @@ AESGEN_API int aesgen_xctr_init_isa(aesgen_xctr_ctx *ctx, const uint8_t *key, si
 /* Extension: start a new message under the same key, as aesgen_ctr_set_iv. */
 AESGEN_API int aesgen_xctr_set_iv(aesgen_xctr_ctx *ctx, const uint8_t iv[16]);
 /*
- * Extension: one whole message under ctx's key and this iv, blocks 1, 2, ... (what
+ * Extension (0.3.1): one whole message under ctx's key and this iv, blocks 1, 2, ... (what
  * aesgen_xctr_set_iv + aesgen_xctr_crypt give), in one stateless call: ctx is only
  * read (its own iv, index and partial block stay as they were), so one keyed context
  * may serve many threads.  The form HCTR2 calls, and the fastest per message: iv goes
