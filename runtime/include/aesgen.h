@@ -206,9 +206,9 @@ AESGEN_API int aesgen_xctr_set_iv(aesgen_xctr_ctx *ctx, const uint8_t iv[16]);
  * may serve many threads.  The form HCTR2 calls, and the fastest per message: iv goes
  * to the implementation as it is, not through a copy in ctx.
  *     aesgen_xctr_crypt_iv(&xctx, iv, out, in, len);
- * dst == src is allowed; iv may lie anywhere, dst or src included (it is read before
- * anything is written).  NULL ctx or iv, a ctx never initialized, or NULL dst/src
- * with len != 0: AESGEN_EINVAL, nothing written; len 0: AESGEN_OK.
+ * dst == src is allowed; iv may lie anywhere, dst or src included (the result is as if
+ * iv were copied before anything is written).  NULL ctx or iv, a ctx never initialized,
+ * or NULL dst/src with len != 0: AESGEN_EINVAL, nothing written; len 0: AESGEN_OK.
  */
 AESGEN_API int aesgen_xctr_crypt_iv(const aesgen_xctr_ctx *ctx, const uint8_t iv[16],
                                     uint8_t *dst, const uint8_t *src, size_t len);
