@@ -89,10 +89,14 @@ ISAS = {isa.name: isa for isa in (
                      # its XCTR makes its counter blocks its own way (templates/vperm/xctr.j2)
                      ("COUNTERS", ("base",)),
                      ("SPLAT", ("shuffle",)),
-                     ("START", ("any",)))),
+                     ("START", ("any",)),
+                     # a row is for a vector of several lanes
+                     ("KEYS", ("reg", "mem")),
+                     # its CTR makes its counter blocks its own way (templates/vperm/ctr.j2)
+                     ("TAILCTR", ("swap",)))),
     # SPLAT=broadcast masks with an opmask: EVEX only (one lane needs no splat at all)
     Isa("aesni_avx", 16, 16, False, _VEX, "AES-NI on xmm, VEX-encoded AVX, 16 registers",
-        knob_values=(("SPLAT", ("shuffle",)),)),
+        knob_values=(("SPLAT", ("shuffle",)), ("KEYS", ("reg", "mem")))),
     # TWEAK=double and COUNTERS=chain: measured on 128-bit vectors only (COUNTERS=gpr: one
     # block per store); TWEAK=gpr makes
     # one block's tweak per vmovq + vpinsrq (a wider vector would need a pair per lane)

@@ -48,9 +48,11 @@ KNOBS = {knob.name: knob for knob in (
     Knob("UNROLL", (1, 2, 4, 8, 16), _int,
          "vectors per main-loop iteration (vperm_ssse3: 1, 2 or 3 blocks interleaved, or 8 "
          "bitsliced; XTS's 8 may be vector-permute instead: BULK)"),
-    Knob("KEYS", ("reg", "mem"), str,
+    Knob("KEYS", ("reg", "mem", "rows"), str,
          "round keys: reg = all held in vector registers; mem = first and last in registers, "
-         "the middle ones reloaded from memory each round (fits 16-register ISAs)"),
+         "the middle ones reloaded from memory each round (fits 16-register ISAs); rows = "
+         "as mem, each key loaded as the key's 64-byte row (rk_rows: the key in every "
+         "lane) instead of broadcast from 16 bytes (CTR and XCTR on ymm/zmm ISAs)"),
     Knob("GHASH", ("school", "karatsuba"), str,
          "GCM carry-less products per block: school = 4; karatsuba = 3 plus two cheap ops, "
          "with (H_lo ^ H_hi) of each power kept in registers, or read from the key's h_halves "
@@ -74,6 +76,12 @@ KNOBS = {knob.name: knob for knob in (
          "a step held in a register (a serial chain of adds; 128-bit vectors only); gpr (ctr, "
          "aesni_avx) = the main loop's blocks made one iteration ahead in general registers "
          "(lea, bswap, xor round key 0) into a stack ring and loaded whitened: no vector op"),
+    Knob("TAILCTR", ("swap", "bytes"), str,
+         "CTR's counter blocks in the groups after the main loop: swap = each vector the "
+         "little-endian counter plus its step, byte-swapped (vpaddq, vpshufb); bytes = as "
+         "the main loop makes them, big-endian byte adds from the base while the counter's "
+         "low byte does not carry within the group (one compare and branch a group; two "
+         "vector ops a vector instead of three)"),
     Knob("SPLAT", ("shuffle", "broadcast"), str,
          "XCTR's first counter vector, the start index in every 128-bit lane: shuffle = vmovq "
          "from the argument register, then lane 0 copied across (vshufi64x2 / vpermq); "

@@ -39,10 +39,19 @@ class Struct:
         raise AttributeError(member)
 
 
-# The expanded key: rk[0..rounds], 16 bytes each, then the round count.
+# The expanded key: rk[0..rounds], 16 bytes each, then the round count, then each round
+# key as a 64-byte row (rk[i] in every 128-bit lane) for KEYS=rows: a plain vector load
+# where the other placements broadcast 16 bytes (on Zen 5 a broadcast from memory takes a
+# vector pipe's slot).
+AES_KEY_ROW_BYTES = 64
+AES_KEY_ROWS = 256
+AES_KEY_BYTES = AES_KEY_ROWS + 15 * AES_KEY_ROW_BYTES
+
 AES_KEY = Struct("aesgen_aes_key", "AES_KEY", (
     Field("rk", 0, 15 * 16, "round keys rk[0..rounds]"),
     Field("rounds", 240, 4, "10, 12 or 14"),
+    Field("rk_rows", AES_KEY_ROWS, 15 * AES_KEY_ROW_BYTES,
+          "rk[i] in all four 128-bit lanes of row i (64 bytes each)"),
 ))
 
 # The powers of H the GCM key stores: H^36 .. H^1, highest first, then 64 zero bytes
@@ -53,11 +62,11 @@ GCM_H_POWERS = 36
 GCM_H_PAD = 64
 
 GCM_KEY = Struct("aesgen_gcm_key", "GCM_KEY", (
-    Field("aes", 0, 256, "the AES key (AES_KEY, padded to 16)"),
-    Field("h_powers", 256, 16 * GCM_H_POWERS,
+    Field("aes", 0, AES_KEY_BYTES, "the AES key (AES_KEY)"),
+    Field("h_powers", AES_KEY_BYTES, 16 * GCM_H_POWERS,
           f"H^{GCM_H_POWERS} .. H^1, reflected, times x^-1"),
-    Field("h_pad", 256 + 16 * GCM_H_POWERS, GCM_H_PAD, "zeros after H^1"),
-    Field("h_halves", 256 + 16 * GCM_H_POWERS + GCM_H_PAD, 16 * GCM_H_POWERS,
+    Field("h_pad", AES_KEY_BYTES + 16 * GCM_H_POWERS, GCM_H_PAD, "zeros after H^1"),
+    Field("h_halves", AES_KEY_BYTES + 16 * GCM_H_POWERS + GCM_H_PAD, 16 * GCM_H_POWERS,
           "per power, in h_powers' order: its two 64-bit halves XORed, in both halves "
           "(Karatsuba's middle products)"),
 ))

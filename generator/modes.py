@@ -18,8 +18,8 @@ class Mode:
 
 
 MODES = {mode.name: mode for mode in (
-    Mode("ctr", "ctr.j2", ("UNROLL", "KEYS", "TAIL", "ONEPASS", "COUNTERS"),
-         {"UNROLL": 8, "TAIL": 4, "ONEPASS": "loop", "COUNTERS": "base"},
+    Mode("ctr", "ctr.j2", ("UNROLL", "KEYS", "TAIL", "ONEPASS", "COUNTERS", "TAILCTR"),
+         {"UNROLL": 8, "TAIL": 4, "ONEPASS": "loop", "COUNTERS": "base", "TAILCTR": "swap"},
          "CTR with a 128-bit big-endian counter (SP 800-38A)"),
     Mode("xctr", "xctr.j2", ("UNROLL", "KEYS", "TAIL", "ONEPASS", "COUNTERS", "SPLAT", "START"),
          {"UNROLL": 8, "TAIL": 4, "ONEPASS": "loop", "COUNTERS": "base", "SPLAT": "shuffle",

@@ -189,6 +189,15 @@ def _counters_rule(mode_name, refused):
     return Rule(f"{mode_name}: COUNTERS is not " + " or ".join(refused), check)
 
 
+def _rows_rule(mode_name):
+    def check(isa, knobs):
+        if knobs.get("KEYS") == "rows":
+            return (f"KEYS=rows is not a key placement of {mode_name} (its templates read "
+                    "the 16-byte keys; rows: ctr, xctr)")
+        return None
+    return Rule(f"{mode_name}: KEYS is not rows", check)
+
+
 class CtrPlan(Plan):
     """COUNTERS=gpr: the main loop's counter blocks, whitened, in a ring of two halves of
     UNROLL blocks on the stack (RING: the current half's offset), written one iteration
@@ -243,7 +252,8 @@ class XtsPlan(Plan):
     RULES = Plan.RULES + (
         Rule("tweaks: in registers when UNROLL of them fit beside the round keys, "
              "else all on the stack (UNROLL vectors of frame); TWEAK=ahead: UNROLL tweaks "
-             "and UNROLL last-round keys in registers, or no fit", None),)
+             "and UNROLL last-round keys in registers, or no fit", None),
+        _rows_rule("xts"))
 
     def allocate(self):
         v, U, isa = self.vregs, self.knobs["UNROLL"], self.isa
@@ -341,6 +351,7 @@ class GcmPlan(Plan):
         Rule("GHASH=karatsuba: the powers' half sums in registers when the UNROLL powers "
              "and they fit, else (EVEX, aesni_avx) memory operands on the key's h_halves; "
              "vaes_avx2: in registers only", None),
+        _rows_rule("gcm"),
     )
 
     def allocate(self):

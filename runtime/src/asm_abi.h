@@ -6,7 +6,8 @@
  * type) is here, its declaration in gen/aesgen_gen.h.
  * Each returns 0 (AESGEN_OK), so that the C glue can end in a tail call.
  * The assembly reads aesgen_aes_key (round keys rk[0..rounds] at offset 0, 16 bytes
- * each, the round count at offset 240), aesgen_gcm_key (public header) and
+ * each, the round count at offset 240, and with KEYS=rows each key's 64-byte row from
+ * offset 256: every key expansion writes them), aesgen_gcm_key (public header) and
  * aesgen_gcm_record (below) directly.  Their offsets are defined once, in
  * generator/layout.py; gen/aesgen_gen.h repeats each as AESGEN_LAYOUT_* with a
  * _Static_assert against these structs, so a struct changed alone fails to compile.

@@ -46,6 +46,15 @@ int aesgen_key_len_valid(size_t key_len)
     return key_len == 16 || key_len == 24 || key_len == 32;
 }
 
+/* rk_rows[i] = rk[i] in each of its four 16-byte lanes (aesgen.h), for every slot: the
+ * unused ones repeat the zeros of rk. */
+static void fill_rows(aesgen_aes_key *k)
+{
+    for (size_t i = 0; i < 15; i++)
+        for (size_t lane = 0; lane < 4; lane++)
+            memcpy(&k->rk_rows[i][16 * lane], k->rk[i], 16);
+}
+
 static void expand_key_words(aesgen_aes_key *out, const uint8_t *key, size_t key_len,
                              sub_word_fn *sub_word)
 {
@@ -72,6 +81,7 @@ static void expand_key_words(aesgen_aes_key *out, const uint8_t *key, size_t key
     for (size_t i = 0; i < nwords; i++)
         store_le32(&out->rk[i / 4][4 * (i % 4)], w[i]);
     out->rounds = rounds;
+    fill_rows(out);
     aesgen_wipe(w, sizeof w);
 }
 
@@ -155,6 +165,7 @@ static void dec_key_with(aesgen_aes_key *dec, const aesgen_aes_key *enc,
     for (uint32_t i = rounds + 1; i < 15; i++)
         memset(dec->rk[i], 0, 16);
     dec->rounds = rounds;
+    fill_rows(dec);
 }
 
 void aesgen_dec_key_generic(aesgen_aes_key *dec, const aesgen_aes_key *enc)

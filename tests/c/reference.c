@@ -191,6 +191,13 @@ static const uint8_t *sbox_table(void)
     return sb;
 }
 
+void ref_key_rows(aesgen_aes_key *k)
+{
+    for (int i = 0; i < 15; i++)
+        for (int lane = 0; lane < 4; lane++)
+            memcpy(k->rk_rows[i] + 16 * lane, k->rk[i], 16);
+}
+
 void ref_expand_key(const uint8_t *key, size_t key_len, aesgen_aes_key *out)
 {
     const uint8_t *sb = sbox_table();
@@ -218,6 +225,7 @@ void ref_expand_key(const uint8_t *key, size_t key_len, aesgen_aes_key *out)
     memset(out, 0, sizeof *out);
     memcpy(out->rk, w, total_words * 4);
     out->rounds = (uint32_t)rounds;
+    ref_key_rows(out);
 }
 
 #ifdef AESGEN_TEST_NO_OPENSSL
@@ -456,4 +464,5 @@ void ref_expand_dec_key(const aesgen_aes_key *enc, aesgen_aes_key *dec)
     for (uint32_t i = 1; i < rounds; i++)
         ref_inv_mix_columns(enc->rk[rounds - i], dec->rk[i]);
     memcpy(dec->rk[rounds], enc->rk[0], 16);
+    ref_key_rows(dec);
 }

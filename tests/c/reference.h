@@ -44,6 +44,9 @@ void ref_xctr(const uint8_t *key, size_t key_len, const uint8_t iv[16], uint64_t
 
 /* The FIPS-197 key expansion into the layout the assembly reads. */
 void ref_expand_key(const uint8_t *key, size_t key_len, aesgen_aes_key *out);
+/* k->rk_rows from k->rk, as aesgen.h defines them (row i: rk[i] in each of four lanes);
+ * ref_expand_key and ref_expand_dec_key call it. */
+void ref_key_rows(aesgen_aes_key *k);
 
 /* The 16-byte big-endian block of the counter value {ctr[0] low, ctr[1] high}. */
 void ref_counter_block(const uint64_t ctr[2], uint8_t block[16]);

@@ -2,7 +2,8 @@
 /*
  * API tests: argument checking (bad key lengths, NULL pointers) with contexts
  * left untouched on error, len == 0, ISA selection and its error codes,
- * aesgen_strerror, aesgen_wipe, contexts keeping their ISA, the end of an
+ * aesgen_strerror, aesgen_wipe, the counter modes' key schedules (rows included),
+ * contexts keeping their ISA, the end of an
  * XCTR stream, XCTR's stateless one-shot (aesgen_xctr_crypt_iv), and the AESGEN_ISA environment variable (in child processes,
  * since it is read only at first use).
  */
@@ -233,6 +234,37 @@ static void selecting_each_isa(void)
     }
 }
 
+/* White box: the schedule CTR and XCTR init store, rows included (KEYS=rows reads them),
+ * from the tests' own expansion, on every ISA and key size. */
+static void counter_mode_schedules(void)
+{
+    static const size_t key_sizes[] = { 16, 24, 32 };
+    FOR_EACH_RUNNABLE_ISA(isa) {
+        for (size_t k = 0; k < 3; k++) {
+            uint8_t key[32], iv[16];
+            aesgen_aes_key want;
+            aesgen_ctr_ctx ctr;
+            aesgen_xctr_ctx xctr;
+            rng_fill(key, sizeof key);
+            rng_fill(iv, sizeof iv);
+            ref_expand_key(key, key_sizes[k], &want);
+            if (aesgen_ctr_init_isa(&ctr, key, key_sizes[k], iv, isa->name) != AESGEN_OK
+                || aesgen_xctr_init_isa(&xctr, key, key_sizes[k], iv, isa->name) != AESGEN_OK) {
+                check(0, "%s aes-%zu: ctr and xctr init", isa->name, 8 * key_sizes[k]);
+                continue;
+            }
+            check(ctr.key.rounds == want.rounds
+                  && memcmp(ctr.key.rk, want.rk, sizeof want.rk) == 0
+                  && memcmp(ctr.key.rk_rows, want.rk_rows, sizeof want.rk_rows) == 0,
+                  "%s ctr aes-%zu: the context's round keys and rows", isa->name, 8 * key_sizes[k]);
+            check(xctr.key.rounds == want.rounds
+                  && memcmp(xctr.key.rk, want.rk, sizeof want.rk) == 0
+                  && memcmp(xctr.key.rk_rows, want.rk_rows, sizeof want.rk_rows) == 0,
+                  "%s xctr aes-%zu: the context's round keys and rows", isa->name, 8 * key_sizes[k]);
+        }
+    }
+}
+
 /* A context keeps the implementation of its init; the selection moves on. */
 static void contexts_keep_their_isa(void)
 {
@@ -387,6 +419,7 @@ void test_api(const struct test_config *config)
     selection_errors();
     const char *auto_isa = auto_choice();
     selecting_each_isa();
+    counter_mode_schedules();
     contexts_keep_their_isa();
     xctr_stream_end();
     xctr_crypt_iv_contract();

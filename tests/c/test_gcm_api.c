@@ -575,8 +575,9 @@ static void key_layout(const struct test_isa *isa)
         unsigned bits = key_bits(key_sizes[k]);
         ref_expand_key(raw, key_sizes[k], &schedule);
         check(key.aes.rounds == schedule.rounds
-              && memcmp(key.aes.rk, schedule.rk, 16 * (schedule.rounds + 1)) == 0,
-              "%s gcm aes-%u key: the AES schedule", isa->name, bits);
+              && memcmp(key.aes.rk, schedule.rk, 16 * (schedule.rounds + 1)) == 0
+              && memcmp(key.aes.rk_rows, schedule.rk_rows, sizeof schedule.rk_rows) == 0,
+              "%s gcm aes-%u key: the AES schedule and its rows", isa->name, bits);
         gcm_ref_hash_key(raw, key_sizes[k], h);
         memcpy(power, h, 16);
         for (int i = AESGEN_GCM_H_POWERS - 1; i >= 0; i--) {        /* H^1 is last */

@@ -103,6 +103,14 @@ static void make_sbox(void)
     }
 }
 
+/* rk_rows (aesgen.h: row i is rk[i] in each of four lanes), which KEYS=rows reads. */
+static void key_rows(aes_key *k)
+{
+    for (int i = 0; i < 15; i++)
+        for (int lane = 0; lane < 4; lane++)
+            memcpy(k->rk_rows[i] + 16 * lane, k->rk[i], 16);
+}
+
 static void expand_key(aes_key *k, const uint8_t *key, int key_len)
 {
     int nk = key_len / 4, nr = nk + 6;
@@ -122,6 +130,7 @@ static void expand_key(aes_key *k, const uint8_t *key, int key_len)
     }
     memcpy(k->rk, w, (size_t)16 * (nr + 1));
     k->rounds = (uint32_t)nr;
+    key_rows(k);
 }
 
 /* The equivalent inverse cipher schedule AESDEC uses. */
@@ -134,6 +143,7 @@ __attribute__((target("aes"))) static void decryption_key(aes_key *dec, const ae
     for (int i = 1; i < nr; i++)
         _mm_storeu_si128((__m128i *)dec->rk[i],
                          _mm_aesimc_si128(_mm_loadu_si128((const __m128i *)enc->rk[nr - i])));
+    key_rows(dec);
 }
 
 static void ecb_encrypt(const uint8_t *key, int key_len, const uint8_t *in, uint8_t *out, int n)

@@ -521,13 +521,18 @@ class Features(unittest.TestCase):
 
 class Layout(unittest.TestCase):
     def test_h_power_offsets(self):
-        # runtime/src/asm_abi.h: H^36 .. H^1 from offset 256, 16 bytes each, then padding
-        self.assertEqual(layout.h_power(36), 256)
-        self.assertEqual(layout.h_power(1), 256 + 16 * 35)
-        self.assertEqual(layout.h_power(0), 832)
+        # runtime/src/asm_abi.h: H^36 .. H^1 from offset 1216 (after the AES key's 256
+        # bytes and its 15 rows of 64), 16 bytes each, then padding
+        self.assertEqual(layout.h_power(36), 1216)
+        self.assertEqual(layout.h_power(1), 1216 + 16 * 35)
+        self.assertEqual(layout.h_power(0), 1792)
+        self.assertEqual(layout.GCM_KEY.h_powers % 64, 0)
         self.assertEqual(layout.GCM_KEY.h_halves % 64, 0)
         self.assertEqual(layout.GCM_RECORD.tail_len, 96)
         self.assertEqual(layout.AES_KEY.rounds, 240)
+        # aesgen.h: the rows start a cache line, one per round key
+        self.assertEqual(layout.AES_KEY.rk_rows, 256)
+        self.assertEqual(layout.AES_KEY_BYTES, 256 + 15 * 64)
         with self.assertRaises(ValueError):
             layout.h_power(37)
 

@@ -37,7 +37,7 @@ class TuningFile(unittest.TestCase):
         self.assertEqual(tuning.length_plans(), {})
         self.assertEqual(resolve(get_mode("ctr"), get_isa("avx10_512"), {}),
                          {"COUNTERS": "base", "KEYS": "reg", "ONEPASS": "loop", "TAIL": 4,
-                          "UNROLL": 8})
+                          "TAILCTR": "swap", "UNROLL": 8})
 
     def test_uarch_knobs_leave_the_defaults_alone(self):
         self.write({"ctr": {"avx10_512": {"znver4": dict(PROVENANCE, knobs={"UNROLL": 4})}}})
