@@ -175,8 +175,8 @@ enum {
 #define AESGEN_GEN_UARCH_VARIANTS_avx10_256(X) \
     X(avx10_256, gcm, SAPPHIRERAPIDS, _ghashschool)
 #define AESGEN_GEN_UARCH_VARIANTS_avx10_512(X) \
-    X(avx10_512, ctr, ZNVER5, _keysmem_tail8_unroll16) \
-    X(avx10_512, xctr, ZNVER5, _keysmem_splatbroadcast_starttable_tail8_unroll16) \
+    X(avx10_512, ctr, ZNVER5, _keysrows_tail8_tailctrbytes_unroll16) \
+    X(avx10_512, xctr, ZNVER5, _keysrows_splatbroadcast_starttable_tail8_unroll16) \
     X(avx10_512, xts, ZNVER5, _onepassgroups_tail2_tweakahead) \
     X(avx10_512, gcm, ZNVER4, _ghashschool) \
     X(avx10_512, gcm, SAPPHIRERAPIDS, _ghashschool) \
@@ -189,8 +189,8 @@ enum {
     X(aesni_avx, xts, _tweakgpr_unroll8, znver1) \
     X(aesni_avx, gcm, _ghashkaratsuba_tail2, znver1) \
     X(avx10_256, gcm, _ghashschool, sapphirerapids) \
-    X(avx10_512, ctr, _keysmem_tail8_unroll16, znver5) \
-    X(avx10_512, xctr, _keysmem_splatbroadcast_starttable_tail8_unroll16, znver5) \
+    X(avx10_512, ctr, _keysrows_tail8_tailctrbytes_unroll16, znver5) \
+    X(avx10_512, xctr, _keysrows_splatbroadcast_starttable_tail8_unroll16, znver5) \
     X(avx10_512, xts, _onepassgroups_tail2_tweakahead, znver5) \
     X(avx10_512, gcm, _ghashschool, znver4) \
     X(avx10_512, gcm, _tail2_unroll8, znver5)
@@ -395,13 +395,13 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_256_ghashschool(const aesgen_
 
 /* gen/avx10_512/ctr.S: COUNTERS=base KEYS=reg ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8; main loop 512 bytes per iteration */
 int aesgen_ctr_crypt_avx10_512(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
-AESGEN_GEN_VARIANT int aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
+AESGEN_GEN_VARIANT int aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 #define AESGEN_GEN_UNROLL_avx10_512_ctr 8
 #define AESGEN_GEN_STRIDE_avx10_512_ctr 512
 
 /* gen/avx10_512/xctr.S: COUNTERS=base KEYS=reg ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8; main loop 512 bytes per iteration */
 int aesgen_xctr_crypt_avx10_512(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
-AESGEN_GEN_VARIANT int aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
+AESGEN_GEN_VARIANT int aesgen_xctr_crypt_avx10_512_keysrows_splatbroadcast_starttable_tail8_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 #define AESGEN_GEN_UNROLL_avx10_512_xctr 8
 #define AESGEN_GEN_STRIDE_avx10_512_xctr 512
 
@@ -489,9 +489,9 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_tail2_unroll8(const aesge
     X(avx10_256, gcm, aesgen_gcm_enc_record_avx10_256_ghashschool) \
     X(avx10_256, gcm, aesgen_gcm_dec_record_avx10_256_ghashschool) \
     X(avx10_512, ctr, aesgen_ctr_crypt_avx10_512) \
-    X(avx10_512, ctr, aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16) \
+    X(avx10_512, ctr, aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16) \
     X(avx10_512, xctr, aesgen_xctr_crypt_avx10_512) \
-    X(avx10_512, xctr, aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16) \
+    X(avx10_512, xctr, aesgen_xctr_crypt_avx10_512_keysrows_splatbroadcast_starttable_tail8_unroll16) \
     X(avx10_512, xts, aesgen_xts_encrypt_avx10_512) \
     X(avx10_512, xts, aesgen_xts_decrypt_avx10_512) \
     X(avx10_512, xts, aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead) \
@@ -609,12 +609,12 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_record_avx
                "aesgen_gcm_dec_record_avx10_256_ghashschool: the aesgen_gcm_record_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_ctr_crypt_avx10_512), aesgen_ctr_fn),
                "aesgen_ctr_crypt_avx10_512: the aesgen_ctr_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16), aesgen_ctr_fn),
-               "aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16: the aesgen_ctr_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16), aesgen_ctr_fn),
+               "aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16: the aesgen_ctr_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xctr_crypt_avx10_512), aesgen_xctr_fn),
                "aesgen_xctr_crypt_avx10_512: the aesgen_xctr_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16), aesgen_xctr_fn),
-               "aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16: the aesgen_xctr_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xctr_crypt_avx10_512_keysrows_splatbroadcast_starttable_tail8_unroll16), aesgen_xctr_fn),
+               "aesgen_xctr_crypt_avx10_512_keysrows_splatbroadcast_starttable_tail8_unroll16: the aesgen_xctr_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_encrypt_avx10_512), aesgen_xts_fn),
                "aesgen_xts_encrypt_avx10_512: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_avx10_512), aesgen_xts_fn),

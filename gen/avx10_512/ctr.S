@@ -3,7 +3,7 @@
 # mode: ctr (CTR with a 128-bit big-endian counter (SP 800-38A))
 # isa:  avx10_512 (VAES on zmm, EVEX, 32 registers and opmasks); abi: sysv
 # knobs: COUNTERS=base KEYS=reg ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8
-# variant _keysmem_tail8_unroll16: KEYS=mem TAIL=8 UNROLL=16 (for znver5; generator/tuning.json), named <symbol>_keysmem_tail8_unroll16
+# variant _keysrows_tail8_tailctrbytes_unroll16: KEYS=rows TAIL=8 TAILCTR=bytes UNROLL=16 (for znver5; generator/tuning.json), named <symbol>_keysrows_tail8_tailctrbytes_unroll16
 # regenerate: python3 -m generator gen --isa avx10_512 --mode ctr COUNTERS=base KEYS=reg ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8
 #   (or: make gen ISA=avx10_512 MODE=ctr COUNTERS=base KEYS=reg ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -801,7 +801,7 @@ aesgen_ctr_crypt_avx10_512:
 	.asciz	"GNU"
 	.long	0xc0000002, 0x4, 0x3, 0x0
 
-# int aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
+# int aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 #
 # AES-CTR (SP 800-38A) with the whole 16-byte block as a big-endian counter: block j of
 # this call is AES_K(ctr_hi:ctr_lo + j).  The C caller splits calls where the low half
@@ -830,61 +830,85 @@ aesgen_ctr_crypt_avx10_512:
 #                     BSWAP=zmm18, TMP=zmm19, K0=zmm20, KLAST=zmm21, KT=zmm22
 	.text
 	.p2align 5, 0xcc
-	.globl	aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16
-	.hidden	aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16
-	.type	aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16, @function
-aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
+	.globl	aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16
+	.hidden	aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16
+	.type	aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16, @function
+aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16:
 	.cfi_startproc
 	endbr64
 	test            %rcx, %rcx
-	{disp32} jz     .Lctr_return_keysmem_tail8_unroll16
-# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
-# from the end so that every key size runs the same last nine rounds
+	{disp32} jz     .Lctr_return_keysrows_tail8_tailctrbytes_unroll16
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk_rows[ROUNDS], the last key's
+# 64-byte row: keys are addressed from the end so that every key size runs the same
+# last nine rounds
 	mov             240(%rdi), %eax
-	lea             (%rdi,%rax,8), %r10
-	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+	lea             32(,%rax,8), %r10
+	lea             (%rdi,%r10,8), %r10             # &rk_rows[rounds]
 	cmp             $16, %rcx
-	{disp32} jbe    .Lctr_one_block_keysmem_tail8_unroll16
+	{disp32} jbe    .Lctr_one_block_keysrows_tail8_tailctrbytes_unroll16
 # the first and last round keys into registers; the middle ones are read each round
-	vbroadcasti32x4 (%rdi), %zmm20
-	vbroadcasti32x4 (%r10), %zmm21
+	vmovdqu8        256(%rdi), %zmm20
+	vmovdqu8        (%r10), %zmm21
 # CTR = ctr, ctr + 1, ... (little-endian, one per lane); BASE = the same big-endian
 	vmovq           %r8, %xmm16
 	vpinsrq         $1, %r9, %xmm16, %xmm16
 	vshufi64x2      $0, %zmm16, %zmm16, %zmm16      # lane 0 into every lane
-	vpaddq          .Lctr_lane_offsets_keysmem_tail8_unroll16(%rip), %zmm16, %zmm16
-	vbroadcasti32x4 .Lctr_bswap_mask_keysmem_tail8_unroll16(%rip), %zmm18
+	vpaddq          .Lctr_lane_offsets_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm16, %zmm16
+	vbroadcasti32x4 .Lctr_bswap_mask_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm18
 	vpshufb         %zmm18, %zmm16, %zmm17
 
 	sub             $1024, %rcx
-	{disp32} jae    .Lctr_main_loop_keysmem_tail8_unroll16 # out of line, so short messages fall through
-.Lctr_main_done_keysmem_tail8_unroll16:
+	{disp32} jae    .Lctr_main_loop_keysrows_tail8_tailctrbytes_unroll16 # out of line, so short messages fall through
+.Lctr_main_done_keysrows_tail8_tailctrbytes_unroll16:
 	add             $1024, %rcx                     # 0 <= LEN < 1024 remain
-	{disp32} jz     .Lctr_return_keysmem_tail8_unroll16
+	{disp32} jz     .Lctr_return_keysrows_tail8_tailctrbytes_unroll16
 
 # Groups of 8 vectors while at least 512 bytes remain.
-.Lctr_group_loop_keysmem_tail8_unroll16:
+.Lctr_group_loop_keysrows_tail8_tailctrbytes_unroll16:
 	cmp             $512, %rcx
-	{disp32} jb     .Lctr_final_keysmem_tail8_unroll16
+	{disp32} jb     .Lctr_final_keysrows_tail8_tailctrbytes_unroll16
+# counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
+# within them or into the next BASE
+	cmp             $223, %r8b
+	{disp32} ja     .Lctr_tail8_carry
+	vpxord          %zmm20, %zmm17, %zmm0
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm17, %zmm1
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+64(%rip), %zmm17, %zmm2
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+128(%rip), %zmm17, %zmm3
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+192(%rip), %zmm17, %zmm4
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+256(%rip), %zmm17, %zmm5
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+320(%rip), %zmm17, %zmm6
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+384(%rip), %zmm17, %zmm7
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+448(%rip), %zmm17, %zmm17
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+448(%rip), %zmm16, %zmm16
+	vpxord          %zmm20, %zmm1, %zmm1
+	vpxord          %zmm20, %zmm2, %zmm2
+	vpxord          %zmm20, %zmm3, %zmm3
+	vpxord          %zmm20, %zmm4, %zmm4
+	vpxord          %zmm20, %zmm5, %zmm5
+	vpxord          %zmm20, %zmm6, %zmm6
+	vpxord          %zmm20, %zmm7, %zmm7
+	{disp32} jmp    .Lctr_tail8_counted
+.Lctr_tail8_carry:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
 # first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
 	vpshufb         %zmm18, %zmm16, %zmm0
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm16, %zmm1
 	vpshufb         %zmm18, %zmm1, %zmm1
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+64(%rip), %zmm16, %zmm2
 	vpshufb         %zmm18, %zmm2, %zmm2
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+128(%rip), %zmm16, %zmm3
 	vpshufb         %zmm18, %zmm3, %zmm3
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+192(%rip), %zmm16, %zmm4
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+192(%rip), %zmm16, %zmm4
 	vpshufb         %zmm18, %zmm4, %zmm4
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+256(%rip), %zmm16, %zmm5
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+256(%rip), %zmm16, %zmm5
 	vpshufb         %zmm18, %zmm5, %zmm5
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+320(%rip), %zmm16, %zmm6
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+320(%rip), %zmm16, %zmm6
 	vpshufb         %zmm18, %zmm6, %zmm6
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+384(%rip), %zmm16, %zmm7
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+384(%rip), %zmm16, %zmm7
 	vpshufb         %zmm18, %zmm7, %zmm7
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+448(%rip), %zmm16, %zmm16
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+448(%rip), %zmm16, %zmm16
 	vpxord          %zmm20, %zmm0, %zmm0
 	vpxord          %zmm20, %zmm1, %zmm1
 	vpxord          %zmm20, %zmm2, %zmm2
@@ -893,11 +917,14 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vpxord          %zmm20, %zmm5, %zmm5
 	vpxord          %zmm20, %zmm6, %zmm6
 	vpxord          %zmm20, %zmm7, %zmm7
+	vpshufb         %zmm18, %zmm16, %zmm17
+.Lctr_tail8_counted:
+	add             $32, %r8
 # the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lctr_group_aes128_keysmem_tail8_unroll16
-	{disp32} je     .Lctr_group_aes192_keysmem_tail8_unroll16
-	vbroadcasti32x4 -208(%r10), %zmm22
+	{disp32} jb     .Lctr_group_aes128_keysrows_tail8_tailctrbytes_unroll16
+	{disp32} je     .Lctr_group_aes192_keysrows_tail8_tailctrbytes_unroll16
+	vmovdqu8        -832(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -906,7 +933,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
-	vbroadcasti32x4 -192(%r10), %zmm22
+	vmovdqu8        -768(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -915,8 +942,8 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
-.Lctr_group_aes192_keysmem_tail8_unroll16:
-	vbroadcasti32x4 -176(%r10), %zmm22
+.Lctr_group_aes192_keysrows_tail8_tailctrbytes_unroll16:
+	vmovdqu8        -704(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -925,7 +952,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
-	vbroadcasti32x4 -160(%r10), %zmm22
+	vmovdqu8        -640(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -934,8 +961,8 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
-.Lctr_group_aes128_keysmem_tail8_unroll16:
-	vbroadcasti32x4 -144(%r10), %zmm22
+.Lctr_group_aes128_keysrows_tail8_tailctrbytes_unroll16:
+	vmovdqu8        -576(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -944,7 +971,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
-	vbroadcasti32x4 -128(%r10), %zmm22
+	vmovdqu8        -512(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -953,7 +980,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
-	vbroadcasti32x4 -112(%r10), %zmm22
+	vmovdqu8        -448(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -962,7 +989,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
-	vbroadcasti32x4 -96(%r10), %zmm22
+	vmovdqu8        -384(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -971,7 +998,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
-	vbroadcasti32x4 -80(%r10), %zmm22
+	vmovdqu8        -320(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -980,7 +1007,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
-	vbroadcasti32x4 -64(%r10), %zmm22
+	vmovdqu8        -256(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -989,7 +1016,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
-	vbroadcasti32x4 -48(%r10), %zmm22
+	vmovdqu8        -192(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -998,7 +1025,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
-	vbroadcasti32x4 -32(%r10), %zmm22
+	vmovdqu8        -128(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1007,7 +1034,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
-	vbroadcasti32x4 -16(%r10), %zmm22
+	vmovdqu8        -64(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1045,20 +1072,20 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	add             $512, %rdx
 	add             $512, %rsi
 	sub             $512, %rcx
-	jnz             .Lctr_group_loop_keysmem_tail8_unroll16
-	{disp32} jmp    .Lctr_return_keysmem_tail8_unroll16
+	jnz             .Lctr_group_loop_keysrows_tail8_tailctrbytes_unroll16
+	{disp32} jmp    .Lctr_return_keysrows_tail8_tailctrbytes_unroll16
 
-.Lctr_final_keysmem_tail8_unroll16:
+.Lctr_final_keysrows_tail8_tailctrbytes_unroll16:
 # 1..512 bytes remain: pick the final group by the number of vectors they need,
 # so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             $64, %rcx
-	{disp32} jbe    .Lctr_final1_keysmem_tail8_unroll16
+	{disp32} jbe    .Lctr_final1_keysrows_tail8_tailctrbytes_unroll16
 	cmp             $128, %rcx
-	{disp32} jbe    .Lctr_final2_keysmem_tail8_unroll16
+	{disp32} jbe    .Lctr_final2_keysrows_tail8_tailctrbytes_unroll16
 	cmp             $192, %rcx
-	{disp32} jbe    .Lctr_final3_keysmem_tail8_unroll16
+	{disp32} jbe    .Lctr_final3_keysrows_tail8_tailctrbytes_unroll16
 	cmp             $256, %rcx
-	{disp32} jbe    .Lctr_final4_keysmem_tail8_unroll16
+	{disp32} jbe    .Lctr_final4_keysrows_tail8_tailctrbytes_unroll16
 	cmp             $320, %rcx
 	{disp32} jbe    .Lctr_final5
 	cmp             $384, %rcx
@@ -1066,23 +1093,44 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	cmp             $448, %rcx
 	{disp32} jbe    .Lctr_final7
 .Lctr_final8:
+# counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
+# within them
+	cmp             $224, %r8b
+	{disp32} ja     .Lctr_tail8_final_carry
+	vpxord          %zmm20, %zmm17, %zmm0
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm17, %zmm1
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+64(%rip), %zmm17, %zmm2
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+128(%rip), %zmm17, %zmm3
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+192(%rip), %zmm17, %zmm4
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+256(%rip), %zmm17, %zmm5
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+320(%rip), %zmm17, %zmm6
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+384(%rip), %zmm17, %zmm7
+	vpxord          %zmm20, %zmm1, %zmm1
+	vpxord          %zmm20, %zmm2, %zmm2
+	vpxord          %zmm20, %zmm3, %zmm3
+	vpxord          %zmm20, %zmm4, %zmm4
+	vpxord          %zmm20, %zmm5, %zmm5
+	vpxord          %zmm20, %zmm6, %zmm6
+	vpxord          %zmm20, %zmm7, %zmm7
+	{disp32} jmp    .Lctr_tail8_final_counted
+.Lctr_tail8_final_carry:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
 # first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %zmm18, %zmm16, %zmm0
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm16, %zmm1
 	vpshufb         %zmm18, %zmm1, %zmm1
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+64(%rip), %zmm16, %zmm2
 	vpshufb         %zmm18, %zmm2, %zmm2
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+128(%rip), %zmm16, %zmm3
 	vpshufb         %zmm18, %zmm3, %zmm3
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+192(%rip), %zmm16, %zmm4
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+192(%rip), %zmm16, %zmm4
 	vpshufb         %zmm18, %zmm4, %zmm4
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+256(%rip), %zmm16, %zmm5
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+256(%rip), %zmm16, %zmm5
 	vpshufb         %zmm18, %zmm5, %zmm5
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+320(%rip), %zmm16, %zmm6
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+320(%rip), %zmm16, %zmm6
 	vpshufb         %zmm18, %zmm6, %zmm6
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+384(%rip), %zmm16, %zmm7
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+384(%rip), %zmm16, %zmm7
 	vpshufb         %zmm18, %zmm7, %zmm7
 	vpxord          %zmm20, %zmm0, %zmm0
 	vpxord          %zmm20, %zmm1, %zmm1
@@ -1092,11 +1140,12 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vpxord          %zmm20, %zmm5, %zmm5
 	vpxord          %zmm20, %zmm6, %zmm6
 	vpxord          %zmm20, %zmm7, %zmm7
+.Lctr_tail8_final_counted:
 # the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final8_aes128
 	{disp32} je     .Lctr_final8_aes192
-	vbroadcasti32x4 -208(%r10), %zmm22
+	vmovdqu8        -832(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1105,7 +1154,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
-	vbroadcasti32x4 -192(%r10), %zmm22
+	vmovdqu8        -768(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1115,7 +1164,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
 .Lctr_final8_aes192:
-	vbroadcasti32x4 -176(%r10), %zmm22
+	vmovdqu8        -704(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1124,7 +1173,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
-	vbroadcasti32x4 -160(%r10), %zmm22
+	vmovdqu8        -640(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1134,7 +1183,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
 .Lctr_final8_aes128:
-	vbroadcasti32x4 -144(%r10), %zmm22
+	vmovdqu8        -576(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1143,7 +1192,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
-	vbroadcasti32x4 -128(%r10), %zmm22
+	vmovdqu8        -512(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1152,7 +1201,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
-	vbroadcasti32x4 -112(%r10), %zmm22
+	vmovdqu8        -448(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1161,7 +1210,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
-	vbroadcasti32x4 -96(%r10), %zmm22
+	vmovdqu8        -384(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1170,7 +1219,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
-	vbroadcasti32x4 -80(%r10), %zmm22
+	vmovdqu8        -320(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1179,7 +1228,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
-	vbroadcasti32x4 -64(%r10), %zmm22
+	vmovdqu8        -256(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1188,7 +1237,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
-	vbroadcasti32x4 -48(%r10), %zmm22
+	vmovdqu8        -192(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1197,7 +1246,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
-	vbroadcasti32x4 -32(%r10), %zmm22
+	vmovdqu8        -128(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1206,7 +1255,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 	vaesenc         %zmm22, %zmm7, %zmm7
-	vbroadcasti32x4 -16(%r10), %zmm22
+	vmovdqu8        -64(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1250,23 +1299,42 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vpxord          %zmm21, %zmm19, %zmm19
 	vaesenclast     %zmm19, %zmm7, %zmm7
 	vmovdqu8        %zmm7, (%rsi){%k1}
-	{disp32} jmp    .Lctr_return_keysmem_tail8_unroll16
+	{disp32} jmp    .Lctr_return_keysrows_tail8_tailctrbytes_unroll16
 .Lctr_final7:
+# counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
+# within them
+	cmp             $228, %r8b
+	{disp32} ja     .Lctr_tail7_final_carry
+	vpxord          %zmm20, %zmm17, %zmm0
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm17, %zmm1
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+64(%rip), %zmm17, %zmm2
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+128(%rip), %zmm17, %zmm3
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+192(%rip), %zmm17, %zmm4
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+256(%rip), %zmm17, %zmm5
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+320(%rip), %zmm17, %zmm6
+	vpxord          %zmm20, %zmm1, %zmm1
+	vpxord          %zmm20, %zmm2, %zmm2
+	vpxord          %zmm20, %zmm3, %zmm3
+	vpxord          %zmm20, %zmm4, %zmm4
+	vpxord          %zmm20, %zmm5, %zmm5
+	vpxord          %zmm20, %zmm6, %zmm6
+	{disp32} jmp    .Lctr_tail7_final_counted
+.Lctr_tail7_final_carry:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
 # first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %zmm18, %zmm16, %zmm0
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm16, %zmm1
 	vpshufb         %zmm18, %zmm1, %zmm1
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+64(%rip), %zmm16, %zmm2
 	vpshufb         %zmm18, %zmm2, %zmm2
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+128(%rip), %zmm16, %zmm3
 	vpshufb         %zmm18, %zmm3, %zmm3
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+192(%rip), %zmm16, %zmm4
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+192(%rip), %zmm16, %zmm4
 	vpshufb         %zmm18, %zmm4, %zmm4
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+256(%rip), %zmm16, %zmm5
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+256(%rip), %zmm16, %zmm5
 	vpshufb         %zmm18, %zmm5, %zmm5
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+320(%rip), %zmm16, %zmm6
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+320(%rip), %zmm16, %zmm6
 	vpshufb         %zmm18, %zmm6, %zmm6
 	vpxord          %zmm20, %zmm0, %zmm0
 	vpxord          %zmm20, %zmm1, %zmm1
@@ -1275,11 +1343,12 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vpxord          %zmm20, %zmm4, %zmm4
 	vpxord          %zmm20, %zmm5, %zmm5
 	vpxord          %zmm20, %zmm6, %zmm6
+.Lctr_tail7_final_counted:
 # the middle rounds on 7 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final7_aes128
 	{disp32} je     .Lctr_final7_aes192
-	vbroadcasti32x4 -208(%r10), %zmm22
+	vmovdqu8        -832(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1287,7 +1356,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
-	vbroadcasti32x4 -192(%r10), %zmm22
+	vmovdqu8        -768(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1296,7 +1365,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 .Lctr_final7_aes192:
-	vbroadcasti32x4 -176(%r10), %zmm22
+	vmovdqu8        -704(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1304,7 +1373,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
-	vbroadcasti32x4 -160(%r10), %zmm22
+	vmovdqu8        -640(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1313,7 +1382,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
 .Lctr_final7_aes128:
-	vbroadcasti32x4 -144(%r10), %zmm22
+	vmovdqu8        -576(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1321,7 +1390,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
-	vbroadcasti32x4 -128(%r10), %zmm22
+	vmovdqu8        -512(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1329,7 +1398,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
-	vbroadcasti32x4 -112(%r10), %zmm22
+	vmovdqu8        -448(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1337,7 +1406,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
-	vbroadcasti32x4 -96(%r10), %zmm22
+	vmovdqu8        -384(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1345,7 +1414,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
-	vbroadcasti32x4 -80(%r10), %zmm22
+	vmovdqu8        -320(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1353,7 +1422,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
-	vbroadcasti32x4 -64(%r10), %zmm22
+	vmovdqu8        -256(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1361,7 +1430,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
-	vbroadcasti32x4 -48(%r10), %zmm22
+	vmovdqu8        -192(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1369,7 +1438,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
-	vbroadcasti32x4 -32(%r10), %zmm22
+	vmovdqu8        -128(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1377,7 +1446,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
 	vaesenc         %zmm22, %zmm6, %zmm6
-	vbroadcasti32x4 -16(%r10), %zmm22
+	vmovdqu8        -64(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1417,21 +1486,38 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vpxord          %zmm21, %zmm19, %zmm19
 	vaesenclast     %zmm19, %zmm6, %zmm6
 	vmovdqu8        %zmm6, (%rsi){%k1}
-	{disp32} jmp    .Lctr_return_keysmem_tail8_unroll16
+	{disp32} jmp    .Lctr_return_keysrows_tail8_tailctrbytes_unroll16
 .Lctr_final6:
+# counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
+# within them
+	cmp             $232, %r8b
+	{disp32} ja     .Lctr_tail6_final_carry
+	vpxord          %zmm20, %zmm17, %zmm0
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm17, %zmm1
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+64(%rip), %zmm17, %zmm2
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+128(%rip), %zmm17, %zmm3
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+192(%rip), %zmm17, %zmm4
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+256(%rip), %zmm17, %zmm5
+	vpxord          %zmm20, %zmm1, %zmm1
+	vpxord          %zmm20, %zmm2, %zmm2
+	vpxord          %zmm20, %zmm3, %zmm3
+	vpxord          %zmm20, %zmm4, %zmm4
+	vpxord          %zmm20, %zmm5, %zmm5
+	{disp32} jmp    .Lctr_tail6_final_counted
+.Lctr_tail6_final_carry:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
 # first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %zmm18, %zmm16, %zmm0
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm16, %zmm1
 	vpshufb         %zmm18, %zmm1, %zmm1
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+64(%rip), %zmm16, %zmm2
 	vpshufb         %zmm18, %zmm2, %zmm2
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+128(%rip), %zmm16, %zmm3
 	vpshufb         %zmm18, %zmm3, %zmm3
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+192(%rip), %zmm16, %zmm4
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+192(%rip), %zmm16, %zmm4
 	vpshufb         %zmm18, %zmm4, %zmm4
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+256(%rip), %zmm16, %zmm5
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+256(%rip), %zmm16, %zmm5
 	vpshufb         %zmm18, %zmm5, %zmm5
 	vpxord          %zmm20, %zmm0, %zmm0
 	vpxord          %zmm20, %zmm1, %zmm1
@@ -1439,18 +1525,19 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vpxord          %zmm20, %zmm3, %zmm3
 	vpxord          %zmm20, %zmm4, %zmm4
 	vpxord          %zmm20, %zmm5, %zmm5
+.Lctr_tail6_final_counted:
 # the middle rounds on 6 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final6_aes128
 	{disp32} je     .Lctr_final6_aes192
-	vbroadcasti32x4 -208(%r10), %zmm22
+	vmovdqu8        -832(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
-	vbroadcasti32x4 -192(%r10), %zmm22
+	vmovdqu8        -768(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1458,14 +1545,14 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
 .Lctr_final6_aes192:
-	vbroadcasti32x4 -176(%r10), %zmm22
+	vmovdqu8        -704(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
-	vbroadcasti32x4 -160(%r10), %zmm22
+	vmovdqu8        -640(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1473,63 +1560,63 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
 .Lctr_final6_aes128:
-	vbroadcasti32x4 -144(%r10), %zmm22
+	vmovdqu8        -576(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
-	vbroadcasti32x4 -128(%r10), %zmm22
+	vmovdqu8        -512(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
-	vbroadcasti32x4 -112(%r10), %zmm22
+	vmovdqu8        -448(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
-	vbroadcasti32x4 -96(%r10), %zmm22
+	vmovdqu8        -384(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
-	vbroadcasti32x4 -80(%r10), %zmm22
+	vmovdqu8        -320(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
-	vbroadcasti32x4 -64(%r10), %zmm22
+	vmovdqu8        -256(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
-	vbroadcasti32x4 -48(%r10), %zmm22
+	vmovdqu8        -192(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
-	vbroadcasti32x4 -32(%r10), %zmm22
+	vmovdqu8        -128(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
 	vaesenc         %zmm22, %zmm4, %zmm4
 	vaesenc         %zmm22, %zmm5, %zmm5
-	vbroadcasti32x4 -16(%r10), %zmm22
+	vmovdqu8        -64(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1565,104 +1652,120 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vpxord          %zmm21, %zmm19, %zmm19
 	vaesenclast     %zmm19, %zmm5, %zmm5
 	vmovdqu8        %zmm5, (%rsi){%k1}
-	{disp32} jmp    .Lctr_return_keysmem_tail8_unroll16
+	{disp32} jmp    .Lctr_return_keysrows_tail8_tailctrbytes_unroll16
 .Lctr_final5:
+# counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
+# within them
+	cmp             $236, %r8b
+	{disp32} ja     .Lctr_tail5_final_carry
+	vpxord          %zmm20, %zmm17, %zmm0
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm17, %zmm1
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+64(%rip), %zmm17, %zmm2
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+128(%rip), %zmm17, %zmm3
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+192(%rip), %zmm17, %zmm4
+	vpxord          %zmm20, %zmm1, %zmm1
+	vpxord          %zmm20, %zmm2, %zmm2
+	vpxord          %zmm20, %zmm3, %zmm3
+	vpxord          %zmm20, %zmm4, %zmm4
+	{disp32} jmp    .Lctr_tail5_final_counted
+.Lctr_tail5_final_carry:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
 # first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %zmm18, %zmm16, %zmm0
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm16, %zmm1
 	vpshufb         %zmm18, %zmm1, %zmm1
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+64(%rip), %zmm16, %zmm2
 	vpshufb         %zmm18, %zmm2, %zmm2
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+128(%rip), %zmm16, %zmm3
 	vpshufb         %zmm18, %zmm3, %zmm3
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+192(%rip), %zmm16, %zmm4
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+192(%rip), %zmm16, %zmm4
 	vpshufb         %zmm18, %zmm4, %zmm4
 	vpxord          %zmm20, %zmm0, %zmm0
 	vpxord          %zmm20, %zmm1, %zmm1
 	vpxord          %zmm20, %zmm2, %zmm2
 	vpxord          %zmm20, %zmm3, %zmm3
 	vpxord          %zmm20, %zmm4, %zmm4
+.Lctr_tail5_final_counted:
 # the middle rounds on 5 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
 	{disp32} jb     .Lctr_final5_aes128
 	{disp32} je     .Lctr_final5_aes192
-	vbroadcasti32x4 -208(%r10), %zmm22
+	vmovdqu8        -832(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
 	vaesenc         %zmm22, %zmm4, %zmm4
-	vbroadcasti32x4 -192(%r10), %zmm22
+	vmovdqu8        -768(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
 	vaesenc         %zmm22, %zmm4, %zmm4
 .Lctr_final5_aes192:
-	vbroadcasti32x4 -176(%r10), %zmm22
+	vmovdqu8        -704(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
 	vaesenc         %zmm22, %zmm4, %zmm4
-	vbroadcasti32x4 -160(%r10), %zmm22
+	vmovdqu8        -640(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
 	vaesenc         %zmm22, %zmm4, %zmm4
 .Lctr_final5_aes128:
-	vbroadcasti32x4 -144(%r10), %zmm22
+	vmovdqu8        -576(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
 	vaesenc         %zmm22, %zmm4, %zmm4
-	vbroadcasti32x4 -128(%r10), %zmm22
+	vmovdqu8        -512(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
 	vaesenc         %zmm22, %zmm4, %zmm4
-	vbroadcasti32x4 -112(%r10), %zmm22
+	vmovdqu8        -448(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
 	vaesenc         %zmm22, %zmm4, %zmm4
-	vbroadcasti32x4 -96(%r10), %zmm22
+	vmovdqu8        -384(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
 	vaesenc         %zmm22, %zmm4, %zmm4
-	vbroadcasti32x4 -80(%r10), %zmm22
+	vmovdqu8        -320(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
 	vaesenc         %zmm22, %zmm4, %zmm4
-	vbroadcasti32x4 -64(%r10), %zmm22
+	vmovdqu8        -256(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
 	vaesenc         %zmm22, %zmm4, %zmm4
-	vbroadcasti32x4 -48(%r10), %zmm22
+	vmovdqu8        -192(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
 	vaesenc         %zmm22, %zmm4, %zmm4
-	vbroadcasti32x4 -32(%r10), %zmm22
+	vmovdqu8        -128(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
 	vaesenc         %zmm22, %zmm4, %zmm4
-	vbroadcasti32x4 -16(%r10), %zmm22
+	vmovdqu8        -64(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1694,89 +1797,103 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vpxord          %zmm21, %zmm19, %zmm19
 	vaesenclast     %zmm19, %zmm4, %zmm4
 	vmovdqu8        %zmm4, (%rsi){%k1}
-	{disp32} jmp    .Lctr_return_keysmem_tail8_unroll16
-.Lctr_final4_keysmem_tail8_unroll16:
+	{disp32} jmp    .Lctr_return_keysrows_tail8_tailctrbytes_unroll16
+.Lctr_final4_keysrows_tail8_tailctrbytes_unroll16:
+# counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
+# within them
+	cmp             $240, %r8b
+	{disp32} ja     .Lctr_tail4_final_carry
+	vpxord          %zmm20, %zmm17, %zmm0
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm17, %zmm1
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+64(%rip), %zmm17, %zmm2
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+128(%rip), %zmm17, %zmm3
+	vpxord          %zmm20, %zmm1, %zmm1
+	vpxord          %zmm20, %zmm2, %zmm2
+	vpxord          %zmm20, %zmm3, %zmm3
+	{disp32} jmp    .Lctr_tail4_final_counted
+.Lctr_tail4_final_carry:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
 # first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %zmm18, %zmm16, %zmm0
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm16, %zmm1
 	vpshufb         %zmm18, %zmm1, %zmm1
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+64(%rip), %zmm16, %zmm2
 	vpshufb         %zmm18, %zmm2, %zmm2
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+128(%rip), %zmm16, %zmm3
 	vpshufb         %zmm18, %zmm3, %zmm3
 	vpxord          %zmm20, %zmm0, %zmm0
 	vpxord          %zmm20, %zmm1, %zmm1
 	vpxord          %zmm20, %zmm2, %zmm2
 	vpxord          %zmm20, %zmm3, %zmm3
+.Lctr_tail4_final_counted:
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lctr_final4_aes128_keysmem_tail8_unroll16
-	{disp32} je     .Lctr_final4_aes192_keysmem_tail8_unroll16
-	vbroadcasti32x4 -208(%r10), %zmm22
+	{disp32} jb     .Lctr_final4_aes128_keysrows_tail8_tailctrbytes_unroll16
+	{disp32} je     .Lctr_final4_aes192_keysrows_tail8_tailctrbytes_unroll16
+	vmovdqu8        -832(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
-	vbroadcasti32x4 -192(%r10), %zmm22
+	vmovdqu8        -768(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
-.Lctr_final4_aes192_keysmem_tail8_unroll16:
-	vbroadcasti32x4 -176(%r10), %zmm22
+.Lctr_final4_aes192_keysrows_tail8_tailctrbytes_unroll16:
+	vmovdqu8        -704(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
-	vbroadcasti32x4 -160(%r10), %zmm22
+	vmovdqu8        -640(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
-.Lctr_final4_aes128_keysmem_tail8_unroll16:
-	vbroadcasti32x4 -144(%r10), %zmm22
+.Lctr_final4_aes128_keysrows_tail8_tailctrbytes_unroll16:
+	vmovdqu8        -576(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
-	vbroadcasti32x4 -128(%r10), %zmm22
+	vmovdqu8        -512(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
-	vbroadcasti32x4 -112(%r10), %zmm22
+	vmovdqu8        -448(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
-	vbroadcasti32x4 -96(%r10), %zmm22
+	vmovdqu8        -384(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
-	vbroadcasti32x4 -80(%r10), %zmm22
+	vmovdqu8        -320(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
-	vbroadcasti32x4 -64(%r10), %zmm22
+	vmovdqu8        -256(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
-	vbroadcasti32x4 -48(%r10), %zmm22
+	vmovdqu8        -192(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
-	vbroadcasti32x4 -32(%r10), %zmm22
+	vmovdqu8        -128(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
 	vaesenc         %zmm22, %zmm3, %zmm3
-	vbroadcasti32x4 -16(%r10), %zmm22
+	vmovdqu8        -64(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1804,74 +1921,86 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vpxord          %zmm21, %zmm19, %zmm19
 	vaesenclast     %zmm19, %zmm3, %zmm3
 	vmovdqu8        %zmm3, (%rsi){%k1}
-	{disp32} jmp    .Lctr_return_keysmem_tail8_unroll16
-.Lctr_final3_keysmem_tail8_unroll16:
+	{disp32} jmp    .Lctr_return_keysrows_tail8_tailctrbytes_unroll16
+.Lctr_final3_keysrows_tail8_tailctrbytes_unroll16:
+# counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
+# within them
+	cmp             $244, %r8b
+	{disp32} ja     .Lctr_tail3_final_carry
+	vpxord          %zmm20, %zmm17, %zmm0
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm17, %zmm1
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+64(%rip), %zmm17, %zmm2
+	vpxord          %zmm20, %zmm1, %zmm1
+	vpxord          %zmm20, %zmm2, %zmm2
+	{disp32} jmp    .Lctr_tail3_final_counted
+.Lctr_tail3_final_carry:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
 # first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %zmm18, %zmm16, %zmm0
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm16, %zmm1
 	vpshufb         %zmm18, %zmm1, %zmm1
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+64(%rip), %zmm16, %zmm2
 	vpshufb         %zmm18, %zmm2, %zmm2
 	vpxord          %zmm20, %zmm0, %zmm0
 	vpxord          %zmm20, %zmm1, %zmm1
 	vpxord          %zmm20, %zmm2, %zmm2
+.Lctr_tail3_final_counted:
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lctr_final3_aes128_keysmem_tail8_unroll16
-	{disp32} je     .Lctr_final3_aes192_keysmem_tail8_unroll16
-	vbroadcasti32x4 -208(%r10), %zmm22
+	{disp32} jb     .Lctr_final3_aes128_keysrows_tail8_tailctrbytes_unroll16
+	{disp32} je     .Lctr_final3_aes192_keysrows_tail8_tailctrbytes_unroll16
+	vmovdqu8        -832(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
-	vbroadcasti32x4 -192(%r10), %zmm22
+	vmovdqu8        -768(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
-.Lctr_final3_aes192_keysmem_tail8_unroll16:
-	vbroadcasti32x4 -176(%r10), %zmm22
+.Lctr_final3_aes192_keysrows_tail8_tailctrbytes_unroll16:
+	vmovdqu8        -704(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
-	vbroadcasti32x4 -160(%r10), %zmm22
+	vmovdqu8        -640(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
-.Lctr_final3_aes128_keysmem_tail8_unroll16:
-	vbroadcasti32x4 -144(%r10), %zmm22
+.Lctr_final3_aes128_keysrows_tail8_tailctrbytes_unroll16:
+	vmovdqu8        -576(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
-	vbroadcasti32x4 -128(%r10), %zmm22
+	vmovdqu8        -512(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
-	vbroadcasti32x4 -112(%r10), %zmm22
+	vmovdqu8        -448(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
-	vbroadcasti32x4 -96(%r10), %zmm22
+	vmovdqu8        -384(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
-	vbroadcasti32x4 -80(%r10), %zmm22
+	vmovdqu8        -320(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
-	vbroadcasti32x4 -64(%r10), %zmm22
+	vmovdqu8        -256(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
-	vbroadcasti32x4 -48(%r10), %zmm22
+	vmovdqu8        -192(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
-	vbroadcasti32x4 -32(%r10), %zmm22
+	vmovdqu8        -128(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
-	vbroadcasti32x4 -16(%r10), %zmm22
+	vmovdqu8        -64(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -1895,59 +2024,69 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vpxord          %zmm21, %zmm19, %zmm19
 	vaesenclast     %zmm19, %zmm2, %zmm2
 	vmovdqu8        %zmm2, (%rsi){%k1}
-	{disp32} jmp    .Lctr_return_keysmem_tail8_unroll16
-.Lctr_final2_keysmem_tail8_unroll16:
+	{disp32} jmp    .Lctr_return_keysrows_tail8_tailctrbytes_unroll16
+.Lctr_final2_keysrows_tail8_tailctrbytes_unroll16:
+# counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
+# within them
+	cmp             $248, %r8b
+	{disp32} ja     .Lctr_tail2_final_carry
+	vpxord          %zmm20, %zmm17, %zmm0
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm17, %zmm1
+	vpxord          %zmm20, %zmm1, %zmm1
+	{disp32} jmp    .Lctr_tail2_final_counted
+.Lctr_tail2_final_carry:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
 # first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         %zmm18, %zmm16, %zmm0
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm16, %zmm1
 	vpshufb         %zmm18, %zmm1, %zmm1
 	vpxord          %zmm20, %zmm0, %zmm0
 	vpxord          %zmm20, %zmm1, %zmm1
+.Lctr_tail2_final_counted:
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lctr_final2_aes128_keysmem_tail8_unroll16
-	{disp32} je     .Lctr_final2_aes192_keysmem_tail8_unroll16
-	vbroadcasti32x4 -208(%r10), %zmm22
+	{disp32} jb     .Lctr_final2_aes128_keysrows_tail8_tailctrbytes_unroll16
+	{disp32} je     .Lctr_final2_aes192_keysrows_tail8_tailctrbytes_unroll16
+	vmovdqu8        -832(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
-	vbroadcasti32x4 -192(%r10), %zmm22
+	vmovdqu8        -768(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
-.Lctr_final2_aes192_keysmem_tail8_unroll16:
-	vbroadcasti32x4 -176(%r10), %zmm22
+.Lctr_final2_aes192_keysrows_tail8_tailctrbytes_unroll16:
+	vmovdqu8        -704(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
-	vbroadcasti32x4 -160(%r10), %zmm22
+	vmovdqu8        -640(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
-.Lctr_final2_aes128_keysmem_tail8_unroll16:
-	vbroadcasti32x4 -144(%r10), %zmm22
+.Lctr_final2_aes128_keysrows_tail8_tailctrbytes_unroll16:
+	vmovdqu8        -576(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
-	vbroadcasti32x4 -128(%r10), %zmm22
+	vmovdqu8        -512(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
-	vbroadcasti32x4 -112(%r10), %zmm22
+	vmovdqu8        -448(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
-	vbroadcasti32x4 -96(%r10), %zmm22
+	vmovdqu8        -384(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
-	vbroadcasti32x4 -80(%r10), %zmm22
+	vmovdqu8        -320(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
-	vbroadcasti32x4 -64(%r10), %zmm22
+	vmovdqu8        -256(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
-	vbroadcasti32x4 -48(%r10), %zmm22
+	vmovdqu8        -192(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
-	vbroadcasti32x4 -32(%r10), %zmm22
+	vmovdqu8        -128(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
-	vbroadcasti32x4 -16(%r10), %zmm22
+	vmovdqu8        -64(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
@@ -1967,8 +2106,8 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vpxord          %zmm21, %zmm19, %zmm19
 	vaesenclast     %zmm19, %zmm1, %zmm1
 	vmovdqu8        %zmm1, (%rsi){%k1}
-	{disp32} jmp    .Lctr_return_keysmem_tail8_unroll16
-.Lctr_final1_keysmem_tail8_unroll16:
+	{disp32} jmp    .Lctr_return_keysrows_tail8_tailctrbytes_unroll16
+.Lctr_final1_keysrows_tail8_tailctrbytes_unroll16:
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
 # first), byte-swapped by BSWAP into big-endian blocks, then round key 0
@@ -1976,35 +2115,35 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vpxord          %zmm20, %zmm0, %zmm0
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lctr_final1_aes128_keysmem_tail8_unroll16
-	{disp32} je     .Lctr_final1_aes192_keysmem_tail8_unroll16
-	vbroadcasti32x4 -208(%r10), %zmm22
+	{disp32} jb     .Lctr_final1_aes128_keysrows_tail8_tailctrbytes_unroll16
+	{disp32} je     .Lctr_final1_aes192_keysrows_tail8_tailctrbytes_unroll16
+	vbroadcasti32x4 -832(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vbroadcasti32x4 -768(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+.Lctr_final1_aes192_keysrows_tail8_tailctrbytes_unroll16:
+	vbroadcasti32x4 -704(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vbroadcasti32x4 -640(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+.Lctr_final1_aes128_keysrows_tail8_tailctrbytes_unroll16:
+	vbroadcasti32x4 -576(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vbroadcasti32x4 -512(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vbroadcasti32x4 -448(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vbroadcasti32x4 -384(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vbroadcasti32x4 -320(%r10), %zmm22
+	vaesenc         %zmm22, %zmm0, %zmm0
+	vbroadcasti32x4 -256(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vbroadcasti32x4 -192(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
-.Lctr_final1_aes192_keysmem_tail8_unroll16:
-	vbroadcasti32x4 -176(%r10), %zmm22
-	vaesenc         %zmm22, %zmm0, %zmm0
-	vbroadcasti32x4 -160(%r10), %zmm22
-	vaesenc         %zmm22, %zmm0, %zmm0
-.Lctr_final1_aes128_keysmem_tail8_unroll16:
-	vbroadcasti32x4 -144(%r10), %zmm22
-	vaesenc         %zmm22, %zmm0, %zmm0
 	vbroadcasti32x4 -128(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
-	vbroadcasti32x4 -112(%r10), %zmm22
-	vaesenc         %zmm22, %zmm0, %zmm0
-	vbroadcasti32x4 -96(%r10), %zmm22
-	vaesenc         %zmm22, %zmm0, %zmm0
-	vbroadcasti32x4 -80(%r10), %zmm22
-	vaesenc         %zmm22, %zmm0, %zmm0
 	vbroadcasti32x4 -64(%r10), %zmm22
-	vaesenc         %zmm22, %zmm0, %zmm0
-	vbroadcasti32x4 -48(%r10), %zmm22
-	vaesenc         %zmm22, %zmm0, %zmm0
-	vbroadcasti32x4 -32(%r10), %zmm22
-	vaesenc         %zmm22, %zmm0, %zmm0
-	vbroadcasti32x4 -16(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 # the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
 # read or written, so a page boundary right after the buffers is safe
@@ -2015,38 +2154,38 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vpxord          %zmm21, %zmm19, %zmm19
 	vaesenclast     %zmm19, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi){%k1}
-.Lctr_return_keysmem_tail8_unroll16:
+.Lctr_return_keysrows_tail8_tailctrbytes_unroll16:
 	xor             %eax, %eax
 	vzeroupper
 	ret
 
 	.p2align 6, 0xcc
-.Lctr_main_loop_keysmem_tail8_unroll16:
-# LLVM-MCA-BEGIN ctr_avx10_512_main_loop_keysmem_tail8_unroll16
+.Lctr_main_loop_keysrows_tail8_tailctrbytes_unroll16:
+# LLVM-MCA-BEGIN ctr_avx10_512_main_loop_keysrows_tail8_tailctrbytes_unroll16
 # main loop: 16 vectors = 1024 bytes per iteration; entered with LEN = the bytes
 # left - 1024, placed after the epilogue so short messages never jump over it
 # counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
 # byte of the iteration's first block) tells whether one of them would carry
 	cmp             $191, %r8b
-	{disp32} ja     .Lctr_main_carry_keysmem_tail8_unroll16 # the low byte wraps in or right after this iteration
+	{disp32} ja     .Lctr_main_carry_keysrows_tail8_tailctrbytes_unroll16 # the low byte wraps in or right after this iteration
 	vpxord          %zmm20, %zmm17, %zmm0
-	vpaddd          .Lctr_be_lane_step_keysmem_tail8_unroll16(%rip), %zmm17, %zmm1
-	vpaddd          .Lctr_be_lane_step_keysmem_tail8_unroll16+64(%rip), %zmm17, %zmm2
-	vpaddd          .Lctr_be_lane_step_keysmem_tail8_unroll16+128(%rip), %zmm17, %zmm3
-	vpaddd          .Lctr_be_lane_step_keysmem_tail8_unroll16+192(%rip), %zmm17, %zmm4
-	vpaddd          .Lctr_be_lane_step_keysmem_tail8_unroll16+256(%rip), %zmm17, %zmm5
-	vpaddd          .Lctr_be_lane_step_keysmem_tail8_unroll16+320(%rip), %zmm17, %zmm6
-	vpaddd          .Lctr_be_lane_step_keysmem_tail8_unroll16+384(%rip), %zmm17, %zmm7
-	vpaddd          .Lctr_be_lane_step_keysmem_tail8_unroll16+448(%rip), %zmm17, %zmm8
-	vpaddd          .Lctr_be_lane_step_keysmem_tail8_unroll16+512(%rip), %zmm17, %zmm9
-	vpaddd          .Lctr_be_lane_step_keysmem_tail8_unroll16+576(%rip), %zmm17, %zmm10
-	vpaddd          .Lctr_be_lane_step_keysmem_tail8_unroll16+640(%rip), %zmm17, %zmm11
-	vpaddd          .Lctr_be_lane_step_keysmem_tail8_unroll16+704(%rip), %zmm17, %zmm12
-	vpaddd          .Lctr_be_lane_step_keysmem_tail8_unroll16+768(%rip), %zmm17, %zmm13
-	vpaddd          .Lctr_be_lane_step_keysmem_tail8_unroll16+832(%rip), %zmm17, %zmm14
-	vpaddd          .Lctr_be_lane_step_keysmem_tail8_unroll16+896(%rip), %zmm17, %zmm15
-	vpaddd          .Lctr_be_lane_step_keysmem_tail8_unroll16+960(%rip), %zmm17, %zmm17
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+960(%rip), %zmm16, %zmm16
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm17, %zmm1
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+64(%rip), %zmm17, %zmm2
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+128(%rip), %zmm17, %zmm3
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+192(%rip), %zmm17, %zmm4
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+256(%rip), %zmm17, %zmm5
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+320(%rip), %zmm17, %zmm6
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+384(%rip), %zmm17, %zmm7
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+448(%rip), %zmm17, %zmm8
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+512(%rip), %zmm17, %zmm9
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+576(%rip), %zmm17, %zmm10
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+640(%rip), %zmm17, %zmm11
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+704(%rip), %zmm17, %zmm12
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+768(%rip), %zmm17, %zmm13
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+832(%rip), %zmm17, %zmm14
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+896(%rip), %zmm17, %zmm15
+	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+960(%rip), %zmm17, %zmm17
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+960(%rip), %zmm16, %zmm16
 	vpxord          %zmm20, %zmm1, %zmm1
 	vpxord          %zmm20, %zmm2, %zmm2
 	vpxord          %zmm20, %zmm3, %zmm3
@@ -2062,44 +2201,44 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vpxord          %zmm20, %zmm13, %zmm13
 	vpxord          %zmm20, %zmm14, %zmm14
 	vpxord          %zmm20, %zmm15, %zmm15
-	{disp32} jmp    .Lctr_main_counted_keysmem_tail8_unroll16
-.Lctr_main_carry_keysmem_tail8_unroll16:
+	{disp32} jmp    .Lctr_main_counted_keysrows_tail8_tailctrbytes_unroll16
+.Lctr_main_carry_keysrows_tail8_tailctrbytes_unroll16:
 # a carry out of the last byte: the general path, and BASE rebuilt from CTR
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
 # first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
 	vpshufb         %zmm18, %zmm16, %zmm0
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm16, %zmm1
 	vpshufb         %zmm18, %zmm1, %zmm1
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+64(%rip), %zmm16, %zmm2
 	vpshufb         %zmm18, %zmm2, %zmm2
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+128(%rip), %zmm16, %zmm3
 	vpshufb         %zmm18, %zmm3, %zmm3
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+192(%rip), %zmm16, %zmm4
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+192(%rip), %zmm16, %zmm4
 	vpshufb         %zmm18, %zmm4, %zmm4
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+256(%rip), %zmm16, %zmm5
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+256(%rip), %zmm16, %zmm5
 	vpshufb         %zmm18, %zmm5, %zmm5
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+320(%rip), %zmm16, %zmm6
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+320(%rip), %zmm16, %zmm6
 	vpshufb         %zmm18, %zmm6, %zmm6
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+384(%rip), %zmm16, %zmm7
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+384(%rip), %zmm16, %zmm7
 	vpshufb         %zmm18, %zmm7, %zmm7
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+448(%rip), %zmm16, %zmm8
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+448(%rip), %zmm16, %zmm8
 	vpshufb         %zmm18, %zmm8, %zmm8
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+512(%rip), %zmm16, %zmm9
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+512(%rip), %zmm16, %zmm9
 	vpshufb         %zmm18, %zmm9, %zmm9
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+576(%rip), %zmm16, %zmm10
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+576(%rip), %zmm16, %zmm10
 	vpshufb         %zmm18, %zmm10, %zmm10
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+640(%rip), %zmm16, %zmm11
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+640(%rip), %zmm16, %zmm11
 	vpshufb         %zmm18, %zmm11, %zmm11
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+704(%rip), %zmm16, %zmm12
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+704(%rip), %zmm16, %zmm12
 	vpshufb         %zmm18, %zmm12, %zmm12
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+768(%rip), %zmm16, %zmm13
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+768(%rip), %zmm16, %zmm13
 	vpshufb         %zmm18, %zmm13, %zmm13
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+832(%rip), %zmm16, %zmm14
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+832(%rip), %zmm16, %zmm14
 	vpshufb         %zmm18, %zmm14, %zmm14
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+896(%rip), %zmm16, %zmm15
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+896(%rip), %zmm16, %zmm15
 	vpshufb         %zmm18, %zmm15, %zmm15
-	vpaddq          .Lctr_le_step_keysmem_tail8_unroll16+960(%rip), %zmm16, %zmm16
+	vpaddq          .Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16+960(%rip), %zmm16, %zmm16
 	vpxord          %zmm20, %zmm0, %zmm0
 	vpxord          %zmm20, %zmm1, %zmm1
 	vpxord          %zmm20, %zmm2, %zmm2
@@ -2117,13 +2256,13 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vpxord          %zmm20, %zmm14, %zmm14
 	vpxord          %zmm20, %zmm15, %zmm15
 	vpshufb         %zmm18, %zmm16, %zmm17
-.Lctr_main_counted_keysmem_tail8_unroll16:
+.Lctr_main_counted_keysrows_tail8_tailctrbytes_unroll16:
 	add             $64, %r8
 # the middle rounds on 16 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lctr_main_aes128_keysmem_tail8_unroll16
-	{disp32} je     .Lctr_main_aes192_keysmem_tail8_unroll16
-	vbroadcasti32x4 -208(%r10), %zmm22
+	{disp32} jb     .Lctr_main_aes128_keysrows_tail8_tailctrbytes_unroll16
+	{disp32} je     .Lctr_main_aes192_keysrows_tail8_tailctrbytes_unroll16
+	vmovdqu8        -832(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -2140,7 +2279,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm13, %zmm13
 	vaesenc         %zmm22, %zmm14, %zmm14
 	vaesenc         %zmm22, %zmm15, %zmm15
-	vbroadcasti32x4 -192(%r10), %zmm22
+	vmovdqu8        -768(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -2157,8 +2296,8 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm13, %zmm13
 	vaesenc         %zmm22, %zmm14, %zmm14
 	vaesenc         %zmm22, %zmm15, %zmm15
-.Lctr_main_aes192_keysmem_tail8_unroll16:
-	vbroadcasti32x4 -176(%r10), %zmm22
+.Lctr_main_aes192_keysrows_tail8_tailctrbytes_unroll16:
+	vmovdqu8        -704(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -2175,7 +2314,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm13, %zmm13
 	vaesenc         %zmm22, %zmm14, %zmm14
 	vaesenc         %zmm22, %zmm15, %zmm15
-	vbroadcasti32x4 -160(%r10), %zmm22
+	vmovdqu8        -640(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -2192,8 +2331,8 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm13, %zmm13
 	vaesenc         %zmm22, %zmm14, %zmm14
 	vaesenc         %zmm22, %zmm15, %zmm15
-.Lctr_main_aes128_keysmem_tail8_unroll16:
-	vbroadcasti32x4 -144(%r10), %zmm22
+.Lctr_main_aes128_keysrows_tail8_tailctrbytes_unroll16:
+	vmovdqu8        -576(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -2210,7 +2349,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm13, %zmm13
 	vaesenc         %zmm22, %zmm14, %zmm14
 	vaesenc         %zmm22, %zmm15, %zmm15
-	vbroadcasti32x4 -128(%r10), %zmm22
+	vmovdqu8        -512(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -2227,7 +2366,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm13, %zmm13
 	vaesenc         %zmm22, %zmm14, %zmm14
 	vaesenc         %zmm22, %zmm15, %zmm15
-	vbroadcasti32x4 -112(%r10), %zmm22
+	vmovdqu8        -448(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -2244,7 +2383,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm13, %zmm13
 	vaesenc         %zmm22, %zmm14, %zmm14
 	vaesenc         %zmm22, %zmm15, %zmm15
-	vbroadcasti32x4 -96(%r10), %zmm22
+	vmovdqu8        -384(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -2261,7 +2400,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm13, %zmm13
 	vaesenc         %zmm22, %zmm14, %zmm14
 	vaesenc         %zmm22, %zmm15, %zmm15
-	vbroadcasti32x4 -80(%r10), %zmm22
+	vmovdqu8        -320(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -2278,7 +2417,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm13, %zmm13
 	vaesenc         %zmm22, %zmm14, %zmm14
 	vaesenc         %zmm22, %zmm15, %zmm15
-	vbroadcasti32x4 -64(%r10), %zmm22
+	vmovdqu8        -256(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -2295,7 +2434,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm13, %zmm13
 	vaesenc         %zmm22, %zmm14, %zmm14
 	vaesenc         %zmm22, %zmm15, %zmm15
-	vbroadcasti32x4 -48(%r10), %zmm22
+	vmovdqu8        -192(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -2312,7 +2451,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm13, %zmm13
 	vaesenc         %zmm22, %zmm14, %zmm14
 	vaesenc         %zmm22, %zmm15, %zmm15
-	vbroadcasti32x4 -32(%r10), %zmm22
+	vmovdqu8        -128(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -2329,7 +2468,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         %zmm22, %zmm13, %zmm13
 	vaesenc         %zmm22, %zmm14, %zmm14
 	vaesenc         %zmm22, %zmm15, %zmm15
-	vbroadcasti32x4 -16(%r10), %zmm22
+	vmovdqu8        -64(%r10), %zmm22
 	vaesenc         %zmm22, %zmm0, %zmm0
 	vaesenc         %zmm22, %zmm1, %zmm1
 	vaesenc         %zmm22, %zmm2, %zmm2
@@ -2399,16 +2538,16 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	add             $1024, %rdx
 	add             $1024, %rsi
 	sub             $1024, %rcx
-	jae             .Lctr_main_loop_keysmem_tail8_unroll16
+	jae             .Lctr_main_loop_keysrows_tail8_tailctrbytes_unroll16
 # LLVM-MCA-END
-	jmp             .Lctr_main_done_keysmem_tail8_unroll16
+	jmp             .Lctr_main_done_keysrows_tail8_tailctrbytes_unroll16
 
-.Lctr_one_block_keysmem_tail8_unroll16:
+.Lctr_one_block_keysrows_tail8_tailctrbytes_unroll16:
 # 1..16 bytes: one block on xmm, every round key read from memory (none of the
 # vector path's key broadcasts), the upper state untouched (no vzeroupper)
 	vmovq           %r8, %xmm0
 	vpinsrq         $1, %r9, %xmm0, %xmm0
-	vpshufb         .Lctr_bswap_mask_keysmem_tail8_unroll16(%rip), %xmm0, %xmm0
+	vpshufb         .Lctr_bswap_mask_keysrows_tail8_tailctrbytes_unroll16(%rip), %xmm0, %xmm0
 	vpxor           (%rdi), %xmm0, %xmm0
 # the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
 	vaesenc         16(%rdi), %xmm0, %xmm0
@@ -2421,13 +2560,13 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vaesenc         128(%rdi), %xmm0, %xmm0
 	vaesenc         144(%rdi), %xmm0, %xmm0
 	cmp             $12, %eax
-	{disp32} jb     .Lctr_one_rounds_done_keysmem_tail8_unroll16
+	{disp32} jb     .Lctr_one_rounds_done_keysrows_tail8_tailctrbytes_unroll16
 	vaesenc         160(%rdi), %xmm0, %xmm0
 	vaesenc         176(%rdi), %xmm0, %xmm0
-	{disp32} je     .Lctr_one_rounds_done_keysmem_tail8_unroll16
+	{disp32} je     .Lctr_one_rounds_done_keysrows_tail8_tailctrbytes_unroll16
 	vaesenc         192(%rdi), %xmm0, %xmm0
 	vaesenc         208(%rdi), %xmm0, %xmm0
-.Lctr_one_rounds_done_keysmem_tail8_unroll16:
+.Lctr_one_rounds_done_keysrows_tail8_tailctrbytes_unroll16:
 # the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
 # read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
@@ -2437,22 +2576,22 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	vpxord          (%r10), %xmm19, %xmm19
 	vaesenclast     %xmm19, %xmm0, %xmm0
 	vmovdqu8        %xmm0, (%rsi){%k1}
-.Lctr_one_return_keysmem_tail8_unroll16:
+.Lctr_one_return_keysrows_tail8_tailctrbytes_unroll16:
 	xor             %eax, %eax
 # only xmm registers were written on this path: no vzeroupper needed
 	ret
 	.cfi_endproc
-	.size	aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16, . - aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16
+	.size	aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16, . - aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16
 
 	.section .rodata
 	.p2align 6
 # Reverses the 16 bytes of each lane: little-endian counter <-> big-endian block.
-.Lctr_bswap_mask_keysmem_tail8_unroll16:
+.Lctr_bswap_mask_keysrows_tail8_tailctrbytes_unroll16:
 	.byte	15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
 # Big-endian steps of 1..16 vectors (entry k - 1 for k vectors): k times the
 # block count per vector added to byte 15 of each lane (the top byte of dword 3).
 	.p2align 6
-.Lctr_be_lane_step_keysmem_tail8_unroll16:
+.Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16:
 	.long	0, 0, 0, 67108864
 	.long	0, 0, 0, 67108864
 	.long	0, 0, 0, 67108864
@@ -2520,7 +2659,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 # Little-endian steps of 1..16 vectors (entry k - 1 for k vectors): k times the
 # block count per vector added to the low quadword of each lane.
 	.p2align 6
-.Lctr_le_step_keysmem_tail8_unroll16:
+.Lctr_le_step_keysrows_tail8_tailctrbytes_unroll16:
 	.quad	4, 0
 	.quad	4, 0
 	.quad	4, 0
@@ -2587,7 +2726,7 @@ aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
 	.quad	64, 0
 	.p2align 6
 # Lane i starts at counter + i.
-.Lctr_lane_offsets_keysmem_tail8_unroll16:
+.Lctr_lane_offsets_keysrows_tail8_tailctrbytes_unroll16:
 	.quad	0, 0
 	.quad	1, 0
 	.quad	2, 0

@@ -3,7 +3,7 @@
 ; mode: ctr (CTR with a 128-bit big-endian counter (SP 800-38A))
 ; isa:  avx10_512 (VAES on zmm, EVEX, 32 registers and opmasks); abi: sysv
 ; knobs: COUNTERS=base KEYS=reg ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8
-; variant _keysmem_tail8_unroll16: KEYS=mem TAIL=8 UNROLL=16 (for znver5; generator/tuning.json), named <symbol>_keysmem_tail8_unroll16
+; variant _keysrows_tail8_tailctrbytes_unroll16: KEYS=rows TAIL=8 TAILCTR=bytes UNROLL=16 (for znver5; generator/tuning.json), named <symbol>_keysrows_tail8_tailctrbytes_unroll16
 ; regenerate: python3 -m generator gen --isa avx10_512 --mode ctr COUNTERS=base KEYS=reg ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8
 ;   (or: make gen ISA=avx10_512 MODE=ctr COUNTERS=base KEYS=reg ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -799,7 +799,7 @@ L.ctr_lane_offsets:
 	db 'GNU', 0
 	dd 0xc0000002, 0x4, 0x3, 0x0
 
-; int aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
+; int aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 ;
 ; AES-CTR (SP 800-38A) with the whole 16-byte block as a big-endian counter: block j of
 ; this call is AES_K(ctr_hi:ctr_lo + j).  The C caller splits calls where the low half
@@ -828,58 +828,82 @@ L.ctr_lane_offsets:
 ;                     BSWAP=zmm18, TMP=zmm19, K0=zmm20, KLAST=zmm21, KT=zmm22
 	section .text
 	align 32, db 0xcc
-	global aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:function hidden
-aesgen_ctr_crypt_avx10_512_keysmem_tail8_unroll16:
+	global aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16:function hidden
+aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16:
 	endbr64
 	test            rcx, rcx
-	jz              near L.ctr_return_keysmem_tail8_unroll16
-; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
-; from the end so that every key size runs the same last nine rounds
+	jz              near L.ctr_return_keysrows_tail8_tailctrbytes_unroll16
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk_rows[ROUNDS], the last key's
+; 64-byte row: keys are addressed from the end so that every key size runs the same
+; last nine rounds
 	mov             eax, dword [rdi + 240]
-	lea             r10, [rdi + rax*8]
-	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+	lea             r10, [rax*8 + 32]
+	lea             r10, [rdi + r10*8]              ; &rk_rows[rounds]
 	cmp             rcx, 16
-	jbe             near L.ctr_one_block_keysmem_tail8_unroll16
+	jbe             near L.ctr_one_block_keysrows_tail8_tailctrbytes_unroll16
 ; the first and last round keys into registers; the middle ones are read each round
-	vbroadcasti32x4 zmm20, oword [rdi]
-	vbroadcasti32x4 zmm21, oword [r10]
+	vmovdqu8        zmm20, zword [rdi + 256]
+	vmovdqu8        zmm21, zword [r10]
 ; CTR = ctr, ctr + 1, ... (little-endian, one per lane); BASE = the same big-endian
 	vmovq           xmm16, r8
 	vpinsrq         xmm16, xmm16, r9, 1
 	vshufi64x2      zmm16, zmm16, zmm16, 0          ; lane 0 into every lane
-	vpaddq          zmm16, zmm16, zword [rel L.ctr_lane_offsets_keysmem_tail8_unroll16]
-	vbroadcasti32x4 zmm18, oword [rel L.ctr_bswap_mask_keysmem_tail8_unroll16]
+	vpaddq          zmm16, zmm16, zword [rel L.ctr_lane_offsets_keysrows_tail8_tailctrbytes_unroll16]
+	vbroadcasti32x4 zmm18, oword [rel L.ctr_bswap_mask_keysrows_tail8_tailctrbytes_unroll16]
 	vpshufb         zmm17, zmm16, zmm18
 
 	sub             rcx, 1024
-	jae             near L.ctr_main_loop_keysmem_tail8_unroll16 ; out of line, so short messages fall through
-L.ctr_main_done_keysmem_tail8_unroll16:
+	jae             near L.ctr_main_loop_keysrows_tail8_tailctrbytes_unroll16 ; out of line, so short messages fall through
+L.ctr_main_done_keysrows_tail8_tailctrbytes_unroll16:
 	add             rcx, 1024                       ; 0 <= LEN < 1024 remain
-	jz              near L.ctr_return_keysmem_tail8_unroll16
+	jz              near L.ctr_return_keysrows_tail8_tailctrbytes_unroll16
 
 ; Groups of 8 vectors while at least 512 bytes remain.
-L.ctr_group_loop_keysmem_tail8_unroll16:
+L.ctr_group_loop_keysrows_tail8_tailctrbytes_unroll16:
 	cmp             rcx, 512
-	jb              near L.ctr_final_keysmem_tail8_unroll16
+	jb              near L.ctr_final_keysrows_tail8_tailctrbytes_unroll16
+; counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
+; within them or into the next BASE
+	cmp             r8b, 223
+	ja              near L.ctr_tail8_carry
+	vpxord          zmm0, zmm17, zmm20
+	vpaddd          zmm1, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16]
+	vpaddd          zmm2, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 64]
+	vpaddd          zmm3, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 128]
+	vpaddd          zmm4, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 192]
+	vpaddd          zmm5, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 256]
+	vpaddd          zmm6, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 320]
+	vpaddd          zmm7, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 384]
+	vpaddd          zmm17, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 448]
+	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 448]
+	vpxord          zmm1, zmm1, zmm20
+	vpxord          zmm2, zmm2, zmm20
+	vpxord          zmm3, zmm3, zmm20
+	vpxord          zmm4, zmm4, zmm20
+	vpxord          zmm5, zmm5, zmm20
+	vpxord          zmm6, zmm6, zmm20
+	vpxord          zmm7, zmm7, zmm20
+	jmp             near L.ctr_tail8_counted
+L.ctr_tail8_carry:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
 ; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
 	vpshufb         zmm0, zmm16, zmm18
-	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16]
 	vpshufb         zmm1, zmm1, zmm18
-	vpaddq          zmm2, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 64]
+	vpaddq          zmm2, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 64]
 	vpshufb         zmm2, zmm2, zmm18
-	vpaddq          zmm3, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 128]
+	vpaddq          zmm3, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 128]
 	vpshufb         zmm3, zmm3, zmm18
-	vpaddq          zmm4, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 192]
+	vpaddq          zmm4, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 192]
 	vpshufb         zmm4, zmm4, zmm18
-	vpaddq          zmm5, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 256]
+	vpaddq          zmm5, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 256]
 	vpshufb         zmm5, zmm5, zmm18
-	vpaddq          zmm6, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 320]
+	vpaddq          zmm6, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 320]
 	vpshufb         zmm6, zmm6, zmm18
-	vpaddq          zmm7, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 384]
+	vpaddq          zmm7, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 384]
 	vpshufb         zmm7, zmm7, zmm18
-	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 448]
+	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 448]
 	vpxord          zmm0, zmm0, zmm20
 	vpxord          zmm1, zmm1, zmm20
 	vpxord          zmm2, zmm2, zmm20
@@ -888,11 +912,14 @@ L.ctr_group_loop_keysmem_tail8_unroll16:
 	vpxord          zmm5, zmm5, zmm20
 	vpxord          zmm6, zmm6, zmm20
 	vpxord          zmm7, zmm7, zmm20
+	vpshufb         zmm17, zmm16, zmm18
+L.ctr_tail8_counted:
+	add             r8, 32
 ; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.ctr_group_aes128_keysmem_tail8_unroll16
-	je              near L.ctr_group_aes192_keysmem_tail8_unroll16
-	vbroadcasti32x4 zmm22, oword [r10 - 208]
+	jb              near L.ctr_group_aes128_keysrows_tail8_tailctrbytes_unroll16
+	je              near L.ctr_group_aes192_keysrows_tail8_tailctrbytes_unroll16
+	vmovdqu8        zmm22, zword [r10 - 832]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -901,7 +928,7 @@ L.ctr_group_loop_keysmem_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 192]
+	vmovdqu8        zmm22, zword [r10 - 768]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -910,8 +937,8 @@ L.ctr_group_loop_keysmem_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
-L.ctr_group_aes192_keysmem_tail8_unroll16:
-	vbroadcasti32x4 zmm22, oword [r10 - 176]
+L.ctr_group_aes192_keysrows_tail8_tailctrbytes_unroll16:
+	vmovdqu8        zmm22, zword [r10 - 704]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -920,7 +947,7 @@ L.ctr_group_aes192_keysmem_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 160]
+	vmovdqu8        zmm22, zword [r10 - 640]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -929,8 +956,8 @@ L.ctr_group_aes192_keysmem_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
-L.ctr_group_aes128_keysmem_tail8_unroll16:
-	vbroadcasti32x4 zmm22, oword [r10 - 144]
+L.ctr_group_aes128_keysrows_tail8_tailctrbytes_unroll16:
+	vmovdqu8        zmm22, zword [r10 - 576]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -939,7 +966,7 @@ L.ctr_group_aes128_keysmem_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 128]
+	vmovdqu8        zmm22, zword [r10 - 512]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -948,7 +975,7 @@ L.ctr_group_aes128_keysmem_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 112]
+	vmovdqu8        zmm22, zword [r10 - 448]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -957,7 +984,7 @@ L.ctr_group_aes128_keysmem_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 96]
+	vmovdqu8        zmm22, zword [r10 - 384]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -966,7 +993,7 @@ L.ctr_group_aes128_keysmem_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 80]
+	vmovdqu8        zmm22, zword [r10 - 320]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -975,7 +1002,7 @@ L.ctr_group_aes128_keysmem_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 64]
+	vmovdqu8        zmm22, zword [r10 - 256]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -984,7 +1011,7 @@ L.ctr_group_aes128_keysmem_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 48]
+	vmovdqu8        zmm22, zword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -993,7 +1020,7 @@ L.ctr_group_aes128_keysmem_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 32]
+	vmovdqu8        zmm22, zword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1002,7 +1029,7 @@ L.ctr_group_aes128_keysmem_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 16]
+	vmovdqu8        zmm22, zword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1040,20 +1067,20 @@ L.ctr_group_aes128_keysmem_tail8_unroll16:
 	add             rdx, 512
 	add             rsi, 512
 	sub             rcx, 512
-	jnz             L.ctr_group_loop_keysmem_tail8_unroll16
-	jmp             near L.ctr_return_keysmem_tail8_unroll16
+	jnz             L.ctr_group_loop_keysrows_tail8_tailctrbytes_unroll16
+	jmp             near L.ctr_return_keysrows_tail8_tailctrbytes_unroll16
 
-L.ctr_final_keysmem_tail8_unroll16:
+L.ctr_final_keysrows_tail8_tailctrbytes_unroll16:
 ; 1..512 bytes remain: pick the final group by the number of vectors they need,
 ; so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 64
-	jbe             near L.ctr_final1_keysmem_tail8_unroll16
+	jbe             near L.ctr_final1_keysrows_tail8_tailctrbytes_unroll16
 	cmp             rcx, 128
-	jbe             near L.ctr_final2_keysmem_tail8_unroll16
+	jbe             near L.ctr_final2_keysrows_tail8_tailctrbytes_unroll16
 	cmp             rcx, 192
-	jbe             near L.ctr_final3_keysmem_tail8_unroll16
+	jbe             near L.ctr_final3_keysrows_tail8_tailctrbytes_unroll16
 	cmp             rcx, 256
-	jbe             near L.ctr_final4_keysmem_tail8_unroll16
+	jbe             near L.ctr_final4_keysrows_tail8_tailctrbytes_unroll16
 	cmp             rcx, 320
 	jbe             near L.ctr_final5
 	cmp             rcx, 384
@@ -1061,23 +1088,44 @@ L.ctr_final_keysmem_tail8_unroll16:
 	cmp             rcx, 448
 	jbe             near L.ctr_final7
 L.ctr_final8:
+; counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
+; within them
+	cmp             r8b, 224
+	ja              near L.ctr_tail8_final_carry
+	vpxord          zmm0, zmm17, zmm20
+	vpaddd          zmm1, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16]
+	vpaddd          zmm2, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 64]
+	vpaddd          zmm3, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 128]
+	vpaddd          zmm4, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 192]
+	vpaddd          zmm5, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 256]
+	vpaddd          zmm6, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 320]
+	vpaddd          zmm7, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 384]
+	vpxord          zmm1, zmm1, zmm20
+	vpxord          zmm2, zmm2, zmm20
+	vpxord          zmm3, zmm3, zmm20
+	vpxord          zmm4, zmm4, zmm20
+	vpxord          zmm5, zmm5, zmm20
+	vpxord          zmm6, zmm6, zmm20
+	vpxord          zmm7, zmm7, zmm20
+	jmp             near L.ctr_tail8_final_counted
+L.ctr_tail8_final_carry:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
 ; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         zmm0, zmm16, zmm18
-	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16]
 	vpshufb         zmm1, zmm1, zmm18
-	vpaddq          zmm2, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 64]
+	vpaddq          zmm2, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 64]
 	vpshufb         zmm2, zmm2, zmm18
-	vpaddq          zmm3, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 128]
+	vpaddq          zmm3, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 128]
 	vpshufb         zmm3, zmm3, zmm18
-	vpaddq          zmm4, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 192]
+	vpaddq          zmm4, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 192]
 	vpshufb         zmm4, zmm4, zmm18
-	vpaddq          zmm5, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 256]
+	vpaddq          zmm5, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 256]
 	vpshufb         zmm5, zmm5, zmm18
-	vpaddq          zmm6, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 320]
+	vpaddq          zmm6, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 320]
 	vpshufb         zmm6, zmm6, zmm18
-	vpaddq          zmm7, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 384]
+	vpaddq          zmm7, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 384]
 	vpshufb         zmm7, zmm7, zmm18
 	vpxord          zmm0, zmm0, zmm20
 	vpxord          zmm1, zmm1, zmm20
@@ -1087,11 +1135,12 @@ L.ctr_final8:
 	vpxord          zmm5, zmm5, zmm20
 	vpxord          zmm6, zmm6, zmm20
 	vpxord          zmm7, zmm7, zmm20
+L.ctr_tail8_final_counted:
 ; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final8_aes128
 	je              near L.ctr_final8_aes192
-	vbroadcasti32x4 zmm22, oword [r10 - 208]
+	vmovdqu8        zmm22, zword [r10 - 832]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1100,7 +1149,7 @@ L.ctr_final8:
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 192]
+	vmovdqu8        zmm22, zword [r10 - 768]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1110,7 +1159,7 @@ L.ctr_final8:
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
 L.ctr_final8_aes192:
-	vbroadcasti32x4 zmm22, oword [r10 - 176]
+	vmovdqu8        zmm22, zword [r10 - 704]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1119,7 +1168,7 @@ L.ctr_final8_aes192:
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 160]
+	vmovdqu8        zmm22, zword [r10 - 640]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1129,7 +1178,7 @@ L.ctr_final8_aes192:
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
 L.ctr_final8_aes128:
-	vbroadcasti32x4 zmm22, oword [r10 - 144]
+	vmovdqu8        zmm22, zword [r10 - 576]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1138,7 +1187,7 @@ L.ctr_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 128]
+	vmovdqu8        zmm22, zword [r10 - 512]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1147,7 +1196,7 @@ L.ctr_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 112]
+	vmovdqu8        zmm22, zword [r10 - 448]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1156,7 +1205,7 @@ L.ctr_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 96]
+	vmovdqu8        zmm22, zword [r10 - 384]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1165,7 +1214,7 @@ L.ctr_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 80]
+	vmovdqu8        zmm22, zword [r10 - 320]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1174,7 +1223,7 @@ L.ctr_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 64]
+	vmovdqu8        zmm22, zword [r10 - 256]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1183,7 +1232,7 @@ L.ctr_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 48]
+	vmovdqu8        zmm22, zword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1192,7 +1241,7 @@ L.ctr_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 32]
+	vmovdqu8        zmm22, zword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1201,7 +1250,7 @@ L.ctr_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 	vaesenc         zmm7, zmm7, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 16]
+	vmovdqu8        zmm22, zword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1245,23 +1294,42 @@ L.ctr_final8_aes128:
 	vpxord          zmm19, zmm19, zmm21
 	vaesenclast     zmm7, zmm7, zmm19
 	vmovdqu8        [rsi]{k1}, zmm7
-	jmp             near L.ctr_return_keysmem_tail8_unroll16
+	jmp             near L.ctr_return_keysrows_tail8_tailctrbytes_unroll16
 L.ctr_final7:
+; counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
+; within them
+	cmp             r8b, 228
+	ja              near L.ctr_tail7_final_carry
+	vpxord          zmm0, zmm17, zmm20
+	vpaddd          zmm1, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16]
+	vpaddd          zmm2, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 64]
+	vpaddd          zmm3, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 128]
+	vpaddd          zmm4, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 192]
+	vpaddd          zmm5, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 256]
+	vpaddd          zmm6, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 320]
+	vpxord          zmm1, zmm1, zmm20
+	vpxord          zmm2, zmm2, zmm20
+	vpxord          zmm3, zmm3, zmm20
+	vpxord          zmm4, zmm4, zmm20
+	vpxord          zmm5, zmm5, zmm20
+	vpxord          zmm6, zmm6, zmm20
+	jmp             near L.ctr_tail7_final_counted
+L.ctr_tail7_final_carry:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
 ; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         zmm0, zmm16, zmm18
-	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16]
 	vpshufb         zmm1, zmm1, zmm18
-	vpaddq          zmm2, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 64]
+	vpaddq          zmm2, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 64]
 	vpshufb         zmm2, zmm2, zmm18
-	vpaddq          zmm3, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 128]
+	vpaddq          zmm3, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 128]
 	vpshufb         zmm3, zmm3, zmm18
-	vpaddq          zmm4, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 192]
+	vpaddq          zmm4, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 192]
 	vpshufb         zmm4, zmm4, zmm18
-	vpaddq          zmm5, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 256]
+	vpaddq          zmm5, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 256]
 	vpshufb         zmm5, zmm5, zmm18
-	vpaddq          zmm6, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 320]
+	vpaddq          zmm6, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 320]
 	vpshufb         zmm6, zmm6, zmm18
 	vpxord          zmm0, zmm0, zmm20
 	vpxord          zmm1, zmm1, zmm20
@@ -1270,11 +1338,12 @@ L.ctr_final7:
 	vpxord          zmm4, zmm4, zmm20
 	vpxord          zmm5, zmm5, zmm20
 	vpxord          zmm6, zmm6, zmm20
+L.ctr_tail7_final_counted:
 ; the middle rounds on 7 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final7_aes128
 	je              near L.ctr_final7_aes192
-	vbroadcasti32x4 zmm22, oword [r10 - 208]
+	vmovdqu8        zmm22, zword [r10 - 832]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1282,7 +1351,7 @@ L.ctr_final7:
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 192]
+	vmovdqu8        zmm22, zword [r10 - 768]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1291,7 +1360,7 @@ L.ctr_final7:
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 L.ctr_final7_aes192:
-	vbroadcasti32x4 zmm22, oword [r10 - 176]
+	vmovdqu8        zmm22, zword [r10 - 704]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1299,7 +1368,7 @@ L.ctr_final7_aes192:
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 160]
+	vmovdqu8        zmm22, zword [r10 - 640]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1308,7 +1377,7 @@ L.ctr_final7_aes192:
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
 L.ctr_final7_aes128:
-	vbroadcasti32x4 zmm22, oword [r10 - 144]
+	vmovdqu8        zmm22, zword [r10 - 576]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1316,7 +1385,7 @@ L.ctr_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 128]
+	vmovdqu8        zmm22, zword [r10 - 512]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1324,7 +1393,7 @@ L.ctr_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 112]
+	vmovdqu8        zmm22, zword [r10 - 448]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1332,7 +1401,7 @@ L.ctr_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 96]
+	vmovdqu8        zmm22, zword [r10 - 384]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1340,7 +1409,7 @@ L.ctr_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 80]
+	vmovdqu8        zmm22, zword [r10 - 320]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1348,7 +1417,7 @@ L.ctr_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 64]
+	vmovdqu8        zmm22, zword [r10 - 256]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1356,7 +1425,7 @@ L.ctr_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 48]
+	vmovdqu8        zmm22, zword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1364,7 +1433,7 @@ L.ctr_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 32]
+	vmovdqu8        zmm22, zword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1372,7 +1441,7 @@ L.ctr_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
 	vaesenc         zmm6, zmm6, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 16]
+	vmovdqu8        zmm22, zword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1412,21 +1481,38 @@ L.ctr_final7_aes128:
 	vpxord          zmm19, zmm19, zmm21
 	vaesenclast     zmm6, zmm6, zmm19
 	vmovdqu8        [rsi]{k1}, zmm6
-	jmp             near L.ctr_return_keysmem_tail8_unroll16
+	jmp             near L.ctr_return_keysrows_tail8_tailctrbytes_unroll16
 L.ctr_final6:
+; counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
+; within them
+	cmp             r8b, 232
+	ja              near L.ctr_tail6_final_carry
+	vpxord          zmm0, zmm17, zmm20
+	vpaddd          zmm1, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16]
+	vpaddd          zmm2, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 64]
+	vpaddd          zmm3, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 128]
+	vpaddd          zmm4, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 192]
+	vpaddd          zmm5, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 256]
+	vpxord          zmm1, zmm1, zmm20
+	vpxord          zmm2, zmm2, zmm20
+	vpxord          zmm3, zmm3, zmm20
+	vpxord          zmm4, zmm4, zmm20
+	vpxord          zmm5, zmm5, zmm20
+	jmp             near L.ctr_tail6_final_counted
+L.ctr_tail6_final_carry:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
 ; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         zmm0, zmm16, zmm18
-	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16]
 	vpshufb         zmm1, zmm1, zmm18
-	vpaddq          zmm2, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 64]
+	vpaddq          zmm2, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 64]
 	vpshufb         zmm2, zmm2, zmm18
-	vpaddq          zmm3, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 128]
+	vpaddq          zmm3, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 128]
 	vpshufb         zmm3, zmm3, zmm18
-	vpaddq          zmm4, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 192]
+	vpaddq          zmm4, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 192]
 	vpshufb         zmm4, zmm4, zmm18
-	vpaddq          zmm5, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 256]
+	vpaddq          zmm5, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 256]
 	vpshufb         zmm5, zmm5, zmm18
 	vpxord          zmm0, zmm0, zmm20
 	vpxord          zmm1, zmm1, zmm20
@@ -1434,18 +1520,19 @@ L.ctr_final6:
 	vpxord          zmm3, zmm3, zmm20
 	vpxord          zmm4, zmm4, zmm20
 	vpxord          zmm5, zmm5, zmm20
+L.ctr_tail6_final_counted:
 ; the middle rounds on 6 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final6_aes128
 	je              near L.ctr_final6_aes192
-	vbroadcasti32x4 zmm22, oword [r10 - 208]
+	vmovdqu8        zmm22, zword [r10 - 832]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 192]
+	vmovdqu8        zmm22, zword [r10 - 768]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1453,14 +1540,14 @@ L.ctr_final6:
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
 L.ctr_final6_aes192:
-	vbroadcasti32x4 zmm22, oword [r10 - 176]
+	vmovdqu8        zmm22, zword [r10 - 704]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 160]
+	vmovdqu8        zmm22, zword [r10 - 640]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1468,63 +1555,63 @@ L.ctr_final6_aes192:
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
 L.ctr_final6_aes128:
-	vbroadcasti32x4 zmm22, oword [r10 - 144]
+	vmovdqu8        zmm22, zword [r10 - 576]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 128]
+	vmovdqu8        zmm22, zword [r10 - 512]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 112]
+	vmovdqu8        zmm22, zword [r10 - 448]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 96]
+	vmovdqu8        zmm22, zword [r10 - 384]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 80]
+	vmovdqu8        zmm22, zword [r10 - 320]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 64]
+	vmovdqu8        zmm22, zword [r10 - 256]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 48]
+	vmovdqu8        zmm22, zword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 32]
+	vmovdqu8        zmm22, zword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
 	vaesenc         zmm4, zmm4, zmm22
 	vaesenc         zmm5, zmm5, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 16]
+	vmovdqu8        zmm22, zword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1560,104 +1647,120 @@ L.ctr_final6_aes128:
 	vpxord          zmm19, zmm19, zmm21
 	vaesenclast     zmm5, zmm5, zmm19
 	vmovdqu8        [rsi]{k1}, zmm5
-	jmp             near L.ctr_return_keysmem_tail8_unroll16
+	jmp             near L.ctr_return_keysrows_tail8_tailctrbytes_unroll16
 L.ctr_final5:
+; counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
+; within them
+	cmp             r8b, 236
+	ja              near L.ctr_tail5_final_carry
+	vpxord          zmm0, zmm17, zmm20
+	vpaddd          zmm1, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16]
+	vpaddd          zmm2, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 64]
+	vpaddd          zmm3, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 128]
+	vpaddd          zmm4, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 192]
+	vpxord          zmm1, zmm1, zmm20
+	vpxord          zmm2, zmm2, zmm20
+	vpxord          zmm3, zmm3, zmm20
+	vpxord          zmm4, zmm4, zmm20
+	jmp             near L.ctr_tail5_final_counted
+L.ctr_tail5_final_carry:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
 ; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         zmm0, zmm16, zmm18
-	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16]
 	vpshufb         zmm1, zmm1, zmm18
-	vpaddq          zmm2, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 64]
+	vpaddq          zmm2, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 64]
 	vpshufb         zmm2, zmm2, zmm18
-	vpaddq          zmm3, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 128]
+	vpaddq          zmm3, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 128]
 	vpshufb         zmm3, zmm3, zmm18
-	vpaddq          zmm4, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 192]
+	vpaddq          zmm4, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 192]
 	vpshufb         zmm4, zmm4, zmm18
 	vpxord          zmm0, zmm0, zmm20
 	vpxord          zmm1, zmm1, zmm20
 	vpxord          zmm2, zmm2, zmm20
 	vpxord          zmm3, zmm3, zmm20
 	vpxord          zmm4, zmm4, zmm20
+L.ctr_tail5_final_counted:
 ; the middle rounds on 5 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
 	jb              near L.ctr_final5_aes128
 	je              near L.ctr_final5_aes192
-	vbroadcasti32x4 zmm22, oword [r10 - 208]
+	vmovdqu8        zmm22, zword [r10 - 832]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
 	vaesenc         zmm4, zmm4, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 192]
+	vmovdqu8        zmm22, zword [r10 - 768]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
 	vaesenc         zmm4, zmm4, zmm22
 L.ctr_final5_aes192:
-	vbroadcasti32x4 zmm22, oword [r10 - 176]
+	vmovdqu8        zmm22, zword [r10 - 704]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
 	vaesenc         zmm4, zmm4, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 160]
+	vmovdqu8        zmm22, zword [r10 - 640]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
 	vaesenc         zmm4, zmm4, zmm22
 L.ctr_final5_aes128:
-	vbroadcasti32x4 zmm22, oword [r10 - 144]
+	vmovdqu8        zmm22, zword [r10 - 576]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
 	vaesenc         zmm4, zmm4, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 128]
+	vmovdqu8        zmm22, zword [r10 - 512]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
 	vaesenc         zmm4, zmm4, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 112]
+	vmovdqu8        zmm22, zword [r10 - 448]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
 	vaesenc         zmm4, zmm4, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 96]
+	vmovdqu8        zmm22, zword [r10 - 384]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
 	vaesenc         zmm4, zmm4, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 80]
+	vmovdqu8        zmm22, zword [r10 - 320]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
 	vaesenc         zmm4, zmm4, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 64]
+	vmovdqu8        zmm22, zword [r10 - 256]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
 	vaesenc         zmm4, zmm4, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 48]
+	vmovdqu8        zmm22, zword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
 	vaesenc         zmm4, zmm4, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 32]
+	vmovdqu8        zmm22, zword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
 	vaesenc         zmm4, zmm4, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 16]
+	vmovdqu8        zmm22, zword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1689,89 +1792,103 @@ L.ctr_final5_aes128:
 	vpxord          zmm19, zmm19, zmm21
 	vaesenclast     zmm4, zmm4, zmm19
 	vmovdqu8        [rsi]{k1}, zmm4
-	jmp             near L.ctr_return_keysmem_tail8_unroll16
-L.ctr_final4_keysmem_tail8_unroll16:
+	jmp             near L.ctr_return_keysrows_tail8_tailctrbytes_unroll16
+L.ctr_final4_keysrows_tail8_tailctrbytes_unroll16:
+; counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
+; within them
+	cmp             r8b, 240
+	ja              near L.ctr_tail4_final_carry
+	vpxord          zmm0, zmm17, zmm20
+	vpaddd          zmm1, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16]
+	vpaddd          zmm2, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 64]
+	vpaddd          zmm3, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 128]
+	vpxord          zmm1, zmm1, zmm20
+	vpxord          zmm2, zmm2, zmm20
+	vpxord          zmm3, zmm3, zmm20
+	jmp             near L.ctr_tail4_final_counted
+L.ctr_tail4_final_carry:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
 ; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         zmm0, zmm16, zmm18
-	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16]
 	vpshufb         zmm1, zmm1, zmm18
-	vpaddq          zmm2, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 64]
+	vpaddq          zmm2, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 64]
 	vpshufb         zmm2, zmm2, zmm18
-	vpaddq          zmm3, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 128]
+	vpaddq          zmm3, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 128]
 	vpshufb         zmm3, zmm3, zmm18
 	vpxord          zmm0, zmm0, zmm20
 	vpxord          zmm1, zmm1, zmm20
 	vpxord          zmm2, zmm2, zmm20
 	vpxord          zmm3, zmm3, zmm20
+L.ctr_tail4_final_counted:
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.ctr_final4_aes128_keysmem_tail8_unroll16
-	je              near L.ctr_final4_aes192_keysmem_tail8_unroll16
-	vbroadcasti32x4 zmm22, oword [r10 - 208]
+	jb              near L.ctr_final4_aes128_keysrows_tail8_tailctrbytes_unroll16
+	je              near L.ctr_final4_aes192_keysrows_tail8_tailctrbytes_unroll16
+	vmovdqu8        zmm22, zword [r10 - 832]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 192]
+	vmovdqu8        zmm22, zword [r10 - 768]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
-L.ctr_final4_aes192_keysmem_tail8_unroll16:
-	vbroadcasti32x4 zmm22, oword [r10 - 176]
+L.ctr_final4_aes192_keysrows_tail8_tailctrbytes_unroll16:
+	vmovdqu8        zmm22, zword [r10 - 704]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 160]
+	vmovdqu8        zmm22, zword [r10 - 640]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
-L.ctr_final4_aes128_keysmem_tail8_unroll16:
-	vbroadcasti32x4 zmm22, oword [r10 - 144]
+L.ctr_final4_aes128_keysrows_tail8_tailctrbytes_unroll16:
+	vmovdqu8        zmm22, zword [r10 - 576]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 128]
+	vmovdqu8        zmm22, zword [r10 - 512]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 112]
+	vmovdqu8        zmm22, zword [r10 - 448]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 96]
+	vmovdqu8        zmm22, zword [r10 - 384]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 80]
+	vmovdqu8        zmm22, zword [r10 - 320]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 64]
+	vmovdqu8        zmm22, zword [r10 - 256]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 48]
+	vmovdqu8        zmm22, zword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 32]
+	vmovdqu8        zmm22, zword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
 	vaesenc         zmm3, zmm3, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 16]
+	vmovdqu8        zmm22, zword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1799,74 +1916,86 @@ L.ctr_final4_aes128_keysmem_tail8_unroll16:
 	vpxord          zmm19, zmm19, zmm21
 	vaesenclast     zmm3, zmm3, zmm19
 	vmovdqu8        [rsi]{k1}, zmm3
-	jmp             near L.ctr_return_keysmem_tail8_unroll16
-L.ctr_final3_keysmem_tail8_unroll16:
+	jmp             near L.ctr_return_keysrows_tail8_tailctrbytes_unroll16
+L.ctr_final3_keysrows_tail8_tailctrbytes_unroll16:
+; counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
+; within them
+	cmp             r8b, 244
+	ja              near L.ctr_tail3_final_carry
+	vpxord          zmm0, zmm17, zmm20
+	vpaddd          zmm1, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16]
+	vpaddd          zmm2, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 64]
+	vpxord          zmm1, zmm1, zmm20
+	vpxord          zmm2, zmm2, zmm20
+	jmp             near L.ctr_tail3_final_counted
+L.ctr_tail3_final_carry:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
 ; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         zmm0, zmm16, zmm18
-	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16]
 	vpshufb         zmm1, zmm1, zmm18
-	vpaddq          zmm2, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 64]
+	vpaddq          zmm2, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 64]
 	vpshufb         zmm2, zmm2, zmm18
 	vpxord          zmm0, zmm0, zmm20
 	vpxord          zmm1, zmm1, zmm20
 	vpxord          zmm2, zmm2, zmm20
+L.ctr_tail3_final_counted:
 ; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.ctr_final3_aes128_keysmem_tail8_unroll16
-	je              near L.ctr_final3_aes192_keysmem_tail8_unroll16
-	vbroadcasti32x4 zmm22, oword [r10 - 208]
+	jb              near L.ctr_final3_aes128_keysrows_tail8_tailctrbytes_unroll16
+	je              near L.ctr_final3_aes192_keysrows_tail8_tailctrbytes_unroll16
+	vmovdqu8        zmm22, zword [r10 - 832]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 192]
+	vmovdqu8        zmm22, zword [r10 - 768]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
-L.ctr_final3_aes192_keysmem_tail8_unroll16:
-	vbroadcasti32x4 zmm22, oword [r10 - 176]
+L.ctr_final3_aes192_keysrows_tail8_tailctrbytes_unroll16:
+	vmovdqu8        zmm22, zword [r10 - 704]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 160]
+	vmovdqu8        zmm22, zword [r10 - 640]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
-L.ctr_final3_aes128_keysmem_tail8_unroll16:
-	vbroadcasti32x4 zmm22, oword [r10 - 144]
+L.ctr_final3_aes128_keysrows_tail8_tailctrbytes_unroll16:
+	vmovdqu8        zmm22, zword [r10 - 576]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 128]
+	vmovdqu8        zmm22, zword [r10 - 512]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 112]
+	vmovdqu8        zmm22, zword [r10 - 448]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 96]
+	vmovdqu8        zmm22, zword [r10 - 384]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 80]
+	vmovdqu8        zmm22, zword [r10 - 320]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 64]
+	vmovdqu8        zmm22, zword [r10 - 256]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 48]
+	vmovdqu8        zmm22, zword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 32]
+	vmovdqu8        zmm22, zword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 16]
+	vmovdqu8        zmm22, zword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -1890,59 +2019,69 @@ L.ctr_final3_aes128_keysmem_tail8_unroll16:
 	vpxord          zmm19, zmm19, zmm21
 	vaesenclast     zmm2, zmm2, zmm19
 	vmovdqu8        [rsi]{k1}, zmm2
-	jmp             near L.ctr_return_keysmem_tail8_unroll16
-L.ctr_final2_keysmem_tail8_unroll16:
+	jmp             near L.ctr_return_keysrows_tail8_tailctrbytes_unroll16
+L.ctr_final2_keysrows_tail8_tailctrbytes_unroll16:
+; counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
+; within them
+	cmp             r8b, 248
+	ja              near L.ctr_tail2_final_carry
+	vpxord          zmm0, zmm17, zmm20
+	vpaddd          zmm1, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16]
+	vpxord          zmm1, zmm1, zmm20
+	jmp             near L.ctr_tail2_final_counted
+L.ctr_tail2_final_carry:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
 ; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
 	vpshufb         zmm0, zmm16, zmm18
-	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16]
 	vpshufb         zmm1, zmm1, zmm18
 	vpxord          zmm0, zmm0, zmm20
 	vpxord          zmm1, zmm1, zmm20
+L.ctr_tail2_final_counted:
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.ctr_final2_aes128_keysmem_tail8_unroll16
-	je              near L.ctr_final2_aes192_keysmem_tail8_unroll16
-	vbroadcasti32x4 zmm22, oword [r10 - 208]
+	jb              near L.ctr_final2_aes128_keysrows_tail8_tailctrbytes_unroll16
+	je              near L.ctr_final2_aes192_keysrows_tail8_tailctrbytes_unroll16
+	vmovdqu8        zmm22, zword [r10 - 832]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 192]
+	vmovdqu8        zmm22, zword [r10 - 768]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
-L.ctr_final2_aes192_keysmem_tail8_unroll16:
-	vbroadcasti32x4 zmm22, oword [r10 - 176]
+L.ctr_final2_aes192_keysrows_tail8_tailctrbytes_unroll16:
+	vmovdqu8        zmm22, zword [r10 - 704]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 160]
+	vmovdqu8        zmm22, zword [r10 - 640]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
-L.ctr_final2_aes128_keysmem_tail8_unroll16:
-	vbroadcasti32x4 zmm22, oword [r10 - 144]
+L.ctr_final2_aes128_keysrows_tail8_tailctrbytes_unroll16:
+	vmovdqu8        zmm22, zword [r10 - 576]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 128]
+	vmovdqu8        zmm22, zword [r10 - 512]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 112]
+	vmovdqu8        zmm22, zword [r10 - 448]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 96]
+	vmovdqu8        zmm22, zword [r10 - 384]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 80]
+	vmovdqu8        zmm22, zword [r10 - 320]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 64]
+	vmovdqu8        zmm22, zword [r10 - 256]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 48]
+	vmovdqu8        zmm22, zword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 32]
+	vmovdqu8        zmm22, zword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 16]
+	vmovdqu8        zmm22, zword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
@@ -1962,8 +2101,8 @@ L.ctr_final2_aes128_keysmem_tail8_unroll16:
 	vpxord          zmm19, zmm19, zmm21
 	vaesenclast     zmm1, zmm1, zmm19
 	vmovdqu8        [rsi]{k1}, zmm1
-	jmp             near L.ctr_return_keysmem_tail8_unroll16
-L.ctr_final1_keysmem_tail8_unroll16:
+	jmp             near L.ctr_return_keysrows_tail8_tailctrbytes_unroll16
+L.ctr_final1_keysrows_tail8_tailctrbytes_unroll16:
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
 ; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
@@ -1971,35 +2110,35 @@ L.ctr_final1_keysmem_tail8_unroll16:
 	vpxord          zmm0, zmm0, zmm20
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.ctr_final1_aes128_keysmem_tail8_unroll16
-	je              near L.ctr_final1_aes192_keysmem_tail8_unroll16
-	vbroadcasti32x4 zmm22, oword [r10 - 208]
+	jb              near L.ctr_final1_aes128_keysrows_tail8_tailctrbytes_unroll16
+	je              near L.ctr_final1_aes192_keysrows_tail8_tailctrbytes_unroll16
+	vbroadcasti32x4 zmm22, oword [r10 - 832]
+	vaesenc         zmm0, zmm0, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 768]
+	vaesenc         zmm0, zmm0, zmm22
+L.ctr_final1_aes192_keysrows_tail8_tailctrbytes_unroll16:
+	vbroadcasti32x4 zmm22, oword [r10 - 704]
+	vaesenc         zmm0, zmm0, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 640]
+	vaesenc         zmm0, zmm0, zmm22
+L.ctr_final1_aes128_keysrows_tail8_tailctrbytes_unroll16:
+	vbroadcasti32x4 zmm22, oword [r10 - 576]
+	vaesenc         zmm0, zmm0, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 512]
+	vaesenc         zmm0, zmm0, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 448]
+	vaesenc         zmm0, zmm0, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 384]
+	vaesenc         zmm0, zmm0, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 320]
+	vaesenc         zmm0, zmm0, zmm22
+	vbroadcasti32x4 zmm22, oword [r10 - 256]
 	vaesenc         zmm0, zmm0, zmm22
 	vbroadcasti32x4 zmm22, oword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm22
-L.ctr_final1_aes192_keysmem_tail8_unroll16:
-	vbroadcasti32x4 zmm22, oword [r10 - 176]
-	vaesenc         zmm0, zmm0, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 160]
-	vaesenc         zmm0, zmm0, zmm22
-L.ctr_final1_aes128_keysmem_tail8_unroll16:
-	vbroadcasti32x4 zmm22, oword [r10 - 144]
-	vaesenc         zmm0, zmm0, zmm22
 	vbroadcasti32x4 zmm22, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 112]
-	vaesenc         zmm0, zmm0, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 96]
-	vaesenc         zmm0, zmm0, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 80]
-	vaesenc         zmm0, zmm0, zmm22
 	vbroadcasti32x4 zmm22, oword [r10 - 64]
-	vaesenc         zmm0, zmm0, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 48]
-	vaesenc         zmm0, zmm0, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 32]
-	vaesenc         zmm0, zmm0, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 16]
 	vaesenc         zmm0, zmm0, zmm22
 ; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
 ; read or written, so a page boundary right after the buffers is safe
@@ -2010,38 +2149,38 @@ L.ctr_final1_aes128_keysmem_tail8_unroll16:
 	vpxord          zmm19, zmm19, zmm21
 	vaesenclast     zmm0, zmm0, zmm19
 	vmovdqu8        [rsi]{k1}, zmm0
-L.ctr_return_keysmem_tail8_unroll16:
+L.ctr_return_keysrows_tail8_tailctrbytes_unroll16:
 	xor             eax, eax
 	vzeroupper
 	ret
 
 	align 64, db 0xcc
-L.ctr_main_loop_keysmem_tail8_unroll16:
-; LLVM-MCA-BEGIN ctr_avx10_512_main_loop_keysmem_tail8_unroll16
+L.ctr_main_loop_keysrows_tail8_tailctrbytes_unroll16:
+; LLVM-MCA-BEGIN ctr_avx10_512_main_loop_keysrows_tail8_tailctrbytes_unroll16
 ; main loop: 16 vectors = 1024 bytes per iteration; entered with LEN = the bytes
 ; left - 1024, placed after the epilogue so short messages never jump over it
 ; counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
 ; byte of the iteration's first block) tells whether one of them would carry
 	cmp             r8b, 191
-	ja              near L.ctr_main_carry_keysmem_tail8_unroll16 ; the low byte wraps in or right after this iteration
+	ja              near L.ctr_main_carry_keysrows_tail8_tailctrbytes_unroll16 ; the low byte wraps in or right after this iteration
 	vpxord          zmm0, zmm17, zmm20
-	vpaddd          zmm1, zmm17, zword [rel L.ctr_be_lane_step_keysmem_tail8_unroll16]
-	vpaddd          zmm2, zmm17, zword [rel L.ctr_be_lane_step_keysmem_tail8_unroll16 + 64]
-	vpaddd          zmm3, zmm17, zword [rel L.ctr_be_lane_step_keysmem_tail8_unroll16 + 128]
-	vpaddd          zmm4, zmm17, zword [rel L.ctr_be_lane_step_keysmem_tail8_unroll16 + 192]
-	vpaddd          zmm5, zmm17, zword [rel L.ctr_be_lane_step_keysmem_tail8_unroll16 + 256]
-	vpaddd          zmm6, zmm17, zword [rel L.ctr_be_lane_step_keysmem_tail8_unroll16 + 320]
-	vpaddd          zmm7, zmm17, zword [rel L.ctr_be_lane_step_keysmem_tail8_unroll16 + 384]
-	vpaddd          zmm8, zmm17, zword [rel L.ctr_be_lane_step_keysmem_tail8_unroll16 + 448]
-	vpaddd          zmm9, zmm17, zword [rel L.ctr_be_lane_step_keysmem_tail8_unroll16 + 512]
-	vpaddd          zmm10, zmm17, zword [rel L.ctr_be_lane_step_keysmem_tail8_unroll16 + 576]
-	vpaddd          zmm11, zmm17, zword [rel L.ctr_be_lane_step_keysmem_tail8_unroll16 + 640]
-	vpaddd          zmm12, zmm17, zword [rel L.ctr_be_lane_step_keysmem_tail8_unroll16 + 704]
-	vpaddd          zmm13, zmm17, zword [rel L.ctr_be_lane_step_keysmem_tail8_unroll16 + 768]
-	vpaddd          zmm14, zmm17, zword [rel L.ctr_be_lane_step_keysmem_tail8_unroll16 + 832]
-	vpaddd          zmm15, zmm17, zword [rel L.ctr_be_lane_step_keysmem_tail8_unroll16 + 896]
-	vpaddd          zmm17, zmm17, zword [rel L.ctr_be_lane_step_keysmem_tail8_unroll16 + 960]
-	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 960]
+	vpaddd          zmm1, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16]
+	vpaddd          zmm2, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 64]
+	vpaddd          zmm3, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 128]
+	vpaddd          zmm4, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 192]
+	vpaddd          zmm5, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 256]
+	vpaddd          zmm6, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 320]
+	vpaddd          zmm7, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 384]
+	vpaddd          zmm8, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 448]
+	vpaddd          zmm9, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 512]
+	vpaddd          zmm10, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 576]
+	vpaddd          zmm11, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 640]
+	vpaddd          zmm12, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 704]
+	vpaddd          zmm13, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 768]
+	vpaddd          zmm14, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 832]
+	vpaddd          zmm15, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 896]
+	vpaddd          zmm17, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 960]
+	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 960]
 	vpxord          zmm1, zmm1, zmm20
 	vpxord          zmm2, zmm2, zmm20
 	vpxord          zmm3, zmm3, zmm20
@@ -2057,44 +2196,44 @@ L.ctr_main_loop_keysmem_tail8_unroll16:
 	vpxord          zmm13, zmm13, zmm20
 	vpxord          zmm14, zmm14, zmm20
 	vpxord          zmm15, zmm15, zmm20
-	jmp             near L.ctr_main_counted_keysmem_tail8_unroll16
-L.ctr_main_carry_keysmem_tail8_unroll16:
+	jmp             near L.ctr_main_counted_keysrows_tail8_tailctrbytes_unroll16
+L.ctr_main_carry_keysrows_tail8_tailctrbytes_unroll16:
 ; a carry out of the last byte: the general path, and BASE rebuilt from CTR
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
 ; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
 	vpshufb         zmm0, zmm16, zmm18
-	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16]
 	vpshufb         zmm1, zmm1, zmm18
-	vpaddq          zmm2, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 64]
+	vpaddq          zmm2, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 64]
 	vpshufb         zmm2, zmm2, zmm18
-	vpaddq          zmm3, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 128]
+	vpaddq          zmm3, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 128]
 	vpshufb         zmm3, zmm3, zmm18
-	vpaddq          zmm4, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 192]
+	vpaddq          zmm4, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 192]
 	vpshufb         zmm4, zmm4, zmm18
-	vpaddq          zmm5, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 256]
+	vpaddq          zmm5, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 256]
 	vpshufb         zmm5, zmm5, zmm18
-	vpaddq          zmm6, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 320]
+	vpaddq          zmm6, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 320]
 	vpshufb         zmm6, zmm6, zmm18
-	vpaddq          zmm7, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 384]
+	vpaddq          zmm7, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 384]
 	vpshufb         zmm7, zmm7, zmm18
-	vpaddq          zmm8, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 448]
+	vpaddq          zmm8, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 448]
 	vpshufb         zmm8, zmm8, zmm18
-	vpaddq          zmm9, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 512]
+	vpaddq          zmm9, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 512]
 	vpshufb         zmm9, zmm9, zmm18
-	vpaddq          zmm10, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 576]
+	vpaddq          zmm10, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 576]
 	vpshufb         zmm10, zmm10, zmm18
-	vpaddq          zmm11, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 640]
+	vpaddq          zmm11, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 640]
 	vpshufb         zmm11, zmm11, zmm18
-	vpaddq          zmm12, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 704]
+	vpaddq          zmm12, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 704]
 	vpshufb         zmm12, zmm12, zmm18
-	vpaddq          zmm13, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 768]
+	vpaddq          zmm13, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 768]
 	vpshufb         zmm13, zmm13, zmm18
-	vpaddq          zmm14, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 832]
+	vpaddq          zmm14, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 832]
 	vpshufb         zmm14, zmm14, zmm18
-	vpaddq          zmm15, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 896]
+	vpaddq          zmm15, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 896]
 	vpshufb         zmm15, zmm15, zmm18
-	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysmem_tail8_unroll16 + 960]
+	vpaddq          zmm16, zmm16, zword [rel L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16 + 960]
 	vpxord          zmm0, zmm0, zmm20
 	vpxord          zmm1, zmm1, zmm20
 	vpxord          zmm2, zmm2, zmm20
@@ -2112,13 +2251,13 @@ L.ctr_main_carry_keysmem_tail8_unroll16:
 	vpxord          zmm14, zmm14, zmm20
 	vpxord          zmm15, zmm15, zmm20
 	vpshufb         zmm17, zmm16, zmm18
-L.ctr_main_counted_keysmem_tail8_unroll16:
+L.ctr_main_counted_keysrows_tail8_tailctrbytes_unroll16:
 	add             r8, 64
 ; the middle rounds on 16 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.ctr_main_aes128_keysmem_tail8_unroll16
-	je              near L.ctr_main_aes192_keysmem_tail8_unroll16
-	vbroadcasti32x4 zmm22, oword [r10 - 208]
+	jb              near L.ctr_main_aes128_keysrows_tail8_tailctrbytes_unroll16
+	je              near L.ctr_main_aes192_keysrows_tail8_tailctrbytes_unroll16
+	vmovdqu8        zmm22, zword [r10 - 832]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -2135,7 +2274,7 @@ L.ctr_main_counted_keysmem_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm22
 	vaesenc         zmm14, zmm14, zmm22
 	vaesenc         zmm15, zmm15, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 192]
+	vmovdqu8        zmm22, zword [r10 - 768]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -2152,8 +2291,8 @@ L.ctr_main_counted_keysmem_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm22
 	vaesenc         zmm14, zmm14, zmm22
 	vaesenc         zmm15, zmm15, zmm22
-L.ctr_main_aes192_keysmem_tail8_unroll16:
-	vbroadcasti32x4 zmm22, oword [r10 - 176]
+L.ctr_main_aes192_keysrows_tail8_tailctrbytes_unroll16:
+	vmovdqu8        zmm22, zword [r10 - 704]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -2170,7 +2309,7 @@ L.ctr_main_aes192_keysmem_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm22
 	vaesenc         zmm14, zmm14, zmm22
 	vaesenc         zmm15, zmm15, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 160]
+	vmovdqu8        zmm22, zword [r10 - 640]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -2187,8 +2326,8 @@ L.ctr_main_aes192_keysmem_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm22
 	vaesenc         zmm14, zmm14, zmm22
 	vaesenc         zmm15, zmm15, zmm22
-L.ctr_main_aes128_keysmem_tail8_unroll16:
-	vbroadcasti32x4 zmm22, oword [r10 - 144]
+L.ctr_main_aes128_keysrows_tail8_tailctrbytes_unroll16:
+	vmovdqu8        zmm22, zword [r10 - 576]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -2205,7 +2344,7 @@ L.ctr_main_aes128_keysmem_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm22
 	vaesenc         zmm14, zmm14, zmm22
 	vaesenc         zmm15, zmm15, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 128]
+	vmovdqu8        zmm22, zword [r10 - 512]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -2222,7 +2361,7 @@ L.ctr_main_aes128_keysmem_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm22
 	vaesenc         zmm14, zmm14, zmm22
 	vaesenc         zmm15, zmm15, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 112]
+	vmovdqu8        zmm22, zword [r10 - 448]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -2239,7 +2378,7 @@ L.ctr_main_aes128_keysmem_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm22
 	vaesenc         zmm14, zmm14, zmm22
 	vaesenc         zmm15, zmm15, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 96]
+	vmovdqu8        zmm22, zword [r10 - 384]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -2256,7 +2395,7 @@ L.ctr_main_aes128_keysmem_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm22
 	vaesenc         zmm14, zmm14, zmm22
 	vaesenc         zmm15, zmm15, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 80]
+	vmovdqu8        zmm22, zword [r10 - 320]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -2273,7 +2412,7 @@ L.ctr_main_aes128_keysmem_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm22
 	vaesenc         zmm14, zmm14, zmm22
 	vaesenc         zmm15, zmm15, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 64]
+	vmovdqu8        zmm22, zword [r10 - 256]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -2290,7 +2429,7 @@ L.ctr_main_aes128_keysmem_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm22
 	vaesenc         zmm14, zmm14, zmm22
 	vaesenc         zmm15, zmm15, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 48]
+	vmovdqu8        zmm22, zword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -2307,7 +2446,7 @@ L.ctr_main_aes128_keysmem_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm22
 	vaesenc         zmm14, zmm14, zmm22
 	vaesenc         zmm15, zmm15, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 32]
+	vmovdqu8        zmm22, zword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -2324,7 +2463,7 @@ L.ctr_main_aes128_keysmem_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm22
 	vaesenc         zmm14, zmm14, zmm22
 	vaesenc         zmm15, zmm15, zmm22
-	vbroadcasti32x4 zmm22, oword [r10 - 16]
+	vmovdqu8        zmm22, zword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm22
 	vaesenc         zmm1, zmm1, zmm22
 	vaesenc         zmm2, zmm2, zmm22
@@ -2394,16 +2533,16 @@ L.ctr_main_aes128_keysmem_tail8_unroll16:
 	add             rdx, 1024
 	add             rsi, 1024
 	sub             rcx, 1024
-	jae             L.ctr_main_loop_keysmem_tail8_unroll16
+	jae             L.ctr_main_loop_keysrows_tail8_tailctrbytes_unroll16
 ; LLVM-MCA-END
-	jmp             L.ctr_main_done_keysmem_tail8_unroll16
+	jmp             L.ctr_main_done_keysrows_tail8_tailctrbytes_unroll16
 
-L.ctr_one_block_keysmem_tail8_unroll16:
+L.ctr_one_block_keysrows_tail8_tailctrbytes_unroll16:
 ; 1..16 bytes: one block on xmm, every round key read from memory (none of the
 ; vector path's key broadcasts), the upper state untouched (no vzeroupper)
 	vmovq           xmm0, r8
 	vpinsrq         xmm0, xmm0, r9, 1
-	vpshufb         xmm0, xmm0, oword [rel L.ctr_bswap_mask_keysmem_tail8_unroll16]
+	vpshufb         xmm0, xmm0, oword [rel L.ctr_bswap_mask_keysrows_tail8_tailctrbytes_unroll16]
 	vpxor           xmm0, xmm0, oword [rdi]
 ; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
 	vaesenc         xmm0, xmm0, oword [rdi + 16]
@@ -2416,13 +2555,13 @@ L.ctr_one_block_keysmem_tail8_unroll16:
 	vaesenc         xmm0, xmm0, oword [rdi + 128]
 	vaesenc         xmm0, xmm0, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.ctr_one_rounds_done_keysmem_tail8_unroll16
+	jb              near L.ctr_one_rounds_done_keysrows_tail8_tailctrbytes_unroll16
 	vaesenc         xmm0, xmm0, oword [rdi + 160]
 	vaesenc         xmm0, xmm0, oword [rdi + 176]
-	je              near L.ctr_one_rounds_done_keysmem_tail8_unroll16
+	je              near L.ctr_one_rounds_done_keysrows_tail8_tailctrbytes_unroll16
 	vaesenc         xmm0, xmm0, oword [rdi + 192]
 	vaesenc         xmm0, xmm0, oword [rdi + 208]
-L.ctr_one_rounds_done_keysmem_tail8_unroll16:
+L.ctr_one_rounds_done_keysrows_tail8_tailctrbytes_unroll16:
 ; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
 ; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
@@ -2432,7 +2571,7 @@ L.ctr_one_rounds_done_keysmem_tail8_unroll16:
 	vpxord          xmm19, xmm19, oword [r10]
 	vaesenclast     xmm0, xmm0, xmm19
 	vmovdqu8        [rsi]{k1}, xmm0
-L.ctr_one_return_keysmem_tail8_unroll16:
+L.ctr_one_return_keysrows_tail8_tailctrbytes_unroll16:
 	xor             eax, eax
 ; only xmm registers were written on this path: no vzeroupper needed
 	ret
@@ -2440,12 +2579,12 @@ L.ctr_one_return_keysmem_tail8_unroll16:
 	section .rodata align=64
 	align 64, db 0
 ; Reverses the 16 bytes of each lane: little-endian counter <-> big-endian block.
-L.ctr_bswap_mask_keysmem_tail8_unroll16:
+L.ctr_bswap_mask_keysrows_tail8_tailctrbytes_unroll16:
 	db	15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
 ; Big-endian steps of 1..16 vectors (entry k - 1 for k vectors): k times the
 ; block count per vector added to byte 15 of each lane (the top byte of dword 3).
 	align 64, db 0
-L.ctr_be_lane_step_keysmem_tail8_unroll16:
+L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16:
 	dd	0, 0, 0, 67108864
 	dd	0, 0, 0, 67108864
 	dd	0, 0, 0, 67108864
@@ -2513,7 +2652,7 @@ L.ctr_be_lane_step_keysmem_tail8_unroll16:
 ; Little-endian steps of 1..16 vectors (entry k - 1 for k vectors): k times the
 ; block count per vector added to the low quadword of each lane.
 	align 64, db 0
-L.ctr_le_step_keysmem_tail8_unroll16:
+L.ctr_le_step_keysrows_tail8_tailctrbytes_unroll16:
 	dq	4, 0
 	dq	4, 0
 	dq	4, 0
@@ -2580,7 +2719,7 @@ L.ctr_le_step_keysmem_tail8_unroll16:
 	dq	64, 0
 	align 64, db 0
 ; Lane i starts at counter + i.
-L.ctr_lane_offsets_keysmem_tail8_unroll16:
+L.ctr_lane_offsets_keysrows_tail8_tailctrbytes_unroll16:
 	dq	0, 0
 	dq	1, 0
 	dq	2, 0

@@ -3,7 +3,7 @@
 # mode: xctr (XCTR (HCTR2): block i is AES(iv xor LE128(i)))
 # isa:  avx10_512 (VAES on zmm, EVEX, 32 registers and opmasks); abi: sysv
 # knobs: COUNTERS=base KEYS=reg ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8
-# variant _keysmem_splatbroadcast_starttable_tail8_unroll16: KEYS=mem SPLAT=broadcast START=table TAIL=8 UNROLL=16 (for znver5; generator/tuning.json), named <symbol>_keysmem_splatbroadcast_starttable_tail8_unroll16
+# variant _keysrows_splatbroadcast_starttable_tail8_unroll16: KEYS=rows SPLAT=broadcast START=table TAIL=8 UNROLL=16 (for znver5; generator/tuning.json), named <symbol>_keysrows_splatbroadcast_starttable_tail8_unroll16
 # regenerate: python3 -m generator gen --isa avx10_512 --mode xctr COUNTERS=base KEYS=reg ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8
 #   (or: make gen ISA=avx10_512 MODE=xctr COUNTERS=base KEYS=reg ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -692,7 +692,7 @@ aesgen_xctr_crypt_avx10_512:
 	.asciz	"GNU"
 	.long	0xc0000002, 0x4, 0x3, 0x0
 
-# int aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
+# int aesgen_xctr_crypt_avx10_512_keysrows_splatbroadcast_starttable_tail8_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 #
 # XCTR, the counter mode of HCTR2: block j of this call is AES_K(iv ^ LE128(index + j)).
 # The C caller keeps index + blocks below 2^64, so only the low quadword ever counts.
@@ -721,28 +721,29 @@ aesgen_xctr_crypt_avx10_512:
 #                     TMP=zmm18, KLAST=zmm19, KT=zmm20
 	.text
 	.p2align 5, 0xcc
-	.globl	aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16
-	.hidden	aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16
-	.type	aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16, @function
-aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
+	.globl	aesgen_xctr_crypt_avx10_512_keysrows_splatbroadcast_starttable_tail8_unroll16
+	.hidden	aesgen_xctr_crypt_avx10_512_keysrows_splatbroadcast_starttable_tail8_unroll16
+	.type	aesgen_xctr_crypt_avx10_512_keysrows_splatbroadcast_starttable_tail8_unroll16, @function
+aesgen_xctr_crypt_avx10_512_keysrows_splatbroadcast_starttable_tail8_unroll16:
 	.cfi_startproc
 	endbr64
 	test            %rcx, %rcx
-	{disp32} jz     .Lxctr_return_keysmem_splatbroadcast_starttable_tail8_unroll16
-# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
-# from the end so that every key size runs the same last nine rounds
+	{disp32} jz     .Lxctr_return_keysrows_splatbroadcast_starttable_tail8_unroll16
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk_rows[ROUNDS], the last key's
+# 64-byte row: keys are addressed from the end so that every key size runs the same
+# last nine rounds
 	mov             240(%rdi), %eax
-	lea             (%rdi,%rax,8), %r10
-	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+	lea             32(,%rax,8), %r10
+	lea             (%rdi,%r10,8), %r10             # &rk_rows[rounds]
 	cmp             $16, %rcx
-	{disp32} jbe    .Lxctr_one_block_keysmem_splatbroadcast_starttable_tail8_unroll16
+	{disp32} jbe    .Lxctr_one_block_keysrows_splatbroadcast_starttable_tail8_unroll16
 # IVK = iv ^ round key 0 first: the IV's and round key 0's loads ahead of the
 # opmask's and the round keys' (AMD Zen 5: 2-4% at 256 B-1 KiB, -1% at 64 B)
 	vbroadcasti32x4 (%r8), %zmm17
 	vbroadcasti32x4 (%rdi), %zmm18
 	vpxord          %zmm18, %zmm17, %zmm17          # iv ^ round key 0
 # the first and last round keys into registers; the middle ones are read each round
-	vbroadcasti32x4 (%r10), %zmm19
+	vmovdqu8        (%r10), %zmm19
 # a call from index 1 shorter than a group (512 bytes) takes the table's counter
 # blocks: TMPG = index + LEN / 512 is 1 just then (one branch; no wrap, as index +
 # blocks stays below 2^64).  Exactly 512 bytes take the group of 8, whose last
@@ -771,41 +772,41 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	kmovb           .Lxctr_even_qwords(%rip), %k2   # k2: the low quadword of every lane
 # CTR = index, index + 1, ... (one per lane)
 	vpbroadcastq    %r9, %zmm16{%k2}{z}             # (index, 0) in every lane
-	vpaddq          .Lxctr_lane_offsets_keysmem_splatbroadcast_starttable_tail8_unroll16(%rip), %zmm16, %zmm16
+	vpaddq          .Lxctr_lane_offsets_keysrows_splatbroadcast_starttable_tail8_unroll16(%rip), %zmm16, %zmm16
 
 	sub             $1024, %rcx
-	{disp32} jae    .Lxctr_main_loop_keysmem_splatbroadcast_starttable_tail8_unroll16 # out of line, so short messages fall through
-.Lxctr_main_done_keysmem_splatbroadcast_starttable_tail8_unroll16:
+	{disp32} jae    .Lxctr_main_loop_keysrows_splatbroadcast_starttable_tail8_unroll16 # out of line, so short messages fall through
+.Lxctr_main_done_keysrows_splatbroadcast_starttable_tail8_unroll16:
 	add             $1024, %rcx                     # 0 <= LEN < 1024 remain
-	{disp32} jz     .Lxctr_return_keysmem_splatbroadcast_starttable_tail8_unroll16
+	{disp32} jz     .Lxctr_return_keysrows_splatbroadcast_starttable_tail8_unroll16
 
 # Groups of 8 vectors while at least 512 bytes remain.
-.Lxctr_group_loop_keysmem_splatbroadcast_starttable_tail8_unroll16:
+.Lxctr_group_loop_keysrows_splatbroadcast_starttable_tail8_unroll16:
 	cmp             $512, %rcx
-	{disp32} jb     .Lxctr_final_keysmem_splatbroadcast_starttable_tail8_unroll16
+	{disp32} jb     .Lxctr_final_keysrows_splatbroadcast_starttable_tail8_unroll16
 # counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..7, each from CTR;
 # then CTR += 8 vectors
 	vpxord          %zmm17, %zmm16, %zmm0
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpxord          %zmm17, %zmm1, %zmm1
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+64(%rip), %zmm16, %zmm2
 	vpxord          %zmm17, %zmm2, %zmm2
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+128(%rip), %zmm16, %zmm3
 	vpxord          %zmm17, %zmm3, %zmm3
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+192(%rip), %zmm16, %zmm4
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+192(%rip), %zmm16, %zmm4
 	vpxord          %zmm17, %zmm4, %zmm4
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+256(%rip), %zmm16, %zmm5
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+256(%rip), %zmm16, %zmm5
 	vpxord          %zmm17, %zmm5, %zmm5
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+320(%rip), %zmm16, %zmm6
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+320(%rip), %zmm16, %zmm6
 	vpxord          %zmm17, %zmm6, %zmm6
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+384(%rip), %zmm16, %zmm7
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+384(%rip), %zmm16, %zmm7
 	vpxord          %zmm17, %zmm7, %zmm7
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+448(%rip), %zmm16, %zmm16
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+448(%rip), %zmm16, %zmm16
 # the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxctr_group_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16
-	{disp32} je     .Lxctr_group_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16
-	vbroadcasti32x4 -208(%r10), %zmm20
+	{disp32} jb     .Lxctr_group_aes128_keysrows_splatbroadcast_starttable_tail8_unroll16
+	{disp32} je     .Lxctr_group_aes192_keysrows_splatbroadcast_starttable_tail8_unroll16
+	vmovdqu8        -832(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -814,7 +815,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-	vbroadcasti32x4 -192(%r10), %zmm20
+	vmovdqu8        -768(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -823,8 +824,8 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-.Lxctr_group_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16:
-	vbroadcasti32x4 -176(%r10), %zmm20
+.Lxctr_group_aes192_keysrows_splatbroadcast_starttable_tail8_unroll16:
+	vmovdqu8        -704(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -833,7 +834,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-	vbroadcasti32x4 -160(%r10), %zmm20
+	vmovdqu8        -640(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -842,8 +843,8 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-.Lxctr_group_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
-	vbroadcasti32x4 -144(%r10), %zmm20
+.Lxctr_group_aes128_keysrows_splatbroadcast_starttable_tail8_unroll16:
+	vmovdqu8        -576(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -852,7 +853,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-	vbroadcasti32x4 -128(%r10), %zmm20
+	vmovdqu8        -512(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -861,7 +862,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-	vbroadcasti32x4 -112(%r10), %zmm20
+	vmovdqu8        -448(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -870,7 +871,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-	vbroadcasti32x4 -96(%r10), %zmm20
+	vmovdqu8        -384(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -879,7 +880,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-	vbroadcasti32x4 -80(%r10), %zmm20
+	vmovdqu8        -320(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -888,7 +889,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-	vbroadcasti32x4 -64(%r10), %zmm20
+	vmovdqu8        -256(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -897,7 +898,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-	vbroadcasti32x4 -48(%r10), %zmm20
+	vmovdqu8        -192(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -906,7 +907,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-	vbroadcasti32x4 -32(%r10), %zmm20
+	vmovdqu8        -128(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -915,7 +916,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-	vbroadcasti32x4 -16(%r10), %zmm20
+	vmovdqu8        -64(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -953,20 +954,20 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	add             $512, %rdx
 	add             $512, %rsi
 	sub             $512, %rcx
-	jnz             .Lxctr_group_loop_keysmem_splatbroadcast_starttable_tail8_unroll16
-	{disp32} jmp    .Lxctr_return_keysmem_splatbroadcast_starttable_tail8_unroll16
+	jnz             .Lxctr_group_loop_keysrows_splatbroadcast_starttable_tail8_unroll16
+	{disp32} jmp    .Lxctr_return_keysrows_splatbroadcast_starttable_tail8_unroll16
 
-.Lxctr_final_keysmem_splatbroadcast_starttable_tail8_unroll16:
+.Lxctr_final_keysrows_splatbroadcast_starttable_tail8_unroll16:
 # 1..512 bytes remain: pick the final group by the number of vectors they need,
 # so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             $64, %rcx
-	{disp32} jbe    .Lxctr_final1_keysmem_splatbroadcast_starttable_tail8_unroll16
+	{disp32} jbe    .Lxctr_final1_keysrows_splatbroadcast_starttable_tail8_unroll16
 	cmp             $128, %rcx
-	{disp32} jbe    .Lxctr_final2_keysmem_splatbroadcast_starttable_tail8_unroll16
+	{disp32} jbe    .Lxctr_final2_keysrows_splatbroadcast_starttable_tail8_unroll16
 	cmp             $192, %rcx
-	{disp32} jbe    .Lxctr_final3_keysmem_splatbroadcast_starttable_tail8_unroll16
+	{disp32} jbe    .Lxctr_final3_keysrows_splatbroadcast_starttable_tail8_unroll16
 	cmp             $256, %rcx
-	{disp32} jbe    .Lxctr_final4_keysmem_splatbroadcast_starttable_tail8_unroll16
+	{disp32} jbe    .Lxctr_final4_keysrows_splatbroadcast_starttable_tail8_unroll16
 	cmp             $320, %rcx
 	{disp32} jbe    .Lxctr_final5
 	cmp             $384, %rcx
@@ -976,19 +977,19 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 .Lxctr_final8:
 # counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..7, each from CTR
 	vpxord          %zmm17, %zmm16, %zmm0
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpxord          %zmm17, %zmm1, %zmm1
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+64(%rip), %zmm16, %zmm2
 	vpxord          %zmm17, %zmm2, %zmm2
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+128(%rip), %zmm16, %zmm3
 	vpxord          %zmm17, %zmm3, %zmm3
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+192(%rip), %zmm16, %zmm4
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+192(%rip), %zmm16, %zmm4
 	vpxord          %zmm17, %zmm4, %zmm4
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+256(%rip), %zmm16, %zmm5
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+256(%rip), %zmm16, %zmm5
 	vpxord          %zmm17, %zmm5, %zmm5
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+320(%rip), %zmm16, %zmm6
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+320(%rip), %zmm16, %zmm6
 	vpxord          %zmm17, %zmm6, %zmm6
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+384(%rip), %zmm16, %zmm7
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+384(%rip), %zmm16, %zmm7
 	vpxord          %zmm17, %zmm7, %zmm7
 	{disp32} jmp    .Lxctr_final8_rounds
 .Lxctr_final8_from_one:
@@ -1006,7 +1007,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final8_aes128
 	{disp32} je     .Lxctr_final8_aes192
-	vbroadcasti32x4 -208(%r10), %zmm20
+	vmovdqu8        -832(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1015,7 +1016,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-	vbroadcasti32x4 -192(%r10), %zmm20
+	vmovdqu8        -768(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1025,7 +1026,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
 .Lxctr_final8_aes192:
-	vbroadcasti32x4 -176(%r10), %zmm20
+	vmovdqu8        -704(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1034,7 +1035,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-	vbroadcasti32x4 -160(%r10), %zmm20
+	vmovdqu8        -640(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1044,7 +1045,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
 .Lxctr_final8_aes128:
-	vbroadcasti32x4 -144(%r10), %zmm20
+	vmovdqu8        -576(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1053,7 +1054,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-	vbroadcasti32x4 -128(%r10), %zmm20
+	vmovdqu8        -512(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1062,7 +1063,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-	vbroadcasti32x4 -112(%r10), %zmm20
+	vmovdqu8        -448(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1071,7 +1072,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-	vbroadcasti32x4 -96(%r10), %zmm20
+	vmovdqu8        -384(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1080,7 +1081,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-	vbroadcasti32x4 -80(%r10), %zmm20
+	vmovdqu8        -320(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1089,7 +1090,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-	vbroadcasti32x4 -64(%r10), %zmm20
+	vmovdqu8        -256(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1098,7 +1099,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-	vbroadcasti32x4 -48(%r10), %zmm20
+	vmovdqu8        -192(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1107,7 +1108,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-	vbroadcasti32x4 -32(%r10), %zmm20
+	vmovdqu8        -128(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1116,7 +1117,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 	vaesenc         %zmm20, %zmm7, %zmm7
-	vbroadcasti32x4 -16(%r10), %zmm20
+	vmovdqu8        -64(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1160,21 +1161,21 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vpxord          %zmm19, %zmm18, %zmm18
 	vaesenclast     %zmm18, %zmm7, %zmm7
 	vmovdqu8        %zmm7, (%rsi){%k1}
-	{disp32} jmp    .Lxctr_return_keysmem_splatbroadcast_starttable_tail8_unroll16
+	{disp32} jmp    .Lxctr_return_keysrows_splatbroadcast_starttable_tail8_unroll16
 .Lxctr_final7:
 # counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..6, each from CTR
 	vpxord          %zmm17, %zmm16, %zmm0
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpxord          %zmm17, %zmm1, %zmm1
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+64(%rip), %zmm16, %zmm2
 	vpxord          %zmm17, %zmm2, %zmm2
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+128(%rip), %zmm16, %zmm3
 	vpxord          %zmm17, %zmm3, %zmm3
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+192(%rip), %zmm16, %zmm4
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+192(%rip), %zmm16, %zmm4
 	vpxord          %zmm17, %zmm4, %zmm4
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+256(%rip), %zmm16, %zmm5
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+256(%rip), %zmm16, %zmm5
 	vpxord          %zmm17, %zmm5, %zmm5
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+320(%rip), %zmm16, %zmm6
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+320(%rip), %zmm16, %zmm6
 	vpxord          %zmm17, %zmm6, %zmm6
 	{disp32} jmp    .Lxctr_final7_rounds
 .Lxctr_final7_from_one:
@@ -1191,7 +1192,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final7_aes128
 	{disp32} je     .Lxctr_final7_aes192
-	vbroadcasti32x4 -208(%r10), %zmm20
+	vmovdqu8        -832(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1199,7 +1200,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm4, %zmm4
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
-	vbroadcasti32x4 -192(%r10), %zmm20
+	vmovdqu8        -768(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1208,7 +1209,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 .Lxctr_final7_aes192:
-	vbroadcasti32x4 -176(%r10), %zmm20
+	vmovdqu8        -704(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1216,7 +1217,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm4, %zmm4
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
-	vbroadcasti32x4 -160(%r10), %zmm20
+	vmovdqu8        -640(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1225,7 +1226,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
 .Lxctr_final7_aes128:
-	vbroadcasti32x4 -144(%r10), %zmm20
+	vmovdqu8        -576(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1233,7 +1234,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm4, %zmm4
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
-	vbroadcasti32x4 -128(%r10), %zmm20
+	vmovdqu8        -512(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1241,7 +1242,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm4, %zmm4
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
-	vbroadcasti32x4 -112(%r10), %zmm20
+	vmovdqu8        -448(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1249,7 +1250,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm4, %zmm4
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
-	vbroadcasti32x4 -96(%r10), %zmm20
+	vmovdqu8        -384(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1257,7 +1258,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm4, %zmm4
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
-	vbroadcasti32x4 -80(%r10), %zmm20
+	vmovdqu8        -320(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1265,7 +1266,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm4, %zmm4
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
-	vbroadcasti32x4 -64(%r10), %zmm20
+	vmovdqu8        -256(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1273,7 +1274,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm4, %zmm4
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
-	vbroadcasti32x4 -48(%r10), %zmm20
+	vmovdqu8        -192(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1281,7 +1282,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm4, %zmm4
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
-	vbroadcasti32x4 -32(%r10), %zmm20
+	vmovdqu8        -128(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1289,7 +1290,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm4, %zmm4
 	vaesenc         %zmm20, %zmm5, %zmm5
 	vaesenc         %zmm20, %zmm6, %zmm6
-	vbroadcasti32x4 -16(%r10), %zmm20
+	vmovdqu8        -64(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1329,19 +1330,19 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vpxord          %zmm19, %zmm18, %zmm18
 	vaesenclast     %zmm18, %zmm6, %zmm6
 	vmovdqu8        %zmm6, (%rsi){%k1}
-	{disp32} jmp    .Lxctr_return_keysmem_splatbroadcast_starttable_tail8_unroll16
+	{disp32} jmp    .Lxctr_return_keysrows_splatbroadcast_starttable_tail8_unroll16
 .Lxctr_final6:
 # counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..5, each from CTR
 	vpxord          %zmm17, %zmm16, %zmm0
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpxord          %zmm17, %zmm1, %zmm1
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+64(%rip), %zmm16, %zmm2
 	vpxord          %zmm17, %zmm2, %zmm2
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+128(%rip), %zmm16, %zmm3
 	vpxord          %zmm17, %zmm3, %zmm3
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+192(%rip), %zmm16, %zmm4
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+192(%rip), %zmm16, %zmm4
 	vpxord          %zmm17, %zmm4, %zmm4
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+256(%rip), %zmm16, %zmm5
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+256(%rip), %zmm16, %zmm5
 	vpxord          %zmm17, %zmm5, %zmm5
 	{disp32} jmp    .Lxctr_final6_rounds
 .Lxctr_final6_from_one:
@@ -1357,14 +1358,14 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final6_aes128
 	{disp32} je     .Lxctr_final6_aes192
-	vbroadcasti32x4 -208(%r10), %zmm20
+	vmovdqu8        -832(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
 	vaesenc         %zmm20, %zmm4, %zmm4
 	vaesenc         %zmm20, %zmm5, %zmm5
-	vbroadcasti32x4 -192(%r10), %zmm20
+	vmovdqu8        -768(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1372,14 +1373,14 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm4, %zmm4
 	vaesenc         %zmm20, %zmm5, %zmm5
 .Lxctr_final6_aes192:
-	vbroadcasti32x4 -176(%r10), %zmm20
+	vmovdqu8        -704(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
 	vaesenc         %zmm20, %zmm4, %zmm4
 	vaesenc         %zmm20, %zmm5, %zmm5
-	vbroadcasti32x4 -160(%r10), %zmm20
+	vmovdqu8        -640(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1387,63 +1388,63 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm4, %zmm4
 	vaesenc         %zmm20, %zmm5, %zmm5
 .Lxctr_final6_aes128:
-	vbroadcasti32x4 -144(%r10), %zmm20
+	vmovdqu8        -576(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
 	vaesenc         %zmm20, %zmm4, %zmm4
 	vaesenc         %zmm20, %zmm5, %zmm5
-	vbroadcasti32x4 -128(%r10), %zmm20
+	vmovdqu8        -512(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
 	vaesenc         %zmm20, %zmm4, %zmm4
 	vaesenc         %zmm20, %zmm5, %zmm5
-	vbroadcasti32x4 -112(%r10), %zmm20
+	vmovdqu8        -448(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
 	vaesenc         %zmm20, %zmm4, %zmm4
 	vaesenc         %zmm20, %zmm5, %zmm5
-	vbroadcasti32x4 -96(%r10), %zmm20
+	vmovdqu8        -384(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
 	vaesenc         %zmm20, %zmm4, %zmm4
 	vaesenc         %zmm20, %zmm5, %zmm5
-	vbroadcasti32x4 -80(%r10), %zmm20
+	vmovdqu8        -320(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
 	vaesenc         %zmm20, %zmm4, %zmm4
 	vaesenc         %zmm20, %zmm5, %zmm5
-	vbroadcasti32x4 -64(%r10), %zmm20
+	vmovdqu8        -256(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
 	vaesenc         %zmm20, %zmm4, %zmm4
 	vaesenc         %zmm20, %zmm5, %zmm5
-	vbroadcasti32x4 -48(%r10), %zmm20
+	vmovdqu8        -192(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
 	vaesenc         %zmm20, %zmm4, %zmm4
 	vaesenc         %zmm20, %zmm5, %zmm5
-	vbroadcasti32x4 -32(%r10), %zmm20
+	vmovdqu8        -128(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
 	vaesenc         %zmm20, %zmm4, %zmm4
 	vaesenc         %zmm20, %zmm5, %zmm5
-	vbroadcasti32x4 -16(%r10), %zmm20
+	vmovdqu8        -64(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1479,17 +1480,17 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vpxord          %zmm19, %zmm18, %zmm18
 	vaesenclast     %zmm18, %zmm5, %zmm5
 	vmovdqu8        %zmm5, (%rsi){%k1}
-	{disp32} jmp    .Lxctr_return_keysmem_splatbroadcast_starttable_tail8_unroll16
+	{disp32} jmp    .Lxctr_return_keysrows_splatbroadcast_starttable_tail8_unroll16
 .Lxctr_final5:
 # counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..4, each from CTR
 	vpxord          %zmm17, %zmm16, %zmm0
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpxord          %zmm17, %zmm1, %zmm1
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+64(%rip), %zmm16, %zmm2
 	vpxord          %zmm17, %zmm2, %zmm2
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+128(%rip), %zmm16, %zmm3
 	vpxord          %zmm17, %zmm3, %zmm3
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+192(%rip), %zmm16, %zmm4
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+192(%rip), %zmm16, %zmm4
 	vpxord          %zmm17, %zmm4, %zmm4
 	{disp32} jmp    .Lxctr_final5_rounds
 .Lxctr_final5_from_one:
@@ -1504,81 +1505,81 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	cmp             $12, %eax
 	{disp32} jb     .Lxctr_final5_aes128
 	{disp32} je     .Lxctr_final5_aes192
-	vbroadcasti32x4 -208(%r10), %zmm20
+	vmovdqu8        -832(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
 	vaesenc         %zmm20, %zmm4, %zmm4
-	vbroadcasti32x4 -192(%r10), %zmm20
+	vmovdqu8        -768(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
 	vaesenc         %zmm20, %zmm4, %zmm4
 .Lxctr_final5_aes192:
-	vbroadcasti32x4 -176(%r10), %zmm20
+	vmovdqu8        -704(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
 	vaesenc         %zmm20, %zmm4, %zmm4
-	vbroadcasti32x4 -160(%r10), %zmm20
+	vmovdqu8        -640(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
 	vaesenc         %zmm20, %zmm4, %zmm4
 .Lxctr_final5_aes128:
-	vbroadcasti32x4 -144(%r10), %zmm20
+	vmovdqu8        -576(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
 	vaesenc         %zmm20, %zmm4, %zmm4
-	vbroadcasti32x4 -128(%r10), %zmm20
+	vmovdqu8        -512(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
 	vaesenc         %zmm20, %zmm4, %zmm4
-	vbroadcasti32x4 -112(%r10), %zmm20
+	vmovdqu8        -448(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
 	vaesenc         %zmm20, %zmm4, %zmm4
-	vbroadcasti32x4 -96(%r10), %zmm20
+	vmovdqu8        -384(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
 	vaesenc         %zmm20, %zmm4, %zmm4
-	vbroadcasti32x4 -80(%r10), %zmm20
+	vmovdqu8        -320(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
 	vaesenc         %zmm20, %zmm4, %zmm4
-	vbroadcasti32x4 -64(%r10), %zmm20
+	vmovdqu8        -256(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
 	vaesenc         %zmm20, %zmm4, %zmm4
-	vbroadcasti32x4 -48(%r10), %zmm20
+	vmovdqu8        -192(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
 	vaesenc         %zmm20, %zmm4, %zmm4
-	vbroadcasti32x4 -32(%r10), %zmm20
+	vmovdqu8        -128(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
 	vaesenc         %zmm20, %zmm4, %zmm4
-	vbroadcasti32x4 -16(%r10), %zmm20
+	vmovdqu8        -64(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1610,15 +1611,15 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vpxord          %zmm19, %zmm18, %zmm18
 	vaesenclast     %zmm18, %zmm4, %zmm4
 	vmovdqu8        %zmm4, (%rsi){%k1}
-	{disp32} jmp    .Lxctr_return_keysmem_splatbroadcast_starttable_tail8_unroll16
-.Lxctr_final4_keysmem_splatbroadcast_starttable_tail8_unroll16:
+	{disp32} jmp    .Lxctr_return_keysrows_splatbroadcast_starttable_tail8_unroll16
+.Lxctr_final4_keysrows_splatbroadcast_starttable_tail8_unroll16:
 # counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..3, each from CTR
 	vpxord          %zmm17, %zmm16, %zmm0
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpxord          %zmm17, %zmm1, %zmm1
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+64(%rip), %zmm16, %zmm2
 	vpxord          %zmm17, %zmm2, %zmm2
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+128(%rip), %zmm16, %zmm3
 	vpxord          %zmm17, %zmm3, %zmm3
 	{disp32} jmp    .Lxctr_final4_rounds
 .Lxctr_final4_from_one:
@@ -1630,71 +1631,71 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 .Lxctr_final4_rounds:
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxctr_final4_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16
-	{disp32} je     .Lxctr_final4_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16
-	vbroadcasti32x4 -208(%r10), %zmm20
+	{disp32} jb     .Lxctr_final4_aes128_keysrows_splatbroadcast_starttable_tail8_unroll16
+	{disp32} je     .Lxctr_final4_aes192_keysrows_splatbroadcast_starttable_tail8_unroll16
+	vmovdqu8        -832(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
-	vbroadcasti32x4 -192(%r10), %zmm20
+	vmovdqu8        -768(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
-.Lxctr_final4_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16:
-	vbroadcasti32x4 -176(%r10), %zmm20
+.Lxctr_final4_aes192_keysrows_splatbroadcast_starttable_tail8_unroll16:
+	vmovdqu8        -704(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
-	vbroadcasti32x4 -160(%r10), %zmm20
+	vmovdqu8        -640(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
-.Lxctr_final4_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
-	vbroadcasti32x4 -144(%r10), %zmm20
+.Lxctr_final4_aes128_keysrows_splatbroadcast_starttable_tail8_unroll16:
+	vmovdqu8        -576(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
-	vbroadcasti32x4 -128(%r10), %zmm20
+	vmovdqu8        -512(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
-	vbroadcasti32x4 -112(%r10), %zmm20
+	vmovdqu8        -448(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
-	vbroadcasti32x4 -96(%r10), %zmm20
+	vmovdqu8        -384(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
-	vbroadcasti32x4 -80(%r10), %zmm20
+	vmovdqu8        -320(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
-	vbroadcasti32x4 -64(%r10), %zmm20
+	vmovdqu8        -256(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
-	vbroadcasti32x4 -48(%r10), %zmm20
+	vmovdqu8        -192(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
-	vbroadcasti32x4 -32(%r10), %zmm20
+	vmovdqu8        -128(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
 	vaesenc         %zmm20, %zmm3, %zmm3
-	vbroadcasti32x4 -16(%r10), %zmm20
+	vmovdqu8        -64(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1722,13 +1723,13 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vpxord          %zmm19, %zmm18, %zmm18
 	vaesenclast     %zmm18, %zmm3, %zmm3
 	vmovdqu8        %zmm3, (%rsi){%k1}
-	{disp32} jmp    .Lxctr_return_keysmem_splatbroadcast_starttable_tail8_unroll16
-.Lxctr_final3_keysmem_splatbroadcast_starttable_tail8_unroll16:
+	{disp32} jmp    .Lxctr_return_keysrows_splatbroadcast_starttable_tail8_unroll16
+.Lxctr_final3_keysrows_splatbroadcast_starttable_tail8_unroll16:
 # counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..2, each from CTR
 	vpxord          %zmm17, %zmm16, %zmm0
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpxord          %zmm17, %zmm1, %zmm1
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+64(%rip), %zmm16, %zmm2
 	vpxord          %zmm17, %zmm2, %zmm2
 	{disp32} jmp    .Lxctr_final3_rounds
 .Lxctr_final3_from_one:
@@ -1739,59 +1740,59 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 .Lxctr_final3_rounds:
 # the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxctr_final3_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16
-	{disp32} je     .Lxctr_final3_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16
-	vbroadcasti32x4 -208(%r10), %zmm20
+	{disp32} jb     .Lxctr_final3_aes128_keysrows_splatbroadcast_starttable_tail8_unroll16
+	{disp32} je     .Lxctr_final3_aes192_keysrows_splatbroadcast_starttable_tail8_unroll16
+	vmovdqu8        -832(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
-	vbroadcasti32x4 -192(%r10), %zmm20
+	vmovdqu8        -768(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
-.Lxctr_final3_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16:
-	vbroadcasti32x4 -176(%r10), %zmm20
+.Lxctr_final3_aes192_keysrows_splatbroadcast_starttable_tail8_unroll16:
+	vmovdqu8        -704(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
-	vbroadcasti32x4 -160(%r10), %zmm20
+	vmovdqu8        -640(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
-.Lxctr_final3_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
-	vbroadcasti32x4 -144(%r10), %zmm20
+.Lxctr_final3_aes128_keysrows_splatbroadcast_starttable_tail8_unroll16:
+	vmovdqu8        -576(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
-	vbroadcasti32x4 -128(%r10), %zmm20
+	vmovdqu8        -512(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
-	vbroadcasti32x4 -112(%r10), %zmm20
+	vmovdqu8        -448(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
-	vbroadcasti32x4 -96(%r10), %zmm20
+	vmovdqu8        -384(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
-	vbroadcasti32x4 -80(%r10), %zmm20
+	vmovdqu8        -320(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
-	vbroadcasti32x4 -64(%r10), %zmm20
+	vmovdqu8        -256(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
-	vbroadcasti32x4 -48(%r10), %zmm20
+	vmovdqu8        -192(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
-	vbroadcasti32x4 -32(%r10), %zmm20
+	vmovdqu8        -128(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
-	vbroadcasti32x4 -16(%r10), %zmm20
+	vmovdqu8        -64(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -1815,11 +1816,11 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vpxord          %zmm19, %zmm18, %zmm18
 	vaesenclast     %zmm18, %zmm2, %zmm2
 	vmovdqu8        %zmm2, (%rsi){%k1}
-	{disp32} jmp    .Lxctr_return_keysmem_splatbroadcast_starttable_tail8_unroll16
-.Lxctr_final2_keysmem_splatbroadcast_starttable_tail8_unroll16:
+	{disp32} jmp    .Lxctr_return_keysrows_splatbroadcast_starttable_tail8_unroll16
+.Lxctr_final2_keysrows_splatbroadcast_starttable_tail8_unroll16:
 # counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..1, each from CTR
 	vpxord          %zmm17, %zmm16, %zmm0
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpxord          %zmm17, %zmm1, %zmm1
 	{disp32} jmp    .Lxctr_final2_rounds
 .Lxctr_final2_from_one:
@@ -1829,47 +1830,47 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 .Lxctr_final2_rounds:
 # the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxctr_final2_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16
-	{disp32} je     .Lxctr_final2_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16
-	vbroadcasti32x4 -208(%r10), %zmm20
+	{disp32} jb     .Lxctr_final2_aes128_keysrows_splatbroadcast_starttable_tail8_unroll16
+	{disp32} je     .Lxctr_final2_aes192_keysrows_splatbroadcast_starttable_tail8_unroll16
+	vmovdqu8        -832(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
-	vbroadcasti32x4 -192(%r10), %zmm20
+	vmovdqu8        -768(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
-.Lxctr_final2_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16:
-	vbroadcasti32x4 -176(%r10), %zmm20
+.Lxctr_final2_aes192_keysrows_splatbroadcast_starttable_tail8_unroll16:
+	vmovdqu8        -704(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
-	vbroadcasti32x4 -160(%r10), %zmm20
+	vmovdqu8        -640(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
-.Lxctr_final2_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
-	vbroadcasti32x4 -144(%r10), %zmm20
+.Lxctr_final2_aes128_keysrows_splatbroadcast_starttable_tail8_unroll16:
+	vmovdqu8        -576(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
-	vbroadcasti32x4 -128(%r10), %zmm20
+	vmovdqu8        -512(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
-	vbroadcasti32x4 -112(%r10), %zmm20
+	vmovdqu8        -448(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
-	vbroadcasti32x4 -96(%r10), %zmm20
+	vmovdqu8        -384(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
-	vbroadcasti32x4 -80(%r10), %zmm20
+	vmovdqu8        -320(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
-	vbroadcasti32x4 -64(%r10), %zmm20
+	vmovdqu8        -256(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
-	vbroadcasti32x4 -48(%r10), %zmm20
+	vmovdqu8        -192(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
-	vbroadcasti32x4 -32(%r10), %zmm20
+	vmovdqu8        -128(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
-	vbroadcasti32x4 -16(%r10), %zmm20
+	vmovdqu8        -64(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 # last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
@@ -1889,8 +1890,8 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vpxord          %zmm19, %zmm18, %zmm18
 	vaesenclast     %zmm18, %zmm1, %zmm1
 	vmovdqu8        %zmm1, (%rsi){%k1}
-	{disp32} jmp    .Lxctr_return_keysmem_splatbroadcast_starttable_tail8_unroll16
-.Lxctr_final1_keysmem_splatbroadcast_starttable_tail8_unroll16:
+	{disp32} jmp    .Lxctr_return_keysrows_splatbroadcast_starttable_tail8_unroll16
+.Lxctr_final1_keysrows_splatbroadcast_starttable_tail8_unroll16:
 # counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..0, each from CTR
 	vpxord          %zmm17, %zmm16, %zmm0
 	{disp32} jmp    .Lxctr_final1_rounds
@@ -1900,35 +1901,35 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 .Lxctr_final1_rounds:
 # the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxctr_final1_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16
-	{disp32} je     .Lxctr_final1_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16
-	vbroadcasti32x4 -208(%r10), %zmm20
+	{disp32} jb     .Lxctr_final1_aes128_keysrows_splatbroadcast_starttable_tail8_unroll16
+	{disp32} je     .Lxctr_final1_aes192_keysrows_splatbroadcast_starttable_tail8_unroll16
+	vbroadcasti32x4 -832(%r10), %zmm20
+	vaesenc         %zmm20, %zmm0, %zmm0
+	vbroadcasti32x4 -768(%r10), %zmm20
+	vaesenc         %zmm20, %zmm0, %zmm0
+.Lxctr_final1_aes192_keysrows_splatbroadcast_starttable_tail8_unroll16:
+	vbroadcasti32x4 -704(%r10), %zmm20
+	vaesenc         %zmm20, %zmm0, %zmm0
+	vbroadcasti32x4 -640(%r10), %zmm20
+	vaesenc         %zmm20, %zmm0, %zmm0
+.Lxctr_final1_aes128_keysrows_splatbroadcast_starttable_tail8_unroll16:
+	vbroadcasti32x4 -576(%r10), %zmm20
+	vaesenc         %zmm20, %zmm0, %zmm0
+	vbroadcasti32x4 -512(%r10), %zmm20
+	vaesenc         %zmm20, %zmm0, %zmm0
+	vbroadcasti32x4 -448(%r10), %zmm20
+	vaesenc         %zmm20, %zmm0, %zmm0
+	vbroadcasti32x4 -384(%r10), %zmm20
+	vaesenc         %zmm20, %zmm0, %zmm0
+	vbroadcasti32x4 -320(%r10), %zmm20
+	vaesenc         %zmm20, %zmm0, %zmm0
+	vbroadcasti32x4 -256(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vbroadcasti32x4 -192(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
-.Lxctr_final1_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16:
-	vbroadcasti32x4 -176(%r10), %zmm20
-	vaesenc         %zmm20, %zmm0, %zmm0
-	vbroadcasti32x4 -160(%r10), %zmm20
-	vaesenc         %zmm20, %zmm0, %zmm0
-.Lxctr_final1_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
-	vbroadcasti32x4 -144(%r10), %zmm20
-	vaesenc         %zmm20, %zmm0, %zmm0
 	vbroadcasti32x4 -128(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
-	vbroadcasti32x4 -112(%r10), %zmm20
-	vaesenc         %zmm20, %zmm0, %zmm0
-	vbroadcasti32x4 -96(%r10), %zmm20
-	vaesenc         %zmm20, %zmm0, %zmm0
-	vbroadcasti32x4 -80(%r10), %zmm20
-	vaesenc         %zmm20, %zmm0, %zmm0
 	vbroadcasti32x4 -64(%r10), %zmm20
-	vaesenc         %zmm20, %zmm0, %zmm0
-	vbroadcasti32x4 -48(%r10), %zmm20
-	vaesenc         %zmm20, %zmm0, %zmm0
-	vbroadcasti32x4 -32(%r10), %zmm20
-	vaesenc         %zmm20, %zmm0, %zmm0
-	vbroadcasti32x4 -16(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 # the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
 # read or written, so a page boundary right after the buffers is safe
@@ -1939,55 +1940,55 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vpxord          %zmm19, %zmm18, %zmm18
 	vaesenclast     %zmm18, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi){%k1}
-.Lxctr_return_keysmem_splatbroadcast_starttable_tail8_unroll16:
+.Lxctr_return_keysrows_splatbroadcast_starttable_tail8_unroll16:
 	xor             %eax, %eax
 	vzeroupper
 	ret
 
 	.p2align 6, 0xcc
-.Lxctr_main_loop_keysmem_splatbroadcast_starttable_tail8_unroll16:
-# LLVM-MCA-BEGIN xctr_avx10_512_main_loop_keysmem_splatbroadcast_starttable_tail8_unroll16
+.Lxctr_main_loop_keysrows_splatbroadcast_starttable_tail8_unroll16:
+# LLVM-MCA-BEGIN xctr_avx10_512_main_loop_keysrows_splatbroadcast_starttable_tail8_unroll16
 # main loop: 16 vectors = 1024 bytes per iteration; entered with LEN = the bytes
 # left - 1024, placed after the epilogue so short messages never jump over it
 # counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..15, each from CTR;
 # then CTR += 16 vectors
 	vpxord          %zmm17, %zmm16, %zmm0
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16(%rip), %zmm16, %zmm1
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16(%rip), %zmm16, %zmm1
 	vpxord          %zmm17, %zmm1, %zmm1
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+64(%rip), %zmm16, %zmm2
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+64(%rip), %zmm16, %zmm2
 	vpxord          %zmm17, %zmm2, %zmm2
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+128(%rip), %zmm16, %zmm3
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+128(%rip), %zmm16, %zmm3
 	vpxord          %zmm17, %zmm3, %zmm3
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+192(%rip), %zmm16, %zmm4
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+192(%rip), %zmm16, %zmm4
 	vpxord          %zmm17, %zmm4, %zmm4
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+256(%rip), %zmm16, %zmm5
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+256(%rip), %zmm16, %zmm5
 	vpxord          %zmm17, %zmm5, %zmm5
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+320(%rip), %zmm16, %zmm6
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+320(%rip), %zmm16, %zmm6
 	vpxord          %zmm17, %zmm6, %zmm6
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+384(%rip), %zmm16, %zmm7
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+384(%rip), %zmm16, %zmm7
 	vpxord          %zmm17, %zmm7, %zmm7
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+448(%rip), %zmm16, %zmm8
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+448(%rip), %zmm16, %zmm8
 	vpxord          %zmm17, %zmm8, %zmm8
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+512(%rip), %zmm16, %zmm9
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+512(%rip), %zmm16, %zmm9
 	vpxord          %zmm17, %zmm9, %zmm9
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+576(%rip), %zmm16, %zmm10
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+576(%rip), %zmm16, %zmm10
 	vpxord          %zmm17, %zmm10, %zmm10
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+640(%rip), %zmm16, %zmm11
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+640(%rip), %zmm16, %zmm11
 	vpxord          %zmm17, %zmm11, %zmm11
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+704(%rip), %zmm16, %zmm12
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+704(%rip), %zmm16, %zmm12
 	vpxord          %zmm17, %zmm12, %zmm12
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+768(%rip), %zmm16, %zmm13
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+768(%rip), %zmm16, %zmm13
 	vpxord          %zmm17, %zmm13, %zmm13
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+832(%rip), %zmm16, %zmm14
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+832(%rip), %zmm16, %zmm14
 	vpxord          %zmm17, %zmm14, %zmm14
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+896(%rip), %zmm16, %zmm15
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+896(%rip), %zmm16, %zmm15
 	vpxord          %zmm17, %zmm15, %zmm15
-	vpaddq          .Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16+960(%rip), %zmm16, %zmm16
+	vpaddq          .Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16+960(%rip), %zmm16, %zmm16
 # the middle rounds on 16 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxctr_main_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16
-	{disp32} je     .Lxctr_main_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16
-	vbroadcasti32x4 -208(%r10), %zmm20
+	{disp32} jb     .Lxctr_main_aes128_keysrows_splatbroadcast_starttable_tail8_unroll16
+	{disp32} je     .Lxctr_main_aes192_keysrows_splatbroadcast_starttable_tail8_unroll16
+	vmovdqu8        -832(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -2004,7 +2005,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm13, %zmm13
 	vaesenc         %zmm20, %zmm14, %zmm14
 	vaesenc         %zmm20, %zmm15, %zmm15
-	vbroadcasti32x4 -192(%r10), %zmm20
+	vmovdqu8        -768(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -2021,8 +2022,8 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm13, %zmm13
 	vaesenc         %zmm20, %zmm14, %zmm14
 	vaesenc         %zmm20, %zmm15, %zmm15
-.Lxctr_main_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16:
-	vbroadcasti32x4 -176(%r10), %zmm20
+.Lxctr_main_aes192_keysrows_splatbroadcast_starttable_tail8_unroll16:
+	vmovdqu8        -704(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -2039,7 +2040,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm13, %zmm13
 	vaesenc         %zmm20, %zmm14, %zmm14
 	vaesenc         %zmm20, %zmm15, %zmm15
-	vbroadcasti32x4 -160(%r10), %zmm20
+	vmovdqu8        -640(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -2056,8 +2057,8 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm13, %zmm13
 	vaesenc         %zmm20, %zmm14, %zmm14
 	vaesenc         %zmm20, %zmm15, %zmm15
-.Lxctr_main_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
-	vbroadcasti32x4 -144(%r10), %zmm20
+.Lxctr_main_aes128_keysrows_splatbroadcast_starttable_tail8_unroll16:
+	vmovdqu8        -576(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -2074,7 +2075,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm13, %zmm13
 	vaesenc         %zmm20, %zmm14, %zmm14
 	vaesenc         %zmm20, %zmm15, %zmm15
-	vbroadcasti32x4 -128(%r10), %zmm20
+	vmovdqu8        -512(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -2091,7 +2092,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm13, %zmm13
 	vaesenc         %zmm20, %zmm14, %zmm14
 	vaesenc         %zmm20, %zmm15, %zmm15
-	vbroadcasti32x4 -112(%r10), %zmm20
+	vmovdqu8        -448(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -2108,7 +2109,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm13, %zmm13
 	vaesenc         %zmm20, %zmm14, %zmm14
 	vaesenc         %zmm20, %zmm15, %zmm15
-	vbroadcasti32x4 -96(%r10), %zmm20
+	vmovdqu8        -384(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -2125,7 +2126,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm13, %zmm13
 	vaesenc         %zmm20, %zmm14, %zmm14
 	vaesenc         %zmm20, %zmm15, %zmm15
-	vbroadcasti32x4 -80(%r10), %zmm20
+	vmovdqu8        -320(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -2142,7 +2143,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm13, %zmm13
 	vaesenc         %zmm20, %zmm14, %zmm14
 	vaesenc         %zmm20, %zmm15, %zmm15
-	vbroadcasti32x4 -64(%r10), %zmm20
+	vmovdqu8        -256(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -2159,7 +2160,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm13, %zmm13
 	vaesenc         %zmm20, %zmm14, %zmm14
 	vaesenc         %zmm20, %zmm15, %zmm15
-	vbroadcasti32x4 -48(%r10), %zmm20
+	vmovdqu8        -192(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -2176,7 +2177,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm13, %zmm13
 	vaesenc         %zmm20, %zmm14, %zmm14
 	vaesenc         %zmm20, %zmm15, %zmm15
-	vbroadcasti32x4 -32(%r10), %zmm20
+	vmovdqu8        -128(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -2193,7 +2194,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         %zmm20, %zmm13, %zmm13
 	vaesenc         %zmm20, %zmm14, %zmm14
 	vaesenc         %zmm20, %zmm15, %zmm15
-	vbroadcasti32x4 -16(%r10), %zmm20
+	vmovdqu8        -64(%r10), %zmm20
 	vaesenc         %zmm20, %zmm0, %zmm0
 	vaesenc         %zmm20, %zmm1, %zmm1
 	vaesenc         %zmm20, %zmm2, %zmm2
@@ -2263,11 +2264,11 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	add             $1024, %rdx
 	add             $1024, %rsi
 	sub             $1024, %rcx
-	jae             .Lxctr_main_loop_keysmem_splatbroadcast_starttable_tail8_unroll16
+	jae             .Lxctr_main_loop_keysrows_splatbroadcast_starttable_tail8_unroll16
 # LLVM-MCA-END
-	jmp             .Lxctr_main_done_keysmem_splatbroadcast_starttable_tail8_unroll16
+	jmp             .Lxctr_main_done_keysrows_splatbroadcast_starttable_tail8_unroll16
 
-.Lxctr_one_block_keysmem_splatbroadcast_starttable_tail8_unroll16:
+.Lxctr_one_block_keysrows_splatbroadcast_starttable_tail8_unroll16:
 # 1..16 bytes: one block on xmm, every round key read from memory (none of the
 # vector path's key broadcasts), the upper state untouched (no vzeroupper)
 	vmovq           %r9, %xmm0
@@ -2284,13 +2285,13 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         128(%rdi), %xmm0, %xmm0
 	vaesenc         144(%rdi), %xmm0, %xmm0
 	cmp             $12, %eax
-	{disp32} jb     .Lxctr_one_rounds_done_keysmem_splatbroadcast_starttable_tail8_unroll16
+	{disp32} jb     .Lxctr_one_rounds_done_keysrows_splatbroadcast_starttable_tail8_unroll16
 	vaesenc         160(%rdi), %xmm0, %xmm0
 	vaesenc         176(%rdi), %xmm0, %xmm0
-	{disp32} je     .Lxctr_one_rounds_done_keysmem_splatbroadcast_starttable_tail8_unroll16
+	{disp32} je     .Lxctr_one_rounds_done_keysrows_splatbroadcast_starttable_tail8_unroll16
 	vaesenc         192(%rdi), %xmm0, %xmm0
 	vaesenc         208(%rdi), %xmm0, %xmm0
-.Lxctr_one_rounds_done_keysmem_splatbroadcast_starttable_tail8_unroll16:
+.Lxctr_one_rounds_done_keysrows_splatbroadcast_starttable_tail8_unroll16:
 # the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
 # read or written, so a page boundary right after the buffers is safe
 	mov             $-1, %r11
@@ -2300,18 +2301,18 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vpxord          (%r10), %xmm18, %xmm18
 	vaesenclast     %xmm18, %xmm0, %xmm0
 	vmovdqu8        %xmm0, (%rsi){%k1}
-.Lxctr_one_return_keysmem_splatbroadcast_starttable_tail8_unroll16:
+.Lxctr_one_return_keysrows_splatbroadcast_starttable_tail8_unroll16:
 	xor             %eax, %eax
 # only xmm registers were written on this path: no vzeroupper needed
 	ret
 	.cfi_endproc
-	.size	aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16, . - aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16
+	.size	aesgen_xctr_crypt_avx10_512_keysrows_splatbroadcast_starttable_tail8_unroll16, . - aesgen_xctr_crypt_avx10_512_keysrows_splatbroadcast_starttable_tail8_unroll16
 
 	.section .rodata
 	.p2align 6
 # Steps of 1..16 vectors (entry k - 1 for k vectors): k times the blocks per
 # vector, added to each lane's little-endian index.
-.Lxctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16:
+.Lxctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16:
 	.quad	4, 0
 	.quad	4, 0
 	.quad	4, 0
@@ -2377,7 +2378,7 @@ aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	.quad	64, 0
 	.quad	64, 0
 # Lane i starts at index + i.
-.Lxctr_lane_offsets_keysmem_splatbroadcast_starttable_tail8_unroll16:
+.Lxctr_lane_offsets_keysrows_splatbroadcast_starttable_tail8_unroll16:
 	.quad	0, 0
 	.quad	1, 0
 	.quad	2, 0

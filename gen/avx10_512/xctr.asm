@@ -3,7 +3,7 @@
 ; mode: xctr (XCTR (HCTR2): block i is AES(iv xor LE128(i)))
 ; isa:  avx10_512 (VAES on zmm, EVEX, 32 registers and opmasks); abi: sysv
 ; knobs: COUNTERS=base KEYS=reg ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8
-; variant _keysmem_splatbroadcast_starttable_tail8_unroll16: KEYS=mem SPLAT=broadcast START=table TAIL=8 UNROLL=16 (for znver5; generator/tuning.json), named <symbol>_keysmem_splatbroadcast_starttable_tail8_unroll16
+; variant _keysrows_splatbroadcast_starttable_tail8_unroll16: KEYS=rows SPLAT=broadcast START=table TAIL=8 UNROLL=16 (for znver5; generator/tuning.json), named <symbol>_keysrows_splatbroadcast_starttable_tail8_unroll16
 ; regenerate: python3 -m generator gen --isa avx10_512 --mode xctr COUNTERS=base KEYS=reg ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8
 ;   (or: make gen ISA=avx10_512 MODE=xctr COUNTERS=base KEYS=reg ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -690,7 +690,7 @@ L.xctr_lane_offsets:
 	db 'GNU', 0
 	dd 0xc0000002, 0x4, 0x3, 0x0
 
-; int aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
+; int aesgen_xctr_crypt_avx10_512_keysrows_splatbroadcast_starttable_tail8_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 ;
 ; XCTR, the counter mode of HCTR2: block j of this call is AES_K(iv ^ LE128(index + j)).
 ; The C caller keeps index + blocks below 2^64, so only the low quadword ever counts.
@@ -719,25 +719,26 @@ L.xctr_lane_offsets:
 ;                     TMP=zmm18, KLAST=zmm19, KT=zmm20
 	section .text
 	align 32, db 0xcc
-	global aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:function hidden
-aesgen_xctr_crypt_avx10_512_keysmem_splatbroadcast_starttable_tail8_unroll16:
+	global aesgen_xctr_crypt_avx10_512_keysrows_splatbroadcast_starttable_tail8_unroll16:function hidden
+aesgen_xctr_crypt_avx10_512_keysrows_splatbroadcast_starttable_tail8_unroll16:
 	endbr64
 	test            rcx, rcx
-	jz              near L.xctr_return_keysmem_splatbroadcast_starttable_tail8_unroll16
-; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
-; from the end so that every key size runs the same last nine rounds
+	jz              near L.xctr_return_keysrows_splatbroadcast_starttable_tail8_unroll16
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk_rows[ROUNDS], the last key's
+; 64-byte row: keys are addressed from the end so that every key size runs the same
+; last nine rounds
 	mov             eax, dword [rdi + 240]
-	lea             r10, [rdi + rax*8]
-	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+	lea             r10, [rax*8 + 32]
+	lea             r10, [rdi + r10*8]              ; &rk_rows[rounds]
 	cmp             rcx, 16
-	jbe             near L.xctr_one_block_keysmem_splatbroadcast_starttable_tail8_unroll16
+	jbe             near L.xctr_one_block_keysrows_splatbroadcast_starttable_tail8_unroll16
 ; IVK = iv ^ round key 0 first: the IV's and round key 0's loads ahead of the
 ; opmask's and the round keys' (AMD Zen 5: 2-4% at 256 B-1 KiB, -1% at 64 B)
 	vbroadcasti32x4 zmm17, oword [r8]
 	vbroadcasti32x4 zmm18, oword [rdi]
 	vpxord          zmm17, zmm17, zmm18             ; iv ^ round key 0
 ; the first and last round keys into registers; the middle ones are read each round
-	vbroadcasti32x4 zmm19, oword [r10]
+	vmovdqu8        zmm19, zword [r10]
 ; a call from index 1 shorter than a group (512 bytes) takes the table's counter
 ; blocks: TMPG = index + LEN / 512 is 1 just then (one branch; no wrap, as index +
 ; blocks stays below 2^64).  Exactly 512 bytes take the group of 8, whose last
@@ -766,41 +767,41 @@ L.xctr_from_index:
 	kmovb           k2, byte [rel L.xctr_even_qwords] ; k2: the low quadword of every lane
 ; CTR = index, index + 1, ... (one per lane)
 	vpbroadcastq    zmm16{k2}{z}, r9                ; (index, 0) in every lane
-	vpaddq          zmm16, zmm16, zword [rel L.xctr_lane_offsets_keysmem_splatbroadcast_starttable_tail8_unroll16]
+	vpaddq          zmm16, zmm16, zword [rel L.xctr_lane_offsets_keysrows_splatbroadcast_starttable_tail8_unroll16]
 
 	sub             rcx, 1024
-	jae             near L.xctr_main_loop_keysmem_splatbroadcast_starttable_tail8_unroll16 ; out of line, so short messages fall through
-L.xctr_main_done_keysmem_splatbroadcast_starttable_tail8_unroll16:
+	jae             near L.xctr_main_loop_keysrows_splatbroadcast_starttable_tail8_unroll16 ; out of line, so short messages fall through
+L.xctr_main_done_keysrows_splatbroadcast_starttable_tail8_unroll16:
 	add             rcx, 1024                       ; 0 <= LEN < 1024 remain
-	jz              near L.xctr_return_keysmem_splatbroadcast_starttable_tail8_unroll16
+	jz              near L.xctr_return_keysrows_splatbroadcast_starttable_tail8_unroll16
 
 ; Groups of 8 vectors while at least 512 bytes remain.
-L.xctr_group_loop_keysmem_splatbroadcast_starttable_tail8_unroll16:
+L.xctr_group_loop_keysrows_splatbroadcast_starttable_tail8_unroll16:
 	cmp             rcx, 512
-	jb              near L.xctr_final_keysmem_splatbroadcast_starttable_tail8_unroll16
+	jb              near L.xctr_final_keysrows_splatbroadcast_starttable_tail8_unroll16
 ; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..7, each from CTR;
 ; then CTR += 8 vectors
 	vpxord          zmm0, zmm16, zmm17
-	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16]
 	vpxord          zmm1, zmm1, zmm17
-	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 64]
+	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 64]
 	vpxord          zmm2, zmm2, zmm17
-	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 128]
+	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 128]
 	vpxord          zmm3, zmm3, zmm17
-	vpaddq          zmm4, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 192]
+	vpaddq          zmm4, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 192]
 	vpxord          zmm4, zmm4, zmm17
-	vpaddq          zmm5, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 256]
+	vpaddq          zmm5, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 256]
 	vpxord          zmm5, zmm5, zmm17
-	vpaddq          zmm6, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 320]
+	vpaddq          zmm6, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 320]
 	vpxord          zmm6, zmm6, zmm17
-	vpaddq          zmm7, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 384]
+	vpaddq          zmm7, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 384]
 	vpxord          zmm7, zmm7, zmm17
-	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 448]
+	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 448]
 ; the middle rounds on 8 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xctr_group_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16
-	je              near L.xctr_group_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16
-	vbroadcasti32x4 zmm20, oword [r10 - 208]
+	jb              near L.xctr_group_aes128_keysrows_splatbroadcast_starttable_tail8_unroll16
+	je              near L.xctr_group_aes192_keysrows_splatbroadcast_starttable_tail8_unroll16
+	vmovdqu8        zmm20, zword [r10 - 832]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -809,7 +810,7 @@ L.xctr_group_loop_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 192]
+	vmovdqu8        zmm20, zword [r10 - 768]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -818,8 +819,8 @@ L.xctr_group_loop_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-L.xctr_group_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16:
-	vbroadcasti32x4 zmm20, oword [r10 - 176]
+L.xctr_group_aes192_keysrows_splatbroadcast_starttable_tail8_unroll16:
+	vmovdqu8        zmm20, zword [r10 - 704]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -828,7 +829,7 @@ L.xctr_group_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 160]
+	vmovdqu8        zmm20, zword [r10 - 640]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -837,8 +838,8 @@ L.xctr_group_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-L.xctr_group_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
-	vbroadcasti32x4 zmm20, oword [r10 - 144]
+L.xctr_group_aes128_keysrows_splatbroadcast_starttable_tail8_unroll16:
+	vmovdqu8        zmm20, zword [r10 - 576]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -847,7 +848,7 @@ L.xctr_group_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 128]
+	vmovdqu8        zmm20, zword [r10 - 512]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -856,7 +857,7 @@ L.xctr_group_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 112]
+	vmovdqu8        zmm20, zword [r10 - 448]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -865,7 +866,7 @@ L.xctr_group_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 96]
+	vmovdqu8        zmm20, zword [r10 - 384]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -874,7 +875,7 @@ L.xctr_group_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 80]
+	vmovdqu8        zmm20, zword [r10 - 320]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -883,7 +884,7 @@ L.xctr_group_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 64]
+	vmovdqu8        zmm20, zword [r10 - 256]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -892,7 +893,7 @@ L.xctr_group_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 48]
+	vmovdqu8        zmm20, zword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -901,7 +902,7 @@ L.xctr_group_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 32]
+	vmovdqu8        zmm20, zword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -910,7 +911,7 @@ L.xctr_group_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 16]
+	vmovdqu8        zmm20, zword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -948,20 +949,20 @@ L.xctr_group_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	add             rdx, 512
 	add             rsi, 512
 	sub             rcx, 512
-	jnz             L.xctr_group_loop_keysmem_splatbroadcast_starttable_tail8_unroll16
-	jmp             near L.xctr_return_keysmem_splatbroadcast_starttable_tail8_unroll16
+	jnz             L.xctr_group_loop_keysrows_splatbroadcast_starttable_tail8_unroll16
+	jmp             near L.xctr_return_keysrows_splatbroadcast_starttable_tail8_unroll16
 
-L.xctr_final_keysmem_splatbroadcast_starttable_tail8_unroll16:
+L.xctr_final_keysrows_splatbroadcast_starttable_tail8_unroll16:
 ; 1..512 bytes remain: pick the final group by the number of vectors they need,
 ; so that a short message runs only the AES work it needs (its vectors side by side)
 	cmp             rcx, 64
-	jbe             near L.xctr_final1_keysmem_splatbroadcast_starttable_tail8_unroll16
+	jbe             near L.xctr_final1_keysrows_splatbroadcast_starttable_tail8_unroll16
 	cmp             rcx, 128
-	jbe             near L.xctr_final2_keysmem_splatbroadcast_starttable_tail8_unroll16
+	jbe             near L.xctr_final2_keysrows_splatbroadcast_starttable_tail8_unroll16
 	cmp             rcx, 192
-	jbe             near L.xctr_final3_keysmem_splatbroadcast_starttable_tail8_unroll16
+	jbe             near L.xctr_final3_keysrows_splatbroadcast_starttable_tail8_unroll16
 	cmp             rcx, 256
-	jbe             near L.xctr_final4_keysmem_splatbroadcast_starttable_tail8_unroll16
+	jbe             near L.xctr_final4_keysrows_splatbroadcast_starttable_tail8_unroll16
 	cmp             rcx, 320
 	jbe             near L.xctr_final5
 	cmp             rcx, 384
@@ -971,19 +972,19 @@ L.xctr_final_keysmem_splatbroadcast_starttable_tail8_unroll16:
 L.xctr_final8:
 ; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..7, each from CTR
 	vpxord          zmm0, zmm16, zmm17
-	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16]
 	vpxord          zmm1, zmm1, zmm17
-	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 64]
+	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 64]
 	vpxord          zmm2, zmm2, zmm17
-	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 128]
+	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 128]
 	vpxord          zmm3, zmm3, zmm17
-	vpaddq          zmm4, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 192]
+	vpaddq          zmm4, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 192]
 	vpxord          zmm4, zmm4, zmm17
-	vpaddq          zmm5, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 256]
+	vpaddq          zmm5, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 256]
 	vpxord          zmm5, zmm5, zmm17
-	vpaddq          zmm6, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 320]
+	vpaddq          zmm6, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 320]
 	vpxord          zmm6, zmm6, zmm17
-	vpaddq          zmm7, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 384]
+	vpaddq          zmm7, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 384]
 	vpxord          zmm7, zmm7, zmm17
 	jmp             near L.xctr_final8_rounds
 L.xctr_final8_from_one:
@@ -1001,7 +1002,7 @@ L.xctr_final8_rounds:
 	cmp             eax, 12
 	jb              near L.xctr_final8_aes128
 	je              near L.xctr_final8_aes192
-	vbroadcasti32x4 zmm20, oword [r10 - 208]
+	vmovdqu8        zmm20, zword [r10 - 832]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1010,7 +1011,7 @@ L.xctr_final8_rounds:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 192]
+	vmovdqu8        zmm20, zword [r10 - 768]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1020,7 +1021,7 @@ L.xctr_final8_rounds:
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
 L.xctr_final8_aes192:
-	vbroadcasti32x4 zmm20, oword [r10 - 176]
+	vmovdqu8        zmm20, zword [r10 - 704]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1029,7 +1030,7 @@ L.xctr_final8_aes192:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 160]
+	vmovdqu8        zmm20, zword [r10 - 640]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1039,7 +1040,7 @@ L.xctr_final8_aes192:
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
 L.xctr_final8_aes128:
-	vbroadcasti32x4 zmm20, oword [r10 - 144]
+	vmovdqu8        zmm20, zword [r10 - 576]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1048,7 +1049,7 @@ L.xctr_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 128]
+	vmovdqu8        zmm20, zword [r10 - 512]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1057,7 +1058,7 @@ L.xctr_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 112]
+	vmovdqu8        zmm20, zword [r10 - 448]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1066,7 +1067,7 @@ L.xctr_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 96]
+	vmovdqu8        zmm20, zword [r10 - 384]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1075,7 +1076,7 @@ L.xctr_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 80]
+	vmovdqu8        zmm20, zword [r10 - 320]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1084,7 +1085,7 @@ L.xctr_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 64]
+	vmovdqu8        zmm20, zword [r10 - 256]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1093,7 +1094,7 @@ L.xctr_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 48]
+	vmovdqu8        zmm20, zword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1102,7 +1103,7 @@ L.xctr_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 32]
+	vmovdqu8        zmm20, zword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1111,7 +1112,7 @@ L.xctr_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 	vaesenc         zmm7, zmm7, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 16]
+	vmovdqu8        zmm20, zword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1155,21 +1156,21 @@ L.xctr_final8_aes128:
 	vpxord          zmm18, zmm18, zmm19
 	vaesenclast     zmm7, zmm7, zmm18
 	vmovdqu8        [rsi]{k1}, zmm7
-	jmp             near L.xctr_return_keysmem_splatbroadcast_starttable_tail8_unroll16
+	jmp             near L.xctr_return_keysrows_splatbroadcast_starttable_tail8_unroll16
 L.xctr_final7:
 ; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..6, each from CTR
 	vpxord          zmm0, zmm16, zmm17
-	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16]
 	vpxord          zmm1, zmm1, zmm17
-	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 64]
+	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 64]
 	vpxord          zmm2, zmm2, zmm17
-	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 128]
+	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 128]
 	vpxord          zmm3, zmm3, zmm17
-	vpaddq          zmm4, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 192]
+	vpaddq          zmm4, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 192]
 	vpxord          zmm4, zmm4, zmm17
-	vpaddq          zmm5, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 256]
+	vpaddq          zmm5, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 256]
 	vpxord          zmm5, zmm5, zmm17
-	vpaddq          zmm6, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 320]
+	vpaddq          zmm6, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 320]
 	vpxord          zmm6, zmm6, zmm17
 	jmp             near L.xctr_final7_rounds
 L.xctr_final7_from_one:
@@ -1186,7 +1187,7 @@ L.xctr_final7_rounds:
 	cmp             eax, 12
 	jb              near L.xctr_final7_aes128
 	je              near L.xctr_final7_aes192
-	vbroadcasti32x4 zmm20, oword [r10 - 208]
+	vmovdqu8        zmm20, zword [r10 - 832]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1194,7 +1195,7 @@ L.xctr_final7_rounds:
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 192]
+	vmovdqu8        zmm20, zword [r10 - 768]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1203,7 +1204,7 @@ L.xctr_final7_rounds:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 L.xctr_final7_aes192:
-	vbroadcasti32x4 zmm20, oword [r10 - 176]
+	vmovdqu8        zmm20, zword [r10 - 704]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1211,7 +1212,7 @@ L.xctr_final7_aes192:
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 160]
+	vmovdqu8        zmm20, zword [r10 - 640]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1220,7 +1221,7 @@ L.xctr_final7_aes192:
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
 L.xctr_final7_aes128:
-	vbroadcasti32x4 zmm20, oword [r10 - 144]
+	vmovdqu8        zmm20, zword [r10 - 576]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1228,7 +1229,7 @@ L.xctr_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 128]
+	vmovdqu8        zmm20, zword [r10 - 512]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1236,7 +1237,7 @@ L.xctr_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 112]
+	vmovdqu8        zmm20, zword [r10 - 448]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1244,7 +1245,7 @@ L.xctr_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 96]
+	vmovdqu8        zmm20, zword [r10 - 384]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1252,7 +1253,7 @@ L.xctr_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 80]
+	vmovdqu8        zmm20, zword [r10 - 320]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1260,7 +1261,7 @@ L.xctr_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 64]
+	vmovdqu8        zmm20, zword [r10 - 256]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1268,7 +1269,7 @@ L.xctr_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 48]
+	vmovdqu8        zmm20, zword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1276,7 +1277,7 @@ L.xctr_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 32]
+	vmovdqu8        zmm20, zword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1284,7 +1285,7 @@ L.xctr_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
 	vaesenc         zmm6, zmm6, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 16]
+	vmovdqu8        zmm20, zword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1324,19 +1325,19 @@ L.xctr_final7_aes128:
 	vpxord          zmm18, zmm18, zmm19
 	vaesenclast     zmm6, zmm6, zmm18
 	vmovdqu8        [rsi]{k1}, zmm6
-	jmp             near L.xctr_return_keysmem_splatbroadcast_starttable_tail8_unroll16
+	jmp             near L.xctr_return_keysrows_splatbroadcast_starttable_tail8_unroll16
 L.xctr_final6:
 ; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..5, each from CTR
 	vpxord          zmm0, zmm16, zmm17
-	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16]
 	vpxord          zmm1, zmm1, zmm17
-	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 64]
+	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 64]
 	vpxord          zmm2, zmm2, zmm17
-	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 128]
+	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 128]
 	vpxord          zmm3, zmm3, zmm17
-	vpaddq          zmm4, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 192]
+	vpaddq          zmm4, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 192]
 	vpxord          zmm4, zmm4, zmm17
-	vpaddq          zmm5, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 256]
+	vpaddq          zmm5, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 256]
 	vpxord          zmm5, zmm5, zmm17
 	jmp             near L.xctr_final6_rounds
 L.xctr_final6_from_one:
@@ -1352,14 +1353,14 @@ L.xctr_final6_rounds:
 	cmp             eax, 12
 	jb              near L.xctr_final6_aes128
 	je              near L.xctr_final6_aes192
-	vbroadcasti32x4 zmm20, oword [r10 - 208]
+	vmovdqu8        zmm20, zword [r10 - 832]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 192]
+	vmovdqu8        zmm20, zword [r10 - 768]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1367,14 +1368,14 @@ L.xctr_final6_rounds:
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
 L.xctr_final6_aes192:
-	vbroadcasti32x4 zmm20, oword [r10 - 176]
+	vmovdqu8        zmm20, zword [r10 - 704]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 160]
+	vmovdqu8        zmm20, zword [r10 - 640]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1382,63 +1383,63 @@ L.xctr_final6_aes192:
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
 L.xctr_final6_aes128:
-	vbroadcasti32x4 zmm20, oword [r10 - 144]
+	vmovdqu8        zmm20, zword [r10 - 576]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 128]
+	vmovdqu8        zmm20, zword [r10 - 512]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 112]
+	vmovdqu8        zmm20, zword [r10 - 448]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 96]
+	vmovdqu8        zmm20, zword [r10 - 384]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 80]
+	vmovdqu8        zmm20, zword [r10 - 320]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 64]
+	vmovdqu8        zmm20, zword [r10 - 256]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 48]
+	vmovdqu8        zmm20, zword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 32]
+	vmovdqu8        zmm20, zword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
 	vaesenc         zmm4, zmm4, zmm20
 	vaesenc         zmm5, zmm5, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 16]
+	vmovdqu8        zmm20, zword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1474,17 +1475,17 @@ L.xctr_final6_aes128:
 	vpxord          zmm18, zmm18, zmm19
 	vaesenclast     zmm5, zmm5, zmm18
 	vmovdqu8        [rsi]{k1}, zmm5
-	jmp             near L.xctr_return_keysmem_splatbroadcast_starttable_tail8_unroll16
+	jmp             near L.xctr_return_keysrows_splatbroadcast_starttable_tail8_unroll16
 L.xctr_final5:
 ; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..4, each from CTR
 	vpxord          zmm0, zmm16, zmm17
-	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16]
 	vpxord          zmm1, zmm1, zmm17
-	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 64]
+	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 64]
 	vpxord          zmm2, zmm2, zmm17
-	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 128]
+	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 128]
 	vpxord          zmm3, zmm3, zmm17
-	vpaddq          zmm4, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 192]
+	vpaddq          zmm4, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 192]
 	vpxord          zmm4, zmm4, zmm17
 	jmp             near L.xctr_final5_rounds
 L.xctr_final5_from_one:
@@ -1499,81 +1500,81 @@ L.xctr_final5_rounds:
 	cmp             eax, 12
 	jb              near L.xctr_final5_aes128
 	je              near L.xctr_final5_aes192
-	vbroadcasti32x4 zmm20, oword [r10 - 208]
+	vmovdqu8        zmm20, zword [r10 - 832]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
 	vaesenc         zmm4, zmm4, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 192]
+	vmovdqu8        zmm20, zword [r10 - 768]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
 	vaesenc         zmm4, zmm4, zmm20
 L.xctr_final5_aes192:
-	vbroadcasti32x4 zmm20, oword [r10 - 176]
+	vmovdqu8        zmm20, zword [r10 - 704]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
 	vaesenc         zmm4, zmm4, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 160]
+	vmovdqu8        zmm20, zword [r10 - 640]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
 	vaesenc         zmm4, zmm4, zmm20
 L.xctr_final5_aes128:
-	vbroadcasti32x4 zmm20, oword [r10 - 144]
+	vmovdqu8        zmm20, zword [r10 - 576]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
 	vaesenc         zmm4, zmm4, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 128]
+	vmovdqu8        zmm20, zword [r10 - 512]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
 	vaesenc         zmm4, zmm4, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 112]
+	vmovdqu8        zmm20, zword [r10 - 448]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
 	vaesenc         zmm4, zmm4, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 96]
+	vmovdqu8        zmm20, zword [r10 - 384]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
 	vaesenc         zmm4, zmm4, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 80]
+	vmovdqu8        zmm20, zword [r10 - 320]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
 	vaesenc         zmm4, zmm4, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 64]
+	vmovdqu8        zmm20, zword [r10 - 256]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
 	vaesenc         zmm4, zmm4, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 48]
+	vmovdqu8        zmm20, zword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
 	vaesenc         zmm4, zmm4, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 32]
+	vmovdqu8        zmm20, zword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
 	vaesenc         zmm4, zmm4, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 16]
+	vmovdqu8        zmm20, zword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1605,15 +1606,15 @@ L.xctr_final5_aes128:
 	vpxord          zmm18, zmm18, zmm19
 	vaesenclast     zmm4, zmm4, zmm18
 	vmovdqu8        [rsi]{k1}, zmm4
-	jmp             near L.xctr_return_keysmem_splatbroadcast_starttable_tail8_unroll16
-L.xctr_final4_keysmem_splatbroadcast_starttable_tail8_unroll16:
+	jmp             near L.xctr_return_keysrows_splatbroadcast_starttable_tail8_unroll16
+L.xctr_final4_keysrows_splatbroadcast_starttable_tail8_unroll16:
 ; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..3, each from CTR
 	vpxord          zmm0, zmm16, zmm17
-	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16]
 	vpxord          zmm1, zmm1, zmm17
-	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 64]
+	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 64]
 	vpxord          zmm2, zmm2, zmm17
-	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 128]
+	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 128]
 	vpxord          zmm3, zmm3, zmm17
 	jmp             near L.xctr_final4_rounds
 L.xctr_final4_from_one:
@@ -1625,71 +1626,71 @@ L.xctr_final4_from_one:
 L.xctr_final4_rounds:
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xctr_final4_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16
-	je              near L.xctr_final4_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16
-	vbroadcasti32x4 zmm20, oword [r10 - 208]
+	jb              near L.xctr_final4_aes128_keysrows_splatbroadcast_starttable_tail8_unroll16
+	je              near L.xctr_final4_aes192_keysrows_splatbroadcast_starttable_tail8_unroll16
+	vmovdqu8        zmm20, zword [r10 - 832]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 192]
+	vmovdqu8        zmm20, zword [r10 - 768]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
-L.xctr_final4_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16:
-	vbroadcasti32x4 zmm20, oword [r10 - 176]
+L.xctr_final4_aes192_keysrows_splatbroadcast_starttable_tail8_unroll16:
+	vmovdqu8        zmm20, zword [r10 - 704]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 160]
+	vmovdqu8        zmm20, zword [r10 - 640]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
-L.xctr_final4_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
-	vbroadcasti32x4 zmm20, oword [r10 - 144]
+L.xctr_final4_aes128_keysrows_splatbroadcast_starttable_tail8_unroll16:
+	vmovdqu8        zmm20, zword [r10 - 576]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 128]
+	vmovdqu8        zmm20, zword [r10 - 512]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 112]
+	vmovdqu8        zmm20, zword [r10 - 448]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 96]
+	vmovdqu8        zmm20, zword [r10 - 384]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 80]
+	vmovdqu8        zmm20, zword [r10 - 320]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 64]
+	vmovdqu8        zmm20, zword [r10 - 256]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 48]
+	vmovdqu8        zmm20, zword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 32]
+	vmovdqu8        zmm20, zword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
 	vaesenc         zmm3, zmm3, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 16]
+	vmovdqu8        zmm20, zword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1717,13 +1718,13 @@ L.xctr_final4_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vpxord          zmm18, zmm18, zmm19
 	vaesenclast     zmm3, zmm3, zmm18
 	vmovdqu8        [rsi]{k1}, zmm3
-	jmp             near L.xctr_return_keysmem_splatbroadcast_starttable_tail8_unroll16
-L.xctr_final3_keysmem_splatbroadcast_starttable_tail8_unroll16:
+	jmp             near L.xctr_return_keysrows_splatbroadcast_starttable_tail8_unroll16
+L.xctr_final3_keysrows_splatbroadcast_starttable_tail8_unroll16:
 ; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..2, each from CTR
 	vpxord          zmm0, zmm16, zmm17
-	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16]
 	vpxord          zmm1, zmm1, zmm17
-	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 64]
+	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 64]
 	vpxord          zmm2, zmm2, zmm17
 	jmp             near L.xctr_final3_rounds
 L.xctr_final3_from_one:
@@ -1734,59 +1735,59 @@ L.xctr_final3_from_one:
 L.xctr_final3_rounds:
 ; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xctr_final3_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16
-	je              near L.xctr_final3_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16
-	vbroadcasti32x4 zmm20, oword [r10 - 208]
+	jb              near L.xctr_final3_aes128_keysrows_splatbroadcast_starttable_tail8_unroll16
+	je              near L.xctr_final3_aes192_keysrows_splatbroadcast_starttable_tail8_unroll16
+	vmovdqu8        zmm20, zword [r10 - 832]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 192]
+	vmovdqu8        zmm20, zword [r10 - 768]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
-L.xctr_final3_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16:
-	vbroadcasti32x4 zmm20, oword [r10 - 176]
+L.xctr_final3_aes192_keysrows_splatbroadcast_starttable_tail8_unroll16:
+	vmovdqu8        zmm20, zword [r10 - 704]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 160]
+	vmovdqu8        zmm20, zword [r10 - 640]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
-L.xctr_final3_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
-	vbroadcasti32x4 zmm20, oword [r10 - 144]
+L.xctr_final3_aes128_keysrows_splatbroadcast_starttable_tail8_unroll16:
+	vmovdqu8        zmm20, zword [r10 - 576]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 128]
+	vmovdqu8        zmm20, zword [r10 - 512]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 112]
+	vmovdqu8        zmm20, zword [r10 - 448]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 96]
+	vmovdqu8        zmm20, zword [r10 - 384]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 80]
+	vmovdqu8        zmm20, zword [r10 - 320]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 64]
+	vmovdqu8        zmm20, zword [r10 - 256]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 48]
+	vmovdqu8        zmm20, zword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 32]
+	vmovdqu8        zmm20, zword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 16]
+	vmovdqu8        zmm20, zword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1810,11 +1811,11 @@ L.xctr_final3_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vpxord          zmm18, zmm18, zmm19
 	vaesenclast     zmm2, zmm2, zmm18
 	vmovdqu8        [rsi]{k1}, zmm2
-	jmp             near L.xctr_return_keysmem_splatbroadcast_starttable_tail8_unroll16
-L.xctr_final2_keysmem_splatbroadcast_starttable_tail8_unroll16:
+	jmp             near L.xctr_return_keysrows_splatbroadcast_starttable_tail8_unroll16
+L.xctr_final2_keysrows_splatbroadcast_starttable_tail8_unroll16:
 ; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..1, each from CTR
 	vpxord          zmm0, zmm16, zmm17
-	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16]
 	vpxord          zmm1, zmm1, zmm17
 	jmp             near L.xctr_final2_rounds
 L.xctr_final2_from_one:
@@ -1824,47 +1825,47 @@ L.xctr_final2_from_one:
 L.xctr_final2_rounds:
 ; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xctr_final2_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16
-	je              near L.xctr_final2_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16
-	vbroadcasti32x4 zmm20, oword [r10 - 208]
+	jb              near L.xctr_final2_aes128_keysrows_splatbroadcast_starttable_tail8_unroll16
+	je              near L.xctr_final2_aes192_keysrows_splatbroadcast_starttable_tail8_unroll16
+	vmovdqu8        zmm20, zword [r10 - 832]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 192]
+	vmovdqu8        zmm20, zword [r10 - 768]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
-L.xctr_final2_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16:
-	vbroadcasti32x4 zmm20, oword [r10 - 176]
+L.xctr_final2_aes192_keysrows_splatbroadcast_starttable_tail8_unroll16:
+	vmovdqu8        zmm20, zword [r10 - 704]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 160]
+	vmovdqu8        zmm20, zword [r10 - 640]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
-L.xctr_final2_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
-	vbroadcasti32x4 zmm20, oword [r10 - 144]
+L.xctr_final2_aes128_keysrows_splatbroadcast_starttable_tail8_unroll16:
+	vmovdqu8        zmm20, zword [r10 - 576]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 128]
+	vmovdqu8        zmm20, zword [r10 - 512]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 112]
+	vmovdqu8        zmm20, zword [r10 - 448]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 96]
+	vmovdqu8        zmm20, zword [r10 - 384]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 80]
+	vmovdqu8        zmm20, zword [r10 - 320]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 64]
+	vmovdqu8        zmm20, zword [r10 - 256]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 48]
+	vmovdqu8        zmm20, zword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 32]
+	vmovdqu8        zmm20, zword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 16]
+	vmovdqu8        zmm20, zword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 ; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
@@ -1884,8 +1885,8 @@ L.xctr_final2_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vpxord          zmm18, zmm18, zmm19
 	vaesenclast     zmm1, zmm1, zmm18
 	vmovdqu8        [rsi]{k1}, zmm1
-	jmp             near L.xctr_return_keysmem_splatbroadcast_starttable_tail8_unroll16
-L.xctr_final1_keysmem_splatbroadcast_starttable_tail8_unroll16:
+	jmp             near L.xctr_return_keysrows_splatbroadcast_starttable_tail8_unroll16
+L.xctr_final1_keysrows_splatbroadcast_starttable_tail8_unroll16:
 ; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..0, each from CTR
 	vpxord          zmm0, zmm16, zmm17
 	jmp             near L.xctr_final1_rounds
@@ -1895,35 +1896,35 @@ L.xctr_final1_from_one:
 L.xctr_final1_rounds:
 ; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xctr_final1_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16
-	je              near L.xctr_final1_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16
-	vbroadcasti32x4 zmm20, oword [r10 - 208]
+	jb              near L.xctr_final1_aes128_keysrows_splatbroadcast_starttable_tail8_unroll16
+	je              near L.xctr_final1_aes192_keysrows_splatbroadcast_starttable_tail8_unroll16
+	vbroadcasti32x4 zmm20, oword [r10 - 832]
+	vaesenc         zmm0, zmm0, zmm20
+	vbroadcasti32x4 zmm20, oword [r10 - 768]
+	vaesenc         zmm0, zmm0, zmm20
+L.xctr_final1_aes192_keysrows_splatbroadcast_starttable_tail8_unroll16:
+	vbroadcasti32x4 zmm20, oword [r10 - 704]
+	vaesenc         zmm0, zmm0, zmm20
+	vbroadcasti32x4 zmm20, oword [r10 - 640]
+	vaesenc         zmm0, zmm0, zmm20
+L.xctr_final1_aes128_keysrows_splatbroadcast_starttable_tail8_unroll16:
+	vbroadcasti32x4 zmm20, oword [r10 - 576]
+	vaesenc         zmm0, zmm0, zmm20
+	vbroadcasti32x4 zmm20, oword [r10 - 512]
+	vaesenc         zmm0, zmm0, zmm20
+	vbroadcasti32x4 zmm20, oword [r10 - 448]
+	vaesenc         zmm0, zmm0, zmm20
+	vbroadcasti32x4 zmm20, oword [r10 - 384]
+	vaesenc         zmm0, zmm0, zmm20
+	vbroadcasti32x4 zmm20, oword [r10 - 320]
+	vaesenc         zmm0, zmm0, zmm20
+	vbroadcasti32x4 zmm20, oword [r10 - 256]
 	vaesenc         zmm0, zmm0, zmm20
 	vbroadcasti32x4 zmm20, oword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm20
-L.xctr_final1_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16:
-	vbroadcasti32x4 zmm20, oword [r10 - 176]
-	vaesenc         zmm0, zmm0, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 160]
-	vaesenc         zmm0, zmm0, zmm20
-L.xctr_final1_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
-	vbroadcasti32x4 zmm20, oword [r10 - 144]
-	vaesenc         zmm0, zmm0, zmm20
 	vbroadcasti32x4 zmm20, oword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 112]
-	vaesenc         zmm0, zmm0, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 96]
-	vaesenc         zmm0, zmm0, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 80]
-	vaesenc         zmm0, zmm0, zmm20
 	vbroadcasti32x4 zmm20, oword [r10 - 64]
-	vaesenc         zmm0, zmm0, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 48]
-	vaesenc         zmm0, zmm0, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 32]
-	vaesenc         zmm0, zmm0, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 16]
 	vaesenc         zmm0, zmm0, zmm20
 ; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
 ; read or written, so a page boundary right after the buffers is safe
@@ -1934,55 +1935,55 @@ L.xctr_final1_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vpxord          zmm18, zmm18, zmm19
 	vaesenclast     zmm0, zmm0, zmm18
 	vmovdqu8        [rsi]{k1}, zmm0
-L.xctr_return_keysmem_splatbroadcast_starttable_tail8_unroll16:
+L.xctr_return_keysrows_splatbroadcast_starttable_tail8_unroll16:
 	xor             eax, eax
 	vzeroupper
 	ret
 
 	align 64, db 0xcc
-L.xctr_main_loop_keysmem_splatbroadcast_starttable_tail8_unroll16:
-; LLVM-MCA-BEGIN xctr_avx10_512_main_loop_keysmem_splatbroadcast_starttable_tail8_unroll16
+L.xctr_main_loop_keysrows_splatbroadcast_starttable_tail8_unroll16:
+; LLVM-MCA-BEGIN xctr_avx10_512_main_loop_keysrows_splatbroadcast_starttable_tail8_unroll16
 ; main loop: 16 vectors = 1024 bytes per iteration; entered with LEN = the bytes
 ; left - 1024, placed after the epilogue so short messages never jump over it
 ; counter blocks: (iv ^ round key 0) ^ (index + k vectors), k = 0..15, each from CTR;
 ; then CTR += 16 vectors
 	vpxord          zmm0, zmm16, zmm17
-	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16]
+	vpaddq          zmm1, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16]
 	vpxord          zmm1, zmm1, zmm17
-	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 64]
+	vpaddq          zmm2, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 64]
 	vpxord          zmm2, zmm2, zmm17
-	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 128]
+	vpaddq          zmm3, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 128]
 	vpxord          zmm3, zmm3, zmm17
-	vpaddq          zmm4, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 192]
+	vpaddq          zmm4, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 192]
 	vpxord          zmm4, zmm4, zmm17
-	vpaddq          zmm5, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 256]
+	vpaddq          zmm5, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 256]
 	vpxord          zmm5, zmm5, zmm17
-	vpaddq          zmm6, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 320]
+	vpaddq          zmm6, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 320]
 	vpxord          zmm6, zmm6, zmm17
-	vpaddq          zmm7, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 384]
+	vpaddq          zmm7, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 384]
 	vpxord          zmm7, zmm7, zmm17
-	vpaddq          zmm8, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 448]
+	vpaddq          zmm8, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 448]
 	vpxord          zmm8, zmm8, zmm17
-	vpaddq          zmm9, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 512]
+	vpaddq          zmm9, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 512]
 	vpxord          zmm9, zmm9, zmm17
-	vpaddq          zmm10, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 576]
+	vpaddq          zmm10, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 576]
 	vpxord          zmm10, zmm10, zmm17
-	vpaddq          zmm11, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 640]
+	vpaddq          zmm11, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 640]
 	vpxord          zmm11, zmm11, zmm17
-	vpaddq          zmm12, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 704]
+	vpaddq          zmm12, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 704]
 	vpxord          zmm12, zmm12, zmm17
-	vpaddq          zmm13, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 768]
+	vpaddq          zmm13, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 768]
 	vpxord          zmm13, zmm13, zmm17
-	vpaddq          zmm14, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 832]
+	vpaddq          zmm14, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 832]
 	vpxord          zmm14, zmm14, zmm17
-	vpaddq          zmm15, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 896]
+	vpaddq          zmm15, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 896]
 	vpxord          zmm15, zmm15, zmm17
-	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16 + 960]
+	vpaddq          zmm16, zmm16, zword [rel L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16 + 960]
 ; the middle rounds on 16 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xctr_main_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16
-	je              near L.xctr_main_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16
-	vbroadcasti32x4 zmm20, oword [r10 - 208]
+	jb              near L.xctr_main_aes128_keysrows_splatbroadcast_starttable_tail8_unroll16
+	je              near L.xctr_main_aes192_keysrows_splatbroadcast_starttable_tail8_unroll16
+	vmovdqu8        zmm20, zword [r10 - 832]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -1999,7 +2000,7 @@ L.xctr_main_loop_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm20
 	vaesenc         zmm14, zmm14, zmm20
 	vaesenc         zmm15, zmm15, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 192]
+	vmovdqu8        zmm20, zword [r10 - 768]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -2016,8 +2017,8 @@ L.xctr_main_loop_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm20
 	vaesenc         zmm14, zmm14, zmm20
 	vaesenc         zmm15, zmm15, zmm20
-L.xctr_main_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16:
-	vbroadcasti32x4 zmm20, oword [r10 - 176]
+L.xctr_main_aes192_keysrows_splatbroadcast_starttable_tail8_unroll16:
+	vmovdqu8        zmm20, zword [r10 - 704]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -2034,7 +2035,7 @@ L.xctr_main_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm20
 	vaesenc         zmm14, zmm14, zmm20
 	vaesenc         zmm15, zmm15, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 160]
+	vmovdqu8        zmm20, zword [r10 - 640]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -2051,8 +2052,8 @@ L.xctr_main_aes192_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm20
 	vaesenc         zmm14, zmm14, zmm20
 	vaesenc         zmm15, zmm15, zmm20
-L.xctr_main_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
-	vbroadcasti32x4 zmm20, oword [r10 - 144]
+L.xctr_main_aes128_keysrows_splatbroadcast_starttable_tail8_unroll16:
+	vmovdqu8        zmm20, zword [r10 - 576]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -2069,7 +2070,7 @@ L.xctr_main_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm20
 	vaesenc         zmm14, zmm14, zmm20
 	vaesenc         zmm15, zmm15, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 128]
+	vmovdqu8        zmm20, zword [r10 - 512]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -2086,7 +2087,7 @@ L.xctr_main_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm20
 	vaesenc         zmm14, zmm14, zmm20
 	vaesenc         zmm15, zmm15, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 112]
+	vmovdqu8        zmm20, zword [r10 - 448]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -2103,7 +2104,7 @@ L.xctr_main_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm20
 	vaesenc         zmm14, zmm14, zmm20
 	vaesenc         zmm15, zmm15, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 96]
+	vmovdqu8        zmm20, zword [r10 - 384]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -2120,7 +2121,7 @@ L.xctr_main_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm20
 	vaesenc         zmm14, zmm14, zmm20
 	vaesenc         zmm15, zmm15, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 80]
+	vmovdqu8        zmm20, zword [r10 - 320]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -2137,7 +2138,7 @@ L.xctr_main_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm20
 	vaesenc         zmm14, zmm14, zmm20
 	vaesenc         zmm15, zmm15, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 64]
+	vmovdqu8        zmm20, zword [r10 - 256]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -2154,7 +2155,7 @@ L.xctr_main_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm20
 	vaesenc         zmm14, zmm14, zmm20
 	vaesenc         zmm15, zmm15, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 48]
+	vmovdqu8        zmm20, zword [r10 - 192]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -2171,7 +2172,7 @@ L.xctr_main_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm20
 	vaesenc         zmm14, zmm14, zmm20
 	vaesenc         zmm15, zmm15, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 32]
+	vmovdqu8        zmm20, zword [r10 - 128]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -2188,7 +2189,7 @@ L.xctr_main_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         zmm13, zmm13, zmm20
 	vaesenc         zmm14, zmm14, zmm20
 	vaesenc         zmm15, zmm15, zmm20
-	vbroadcasti32x4 zmm20, oword [r10 - 16]
+	vmovdqu8        zmm20, zword [r10 - 64]
 	vaesenc         zmm0, zmm0, zmm20
 	vaesenc         zmm1, zmm1, zmm20
 	vaesenc         zmm2, zmm2, zmm20
@@ -2258,11 +2259,11 @@ L.xctr_main_aes128_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	add             rdx, 1024
 	add             rsi, 1024
 	sub             rcx, 1024
-	jae             L.xctr_main_loop_keysmem_splatbroadcast_starttable_tail8_unroll16
+	jae             L.xctr_main_loop_keysrows_splatbroadcast_starttable_tail8_unroll16
 ; LLVM-MCA-END
-	jmp             L.xctr_main_done_keysmem_splatbroadcast_starttable_tail8_unroll16
+	jmp             L.xctr_main_done_keysrows_splatbroadcast_starttable_tail8_unroll16
 
-L.xctr_one_block_keysmem_splatbroadcast_starttable_tail8_unroll16:
+L.xctr_one_block_keysrows_splatbroadcast_starttable_tail8_unroll16:
 ; 1..16 bytes: one block on xmm, every round key read from memory (none of the
 ; vector path's key broadcasts), the upper state untouched (no vzeroupper)
 	vmovq           xmm0, r9
@@ -2279,13 +2280,13 @@ L.xctr_one_block_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vaesenc         xmm0, xmm0, oword [rdi + 128]
 	vaesenc         xmm0, xmm0, oword [rdi + 144]
 	cmp             eax, 12
-	jb              near L.xctr_one_rounds_done_keysmem_splatbroadcast_starttable_tail8_unroll16
+	jb              near L.xctr_one_rounds_done_keysrows_splatbroadcast_starttable_tail8_unroll16
 	vaesenc         xmm0, xmm0, oword [rdi + 160]
 	vaesenc         xmm0, xmm0, oword [rdi + 176]
-	je              near L.xctr_one_rounds_done_keysmem_splatbroadcast_starttable_tail8_unroll16
+	je              near L.xctr_one_rounds_done_keysrows_splatbroadcast_starttable_tail8_unroll16
 	vaesenc         xmm0, xmm0, oword [rdi + 192]
 	vaesenc         xmm0, xmm0, oword [rdi + 208]
-L.xctr_one_rounds_done_keysmem_splatbroadcast_starttable_tail8_unroll16:
+L.xctr_one_rounds_done_keysrows_splatbroadcast_starttable_tail8_unroll16:
 ; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
 ; read or written, so a page boundary right after the buffers is safe
 	mov             r11, -1
@@ -2295,7 +2296,7 @@ L.xctr_one_rounds_done_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	vpxord          xmm18, xmm18, oword [r10]
 	vaesenclast     xmm0, xmm0, xmm18
 	vmovdqu8        [rsi]{k1}, xmm0
-L.xctr_one_return_keysmem_splatbroadcast_starttable_tail8_unroll16:
+L.xctr_one_return_keysrows_splatbroadcast_starttable_tail8_unroll16:
 	xor             eax, eax
 ; only xmm registers were written on this path: no vzeroupper needed
 	ret
@@ -2304,7 +2305,7 @@ L.xctr_one_return_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	align 64, db 0
 ; Steps of 1..16 vectors (entry k - 1 for k vectors): k times the blocks per
 ; vector, added to each lane's little-endian index.
-L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16:
+L.xctr_steps_keysrows_splatbroadcast_starttable_tail8_unroll16:
 	dq	4, 0
 	dq	4, 0
 	dq	4, 0
@@ -2370,7 +2371,7 @@ L.xctr_steps_keysmem_splatbroadcast_starttable_tail8_unroll16:
 	dq	64, 0
 	dq	64, 0
 ; Lane i starts at index + i.
-L.xctr_lane_offsets_keysmem_splatbroadcast_starttable_tail8_unroll16:
+L.xctr_lane_offsets_keysrows_splatbroadcast_starttable_tail8_unroll16:
 	dq	0, 0
 	dq	1, 0
 	dq	2, 0
