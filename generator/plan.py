@@ -86,6 +86,12 @@ REGISTER_RULE = Rule("every register the plan names fits the ISA's vector regist
 class Plan:
     """The decisions shared by every plan; a subclass per mode fills R."""
     RULES: Tuple[Rule, ...] = (KNOB_VALUES_RULE, TAIL_RULE, REGISTER_RULE)
+    # KEYS=rows: a group of fewer vectors than this still broadcasts its middle round keys
+    # (16 bytes from each row; templates/lib/aes.j2).  Zen 5, XCTR: one vector (64 B) ran
+    # 0.96-0.98x with row loads, two and more gained (128 B 1.00-1.03x, 256 B 1.03x); CTR at
+    # 256 B, the context at each of a page's 64 line offsets: rows 13.6 / 19.5 TSC ticks
+    # (AES-128 / AES-256, median over offsets), broadcasts for that group 14.0 / 21.1.
+    ROWS_MIN_VECTORS = 2
 
     def __init__(self, mode: Mode, isa: Isa, knobs: Dict[str, object]):
         self.mode, self.isa, self.knobs = mode, isa, dict(knobs)
