@@ -867,10 +867,10 @@ aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16:
 .Lctr_group_loop_keysrows_tail8_tailctrbytes_unroll16:
 	cmp             $512, %rcx
 	{disp32} jb     .Lctr_final_keysrows_tail8_tailctrbytes_unroll16
-# counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
-# within them or into the next BASE
+# counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
+# byte of the group's first block) tells whether one of them would carry
 	cmp             $223, %r8b
-	{disp32} ja     .Lctr_tail8_carry
+	{disp32} ja     .Lctr_tail8_carry               # the low byte wraps in or right after this group
 	vpxord          %zmm20, %zmm17, %zmm0
 	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm17, %zmm1
 	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+64(%rip), %zmm17, %zmm2
@@ -890,6 +890,7 @@ aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16:
 	vpxord          %zmm20, %zmm7, %zmm7
 	{disp32} jmp    .Lctr_tail8_counted
 .Lctr_tail8_carry:
+# a carry out of the last byte: the general path, and BASE rebuilt from CTR
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
 # first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
@@ -1093,10 +1094,10 @@ aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16:
 	cmp             $448, %rcx
 	{disp32} jbe    .Lctr_final7
 .Lctr_final8:
-# counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
-# within them
+# counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
+# byte of the group's first block) tells whether one of them would carry
 	cmp             $224, %r8b
-	{disp32} ja     .Lctr_tail8_final_carry
+	{disp32} ja     .Lctr_tail8_final_carry         # the low byte wraps in this group
 	vpxord          %zmm20, %zmm17, %zmm0
 	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm17, %zmm1
 	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+64(%rip), %zmm17, %zmm2
@@ -1114,6 +1115,7 @@ aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16:
 	vpxord          %zmm20, %zmm7, %zmm7
 	{disp32} jmp    .Lctr_tail8_final_counted
 .Lctr_tail8_final_carry:
+# a carry out of the last byte: the general path
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
 # first), byte-swapped by BSWAP into big-endian blocks, then round key 0
@@ -1301,10 +1303,10 @@ aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16:
 	vmovdqu8        %zmm7, (%rsi){%k1}
 	{disp32} jmp    .Lctr_return_keysrows_tail8_tailctrbytes_unroll16
 .Lctr_final7:
-# counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
-# within them
+# counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
+# byte of the group's first block) tells whether one of them would carry
 	cmp             $228, %r8b
-	{disp32} ja     .Lctr_tail7_final_carry
+	{disp32} ja     .Lctr_tail7_final_carry         # the low byte wraps in this group
 	vpxord          %zmm20, %zmm17, %zmm0
 	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm17, %zmm1
 	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+64(%rip), %zmm17, %zmm2
@@ -1320,6 +1322,7 @@ aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16:
 	vpxord          %zmm20, %zmm6, %zmm6
 	{disp32} jmp    .Lctr_tail7_final_counted
 .Lctr_tail7_final_carry:
+# a carry out of the last byte: the general path
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
 # first), byte-swapped by BSWAP into big-endian blocks, then round key 0
@@ -1488,10 +1491,10 @@ aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16:
 	vmovdqu8        %zmm6, (%rsi){%k1}
 	{disp32} jmp    .Lctr_return_keysrows_tail8_tailctrbytes_unroll16
 .Lctr_final6:
-# counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
-# within them
+# counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
+# byte of the group's first block) tells whether one of them would carry
 	cmp             $232, %r8b
-	{disp32} ja     .Lctr_tail6_final_carry
+	{disp32} ja     .Lctr_tail6_final_carry         # the low byte wraps in this group
 	vpxord          %zmm20, %zmm17, %zmm0
 	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm17, %zmm1
 	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+64(%rip), %zmm17, %zmm2
@@ -1505,6 +1508,7 @@ aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16:
 	vpxord          %zmm20, %zmm5, %zmm5
 	{disp32} jmp    .Lctr_tail6_final_counted
 .Lctr_tail6_final_carry:
+# a carry out of the last byte: the general path
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
 # first), byte-swapped by BSWAP into big-endian blocks, then round key 0
@@ -1654,10 +1658,10 @@ aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16:
 	vmovdqu8        %zmm5, (%rsi){%k1}
 	{disp32} jmp    .Lctr_return_keysrows_tail8_tailctrbytes_unroll16
 .Lctr_final5:
-# counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
-# within them
+# counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
+# byte of the group's first block) tells whether one of them would carry
 	cmp             $236, %r8b
-	{disp32} ja     .Lctr_tail5_final_carry
+	{disp32} ja     .Lctr_tail5_final_carry         # the low byte wraps in this group
 	vpxord          %zmm20, %zmm17, %zmm0
 	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm17, %zmm1
 	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+64(%rip), %zmm17, %zmm2
@@ -1669,6 +1673,7 @@ aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16:
 	vpxord          %zmm20, %zmm4, %zmm4
 	{disp32} jmp    .Lctr_tail5_final_counted
 .Lctr_tail5_final_carry:
+# a carry out of the last byte: the general path
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
 # first), byte-swapped by BSWAP into big-endian blocks, then round key 0
@@ -1799,10 +1804,10 @@ aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16:
 	vmovdqu8        %zmm4, (%rsi){%k1}
 	{disp32} jmp    .Lctr_return_keysrows_tail8_tailctrbytes_unroll16
 .Lctr_final4_keysrows_tail8_tailctrbytes_unroll16:
-# counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
-# within them
+# counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
+# byte of the group's first block) tells whether one of them would carry
 	cmp             $240, %r8b
-	{disp32} ja     .Lctr_tail4_final_carry
+	{disp32} ja     .Lctr_tail4_final_carry         # the low byte wraps in this group
 	vpxord          %zmm20, %zmm17, %zmm0
 	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm17, %zmm1
 	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+64(%rip), %zmm17, %zmm2
@@ -1812,6 +1817,7 @@ aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16:
 	vpxord          %zmm20, %zmm3, %zmm3
 	{disp32} jmp    .Lctr_tail4_final_counted
 .Lctr_tail4_final_carry:
+# a carry out of the last byte: the general path
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
 # first), byte-swapped by BSWAP into big-endian blocks, then round key 0
@@ -1923,10 +1929,10 @@ aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16:
 	vmovdqu8        %zmm3, (%rsi){%k1}
 	{disp32} jmp    .Lctr_return_keysrows_tail8_tailctrbytes_unroll16
 .Lctr_final3_keysrows_tail8_tailctrbytes_unroll16:
-# counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
-# within them
+# counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
+# byte of the group's first block) tells whether one of them would carry
 	cmp             $244, %r8b
-	{disp32} ja     .Lctr_tail3_final_carry
+	{disp32} ja     .Lctr_tail3_final_carry         # the low byte wraps in this group
 	vpxord          %zmm20, %zmm17, %zmm0
 	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm17, %zmm1
 	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16+64(%rip), %zmm17, %zmm2
@@ -1934,6 +1940,7 @@ aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16:
 	vpxord          %zmm20, %zmm2, %zmm2
 	{disp32} jmp    .Lctr_tail3_final_counted
 .Lctr_tail3_final_carry:
+# a carry out of the last byte: the general path
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
 # first), byte-swapped by BSWAP into big-endian blocks, then round key 0
@@ -2026,15 +2033,16 @@ aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16:
 	vmovdqu8        %zmm2, (%rsi){%k1}
 	{disp32} jmp    .Lctr_return_keysrows_tail8_tailctrbytes_unroll16
 .Lctr_final2_keysrows_tail8_tailctrbytes_unroll16:
-# counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
-# within them
+# counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
+# byte of the group's first block) tells whether one of them would carry
 	cmp             $248, %r8b
-	{disp32} ja     .Lctr_tail2_final_carry
+	{disp32} ja     .Lctr_tail2_final_carry         # the low byte wraps in this group
 	vpxord          %zmm20, %zmm17, %zmm0
 	vpaddd          .Lctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16(%rip), %zmm17, %zmm1
 	vpxord          %zmm20, %zmm1, %zmm1
 	{disp32} jmp    .Lctr_tail2_final_counted
 .Lctr_tail2_final_carry:
+# a carry out of the last byte: the general path
 # counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 # with its own step, not a chain of adds: the last vector waits no longer than the
 # first), byte-swapped by BSWAP into big-endian blocks, then round key 0

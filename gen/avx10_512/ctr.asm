@@ -862,10 +862,10 @@ L.ctr_main_done_keysrows_tail8_tailctrbytes_unroll16:
 L.ctr_group_loop_keysrows_tail8_tailctrbytes_unroll16:
 	cmp             rcx, 512
 	jb              near L.ctr_final_keysrows_tail8_tailctrbytes_unroll16
-; counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
-; within them or into the next BASE
+; counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
+; byte of the group's first block) tells whether one of them would carry
 	cmp             r8b, 223
-	ja              near L.ctr_tail8_carry
+	ja              near L.ctr_tail8_carry          ; the low byte wraps in or right after this group
 	vpxord          zmm0, zmm17, zmm20
 	vpaddd          zmm1, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16]
 	vpaddd          zmm2, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 64]
@@ -885,6 +885,7 @@ L.ctr_group_loop_keysrows_tail8_tailctrbytes_unroll16:
 	vpxord          zmm7, zmm7, zmm20
 	jmp             near L.ctr_tail8_counted
 L.ctr_tail8_carry:
+; a carry out of the last byte: the general path, and BASE rebuilt from CTR
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
 ; first), byte-swapped by BSWAP into big-endian blocks, then round key 0; CTR moves on
@@ -1088,10 +1089,10 @@ L.ctr_final_keysrows_tail8_tailctrbytes_unroll16:
 	cmp             rcx, 448
 	jbe             near L.ctr_final7
 L.ctr_final8:
-; counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
-; within them
+; counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
+; byte of the group's first block) tells whether one of them would carry
 	cmp             r8b, 224
-	ja              near L.ctr_tail8_final_carry
+	ja              near L.ctr_tail8_final_carry    ; the low byte wraps in this group
 	vpxord          zmm0, zmm17, zmm20
 	vpaddd          zmm1, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16]
 	vpaddd          zmm2, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 64]
@@ -1109,6 +1110,7 @@ L.ctr_final8:
 	vpxord          zmm7, zmm7, zmm20
 	jmp             near L.ctr_tail8_final_counted
 L.ctr_tail8_final_carry:
+; a carry out of the last byte: the general path
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
 ; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
@@ -1296,10 +1298,10 @@ L.ctr_final8_aes128:
 	vmovdqu8        [rsi]{k1}, zmm7
 	jmp             near L.ctr_return_keysrows_tail8_tailctrbytes_unroll16
 L.ctr_final7:
-; counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
-; within them
+; counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
+; byte of the group's first block) tells whether one of them would carry
 	cmp             r8b, 228
-	ja              near L.ctr_tail7_final_carry
+	ja              near L.ctr_tail7_final_carry    ; the low byte wraps in this group
 	vpxord          zmm0, zmm17, zmm20
 	vpaddd          zmm1, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16]
 	vpaddd          zmm2, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 64]
@@ -1315,6 +1317,7 @@ L.ctr_final7:
 	vpxord          zmm6, zmm6, zmm20
 	jmp             near L.ctr_tail7_final_counted
 L.ctr_tail7_final_carry:
+; a carry out of the last byte: the general path
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
 ; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
@@ -1483,10 +1486,10 @@ L.ctr_final7_aes128:
 	vmovdqu8        [rsi]{k1}, zmm6
 	jmp             near L.ctr_return_keysrows_tail8_tailctrbytes_unroll16
 L.ctr_final6:
-; counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
-; within them
+; counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
+; byte of the group's first block) tells whether one of them would carry
 	cmp             r8b, 232
-	ja              near L.ctr_tail6_final_carry
+	ja              near L.ctr_tail6_final_carry    ; the low byte wraps in this group
 	vpxord          zmm0, zmm17, zmm20
 	vpaddd          zmm1, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16]
 	vpaddd          zmm2, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 64]
@@ -1500,6 +1503,7 @@ L.ctr_final6:
 	vpxord          zmm5, zmm5, zmm20
 	jmp             near L.ctr_tail6_final_counted
 L.ctr_tail6_final_carry:
+; a carry out of the last byte: the general path
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
 ; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
@@ -1649,10 +1653,10 @@ L.ctr_final6_aes128:
 	vmovdqu8        [rsi]{k1}, zmm5
 	jmp             near L.ctr_return_keysrows_tail8_tailctrbytes_unroll16
 L.ctr_final5:
-; counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
-; within them
+; counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
+; byte of the group's first block) tells whether one of them would carry
 	cmp             r8b, 236
-	ja              near L.ctr_tail5_final_carry
+	ja              near L.ctr_tail5_final_carry    ; the low byte wraps in this group
 	vpxord          zmm0, zmm17, zmm20
 	vpaddd          zmm1, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16]
 	vpaddd          zmm2, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 64]
@@ -1664,6 +1668,7 @@ L.ctr_final5:
 	vpxord          zmm4, zmm4, zmm20
 	jmp             near L.ctr_tail5_final_counted
 L.ctr_tail5_final_carry:
+; a carry out of the last byte: the general path
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
 ; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
@@ -1794,10 +1799,10 @@ L.ctr_final5_aes128:
 	vmovdqu8        [rsi]{k1}, zmm4
 	jmp             near L.ctr_return_keysrows_tail8_tailctrbytes_unroll16
 L.ctr_final4_keysrows_tail8_tailctrbytes_unroll16:
-; counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
-; within them
+; counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
+; byte of the group's first block) tells whether one of them would carry
 	cmp             r8b, 240
-	ja              near L.ctr_tail4_final_carry
+	ja              near L.ctr_tail4_final_carry    ; the low byte wraps in this group
 	vpxord          zmm0, zmm17, zmm20
 	vpaddd          zmm1, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16]
 	vpaddd          zmm2, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 64]
@@ -1807,6 +1812,7 @@ L.ctr_final4_keysrows_tail8_tailctrbytes_unroll16:
 	vpxord          zmm3, zmm3, zmm20
 	jmp             near L.ctr_tail4_final_counted
 L.ctr_tail4_final_carry:
+; a carry out of the last byte: the general path
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
 ; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
@@ -1918,10 +1924,10 @@ L.ctr_final4_aes128_keysrows_tail8_tailctrbytes_unroll16:
 	vmovdqu8        [rsi]{k1}, zmm3
 	jmp             near L.ctr_return_keysrows_tail8_tailctrbytes_unroll16
 L.ctr_final3_keysrows_tail8_tailctrbytes_unroll16:
-; counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
-; within them
+; counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
+; byte of the group's first block) tells whether one of them would carry
 	cmp             r8b, 244
-	ja              near L.ctr_tail3_final_carry
+	ja              near L.ctr_tail3_final_carry    ; the low byte wraps in this group
 	vpxord          zmm0, zmm17, zmm20
 	vpaddd          zmm1, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16]
 	vpaddd          zmm2, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16 + 64]
@@ -1929,6 +1935,7 @@ L.ctr_final3_keysrows_tail8_tailctrbytes_unroll16:
 	vpxord          zmm2, zmm2, zmm20
 	jmp             near L.ctr_tail3_final_counted
 L.ctr_tail3_final_carry:
+; a carry out of the last byte: the general path
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
 ; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
@@ -2021,15 +2028,16 @@ L.ctr_final3_aes128_keysrows_tail8_tailctrbytes_unroll16:
 	vmovdqu8        [rsi]{k1}, zmm2
 	jmp             near L.ctr_return_keysrows_tail8_tailctrbytes_unroll16
 L.ctr_final2_keysrows_tail8_tailctrbytes_unroll16:
-; counter blocks from BASE by big-endian byte adds unless CTR_LO's low byte carries
-; within them
+; counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
+; byte of the group's first block) tells whether one of them would carry
 	cmp             r8b, 248
-	ja              near L.ctr_tail2_final_carry
+	ja              near L.ctr_tail2_final_carry    ; the low byte wraps in this group
 	vpxord          zmm0, zmm17, zmm20
 	vpaddd          zmm1, zmm17, zword [rel L.ctr_be_lane_step_keysrows_tail8_tailctrbytes_unroll16]
 	vpxord          zmm1, zmm1, zmm20
 	jmp             near L.ctr_tail2_final_counted
 L.ctr_tail2_final_carry:
+; a carry out of the last byte: the general path
 ; counter blocks: vector j = CTR + j vectors of blocks (little-endian, each from CTR
 ; with its own step, not a chain of adds: the last vector waits no longer than the
 ; first), byte-swapped by BSWAP into big-endian blocks, then round key 0
