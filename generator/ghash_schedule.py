@@ -3,9 +3,10 @@
 
 GHASH of one iteration is a fixed sequence of numbered steps (templates/lib/ghash.j2,
 macro ghash_step, emits each one); the AES rounds of the same iteration are independent
-of it, so each step is placed after one of the nine middle rounds every key size runs
-(KLAST-9 .. KLAST-1; AES-192/256 enter two and four rounds earlier), where its
-carry-less multiplies and shuffles fill the cycles the vaesenc chain leaves.
+of it, so each step is placed before the first or after one of the nine middle rounds
+every key size runs (KLAST-9 .. KLAST-1; AES-192/256 enter two and four rounds earlier,
+before the steps placed "before KLAST-9"), where its carry-less multiplies and shuffles
+fill the cycles the vaesenc chain leaves.
 
 Step kinds (one vector = `lanes` blocks; a pair = two vectors, EVEX):
   load     decryption: the iteration's source vectors into the GHASH data registers
@@ -27,15 +28,17 @@ Step kinds (one vector = `lanes` blocks; a pair = two vectors, EVEX):
 
 SCHEDULES below holds the schedules a person chose for the default UNROLL=4 main loops,
 per ISA, GHASH method and direction, each measured with llvm-mca on every model of
-mca/baseline.json.  Every other count of vectors (other UNROLL values, the records'
-final groups) takes the rule of `_spread`.
+mca/baseline.json, and for the UNROLL=8 loops of the variant that runs them (avx10_512,
+Karatsuba: znver5), measured on that CPU.  Every other count of vectors (other UNROLL
+values, the records' final groups) takes the rule of `_spread`.
 """
 
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
 ROUNDS = 9         # the middle rounds every key size runs
-SLOTS = ROUNDS + 1  # a step after each of them, and after the last round
+SLOTS = ROUNDS + 2  # before the first of them, after each of them, and after the last round
+BEFORE, AFTER_LAST = 0, ROUNDS + 1     # the slots that are not "after KLAST-m"
 
 
 @dataclass(frozen=True)
@@ -54,8 +57,9 @@ class Step:
 _INDEXED = {"reflect", "halves", "mid", "lo", "hi", "one", "vload", "vmul"}
 
 # --- the chosen schedules -----------------------------------------------------------------
-# Keys: (ISA, path, GHASH, direction); values: the step names after each of the nine
-# middle rounds, KLAST-9 first, then after the last round.  "pairs" is the EVEX path
+# Keys: (ISA, path, GHASH, direction, vectors); values: the step names before KLAST-9's
+# round, then after each of the nine middle rounds, KLAST-9 first, then after the last
+# round.  "pairs" is the EVEX path
 # (two vectors a step, 32 registers), "single" the 16-register one (one vector a step
 # through D; those ISAs have no room for GD, so only decryption is interleaved).
 # Each table was chosen among measured candidates: llvm-mca 19 (perf/mca.py's method) on
@@ -67,7 +71,8 @@ SCHEDULES = {
     # 512-bit EVEX, Karatsuba (the default): pair 1 (vectors 2, 3) first, block 0's pair
     # last, so that the previous iteration's reduction (the loop-carried chain ending
     # in the lanes' XOR into ACC) has four rounds before "join" needs it.
-    ("avx10_512", "pairs", "karatsuba", "dec"): (
+    ("avx10_512", "pairs", "karatsuba", "dec", 4): (
+        (),                                         # before KLAST-9
         ("load", "reflect1"),                       # after KLAST-9
         ("halves1", "mid1", "lo1"),                 # KLAST-8
         (),                                         # KLAST-7
@@ -78,7 +83,8 @@ SCHEDULES = {
         ("fold_lo",),                               # KLAST-2
         ("fold_mi", "lanes"),                       # KLAST-1
     ),
-    ("avx10_512", "pairs", "karatsuba", "enc"): (
+    ("avx10_512", "pairs", "karatsuba", "enc", 4): (
+        (),                                         # before KLAST-9
         (),
         ("reflect1", "halves1", "mid1"),
         (),
@@ -90,7 +96,8 @@ SCHEDULES = {
         ("fold_mi", "lanes"),
     ),
     # 512-bit EVEX, schoolbook (the alternate set): four multiplies a pair.
-    ("avx10_512", "pairs", "school", "dec"): (
+    ("avx10_512", "pairs", "school", "dec", 4): (
+        (),                                         # before KLAST-9
         ("load", "reflect1"),
         ("lo1", "hi1"),
         (),
@@ -101,7 +108,8 @@ SCHEDULES = {
         ("fold_lo",),
         ("fold_mi", "lanes"),
     ),
-    ("avx10_512", "pairs", "school", "enc"): (
+    ("avx10_512", "pairs", "school", "enc", 4): (
+        (),                                         # before KLAST-9
         (),
         ("reflect0", "reflect1", "join"),
         ("lo0",),
@@ -113,8 +121,43 @@ SCHEDULES = {
         (),
         ("lanes",),                                 # after the last round
     ),
+    # 512-bit EVEX, Karatsuba, 8 vectors (the znver5 variant's UNROLL=8): the reflections
+    # and pair 1's products before the first round, then two steps a round.  Measured on
+    # Zen 5 (the loop body alone, repeated in place, 15 alternating runs, core cycles per
+    # 512 B for AES-128 / AES-256, with KEYS=rows and HALVES=unpack): encryption 63.2 /
+    # 69.7 against 65.0 / 70.6 for _spread's placement, decryption 60.2 / 69.7 against
+    # 66.4 / 70.1.  Zen 5 has one carry-less multiplier beside its two AES pipes and four
+    # vector pipes for the rest: a multiply issued early keeps that unit busy from the
+    # iteration's start, while the later rounds leave the pipes to the reduction.
+    ("avx10_512", "pairs", "karatsuba", "enc", 8): (
+        ("reflect0", "reflect1", "reflect2", "reflect3",
+         "halves1", "mid1", "lo1", "hi1"),          # before KLAST-9
+        ("halves2", "mid2"),                        # after KLAST-9
+        ("lo2", "hi2"),                             # KLAST-8
+        ("halves3", "mid3"),                        # KLAST-7
+        ("lo3", "hi3"),                             # KLAST-6
+        ("join", "halves0"),                        # KLAST-5
+        ("mid0", "lo0"),                            # KLAST-4
+        ("hi0", "fix"),                             # KLAST-3
+        ("fold_lo", "fold_mi"),                     # KLAST-2
+        ("lanes",),                                 # KLAST-1
+    ),
+    ("avx10_512", "pairs", "karatsuba", "dec", 8): (
+        ("load", "reflect0", "reflect1", "reflect2", "reflect3",
+         "halves1", "mid1", "lo1", "hi1"),          # before KLAST-9
+        ("halves2", "mid2"),                        # after KLAST-9
+        ("lo2", "hi2"),                             # KLAST-8
+        ("halves3", "mid3"),                        # KLAST-7
+        ("lo3", "hi3"),                             # KLAST-6
+        ("join", "halves0"),                        # KLAST-5
+        ("mid0", "lo0"),                            # KLAST-4
+        ("hi0", "fix"),                             # KLAST-3
+        ("fold_lo", "fold_mi"),                     # KLAST-2
+        ("lanes",),                                 # KLAST-1
+    ),
     # 256-bit EVEX: the same shape, two blocks a vector.
-    ("avx10_256", "pairs", "karatsuba", "dec"): (
+    ("avx10_256", "pairs", "karatsuba", "dec", 4): (
+        (),                                         # before KLAST-9
         ("load", "reflect1"),
         ("halves1", "mid1", "lo1"),
         (),
@@ -125,7 +168,8 @@ SCHEDULES = {
         ("fold_lo",),
         ("fold_mi", "lanes"),
     ),
-    ("avx10_256", "pairs", "karatsuba", "enc"): (
+    ("avx10_256", "pairs", "karatsuba", "enc", 4): (
+        (),                                         # before KLAST-9
         (),
         ("reflect1", "halves1", "mid1", "lo1"),
         (),
@@ -137,7 +181,8 @@ SCHEDULES = {
         ("fold_mi",),
         ("lanes",),
     ),
-    ("avx10_256", "pairs", "school", "dec"): (
+    ("avx10_256", "pairs", "school", "dec", 4): (
+        (),                                         # before KLAST-9
         ("load", "reflect1", "lo1"),
         ("hi1",),
         (),
@@ -148,7 +193,8 @@ SCHEDULES = {
         ("fold_lo",),
         ("fold_mi", "lanes"),
     ),
-    ("avx10_256", "pairs", "school", "enc"): (
+    ("avx10_256", "pairs", "school", "enc", 4): (
+        (),                                         # before KLAST-9
         ("reflect1",),
         ("lo1", "hi1"),
         (),
@@ -160,7 +206,8 @@ SCHEDULES = {
         ("lanes",),
     ),
     # 16 registers (VEX), one vector at a time through D, decryption only.
-    ("aesni_avx", "single", "school", "dec"): (
+    ("aesni_avx", "single", "school", "dec", 4): (
+        (),                                         # before KLAST-9
         ("vload0",),
         (),
         ("vmul0", "vload1"),
@@ -172,7 +219,8 @@ SCHEDULES = {
         ("fold_lo", "fold_mi"),
         ("lanes",),
     ),
-    ("vaes_avx2", "single", "school", "dec"): (
+    ("vaes_avx2", "single", "school", "dec", 4): (
+        (),                                         # before KLAST-9
         ("vload0", "vmul0"),
         ("vload1",),
         (),
@@ -184,7 +232,6 @@ SCHEDULES = {
         ("lanes",),
     ),
 }
-SCHEDULED_VECTORS = 4      # the tables are for UNROLL=4
 
 
 class ScheduleError(Exception):
@@ -253,10 +300,11 @@ def _parse(name: str) -> Tuple[str, int]:
 
 def schedule(isa: str, path: str, ghash: str, direction: str, vectors: int, *, load: bool,
              fresh: bool = True, lengths: bool = False) -> List[List[Step]]:
-    """The steps after each of the nine rounds: the chosen table when there is one for
-    this case, else the rule of _spread."""
-    table = SCHEDULES.get((isa, path, ghash, direction))
-    if table is None or vectors != SCHEDULED_VECTORS or lengths or not fresh:
+    """The steps of each of the SLOTS slots (BEFORE the first of the nine rounds, after
+    each of them, AFTER_LAST): the chosen table when there is one for this case, else
+    the rule of _spread."""
+    table = SCHEDULES.get((isa, path, ghash, direction, vectors))
+    if table is None or lengths or not fresh:
         return _spread(steps(path, ghash, vectors, load=load, fresh=fresh, lengths=lengths,
                              join_last=True))
     natural = steps(path, ghash, vectors, load=load, fresh=fresh, lengths=lengths)
@@ -320,19 +368,20 @@ def _spread(ordered: List[Step]) -> List[List[Step]]:
     head = [s for s in ordered if s.kind not in ("fold_lo", "fold_mi", "lanes", "fix",
                                                   "lengths")]
     slots: List[List[Step]] = [[] for _ in range(SLOTS)]
+    after = {m: BEFORE + 1 + ROUNDS - m for m in range(1, ROUNDS + 1)}   # after KLAST-m
     size, extra = divmod(len(head), 6)
     start = 0
-    for slot in range(6):
-        end = start + size + (1 if slot < extra else 0)
-        slots[slot] = head[start:end]
+    for i, m in enumerate(range(ROUNDS, ROUNDS - 6, -1)):
+        end = start + size + (1 if i < extra else 0)
+        slots[after[m]] = head[start:end]
         start = end
     for step in ordered:
         if step.kind in ("fix", "lengths", "fold_lo"):
-            slots[6].append(step)
+            slots[after[3]].append(step)
         elif step.kind == "fold_mi":
-            slots[7].append(step)
+            slots[after[2]].append(step)
         elif step.kind == "lanes":
-            slots[8].append(step)
+            slots[after[1]].append(step)
     return slots
 
 
@@ -342,10 +391,10 @@ def in_order(path: str, ghash: str, vectors: int, *, load: bool, fresh: bool = T
     return steps(path, ghash, vectors, load=load, fresh=fresh, lengths=lengths)
 
 
-def reasons(isa: str, vectors: int) -> List[str]:
-    """Comment lines that say why the schedule of this ISA is what it is."""
-    if vectors == SCHEDULED_VECTORS and any(key[0] == isa for key in SCHEDULES):
-        return list(REASONS.get(isa, ()))
+def reasons(isa: str, ghash: str, vectors: int) -> List[str]:
+    """Comment lines that say why the schedule of this ISA, method and count is what it is."""
+    if any(key[0] == isa and key[2] == ghash and key[4] == vectors for key in SCHEDULES):
+        return list(REASONS[(isa, vectors)])
     return ["This UNROLL has no chosen table: the steps are spread in their natural order",
             "but for block 0's pair, which comes last (its join waits for the previous",
             "iteration's reduction), the products over the first six rounds, one fold a",
@@ -364,13 +413,21 @@ _EVEX_REASONS = (
     "table follows the measurement.",
 )
 REASONS = {
-    "avx10_512": _EVEX_REASONS,
-    "avx10_256": _EVEX_REASONS,
-    "aesni_avx": (
+    ("avx10_512", 4): _EVEX_REASONS,
+    ("avx10_256", 4): _EVEX_REASONS,
+    ("avx10_512", 8): (
+        "Why there (measured on Zen 5, which runs these loops): its one carry-less",
+        "multiplier sits beside the two AES pipes, and the four vector pipes take the",
+        "rest, so the loop is bound by the multiplies and the vector ops together.  The",
+        "reflections and pair 1's products go before the first round, so the multiplier",
+        "starts with the iteration; then two steps a round, the reduction's folds after",
+        "KLAST-2 and the lanes' XOR after KLAST-1.",
+    ),
+    ("aesni_avx", 4): (
         "Why there: with 16 registers each vector goes through D (load, reflect, four",
         "products) before the next can be loaded; the products are spread over the",
         "rounds so that no round waits for more than one vector's multiplies, and the",
         "two folds come after the last product, ACC being written after the last round.",
     ),
 }
-REASONS["vaes_avx2"] = REASONS["aesni_avx"]
+REASONS[("vaes_avx2", 4)] = REASONS[("aesni_avx", 4)]

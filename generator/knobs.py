@@ -52,12 +52,18 @@ KNOBS = {knob.name: knob for knob in (
          "round keys: reg = all held in vector registers; mem = first and last in registers, "
          "the middle ones reloaded from memory each round (fits 16-register ISAs); rows = "
          "as mem, each key loaded as the key's 64-byte row (rk_rows: the key in every "
-         "lane) instead of broadcast from 16 bytes (CTR and XCTR on ymm/zmm ISAs)"),
+         "lane) instead of broadcast from 16 bytes (CTR, XCTR and GCM on ymm/zmm ISAs)"),
     Knob("GHASH", ("school", "karatsuba"), str,
          "GCM carry-less products per block: school = 4; karatsuba = 3 plus two cheap ops, "
          "with (H_lo ^ H_hi) of each power kept in registers, or read from the key's h_halves "
          "where they do not fit (EVEX) (for CPUs where VPCLMULQDQ "
          "competes with VAES for the same pipes, e.g. Zen 4)"),
+    Knob("HALVES", ("pshufd", "unpack"), str,
+         "GCM, GHASH=karatsuba: the half sums a_L ^ a_H of a pair of data vectors: pshufd = "
+         "each vector's halves swapped (vpshufd) and XORed with it, two ops a vector; "
+         "unpack = the pair's low and high halves gathered (vpunpcklqdq, vpunpckhqdq) and "
+         "XORed once, three ops a pair, the two half sums in one register's two halves, "
+         "each multiplied from its own (EVEX only)", isas=("avx10_256", "avx10_512")),
     Knob("TAIL", (1, 2, 4, 8), _int,
          "vectors processed side by side after the main loop (blocks left over)"),
     Knob("TWEAK", ("clmul", "double", "gpr"), str,

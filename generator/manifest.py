@@ -80,6 +80,16 @@ def stride(entry: dict) -> int:
     return values.pop()
 
 
+def variant_stride(entry: dict, variant: str) -> int:
+    """Bytes per main-loop iteration of one uarch variant's functions."""
+    values = {r["bytes_per_iteration"] for r in entry["mca_regions"]
+              if r.get("variant") == variant}
+    if len(values) != 1:
+        raise TemplateError(f"{entry['isa']}/{entry['mode']} variant {variant}: main loops "
+                            f"of strides {sorted(values)}")
+    return values.pop()
+
+
 def document(entries: List[dict], header_text: str) -> dict:
     return {
         "license": f"SPDX-License-Identifier: {SPDX_LICENSE}",
@@ -167,9 +177,11 @@ def _uarch_lines(entries: List[dict], isas) -> List[str]:
                       [f"X({e['isa']}, {e['mode']}, {u.upper()}, _{v['name']})"
                        for e in entries if e["isa"] == isa
                        for v in e["variants"] for u in v["uarches"]])
-    out += ["/* X(isa, mode, _variant, name of the first uarch taking it): each variant once */"]
+    out += ["/* X(isa, mode, _variant, name of the first uarch taking it, its UNROLL, bytes",
+            " * per iteration of its main loops): each variant once */"]
     out += _macro("AESGEN_GEN_VARIANT_SETS(X)",
-                  [f"X({e['isa']}, {e['mode']}, _{v['name']}, {v['uarches'][0]})"
+                  [f"X({e['isa']}, {e['mode']}, _{v['name']}, {v['uarches'][0]}, "
+                   f"{v['knobs'].get('UNROLL', 0)}, {variant_stride(e, v['name'])})"
                    for e in entries for v in e["variants"]])
     out += ["/* Length plans: X(mode, NAME of the uarch, isa, ISA, CLASSES, STREAM_CLASSES): where",
             " * \"auto\" takes isa on that uarch, a call of at most max_len bytes takes another",

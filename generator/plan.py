@@ -199,7 +199,7 @@ def _rows_rule(mode_name):
     def check(isa, knobs):
         if knobs.get("KEYS") == "rows":
             return (f"KEYS=rows is not a key placement of {mode_name} (its templates read "
-                    "the 16-byte keys; rows: ctr, xctr)")
+                    "the 16-byte keys; rows: ctr, xctr, gcm)")
         return None
     return Rule(f"{mode_name}: KEYS is not rows", check)
 
@@ -357,7 +357,11 @@ class GcmPlan(Plan):
         Rule("GHASH=karatsuba: the powers' half sums in registers when the UNROLL powers "
              "and they fit, else (EVEX, aesni_avx) memory operands on the key's h_halves; "
              "vaes_avx2: in registers only", None),
-        _rows_rule("gcm"),
+        Rule("HALVES=unpack needs GHASH=karatsuba (schoolbook makes no half sums)",
+             lambda isa, knobs: (
+                 "HALVES=unpack pairs Karatsuba's half sums; GHASH=school has none"
+                 if knobs.get("HALVES") == "unpack" and knobs.get("GHASH") != "karatsuba"
+                 else None)),
     )
 
     def allocate(self):
@@ -455,7 +459,8 @@ class GcmPlan(Plan):
 
     def ghash_schedule(self, direction: str, vectors: int, *, load=False, fresh=True,
                        lengths=False, school=False):
-        """The steps after each of the nine middle rounds (direction: enc or dec)."""
+        """The steps of each slot: before the first of the nine middle rounds, after each
+        of them, after the last round (direction: enc or dec)."""
         return ghash_schedule.schedule(self.isa.name, self.ghash_path(load),
                                        self._ghash_kind(school),
                                        direction, vectors, load=load, fresh=fresh,
@@ -465,18 +470,21 @@ class GcmPlan(Plan):
         """The main loop's schedule as comment lines: the steps after each round."""
         U = self.knobs["UNROLL"]
         slots = self.ghash_schedule(direction, U, load=direction == "dec")
-        names = [f"KLAST-{m}" for m in range(ghash_schedule.ROUNDS, 0, -1)] + ["the last"]
+        names = ([f"KLAST-{ghash_schedule.ROUNDS}"]
+                 + [f"KLAST-{m}" for m in range(ghash_schedule.ROUNDS, 0, -1)] + ["the last"])
         what = "decryption" if direction == "dec" else "encryption"
         lines = [f"{what} ({self._ghash_kind(False)}, {U} vectors):"]
-        for name, slot in zip(names, slots):
+        for i, (name, slot) in enumerate(zip(names, slots)):
             if slot:
                 steps = ", ".join(f"{step.number} {step.name}" for step in slot)
-                lines.append(f"  after round {name + ':':<10} {steps}")
+                where = "before round" if i == ghash_schedule.BEFORE else "after round"
+                lines.append(f"  {where} {name + ':':<10} {steps}")
         return lines
 
     def ghash_schedule_reasons(self):
         """Why the schedule of this ISA is what it is (comment lines)."""
-        return ghash_schedule.reasons(self.isa.name, self.knobs["UNROLL"])
+        return ghash_schedule.reasons(self.isa.name, self._ghash_kind(False),
+                                      self.knobs["UNROLL"])
 
     def notes(self, fn):
         U, missing = self.knobs["UNROLL"], []

@@ -60,8 +60,9 @@
 # block 0, the partial products into LO/MI/HI (Karatsuba's half sums and middle
 # products, the low and the high ones), the Karatsuba fix, the two folds of the
 # reduction and the lanes' XOR.  A schedule chosen per ISA and measured with llvm-mca on
-# every model of mca/baseline.json (generator/ghash_schedule.py) places each step after
-# one of the nine middle rounds every key size runs, or after the last round:
+# every model of mca/baseline.json (generator/ghash_schedule.py) places each step before
+# the first or after one of the nine middle rounds every key size runs, or after the
+# last round:
 #   decryption (school, 4 vectors):
 #     after round KLAST-9:   0 vload0
 #     after round KLAST-7:   1 vmul0, 2 vload1

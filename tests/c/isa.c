@@ -34,19 +34,20 @@
 #define ASM_ISA(isa, NAME, vector_bytes, evex, needs) \
     { ASM_FNS(isa), .suffix = "", .modes = TEST_MODE_ALL },
 
-#define VARIANT_FNS_ctr(isa, v) .ctr_fn = aesgen_ctr_crypt_##isa##v
-#define VARIANT_FNS_xctr(isa, v) .xctr_fn = aesgen_xctr_crypt_##isa##v
-#define VARIANT_FNS_xts(isa, v) \
+#define VARIANT_FNS_ctr(isa, v, unroll, stride) .ctr_fn = aesgen_ctr_crypt_##isa##v
+#define VARIANT_FNS_xctr(isa, v, unroll, stride) .xctr_fn = aesgen_xctr_crypt_##isa##v
+#define VARIANT_FNS_xts(isa, v, unroll, stride) \
     .xts_encrypt_fn = aesgen_xts_encrypt_##isa##v, .xts_decrypt_fn = aesgen_xts_decrypt_##isa##v
-#define VARIANT_FNS_gcm(isa, v)                                                       \
+#define VARIANT_FNS_gcm(isa, v, unroll, stride)                                       \
     .gcm_ghash_fn = aesgen_gcm_ghash_##isa##v,                                        \
     .gcm_enc_update_fn = aesgen_gcm_enc_update_##isa##v,                              \
     .gcm_dec_update_fn = aesgen_gcm_dec_update_##isa##v,                              \
     .gcm_enc_record_fn = aesgen_gcm_enc_record_##isa##v,                              \
-    .gcm_dec_record_fn = aesgen_gcm_dec_record_##isa##v
-#define VARIANT_ISA(isa, mode, v, uarch)                                              \
-    { ASM_FNS(isa), VARIANT_FNS_##mode(isa, v), .variant = #uarch, .suffix = #v,      \
-      .modes = TEST_MODE_##mode },
+    .gcm_dec_record_fn = aesgen_gcm_dec_record_##isa##v,                              \
+    .gcm_stride = (stride), .gcm_unroll = (unroll)
+#define VARIANT_ISA(isa, mode, v, uarch, unroll, stride)                              \
+    { ASM_FNS(isa), VARIANT_FNS_##mode(isa, v, unroll, stride), .variant = #uarch,    \
+      .suffix = #v, .modes = TEST_MODE_##mode },
 
 /* The variant entries override some functions of ASM_FNS: that is their point. */
 #pragma GCC diagnostic push

@@ -19,7 +19,7 @@
 enum { ISA_COUNT = 1 + AESGEN_GEN_ISA_COUNT };
 
 /* Then one entry per uarch variant of gen/manifest.json (AESGEN_GEN_VARIANT_SETS). */
-#define TEST_VARIANT_ROW(isa, mode, v, uarch) +1
+#define TEST_VARIANT_ROW(isa, mode, v, uarch, unroll, stride) +1
 enum { VARIANT_COUNT = 0 AESGEN_GEN_VARIANT_SETS(TEST_VARIANT_ROW) };
 #undef TEST_VARIANT_ROW
 enum { TEST_ISA_TOTAL = ISA_COUNT + VARIANT_COUNT };
@@ -58,8 +58,9 @@ struct test_isa {
     const char *variant;
     const char *suffix;
     unsigned modes;
-    size_t gcm_stride;         /* bytes per iteration of gen/<isa>/gcm.S's main loop */
-    unsigned gcm_unroll;       /* its UNROLL knob */
+    size_t gcm_stride;         /* bytes per iteration of the entry's GCM main loops (a gcm
+                                  variant's own, else gen/<isa>/gcm.S's) */
+    unsigned gcm_unroll;       /* their UNROLL knob */
 };
 
 /* [0, ISA_COUNT): the ISAs with their files' own functions; then the variant entries. */

@@ -218,9 +218,9 @@ class BenchModes(unittest.TestCase):
         with mock.patch.dict(os.environ, {"AESGEN_VARIANT": "default"}):
             self.assertEqual(report.pick_region(variant, "gcm-dec").name,
                              "gcm_dec_avx10_512_main_loop")
-        with mock.patch.dict(os.environ, {"AESGEN_VARIANT": "znver5"}):   # Karatsuba, UNROLL=8
+        with mock.patch.dict(os.environ, {"AESGEN_VARIANT": "znver5"}):   # Karatsuba, UNROLL=8, KEYS=rows, HALVES=unpack
             self.assertEqual(report.pick_region(variant, "gcm-dec").name,
-                             "gcm_dec_tail2_unroll8_avx10_512_main_loop")
+                             "gcm_dec_halvesunpack_keysrows_tail2_unroll8_avx10_512_main_loop")
 
 
 class ChartPanels(unittest.TestCase):

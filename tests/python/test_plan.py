@@ -19,6 +19,7 @@ from repo import REPO  # noqa: F401  (puts the repository on sys.path)
 from generator import bitslice
 from generator.abi import SYSV
 from generator.isa import get_isa
+from generator.knobs import resolve
 from generator.model import GPR64, Instr, Mem, Reg
 from generator.modes import MODES, generated_pairs, get_mode
 from generator.parse import lookup_register, parse
@@ -67,8 +68,10 @@ class EveryCombinationPlansOrIsRefused(unittest.TestCase):
         # KEYS=rows, a third KEYS value on the three ymm/zmm ISAs (x 1.5: 280 -> 420 on
         # vaes_avx2, 448 -> 672 on each EVEX ISA), and TAILCTR=bytes, every ctr combination
         # of the four VEX/EVEX ISAs once more (+168 on aesni_avx, +84 on vaes_avx2, +84 on
-        # each EVEX ISA): 72 + 896 + 504 + 756 + 756
-        self.assertEqual(planned + refused, 2984)
+        # each EVEX ISA): 72 + 896 + 504 + 756 + 756 = 2984; then HALVES=unpack, every gcm
+        # combination of the two EVEX ISAs once more (84 each: 14 UNROLL x TAIL <= UNROLL,
+        # x 3 KEYS, x 2 GHASH; refused with GHASH=school): 2984 + 168
+        self.assertEqual(planned + refused, 3152)
         self.assertGreater(planned, 250)
         self.assertGreater(refused, 200)
 
@@ -96,6 +99,7 @@ class EveryCombinationPlansOrIsRefused(unittest.TestCase):
                                   "SPLAT": ("shuffle", "broadcast"),
                                   "START": ("any", "table"),
                                   "TAILCTR": ("swap", "bytes"),
+                                  "HALVES": ("pshufd", "unpack"),
                                   "BULK": ("bitslice", "vperm"),
                                   "TAIL": (1, 2, 4, 8)}[name]:
                         if value == knobs[name]:
@@ -152,6 +156,15 @@ class FitRules(unittest.TestCase):
         spilled = self.plan("xts", "vaes_avx2", UNROLL=8, TAIL=2)
         self.assertTrue(spilled.spill)
         self.assertIsNone(spilled.beside_registers(1))
+
+    def test_paired_half_sums_need_karatsuba(self):
+        with self.assertRaisesRegex(Refused, "HALVES=unpack.*GHASH=school has none"):
+            self.plan("gcm", "avx10_512", HALVES="unpack")
+        self.assertTrue(self.plan("gcm", "avx10_512", HALVES="unpack", GHASH="karatsuba")
+                        .karatsuba)
+        # an EVEX knob: the VEX ISAs do not take it
+        with self.assertRaisesRegex(Exception, "HALVES does not apply to mode gcm on aesni_avx"):
+            resolve(get_mode("gcm"), get_isa("aesni_avx"), {"HALVES": "unpack"})
 
     def test_karatsuba_needs_its_registers(self):
         plan = self.plan("gcm", "avx10_512", GHASH="karatsuba", KEYS="reg")
