@@ -64,6 +64,12 @@ KNOBS = {knob.name: knob for knob in (
          "unpack = the pair's low and high halves gathered (vpunpcklqdq, vpunpckhqdq) and "
          "XORed once, three ops a pair, the two half sums in one register's two halves, "
          "each multiplied from its own (EVEX only)", isas=("avx10_256", "avx10_512")),
+    Knob("RECTAIL", ("serial", "stitched"), str,
+         "GCM records (one-shot calls), encryption after the bulk loop: serial = the last "
+         "iteration's ciphertext hashed, then the final group encrypted and hashed; "
+         "stitched = that GHASH runs between the final group's rounds (a second set of "
+         "final groups; EVEX, where the ciphertext waits in registers of its own)",
+         isas=("avx10_256", "avx10_512")),
     Knob("TAIL", (1, 2, 4, 8), _int,
          "vectors processed side by side after the main loop (blocks left over)"),
     Knob("TWEAK", ("clmul", "double", "gpr"), str,

@@ -377,6 +377,10 @@ class GcmPlan(Plan):
             self.take(role, v.one(role))
         self.R["TMP"] = self.R["T0"]      # never live at once
         self.take("GD", v.many("GD", U) if v.free >= U + 2 else [])
+        if self.knobs.get("RECTAIL") == "stitched" and not self.R["GD"]:
+            raise DoesNotFit(f"RECTAIL=stitched keeps an iteration's ciphertext in {U} "
+                             f"registers of its own (GD); UNROLL={U} on {isa.name} leaves "
+                             "none for them")
         self.take("BSWAP", v.one_or_none("BSWAP"))
         self.take("GFPOLY", v.one_or_none("GFPOLY"))
         self.take("HP", v.up_to("HPOW", U))

@@ -70,8 +70,9 @@ class EveryCombinationPlansOrIsRefused(unittest.TestCase):
         # of the four VEX/EVEX ISAs once more (+168 on aesni_avx, +84 on vaes_avx2, +84 on
         # each EVEX ISA): 72 + 896 + 504 + 756 + 756 = 2984; then HALVES=unpack, every gcm
         # combination of the two EVEX ISAs once more (84 each: 14 UNROLL x TAIL <= UNROLL,
-        # x 3 KEYS, x 2 GHASH; refused with GHASH=school): 2984 + 168
-        self.assertEqual(planned + refused, 3152)
+        # x 3 KEYS, x 2 GHASH; refused with GHASH=school): 2984 + 168; then RECTAIL=stitched,
+        # every gcm combination of the two EVEX ISAs once more (168 each): 3152 + 336
+        self.assertEqual(planned + refused, 3488)
         self.assertGreater(planned, 250)
         self.assertGreater(refused, 200)
 
@@ -100,6 +101,7 @@ class EveryCombinationPlansOrIsRefused(unittest.TestCase):
                                   "START": ("any", "table"),
                                   "TAILCTR": ("swap", "bytes"),
                                   "HALVES": ("pshufd", "unpack"),
+                                  "RECTAIL": ("serial", "stitched"),
                                   "BULK": ("bitslice", "vperm"),
                                   "TAIL": (1, 2, 4, 8)}[name]:
                         if value == knobs[name]:
@@ -165,6 +167,13 @@ class FitRules(unittest.TestCase):
         # an EVEX knob: the VEX ISAs do not take it
         with self.assertRaisesRegex(Exception, "HALVES does not apply to mode gcm on aesni_avx"):
             resolve(get_mode("gcm"), get_isa("aesni_avx"), {"HALVES": "unpack"})
+
+    def test_stitched_record_tail_needs_gd(self):
+        # the bulk loop's last ciphertext waits in GD for the final group's rounds
+        self.assertTrue(self.plan("gcm", "avx10_512", RECTAIL="stitched").R["GD"])
+        with self.assertRaisesRegex(Refused, "RECTAIL=stitched keeps an iteration's "
+                                             "ciphertext in 16 registers"):
+            self.plan("gcm", "avx10_256", RECTAIL="stitched", UNROLL=16, KEYS="reg")
 
     def test_karatsuba_needs_its_registers(self):
         plan = self.plan("gcm", "avx10_512", GHASH="karatsuba", KEYS="reg")
