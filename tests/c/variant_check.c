@@ -462,12 +462,23 @@ static void check_variant(const struct variant *v)
         }
 }
 
-int main(void)
+/* variant_check [SHARD COUNT]: the variants whose index is SHARD modulo COUNT (all of
+ * them by default), so that the test can run shards side by side. */
+int main(int argc, char **argv)
 {
     int skipped[sizeof isas / sizeof isas[0]] = {0};
+    size_t shard = 0, count = 1;
+    if (argc == 3) {
+        shard = strtoul(argv[1], NULL, 10);
+        count = strtoul(argv[2], NULL, 10);
+    }
+    if (argc != 1 && (argc != 3 || count == 0 || shard >= count)) {
+        fprintf(stderr, "usage: %s [SHARD COUNT] (0 <= SHARD < COUNT)\n", argv[0]);
+        return 2;
+    }
     make_sbox();
-    srand(1);
-    for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+    srand(1 + (unsigned)shard);
+    for (size_t i = shard; i < sizeof variants / sizeof variants[0]; i += count) {
         const struct variant *v = &variants[i];
         if (!isas[v->isa].supported()) {
             if (!skipped[v->isa]++)
