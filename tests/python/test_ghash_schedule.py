@@ -120,7 +120,7 @@ class TablesTest(unittest.TestCase):
             self.assertNotIn("unfix", names)
 
 
-STEP = re.compile(r"^\s*# GHASH step (\d+): ")
+STEP = re.compile(r"^\s*# GHASH step (\d+): ", re.M)
 
 
 class GeneratedLoopTest(unittest.TestCase):
@@ -178,6 +178,35 @@ class GeneratedLoopTest(unittest.TestCase):
             slots = plan.ghash_schedule("enc", 8)
             self.assertTrue(slots[ghash_schedule.BEFORE])
             self.check_loops(plan, f"avx10_512 UNROLL=8 HALVES={halves}")
+
+
+class RecordFinalGroupsTest(unittest.TestCase):
+    """The records' final groups emit every step of their schedule, wherever it puts
+    them: a step before the first round or after the last is not dropped."""
+
+    def test_steps_before_and_after_the_rounds_are_emitted(self):
+        spread = ghash_schedule._spread
+
+        def moved(ordered):
+            slots = spread(ordered)
+            first = next(i for i, slot in enumerate(slots) if slot)
+            slots[ghash_schedule.BEFORE] = [slots[first].pop(0)]
+            return slots
+
+        with mock.patch.object(ghash_schedule, "_spread", side_effect=moved):
+            plan = default_plan("avx10_512")
+            text = render_neutral(plan, SYSV)
+        for count in range(1, plan.knobs["UNROLL"] + 1):
+            with self.subTest(count=count):
+                start = text.index(f"\n.Lgcm_dec_rec_final{count}:\n")
+                after = re.compile(r"^\.Lgcm_dec_rec_(final\d+|tag|no_data):$", re.M)
+                group = text[start:after.search(text, start + 2).start()]
+                numbers = sorted(int(n) for n in STEP.findall(group))
+                steps = plan.ghash_schedule("dec", count, fresh=False, lengths=True)
+                self.assertEqual(numbers, list(range(sum(map(len, steps)))))
+                # the moved step sits ahead of the first round
+                rounds = group.index("_aes128:")
+                self.assertRegex(group[rounds:].split("vaesenc", 1)[0], STEP.pattern[1:])
 
 
 if __name__ == "__main__":
