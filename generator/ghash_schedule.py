@@ -67,6 +67,18 @@ _INDEXED = {"reflect", "halves", "mid", "lo", "hi", "one", "vload", "vmul"}
 # rendered text cut into nine chunks of equal line count), most faster.  To try another
 # placement: edit the table, `make gen`, then `make mca` (the table) and `make mca-check`
 # (against the baseline).  REASONS below is the why, printed into each file's header.
+# The UNROLL=8 Karatsuba tables' slots after the rounds, the same for both directions.
+_UNROLL8_AFTER = (
+    ("halves2", "mid2"),                        # after KLAST-9
+    ("lo2", "hi2"),                             # KLAST-8
+    ("halves3", "mid3"),                        # KLAST-7
+    ("lo3", "hi3"),                             # KLAST-6
+    ("join", "halves0"),                        # KLAST-5
+    ("mid0", "lo0"),                            # KLAST-4
+    ("hi0", "fix"),                             # KLAST-3
+    ("fold_lo", "fold_mi"),                     # KLAST-2
+    ("lanes",),                                 # KLAST-1
+)
 SCHEDULES = {
     # 512-bit EVEX, Karatsuba (the default): pair 1 (vectors 2, 3) first, block 0's pair
     # last, so that the previous iteration's reduction (the loop-carried chain ending
@@ -122,39 +134,22 @@ SCHEDULES = {
         ("lanes",),                                 # after the last round
     ),
     # 512-bit EVEX, Karatsuba, 8 vectors (the znver5 variant's UNROLL=8): the reflections
-    # and pair 1's products before the first round, then two steps a round.  Measured on
-    # Zen 5 (the loop body alone, repeated in place, 15 alternating runs, core cycles per
-    # 512 B for AES-128 / AES-256, with KEYS=rows and HALVES=unpack): encryption 63.2 /
-    # 69.7 against 65.0 / 70.6 for _spread's placement, decryption 60.2 / 69.7 against
-    # 66.4 / 70.1.  Zen 5 has one carry-less multiplier beside its two AES pipes and four
-    # vector pipes for the rest: a multiply issued early keeps that unit busy from the
-    # iteration's start, while the later rounds leave the pipes to the reduction.
+    # and pair 1's products before the first round, then two steps a round
+    # (_UNROLL8_AFTER, below).  Measured on Zen 5 (the loop body alone, repeated in place,
+    # 15 alternating runs, core cycles per 512 B): AES-128 encryption 65.0 with _spread's
+    # placement, 63.5 with this one (broadcast keys, pshufd half sums), 58.2 with
+    # KEYS=rows and HALVES=unpack too; decryption 68.2 -> 60.2 and AES-256 encryption
+    # 78.9 -> 69.7, decryption 76.7 -> 71.0 (all three).  Zen 5 has one carry-less
+    # multiplier beside its two AES pipes and four vector pipes for the rest: a multiply
+    # issued early keeps that unit busy from the iteration's start.
     ("avx10_512", "pairs", "karatsuba", "enc", 8): (
         ("reflect0", "reflect1", "reflect2", "reflect3",
          "halves1", "mid1", "lo1", "hi1"),          # before KLAST-9
-        ("halves2", "mid2"),                        # after KLAST-9
-        ("lo2", "hi2"),                             # KLAST-8
-        ("halves3", "mid3"),                        # KLAST-7
-        ("lo3", "hi3"),                             # KLAST-6
-        ("join", "halves0"),                        # KLAST-5
-        ("mid0", "lo0"),                            # KLAST-4
-        ("hi0", "fix"),                             # KLAST-3
-        ("fold_lo", "fold_mi"),                     # KLAST-2
-        ("lanes",),                                 # KLAST-1
-    ),
+    ) + _UNROLL8_AFTER,
     ("avx10_512", "pairs", "karatsuba", "dec", 8): (
         ("load", "reflect0", "reflect1", "reflect2", "reflect3",
          "halves1", "mid1", "lo1", "hi1"),          # before KLAST-9
-        ("halves2", "mid2"),                        # after KLAST-9
-        ("lo2", "hi2"),                             # KLAST-8
-        ("halves3", "mid3"),                        # KLAST-7
-        ("lo3", "hi3"),                             # KLAST-6
-        ("join", "halves0"),                        # KLAST-5
-        ("mid0", "lo0"),                            # KLAST-4
-        ("hi0", "fix"),                             # KLAST-3
-        ("fold_lo", "fold_mi"),                     # KLAST-2
-        ("lanes",),                                 # KLAST-1
-    ),
+    ) + _UNROLL8_AFTER,
     # 256-bit EVEX: the same shape, two blocks a vector.
     ("avx10_256", "pairs", "karatsuba", "dec", 4): (
         (),                                         # before KLAST-9
