@@ -139,9 +139,10 @@ SCHEDULES = {
     # 15 alternating runs, core cycles per 512 B): AES-128 encryption 65.0 with _spread's
     # placement, 63.5 with this one (broadcast keys, pshufd half sums), 58.2 with
     # KEYS=rows and HALVES=unpack too; decryption 68.2 -> 60.2 and AES-256 encryption
-    # 78.9 -> 69.0-71.0, decryption 76.7 -> 71.0-72.4 (all three; two sets of runs).  Zen 5 has one carry-less
-    # multiplier beside its two AES pipes and four vector pipes for the rest: a multiply
-    # issued early keeps that unit busy from the iteration's start.
+    # 78.9 -> 69.0-71.0, decryption 76.7 -> 71.0-72.4 (all three; two sets of runs).
+    # Zen 5 has one carry-less multiplier beside its two AES pipes and four vector pipes
+    # for the rest: a multiply issued early keeps that unit busy from the iteration's
+    # start.
     ("avx10_512", "pairs", "karatsuba", "enc", 8): (
         ("reflect0", "reflect1", "reflect2", "reflect3",
          "halves1", "mid1", "lo1", "hi1"),          # before KLAST-9

@@ -377,7 +377,11 @@ class GcmPlan(Plan):
             self.take(role, v.one(role))
         self.R["TMP"] = self.R["T0"]      # never live at once
         self.take("GD", v.many("GD", U) if v.free >= U + 2 else [])
-        if self.knobs.get("RECTAIL") == "stitched" and not self.R["GD"]:
+        # RECTAIL=stitched: after the bulk loop, encryption records leave its last
+        # ciphertext in GD and hash it between the final group's rounds
+        # (templates/gcm_record.j2); the ciphertext needs GD to wait in
+        self.records_stitch_tail = self.knobs.get("RECTAIL") == "stitched"
+        if self.records_stitch_tail and not self.R["GD"]:
             raise DoesNotFit(f"RECTAIL=stitched keeps an iteration's ciphertext in {U} "
                              f"registers of its own (GD); UNROLL={U} on {isa.name} leaves "
                              "none for them")

@@ -142,6 +142,24 @@ class ManifestLists(unittest.TestCase):
                                  knobs["UNROLL"] * isas[entry["isa"]]["vector_bytes"],
                                  region["name"])
 
+    def test_variant_rows_carry_their_own_stride(self):
+        # gen/aesgen_gen.h's AESGEN_GEN_VARIANT_SETS: each variant's UNROLL and main-loop
+        # bytes, which the C ABI tests take as the variant's stride
+        isas = {i["name"]: i for i in load_manifest()["isas"]}
+        with open(os.path.join(GEN, "aesgen_gen.h"), encoding="utf-8") as handle:
+            header = handle.read()
+        block = re.search(r"#define AESGEN_GEN_VARIANT_SETS\(X\)((?:.*\\\n)*.*)", header).group(1)
+        rows = {(m[0], m[1], m[2]): (int(m[4]), int(m[5])) for m in re.findall(
+            r"X\((\w+), (\w+), _(\w+), (\w+), (\d+), (\d+)\)", block)}
+        expected = {}
+        for entry in load_manifest()["generated"]:
+            for v in entry["variants"]:
+                knobs = dict(entry["knobs"], **v["knobs"])
+                expected[(entry["isa"], entry["mode"], v["name"])] = (
+                    knobs["UNROLL"], knobs["UNROLL"] * isas[entry["isa"]]["vector_bytes"])
+        self.assertEqual(rows, expected)
+        self.assertIn(512, {stride for _, stride in rows.values()})   # znver5's GCM
+
 
 @unittest.skipUnless(have("cc") and have("nasm") and have("nm"), "needs cc, nasm, nm")
 class ObjectsAndPrototypes(unittest.TestCase):
