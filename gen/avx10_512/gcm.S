@@ -12138,94 +12138,88 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpxord          %zmm18, %zmm12, %zmm12
 	vaesenclast     %zmm12, %zmm7, %zmm7
 	vmovdqu8        %zmm7, 448(%rsi){%k1}
-	vpxord          %zmm9, %zmm9, %zmm9
-	vpxord          %zmm10, %zmm10, %zmm10
-	vpxord          %zmm11, %zmm11, %zmm11
 	vmovdqu8        %zmm7, %zmm7{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-# the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      $150, %zmm11, %zmm9, %zmm10
-# GHASH step 1: byte-reflect vectors 0 and 1
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm28, %zmm0, %zmm0
 	vpshufb         %zmm28, %zmm1, %zmm1
-# GHASH step 2: byte-reflect vectors 2 and 3
+# GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         %zmm28, %zmm2, %zmm2
 	vpshufb         %zmm28, %zmm3, %zmm3
-# GHASH step 3: byte-reflect vectors 4 and 5
+# GHASH step 2: byte-reflect vectors 4 and 5
 	vpshufb         %zmm28, %zmm4, %zmm4
 	vpshufb         %zmm28, %zmm5, %zmm5
-# GHASH step 4: byte-reflect vectors 6 and 7
+# GHASH step 3: byte-reflect vectors 6 and 7
 	vpshufb         %zmm28, %zmm6, %zmm6
 	vpshufb         %zmm28, %zmm7, %zmm7
-# GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm14, %zmm0, %zmm0
-# GHASH step 6: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
+# GHASH step 5: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
 	vpunpcklqdq     %zmm1, %zmm0, %zmm12            # a_L, b_L
 	vpunpckhqdq     %zmm1, %zmm0, %zmm13            # a_H, b_H
 	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
-# GHASH step 7: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+# GHASH step 6: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      $17, 704(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      $0, 640(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 8: LO += the low products of vectors 0 and 1
+	vpxord          %zmm13, %zmm12, %zmm10
+# GHASH step 7: LO = the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm12        # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm13      # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 9: HI += the high products of vectors 0 and 1
+	vpxord          %zmm13, %zmm12, %zmm9
+# GHASH step 8: HI = the high products of vectors 0 and 1
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm0        # a_H*ha_H
 	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm1      # b_H*hb_H
-	vpternlogd      $150, %zmm1, %zmm0, %zmm11
-# GHASH step 10: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
+	vpxord          %zmm1, %zmm0, %zmm11
+# GHASH step 9: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
 	vpunpcklqdq     %zmm3, %zmm2, %zmm12            # a_L, b_L
 	vpunpckhqdq     %zmm3, %zmm2, %zmm13            # a_H, b_H
 	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
-# GHASH step 11: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+# GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
 	vpclmulqdq      $17, 832(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      $0, 768(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 12: LO += the low products of vectors 2 and 3
+# GHASH step 11: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm12     # a_L*ha_L
 	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 13: HI += the high products of vectors 2 and 3
+# GHASH step 12: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm2     # a_H*ha_H
 	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm3     # b_H*hb_H
 	vpternlogd      $150, %zmm3, %zmm2, %zmm11
-# GHASH step 14: the half sums of vectors 4 and 5 into T0's two halves (Karatsuba)
+# GHASH step 13: the half sums of vectors 4 and 5 into T0's two halves (Karatsuba)
 	vpunpcklqdq     %zmm5, %zmm4, %zmm12            # a_L, b_L
 	vpunpckhqdq     %zmm5, %zmm4, %zmm13            # a_H, b_H
 	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
-# GHASH step 15: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+# GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
 	vpclmulqdq      $17, 960(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      $0, 896(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 16: LO += the low products of vectors 4 and 5
+# GHASH step 15: LO += the low products of vectors 4 and 5
 	vpclmulqdq      $0, 256(%r9), %zmm4, %zmm12     # a_L*ha_L
 	vpclmulqdq      $0, 320(%r9), %zmm5, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 17: HI += the high products of vectors 4 and 5
+# GHASH step 16: HI += the high products of vectors 4 and 5
 	vpclmulqdq      $17, 256(%r9), %zmm4, %zmm4     # a_H*ha_H
 	vpclmulqdq      $17, 320(%r9), %zmm5, %zmm5     # b_H*hb_H
 	vpternlogd      $150, %zmm5, %zmm4, %zmm11
-# GHASH step 18: the half sums of vectors 6 and 7 into T0's two halves (Karatsuba)
+# GHASH step 17: the half sums of vectors 6 and 7 into T0's two halves (Karatsuba)
 	vpunpcklqdq     %zmm7, %zmm6, %zmm12            # a_L, b_L
 	vpunpckhqdq     %zmm7, %zmm6, %zmm13            # a_H, b_H
 	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
-# GHASH step 19: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+# GHASH step 18: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
 	vpclmulqdq      $17, 1088(%r9), %zmm12, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      $0, 1024(%r9), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 20: LO += the low products of vectors 6 and 7
+# GHASH step 19: LO += the low products of vectors 6 and 7
 	vpclmulqdq      $0, 384(%r9), %zmm6, %zmm12     # a_L*ha_L
 	vpclmulqdq      $0, 448(%r9), %zmm7, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 21: HI += the high products of vectors 6 and 7
+# GHASH step 20: HI += the high products of vectors 6 and 7
 	vpclmulqdq      $17, 384(%r9), %zmm6, %zmm6     # a_H*ha_H
 	vpclmulqdq      $17, 448(%r9), %zmm7, %zmm7     # b_H*hb_H
 	vpternlogd      $150, %zmm7, %zmm6, %zmm11
-# GHASH step 22: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+# GHASH step 21: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
-# GHASH step 23: the lengths block
+# GHASH step 22: the lengths block
 	bt              $40, %rbx                       # the lengths block went with the AAD?
 	{disp32} jc     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final8_lengths_done
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
@@ -12237,15 +12231,15 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpclmulqdq      $17, 1776(%rdi), %zmm8, %zmm12  # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
 .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final8_lengths_done:
-# GHASH step 24: fold LO into MI (see the header)
+# GHASH step 23: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
 	vpternlogd      $150, %zmm12, %zmm9, %zmm10
-# GHASH step 25: fold MI into HI, the reduced product (see the header)
+# GHASH step 24: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
 	vpternlogd      $150, %zmm12, %zmm10, %zmm11
-# GHASH step 26: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 25: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
 	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
 	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
@@ -12519,73 +12513,67 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpxord          %zmm18, %zmm12, %zmm12
 	vaesenclast     %zmm12, %zmm6, %zmm6
 	vmovdqu8        %zmm6, 384(%rsi){%k1}
-	vpxord          %zmm9, %zmm9, %zmm9
-	vpxord          %zmm10, %zmm10, %zmm10
-	vpxord          %zmm11, %zmm11, %zmm11
 	vmovdqu8        %zmm6, %zmm6{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-# the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      $150, %zmm11, %zmm9, %zmm10
-# GHASH step 1: byte-reflect vectors 0 and 1
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm28, %zmm0, %zmm0
 	vpshufb         %zmm28, %zmm1, %zmm1
-# GHASH step 2: byte-reflect vectors 2 and 3
+# GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         %zmm28, %zmm2, %zmm2
 	vpshufb         %zmm28, %zmm3, %zmm3
-# GHASH step 3: byte-reflect vectors 4 and 5
+# GHASH step 2: byte-reflect vectors 4 and 5
 	vpshufb         %zmm28, %zmm4, %zmm4
 	vpshufb         %zmm28, %zmm5, %zmm5
-# GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm14, %zmm0, %zmm0
-# GHASH step 5: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
+# GHASH step 4: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
 	vpunpcklqdq     %zmm1, %zmm0, %zmm12            # a_L, b_L
 	vpunpckhqdq     %zmm1, %zmm0, %zmm13            # a_H, b_H
 	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
-# GHASH step 6: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+# GHASH step 5: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      $17, 704(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      $0, 640(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 7: LO += the low products of vectors 0 and 1
+	vpxord          %zmm13, %zmm12, %zmm10
+# GHASH step 6: LO = the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm12        # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm13      # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 8: HI += the high products of vectors 0 and 1
+	vpxord          %zmm13, %zmm12, %zmm9
+# GHASH step 7: HI = the high products of vectors 0 and 1
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm0        # a_H*ha_H
 	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm1      # b_H*hb_H
-	vpternlogd      $150, %zmm1, %zmm0, %zmm11
-# GHASH step 9: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
+	vpxord          %zmm1, %zmm0, %zmm11
+# GHASH step 8: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
 	vpunpcklqdq     %zmm3, %zmm2, %zmm12            # a_L, b_L
 	vpunpckhqdq     %zmm3, %zmm2, %zmm13            # a_H, b_H
 	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
-# GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+# GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
 	vpclmulqdq      $17, 832(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      $0, 768(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 11: LO += the low products of vectors 2 and 3
+# GHASH step 10: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm12     # a_L*ha_L
 	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 12: HI += the high products of vectors 2 and 3
+# GHASH step 11: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm2     # a_H*ha_H
 	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm3     # b_H*hb_H
 	vpternlogd      $150, %zmm3, %zmm2, %zmm11
-# GHASH step 13: the half sums of vectors 4 and 5 into T0's two halves (Karatsuba)
+# GHASH step 12: the half sums of vectors 4 and 5 into T0's two halves (Karatsuba)
 	vpunpcklqdq     %zmm5, %zmm4, %zmm12            # a_L, b_L
 	vpunpckhqdq     %zmm5, %zmm4, %zmm13            # a_H, b_H
 	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
-# GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+# GHASH step 13: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
 	vpclmulqdq      $17, 960(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      $0, 896(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 15: LO += the low products of vectors 4 and 5
+# GHASH step 14: LO += the low products of vectors 4 and 5
 	vpclmulqdq      $0, 256(%r9), %zmm4, %zmm12     # a_L*ha_L
 	vpclmulqdq      $0, 320(%r9), %zmm5, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 16: HI += the high products of vectors 4 and 5
+# GHASH step 15: HI += the high products of vectors 4 and 5
 	vpclmulqdq      $17, 256(%r9), %zmm4, %zmm4     # a_H*ha_H
 	vpclmulqdq      $17, 320(%r9), %zmm5, %zmm5     # b_H*hb_H
 	vpternlogd      $150, %zmm5, %zmm4, %zmm11
-# GHASH step 17: the products of vector 6
+# GHASH step 16: the products of vector 6
 	vpshufb         %zmm28, %zmm6, %zmm6
 	vpshufd         $78, %zmm6, %zmm12
 	vpxord          %zmm6, %zmm12, %zmm12           # d_L ^ d_H in the low half
@@ -12595,9 +12583,9 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpxord          %zmm12, %zmm9, %zmm9
 	vpclmulqdq      $17, 384(%r9), %zmm6, %zmm12    # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
-# GHASH step 18: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+# GHASH step 17: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
-# GHASH step 19: the lengths block
+# GHASH step 18: the lengths block
 	bt              $40, %rbx                       # the lengths block went with the AAD?
 	{disp32} jc     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final7_lengths_done
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
@@ -12609,15 +12597,15 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpclmulqdq      $17, 1776(%rdi), %zmm8, %zmm12  # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
 .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final7_lengths_done:
-# GHASH step 20: fold LO into MI (see the header)
+# GHASH step 19: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
 	vpternlogd      $150, %zmm12, %zmm9, %zmm10
-# GHASH step 21: fold MI into HI, the reduced product (see the header)
+# GHASH step 20: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
 	vpternlogd      $150, %zmm12, %zmm10, %zmm11
-# GHASH step 22: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 21: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
 	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
 	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
@@ -12872,75 +12860,69 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpxord          %zmm18, %zmm12, %zmm12
 	vaesenclast     %zmm12, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 320(%rsi){%k1}
-	vpxord          %zmm9, %zmm9, %zmm9
-	vpxord          %zmm10, %zmm10, %zmm10
-	vpxord          %zmm11, %zmm11, %zmm11
 	vmovdqu8        %zmm5, %zmm5{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-# the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      $150, %zmm11, %zmm9, %zmm10
-# GHASH step 1: byte-reflect vectors 0 and 1
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm28, %zmm0, %zmm0
 	vpshufb         %zmm28, %zmm1, %zmm1
-# GHASH step 2: byte-reflect vectors 2 and 3
+# GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         %zmm28, %zmm2, %zmm2
 	vpshufb         %zmm28, %zmm3, %zmm3
-# GHASH step 3: byte-reflect vectors 4 and 5
+# GHASH step 2: byte-reflect vectors 4 and 5
 	vpshufb         %zmm28, %zmm4, %zmm4
 	vpshufb         %zmm28, %zmm5, %zmm5
-# GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm14, %zmm0, %zmm0
-# GHASH step 5: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
+# GHASH step 4: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
 	vpunpcklqdq     %zmm1, %zmm0, %zmm12            # a_L, b_L
 	vpunpckhqdq     %zmm1, %zmm0, %zmm13            # a_H, b_H
 	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
-# GHASH step 6: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+# GHASH step 5: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      $17, 704(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      $0, 640(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 7: LO += the low products of vectors 0 and 1
+	vpxord          %zmm13, %zmm12, %zmm10
+# GHASH step 6: LO = the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm12        # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm13      # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 8: HI += the high products of vectors 0 and 1
+	vpxord          %zmm13, %zmm12, %zmm9
+# GHASH step 7: HI = the high products of vectors 0 and 1
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm0        # a_H*ha_H
 	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm1      # b_H*hb_H
-	vpternlogd      $150, %zmm1, %zmm0, %zmm11
-# GHASH step 9: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
+	vpxord          %zmm1, %zmm0, %zmm11
+# GHASH step 8: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
 	vpunpcklqdq     %zmm3, %zmm2, %zmm12            # a_L, b_L
 	vpunpckhqdq     %zmm3, %zmm2, %zmm13            # a_H, b_H
 	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
-# GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+# GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
 	vpclmulqdq      $17, 832(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      $0, 768(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 11: LO += the low products of vectors 2 and 3
+# GHASH step 10: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm12     # a_L*ha_L
 	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 12: HI += the high products of vectors 2 and 3
+# GHASH step 11: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm2     # a_H*ha_H
 	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm3     # b_H*hb_H
 	vpternlogd      $150, %zmm3, %zmm2, %zmm11
-# GHASH step 13: the half sums of vectors 4 and 5 into T0's two halves (Karatsuba)
+# GHASH step 12: the half sums of vectors 4 and 5 into T0's two halves (Karatsuba)
 	vpunpcklqdq     %zmm5, %zmm4, %zmm12            # a_L, b_L
 	vpunpckhqdq     %zmm5, %zmm4, %zmm13            # a_H, b_H
 	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
-# GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+# GHASH step 13: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
 	vpclmulqdq      $17, 960(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      $0, 896(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 15: LO += the low products of vectors 4 and 5
+# GHASH step 14: LO += the low products of vectors 4 and 5
 	vpclmulqdq      $0, 256(%r9), %zmm4, %zmm12     # a_L*ha_L
 	vpclmulqdq      $0, 320(%r9), %zmm5, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 16: HI += the high products of vectors 4 and 5
+# GHASH step 15: HI += the high products of vectors 4 and 5
 	vpclmulqdq      $17, 256(%r9), %zmm4, %zmm4     # a_H*ha_H
 	vpclmulqdq      $17, 320(%r9), %zmm5, %zmm5     # b_H*hb_H
 	vpternlogd      $150, %zmm5, %zmm4, %zmm11
-# GHASH step 17: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+# GHASH step 16: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
-# GHASH step 18: the lengths block
+# GHASH step 17: the lengths block
 	bt              $40, %rbx                       # the lengths block went with the AAD?
 	{disp32} jc     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final6_lengths_done
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
@@ -12952,15 +12934,15 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpclmulqdq      $17, 1776(%rdi), %zmm8, %zmm12  # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
 .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final6_lengths_done:
-# GHASH step 19: fold LO into MI (see the header)
+# GHASH step 18: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
 	vpternlogd      $150, %zmm12, %zmm9, %zmm10
-# GHASH step 20: fold MI into HI, the reduced product (see the header)
+# GHASH step 19: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
 	vpternlogd      $150, %zmm12, %zmm10, %zmm11
-# GHASH step 21: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 20: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
 	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
 	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
@@ -13196,54 +13178,48 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpxord          %zmm18, %zmm12, %zmm12
 	vaesenclast     %zmm12, %zmm4, %zmm4
 	vmovdqu8        %zmm4, 256(%rsi){%k1}
-	vpxord          %zmm9, %zmm9, %zmm9
-	vpxord          %zmm10, %zmm10, %zmm10
-	vpxord          %zmm11, %zmm11, %zmm11
 	vmovdqu8        %zmm4, %zmm4{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-# the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      $150, %zmm11, %zmm9, %zmm10
-# GHASH step 1: byte-reflect vectors 0 and 1
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm28, %zmm0, %zmm0
 	vpshufb         %zmm28, %zmm1, %zmm1
-# GHASH step 2: byte-reflect vectors 2 and 3
+# GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         %zmm28, %zmm2, %zmm2
 	vpshufb         %zmm28, %zmm3, %zmm3
-# GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm14, %zmm0, %zmm0
-# GHASH step 4: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
+# GHASH step 3: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
 	vpunpcklqdq     %zmm1, %zmm0, %zmm12            # a_L, b_L
 	vpunpckhqdq     %zmm1, %zmm0, %zmm13            # a_H, b_H
 	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
-# GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+# GHASH step 4: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      $17, 704(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      $0, 640(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 6: LO += the low products of vectors 0 and 1
+	vpxord          %zmm13, %zmm12, %zmm10
+# GHASH step 5: LO = the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm12        # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm13      # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 7: HI += the high products of vectors 0 and 1
+	vpxord          %zmm13, %zmm12, %zmm9
+# GHASH step 6: HI = the high products of vectors 0 and 1
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm0        # a_H*ha_H
 	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm1      # b_H*hb_H
-	vpternlogd      $150, %zmm1, %zmm0, %zmm11
-# GHASH step 8: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
+	vpxord          %zmm1, %zmm0, %zmm11
+# GHASH step 7: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
 	vpunpcklqdq     %zmm3, %zmm2, %zmm12            # a_L, b_L
 	vpunpckhqdq     %zmm3, %zmm2, %zmm13            # a_H, b_H
 	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
-# GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+# GHASH step 8: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
 	vpclmulqdq      $17, 832(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      $0, 768(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 10: LO += the low products of vectors 2 and 3
+# GHASH step 9: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm12     # a_L*ha_L
 	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 11: HI += the high products of vectors 2 and 3
+# GHASH step 10: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm2     # a_H*ha_H
 	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm3     # b_H*hb_H
 	vpternlogd      $150, %zmm3, %zmm2, %zmm11
-# GHASH step 12: the products of vector 4
+# GHASH step 11: the products of vector 4
 	vpshufb         %zmm28, %zmm4, %zmm4
 	vpshufd         $78, %zmm4, %zmm12
 	vpxord          %zmm4, %zmm12, %zmm12           # d_L ^ d_H in the low half
@@ -13253,9 +13229,9 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpxord          %zmm12, %zmm9, %zmm9
 	vpclmulqdq      $17, 256(%r9), %zmm4, %zmm12    # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
-# GHASH step 13: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+# GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
-# GHASH step 14: the lengths block
+# GHASH step 13: the lengths block
 	bt              $40, %rbx                       # the lengths block went with the AAD?
 	{disp32} jc     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final5_lengths_done
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
@@ -13267,15 +13243,15 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpclmulqdq      $17, 1776(%rdi), %zmm8, %zmm12  # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
 .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final5_lengths_done:
-# GHASH step 15: fold LO into MI (see the header)
+# GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
 	vpternlogd      $150, %zmm12, %zmm9, %zmm10
-# GHASH step 16: fold MI into HI, the reduced product (see the header)
+# GHASH step 15: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
 	vpternlogd      $150, %zmm12, %zmm10, %zmm11
-# GHASH step 17: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 16: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
 	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
 	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
@@ -13492,56 +13468,50 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpxord          %zmm18, %zmm12, %zmm12
 	vaesenclast     %zmm12, %zmm3, %zmm3
 	vmovdqu8        %zmm3, 192(%rsi){%k1}
-	vpxord          %zmm9, %zmm9, %zmm9
-	vpxord          %zmm10, %zmm10, %zmm10
-	vpxord          %zmm11, %zmm11, %zmm11
 	vmovdqu8        %zmm3, %zmm3{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-# the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      $150, %zmm11, %zmm9, %zmm10
-# GHASH step 1: byte-reflect vectors 0 and 1
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm28, %zmm0, %zmm0
 	vpshufb         %zmm28, %zmm1, %zmm1
-# GHASH step 2: byte-reflect vectors 2 and 3
+# GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         %zmm28, %zmm2, %zmm2
 	vpshufb         %zmm28, %zmm3, %zmm3
-# GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm14, %zmm0, %zmm0
-# GHASH step 4: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
+# GHASH step 3: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
 	vpunpcklqdq     %zmm1, %zmm0, %zmm12            # a_L, b_L
 	vpunpckhqdq     %zmm1, %zmm0, %zmm13            # a_H, b_H
 	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
-# GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+# GHASH step 4: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      $17, 704(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      $0, 640(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 6: LO += the low products of vectors 0 and 1
+	vpxord          %zmm13, %zmm12, %zmm10
+# GHASH step 5: LO = the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm12        # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm13      # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 7: HI += the high products of vectors 0 and 1
+	vpxord          %zmm13, %zmm12, %zmm9
+# GHASH step 6: HI = the high products of vectors 0 and 1
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm0        # a_H*ha_H
 	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm1      # b_H*hb_H
-	vpternlogd      $150, %zmm1, %zmm0, %zmm11
-# GHASH step 8: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
+	vpxord          %zmm1, %zmm0, %zmm11
+# GHASH step 7: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
 	vpunpcklqdq     %zmm3, %zmm2, %zmm12            # a_L, b_L
 	vpunpckhqdq     %zmm3, %zmm2, %zmm13            # a_H, b_H
 	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
-# GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+# GHASH step 8: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
 	vpclmulqdq      $17, 832(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      $0, 768(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 10: LO += the low products of vectors 2 and 3
+# GHASH step 9: LO += the low products of vectors 2 and 3
 	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm12     # a_L*ha_L
 	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 11: HI += the high products of vectors 2 and 3
+# GHASH step 10: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm2     # a_H*ha_H
 	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm3     # b_H*hb_H
 	vpternlogd      $150, %zmm3, %zmm2, %zmm11
-# GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+# GHASH step 11: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
-# GHASH step 13: the lengths block
+# GHASH step 12: the lengths block
 	bt              $40, %rbx                       # the lengths block went with the AAD?
 	{disp32} jc     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final4_lengths_done
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
@@ -13553,15 +13523,15 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpclmulqdq      $17, 1776(%rdi), %zmm8, %zmm12  # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
 .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final4_lengths_done:
-# GHASH step 14: fold LO into MI (see the header)
+# GHASH step 13: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
 	vpternlogd      $150, %zmm12, %zmm9, %zmm10
-# GHASH step 15: fold MI into HI, the reduced product (see the header)
+# GHASH step 14: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
 	vpternlogd      $150, %zmm12, %zmm10, %zmm11
-# GHASH step 16: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 15: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
 	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
 	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
@@ -13759,35 +13729,29 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpxord          %zmm18, %zmm12, %zmm12
 	vaesenclast     %zmm12, %zmm2, %zmm2
 	vmovdqu8        %zmm2, 128(%rsi){%k1}
-	vpxord          %zmm9, %zmm9, %zmm9
-	vpxord          %zmm10, %zmm10, %zmm10
-	vpxord          %zmm11, %zmm11, %zmm11
 	vmovdqu8        %zmm2, %zmm2{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-# the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      $150, %zmm11, %zmm9, %zmm10
-# GHASH step 1: byte-reflect vectors 0 and 1
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm28, %zmm0, %zmm0
 	vpshufb         %zmm28, %zmm1, %zmm1
-# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm14, %zmm0, %zmm0
-# GHASH step 3: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
+# GHASH step 2: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
 	vpunpcklqdq     %zmm1, %zmm0, %zmm12            # a_L, b_L
 	vpunpckhqdq     %zmm1, %zmm0, %zmm13            # a_H, b_H
 	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
-# GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+# GHASH step 3: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      $17, 704(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      $0, 640(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 5: LO += the low products of vectors 0 and 1
+	vpxord          %zmm13, %zmm12, %zmm10
+# GHASH step 4: LO = the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm12        # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm13      # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 6: HI += the high products of vectors 0 and 1
+	vpxord          %zmm13, %zmm12, %zmm9
+# GHASH step 5: HI = the high products of vectors 0 and 1
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm0        # a_H*ha_H
 	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm1      # b_H*hb_H
-	vpternlogd      $150, %zmm1, %zmm0, %zmm11
-# GHASH step 7: the products of vector 2
+	vpxord          %zmm1, %zmm0, %zmm11
+# GHASH step 6: the products of vector 2
 	vpshufb         %zmm28, %zmm2, %zmm2
 	vpshufd         $78, %zmm2, %zmm12
 	vpxord          %zmm2, %zmm12, %zmm12           # d_L ^ d_H in the low half
@@ -13797,9 +13761,9 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpxord          %zmm12, %zmm9, %zmm9
 	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm12    # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
-# GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+# GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
-# GHASH step 9: the lengths block
+# GHASH step 8: the lengths block
 	bt              $40, %rbx                       # the lengths block went with the AAD?
 	{disp32} jc     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final3_lengths_done
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
@@ -13811,15 +13775,15 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpclmulqdq      $17, 1776(%rdi), %zmm8, %zmm12  # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
 .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final3_lengths_done:
-# GHASH step 10: fold LO into MI (see the header)
+# GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
 	vpternlogd      $150, %zmm12, %zmm9, %zmm10
-# GHASH step 11: fold MI into HI, the reduced product (see the header)
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
 	vpternlogd      $150, %zmm12, %zmm10, %zmm11
-# GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
 	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
 	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
@@ -13998,37 +13962,31 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpxord          %zmm18, %zmm12, %zmm12
 	vaesenclast     %zmm12, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi){%k1}
-	vpxord          %zmm9, %zmm9, %zmm9
-	vpxord          %zmm10, %zmm10, %zmm10
-	vpxord          %zmm11, %zmm11, %zmm11
 	vmovdqu8        %zmm1, %zmm1{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-# the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      $150, %zmm11, %zmm9, %zmm10
-# GHASH step 1: byte-reflect vectors 0 and 1
+# GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         %zmm28, %zmm0, %zmm0
 	vpshufb         %zmm28, %zmm1, %zmm1
-# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm14, %zmm0, %zmm0
-# GHASH step 3: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
+# GHASH step 2: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
 	vpunpcklqdq     %zmm1, %zmm0, %zmm12            # a_L, b_L
 	vpunpckhqdq     %zmm1, %zmm0, %zmm13            # a_H, b_H
 	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
-# GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+# GHASH step 3: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      $17, 704(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      $0, 640(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 5: LO += the low products of vectors 0 and 1
+	vpxord          %zmm13, %zmm12, %zmm10
+# GHASH step 4: LO = the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %zmm0, %zmm12        # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm13      # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 6: HI += the high products of vectors 0 and 1
+	vpxord          %zmm13, %zmm12, %zmm9
+# GHASH step 5: HI = the high products of vectors 0 and 1
 	vpclmulqdq      $17, (%r9), %zmm0, %zmm0        # a_H*ha_H
 	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm1      # b_H*hb_H
-	vpternlogd      $150, %zmm1, %zmm0, %zmm11
-# GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpxord          %zmm1, %zmm0, %zmm11
+# GHASH step 6: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
-# GHASH step 8: the lengths block
+# GHASH step 7: the lengths block
 	bt              $40, %rbx                       # the lengths block went with the AAD?
 	{disp32} jc     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final2_lengths_done
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
@@ -14040,15 +13998,15 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpclmulqdq      $17, 1776(%rdi), %zmm8, %zmm12  # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
 .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final2_lengths_done:
-# GHASH step 9: fold LO into MI (see the header)
+# GHASH step 8: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
 	vpternlogd      $150, %zmm12, %zmm9, %zmm10
-# GHASH step 10: fold MI into HI, the reduced product (see the header)
+# GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
 	vpternlogd      $150, %zmm12, %zmm10, %zmm11
-# GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 10: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
 	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
 	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0
@@ -14207,27 +14165,18 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpxord          %zmm18, %zmm12, %zmm12
 	vaesenclast     %zmm12, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi){%k1}
-	vpxord          %zmm9, %zmm9, %zmm9
-	vpxord          %zmm10, %zmm10, %zmm10
-	vpxord          %zmm11, %zmm11, %zmm11
 	vmovdqu8        %zmm0, %zmm0{%k1}{z}            # GHASH sees the padding as zeros
-# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-# the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      $150, %zmm11, %zmm9, %zmm10
-# GHASH step 1: the products of vector 0
+# GHASH step 0: the products of vector 0
 	vpshufb         %zmm28, %zmm0, %zmm0
 	vpxord          %zmm14, %zmm0, %zmm0            # the running hash joins block 0
 	vpshufd         $78, %zmm0, %zmm12
 	vpxord          %zmm0, %zmm12, %zmm12           # d_L ^ d_H in the low half
-	vpclmulqdq      $0, 640(%r9), %zmm12, %zmm12    # (d_L^d_H)*(h_L^h_H)
-	vpxord          %zmm12, %zmm10, %zmm10
-	vpclmulqdq      $0, (%r9), %zmm0, %zmm12        # d_L*h_L
-	vpxord          %zmm12, %zmm9, %zmm9
-	vpclmulqdq      $17, (%r9), %zmm0, %zmm12       # d_H*h_H
-	vpxord          %zmm12, %zmm11, %zmm11
-# GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm9         # LO = d_L*h_L
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm11       # HI = d_H*h_H
+	vpclmulqdq      $0, 640(%r9), %zmm12, %zmm10    # MI = (d_L^d_H)*(h_L^h_H)
+# GHASH step 1: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
-# GHASH step 3: the lengths block
+# GHASH step 2: the lengths block
 	bt              $40, %rbx                       # the lengths block went with the AAD?
 	{disp32} jc     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final1_lengths_done
 	vmovdqu8        16(%r8), %xmm8                  # reflected: bits of text, bits of AAD
@@ -14239,15 +14188,15 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpclmulqdq      $17, 1776(%rdi), %zmm8, %zmm12  # d_H*h_H
 	vpxord          %zmm12, %zmm11, %zmm11
 .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final1_lengths_done:
-# GHASH step 4: fold LO into MI (see the header)
+# GHASH step 3: fold LO into MI (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm9, %zmm12      # LO_L * (0xc2 << 56)
 	vpshufd         $78, %zmm9, %zmm9               # swap(LO)
 	vpternlogd      $150, %zmm12, %zmm9, %zmm10
-# GHASH step 5: fold MI into HI, the reduced product (see the header)
+# GHASH step 4: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, %zmm29, %zmm10, %zmm12     # MI_L * (0xc2 << 56)
 	vpshufd         $78, %zmm10, %zmm10             # swap(MI)
 	vpternlogd      $150, %zmm12, %zmm10, %zmm11
-# GHASH step 6: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+# GHASH step 5: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         $4, %zmm11, %zmm11, %zmm12      # lanes 2, 3, 0, 1
 	vpxord          %zmm12, %zmm11, %zmm11          # lane i ^ lane i+2
 	valignq         $2, %zmm11, %zmm11, %zmm12      # lane 1 to lane 0

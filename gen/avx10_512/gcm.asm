@@ -12019,94 +12019,88 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final8
 	vpxord          zmm12, zmm12, zmm18
 	vaesenclast     zmm7, zmm7, zmm12
 	vmovdqu8        [rsi + 448]{k1}, zmm7
-	vpxord          zmm9, zmm9, zmm9
-	vpxord          zmm10, zmm10, zmm10
-	vpxord          zmm11, zmm11, zmm11
 	vmovdqu8        zmm7{k1}{z}, zmm7               ; GHASH sees the padding as zeros
-; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-; the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      zmm10, zmm9, zmm11, 150
-; GHASH step 1: byte-reflect vectors 0 and 1
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm0, zmm0, zmm28
 	vpshufb         zmm1, zmm1, zmm28
-; GHASH step 2: byte-reflect vectors 2 and 3
+; GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         zmm2, zmm2, zmm28
 	vpshufb         zmm3, zmm3, zmm28
-; GHASH step 3: byte-reflect vectors 4 and 5
+; GHASH step 2: byte-reflect vectors 4 and 5
 	vpshufb         zmm4, zmm4, zmm28
 	vpshufb         zmm5, zmm5, zmm28
-; GHASH step 4: byte-reflect vectors 6 and 7
+; GHASH step 3: byte-reflect vectors 6 and 7
 	vpshufb         zmm6, zmm6, zmm28
 	vpshufb         zmm7, zmm7, zmm28
-; GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm0, zmm0, zmm14
-; GHASH step 6: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
+; GHASH step 5: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
 	vpunpcklqdq     zmm12, zmm0, zmm1               ; a_L, b_L
 	vpunpckhqdq     zmm13, zmm0, zmm1               ; a_H, b_H
 	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
-; GHASH step 7: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+; GHASH step 6: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      zmm13, zmm12, zword [r9 + 704], 17 ; (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      zmm12, zmm12, zword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 8: LO += the low products of vectors 0 and 1
+	vpxord          zmm10, zmm12, zmm13
+; GHASH step 7: LO = the low products of vectors 0 and 1
 	vpclmulqdq      zmm12, zmm0, zword [r9], 0      ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 9: HI += the high products of vectors 0 and 1
+	vpxord          zmm9, zmm12, zmm13
+; GHASH step 8: HI = the high products of vectors 0 and 1
 	vpclmulqdq      zmm0, zmm0, zword [r9], 17      ; a_H*ha_H
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm0, zmm1, 150
-; GHASH step 10: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
+	vpxord          zmm11, zmm0, zmm1
+; GHASH step 9: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
 	vpunpcklqdq     zmm12, zmm2, zmm3               ; a_L, b_L
 	vpunpckhqdq     zmm13, zmm2, zmm3               ; a_H, b_H
 	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
-; GHASH step 11: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+; GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
 	vpclmulqdq      zmm13, zmm12, zword [r9 + 832], 17 ; (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      zmm12, zmm12, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 12: LO += the low products of vectors 2 and 3
+; GHASH step 11: LO += the low products of vectors 2 and 3
 	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 0 ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm3, zword [r9 + 192], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 13: HI += the high products of vectors 2 and 3
+; GHASH step 12: HI += the high products of vectors 2 and 3
 	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
 	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
 	vpternlogd      zmm11, zmm2, zmm3, 150
-; GHASH step 14: the half sums of vectors 4 and 5 into T0's two halves (Karatsuba)
+; GHASH step 13: the half sums of vectors 4 and 5 into T0's two halves (Karatsuba)
 	vpunpcklqdq     zmm12, zmm4, zmm5               ; a_L, b_L
 	vpunpckhqdq     zmm13, zmm4, zmm5               ; a_H, b_H
 	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
-; GHASH step 15: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+; GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
 	vpclmulqdq      zmm13, zmm12, zword [r9 + 960], 17 ; (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      zmm12, zmm12, zword [r9 + 896], 0 ; (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 16: LO += the low products of vectors 4 and 5
+; GHASH step 15: LO += the low products of vectors 4 and 5
 	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 0 ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm5, zword [r9 + 320], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 17: HI += the high products of vectors 4 and 5
+; GHASH step 16: HI += the high products of vectors 4 and 5
 	vpclmulqdq      zmm4, zmm4, zword [r9 + 256], 17 ; a_H*ha_H
 	vpclmulqdq      zmm5, zmm5, zword [r9 + 320], 17 ; b_H*hb_H
 	vpternlogd      zmm11, zmm4, zmm5, 150
-; GHASH step 18: the half sums of vectors 6 and 7 into T0's two halves (Karatsuba)
+; GHASH step 17: the half sums of vectors 6 and 7 into T0's two halves (Karatsuba)
 	vpunpcklqdq     zmm12, zmm6, zmm7               ; a_L, b_L
 	vpunpckhqdq     zmm13, zmm6, zmm7               ; a_H, b_H
 	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
-; GHASH step 19: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
+; GHASH step 18: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
 	vpclmulqdq      zmm13, zmm12, zword [r9 + 1088], 17 ; (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      zmm12, zmm12, zword [r9 + 1024], 0 ; (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 20: LO += the low products of vectors 6 and 7
+; GHASH step 19: LO += the low products of vectors 6 and 7
 	vpclmulqdq      zmm12, zmm6, zword [r9 + 384], 0 ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm7, zword [r9 + 448], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 21: HI += the high products of vectors 6 and 7
+; GHASH step 20: HI += the high products of vectors 6 and 7
 	vpclmulqdq      zmm6, zmm6, zword [r9 + 384], 17 ; a_H*ha_H
 	vpclmulqdq      zmm7, zmm7, zword [r9 + 448], 17 ; b_H*hb_H
 	vpternlogd      zmm11, zmm6, zmm7, 150
-; GHASH step 22: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+; GHASH step 21: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm10, zmm9, zmm11, 150
-; GHASH step 23: the lengths block
+; GHASH step 22: the lengths block
 	bt              rbx, 40                         ; the lengths block went with the AAD?
 	jc              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final8_lengths_done
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
@@ -12118,15 +12112,15 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final8
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 1776], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
 L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final8_lengths_done:
-; GHASH step 24: fold LO into MI (see the header)
+; GHASH step 23: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
 	vpternlogd      zmm10, zmm9, zmm12, 150
-; GHASH step 25: fold MI into HI, the reduced product (see the header)
+; GHASH step 24: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
 	vpshufd         zmm10, zmm10, 78                ; swap(MI)
 	vpternlogd      zmm11, zmm10, zmm12, 150
-; GHASH step 26: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 25: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
 	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
 	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
@@ -12400,73 +12394,67 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final7
 	vpxord          zmm12, zmm12, zmm18
 	vaesenclast     zmm6, zmm6, zmm12
 	vmovdqu8        [rsi + 384]{k1}, zmm6
-	vpxord          zmm9, zmm9, zmm9
-	vpxord          zmm10, zmm10, zmm10
-	vpxord          zmm11, zmm11, zmm11
 	vmovdqu8        zmm6{k1}{z}, zmm6               ; GHASH sees the padding as zeros
-; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-; the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      zmm10, zmm9, zmm11, 150
-; GHASH step 1: byte-reflect vectors 0 and 1
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm0, zmm0, zmm28
 	vpshufb         zmm1, zmm1, zmm28
-; GHASH step 2: byte-reflect vectors 2 and 3
+; GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         zmm2, zmm2, zmm28
 	vpshufb         zmm3, zmm3, zmm28
-; GHASH step 3: byte-reflect vectors 4 and 5
+; GHASH step 2: byte-reflect vectors 4 and 5
 	vpshufb         zmm4, zmm4, zmm28
 	vpshufb         zmm5, zmm5, zmm28
-; GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm0, zmm0, zmm14
-; GHASH step 5: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
+; GHASH step 4: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
 	vpunpcklqdq     zmm12, zmm0, zmm1               ; a_L, b_L
 	vpunpckhqdq     zmm13, zmm0, zmm1               ; a_H, b_H
 	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
-; GHASH step 6: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+; GHASH step 5: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      zmm13, zmm12, zword [r9 + 704], 17 ; (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      zmm12, zmm12, zword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 7: LO += the low products of vectors 0 and 1
+	vpxord          zmm10, zmm12, zmm13
+; GHASH step 6: LO = the low products of vectors 0 and 1
 	vpclmulqdq      zmm12, zmm0, zword [r9], 0      ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 8: HI += the high products of vectors 0 and 1
+	vpxord          zmm9, zmm12, zmm13
+; GHASH step 7: HI = the high products of vectors 0 and 1
 	vpclmulqdq      zmm0, zmm0, zword [r9], 17      ; a_H*ha_H
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm0, zmm1, 150
-; GHASH step 9: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
+	vpxord          zmm11, zmm0, zmm1
+; GHASH step 8: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
 	vpunpcklqdq     zmm12, zmm2, zmm3               ; a_L, b_L
 	vpunpckhqdq     zmm13, zmm2, zmm3               ; a_H, b_H
 	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
-; GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+; GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
 	vpclmulqdq      zmm13, zmm12, zword [r9 + 832], 17 ; (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      zmm12, zmm12, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 11: LO += the low products of vectors 2 and 3
+; GHASH step 10: LO += the low products of vectors 2 and 3
 	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 0 ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm3, zword [r9 + 192], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 12: HI += the high products of vectors 2 and 3
+; GHASH step 11: HI += the high products of vectors 2 and 3
 	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
 	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
 	vpternlogd      zmm11, zmm2, zmm3, 150
-; GHASH step 13: the half sums of vectors 4 and 5 into T0's two halves (Karatsuba)
+; GHASH step 12: the half sums of vectors 4 and 5 into T0's two halves (Karatsuba)
 	vpunpcklqdq     zmm12, zmm4, zmm5               ; a_L, b_L
 	vpunpckhqdq     zmm13, zmm4, zmm5               ; a_H, b_H
 	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
-; GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+; GHASH step 13: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
 	vpclmulqdq      zmm13, zmm12, zword [r9 + 960], 17 ; (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      zmm12, zmm12, zword [r9 + 896], 0 ; (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 15: LO += the low products of vectors 4 and 5
+; GHASH step 14: LO += the low products of vectors 4 and 5
 	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 0 ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm5, zword [r9 + 320], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 16: HI += the high products of vectors 4 and 5
+; GHASH step 15: HI += the high products of vectors 4 and 5
 	vpclmulqdq      zmm4, zmm4, zword [r9 + 256], 17 ; a_H*ha_H
 	vpclmulqdq      zmm5, zmm5, zword [r9 + 320], 17 ; b_H*hb_H
 	vpternlogd      zmm11, zmm4, zmm5, 150
-; GHASH step 17: the products of vector 6
+; GHASH step 16: the products of vector 6
 	vpshufb         zmm6, zmm6, zmm28
 	vpshufd         zmm12, zmm6, 78
 	vpxord          zmm12, zmm12, zmm6              ; d_L ^ d_H in the low half
@@ -12476,9 +12464,9 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final7
 	vpxord          zmm9, zmm9, zmm12
 	vpclmulqdq      zmm12, zmm6, zword [r9 + 384], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
-; GHASH step 18: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+; GHASH step 17: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm10, zmm9, zmm11, 150
-; GHASH step 19: the lengths block
+; GHASH step 18: the lengths block
 	bt              rbx, 40                         ; the lengths block went with the AAD?
 	jc              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final7_lengths_done
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
@@ -12490,15 +12478,15 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final7
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 1776], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
 L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final7_lengths_done:
-; GHASH step 20: fold LO into MI (see the header)
+; GHASH step 19: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
 	vpternlogd      zmm10, zmm9, zmm12, 150
-; GHASH step 21: fold MI into HI, the reduced product (see the header)
+; GHASH step 20: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
 	vpshufd         zmm10, zmm10, 78                ; swap(MI)
 	vpternlogd      zmm11, zmm10, zmm12, 150
-; GHASH step 22: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 21: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
 	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
 	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
@@ -12753,75 +12741,69 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final6
 	vpxord          zmm12, zmm12, zmm18
 	vaesenclast     zmm5, zmm5, zmm12
 	vmovdqu8        [rsi + 320]{k1}, zmm5
-	vpxord          zmm9, zmm9, zmm9
-	vpxord          zmm10, zmm10, zmm10
-	vpxord          zmm11, zmm11, zmm11
 	vmovdqu8        zmm5{k1}{z}, zmm5               ; GHASH sees the padding as zeros
-; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-; the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      zmm10, zmm9, zmm11, 150
-; GHASH step 1: byte-reflect vectors 0 and 1
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm0, zmm0, zmm28
 	vpshufb         zmm1, zmm1, zmm28
-; GHASH step 2: byte-reflect vectors 2 and 3
+; GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         zmm2, zmm2, zmm28
 	vpshufb         zmm3, zmm3, zmm28
-; GHASH step 3: byte-reflect vectors 4 and 5
+; GHASH step 2: byte-reflect vectors 4 and 5
 	vpshufb         zmm4, zmm4, zmm28
 	vpshufb         zmm5, zmm5, zmm28
-; GHASH step 4: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm0, zmm0, zmm14
-; GHASH step 5: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
+; GHASH step 4: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
 	vpunpcklqdq     zmm12, zmm0, zmm1               ; a_L, b_L
 	vpunpckhqdq     zmm13, zmm0, zmm1               ; a_H, b_H
 	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
-; GHASH step 6: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+; GHASH step 5: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      zmm13, zmm12, zword [r9 + 704], 17 ; (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      zmm12, zmm12, zword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 7: LO += the low products of vectors 0 and 1
+	vpxord          zmm10, zmm12, zmm13
+; GHASH step 6: LO = the low products of vectors 0 and 1
 	vpclmulqdq      zmm12, zmm0, zword [r9], 0      ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 8: HI += the high products of vectors 0 and 1
+	vpxord          zmm9, zmm12, zmm13
+; GHASH step 7: HI = the high products of vectors 0 and 1
 	vpclmulqdq      zmm0, zmm0, zword [r9], 17      ; a_H*ha_H
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm0, zmm1, 150
-; GHASH step 9: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
+	vpxord          zmm11, zmm0, zmm1
+; GHASH step 8: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
 	vpunpcklqdq     zmm12, zmm2, zmm3               ; a_L, b_L
 	vpunpckhqdq     zmm13, zmm2, zmm3               ; a_H, b_H
 	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
-; GHASH step 10: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+; GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
 	vpclmulqdq      zmm13, zmm12, zword [r9 + 832], 17 ; (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      zmm12, zmm12, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 11: LO += the low products of vectors 2 and 3
+; GHASH step 10: LO += the low products of vectors 2 and 3
 	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 0 ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm3, zword [r9 + 192], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 12: HI += the high products of vectors 2 and 3
+; GHASH step 11: HI += the high products of vectors 2 and 3
 	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
 	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
 	vpternlogd      zmm11, zmm2, zmm3, 150
-; GHASH step 13: the half sums of vectors 4 and 5 into T0's two halves (Karatsuba)
+; GHASH step 12: the half sums of vectors 4 and 5 into T0's two halves (Karatsuba)
 	vpunpcklqdq     zmm12, zmm4, zmm5               ; a_L, b_L
 	vpunpckhqdq     zmm13, zmm4, zmm5               ; a_H, b_H
 	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
-; GHASH step 14: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
+; GHASH step 13: MI += the half-sum products of vectors 4 and 5 (Karatsuba)
 	vpclmulqdq      zmm13, zmm12, zword [r9 + 960], 17 ; (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      zmm12, zmm12, zword [r9 + 896], 0 ; (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 15: LO += the low products of vectors 4 and 5
+; GHASH step 14: LO += the low products of vectors 4 and 5
 	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 0 ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm5, zword [r9 + 320], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 16: HI += the high products of vectors 4 and 5
+; GHASH step 15: HI += the high products of vectors 4 and 5
 	vpclmulqdq      zmm4, zmm4, zword [r9 + 256], 17 ; a_H*ha_H
 	vpclmulqdq      zmm5, zmm5, zword [r9 + 320], 17 ; b_H*hb_H
 	vpternlogd      zmm11, zmm4, zmm5, 150
-; GHASH step 17: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+; GHASH step 16: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm10, zmm9, zmm11, 150
-; GHASH step 18: the lengths block
+; GHASH step 17: the lengths block
 	bt              rbx, 40                         ; the lengths block went with the AAD?
 	jc              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final6_lengths_done
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
@@ -12833,15 +12815,15 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final6
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 1776], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
 L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final6_lengths_done:
-; GHASH step 19: fold LO into MI (see the header)
+; GHASH step 18: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
 	vpternlogd      zmm10, zmm9, zmm12, 150
-; GHASH step 20: fold MI into HI, the reduced product (see the header)
+; GHASH step 19: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
 	vpshufd         zmm10, zmm10, 78                ; swap(MI)
 	vpternlogd      zmm11, zmm10, zmm12, 150
-; GHASH step 21: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 20: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
 	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
 	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
@@ -13077,54 +13059,48 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final5
 	vpxord          zmm12, zmm12, zmm18
 	vaesenclast     zmm4, zmm4, zmm12
 	vmovdqu8        [rsi + 256]{k1}, zmm4
-	vpxord          zmm9, zmm9, zmm9
-	vpxord          zmm10, zmm10, zmm10
-	vpxord          zmm11, zmm11, zmm11
 	vmovdqu8        zmm4{k1}{z}, zmm4               ; GHASH sees the padding as zeros
-; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-; the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      zmm10, zmm9, zmm11, 150
-; GHASH step 1: byte-reflect vectors 0 and 1
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm0, zmm0, zmm28
 	vpshufb         zmm1, zmm1, zmm28
-; GHASH step 2: byte-reflect vectors 2 and 3
+; GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         zmm2, zmm2, zmm28
 	vpshufb         zmm3, zmm3, zmm28
-; GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm0, zmm0, zmm14
-; GHASH step 4: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
+; GHASH step 3: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
 	vpunpcklqdq     zmm12, zmm0, zmm1               ; a_L, b_L
 	vpunpckhqdq     zmm13, zmm0, zmm1               ; a_H, b_H
 	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
-; GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+; GHASH step 4: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      zmm13, zmm12, zword [r9 + 704], 17 ; (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      zmm12, zmm12, zword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 6: LO += the low products of vectors 0 and 1
+	vpxord          zmm10, zmm12, zmm13
+; GHASH step 5: LO = the low products of vectors 0 and 1
 	vpclmulqdq      zmm12, zmm0, zword [r9], 0      ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 7: HI += the high products of vectors 0 and 1
+	vpxord          zmm9, zmm12, zmm13
+; GHASH step 6: HI = the high products of vectors 0 and 1
 	vpclmulqdq      zmm0, zmm0, zword [r9], 17      ; a_H*ha_H
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm0, zmm1, 150
-; GHASH step 8: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
+	vpxord          zmm11, zmm0, zmm1
+; GHASH step 7: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
 	vpunpcklqdq     zmm12, zmm2, zmm3               ; a_L, b_L
 	vpunpckhqdq     zmm13, zmm2, zmm3               ; a_H, b_H
 	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
-; GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+; GHASH step 8: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
 	vpclmulqdq      zmm13, zmm12, zword [r9 + 832], 17 ; (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      zmm12, zmm12, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 10: LO += the low products of vectors 2 and 3
+; GHASH step 9: LO += the low products of vectors 2 and 3
 	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 0 ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm3, zword [r9 + 192], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 11: HI += the high products of vectors 2 and 3
+; GHASH step 10: HI += the high products of vectors 2 and 3
 	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
 	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
 	vpternlogd      zmm11, zmm2, zmm3, 150
-; GHASH step 12: the products of vector 4
+; GHASH step 11: the products of vector 4
 	vpshufb         zmm4, zmm4, zmm28
 	vpshufd         zmm12, zmm4, 78
 	vpxord          zmm12, zmm12, zmm4              ; d_L ^ d_H in the low half
@@ -13134,9 +13110,9 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final5
 	vpxord          zmm9, zmm9, zmm12
 	vpclmulqdq      zmm12, zmm4, zword [r9 + 256], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
-; GHASH step 13: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+; GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm10, zmm9, zmm11, 150
-; GHASH step 14: the lengths block
+; GHASH step 13: the lengths block
 	bt              rbx, 40                         ; the lengths block went with the AAD?
 	jc              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final5_lengths_done
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
@@ -13148,15 +13124,15 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final5
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 1776], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
 L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final5_lengths_done:
-; GHASH step 15: fold LO into MI (see the header)
+; GHASH step 14: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
 	vpternlogd      zmm10, zmm9, zmm12, 150
-; GHASH step 16: fold MI into HI, the reduced product (see the header)
+; GHASH step 15: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
 	vpshufd         zmm10, zmm10, 78                ; swap(MI)
 	vpternlogd      zmm11, zmm10, zmm12, 150
-; GHASH step 17: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 16: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
 	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
 	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
@@ -13373,56 +13349,50 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final4
 	vpxord          zmm12, zmm12, zmm18
 	vaesenclast     zmm3, zmm3, zmm12
 	vmovdqu8        [rsi + 192]{k1}, zmm3
-	vpxord          zmm9, zmm9, zmm9
-	vpxord          zmm10, zmm10, zmm10
-	vpxord          zmm11, zmm11, zmm11
 	vmovdqu8        zmm3{k1}{z}, zmm3               ; GHASH sees the padding as zeros
-; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-; the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      zmm10, zmm9, zmm11, 150
-; GHASH step 1: byte-reflect vectors 0 and 1
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm0, zmm0, zmm28
 	vpshufb         zmm1, zmm1, zmm28
-; GHASH step 2: byte-reflect vectors 2 and 3
+; GHASH step 1: byte-reflect vectors 2 and 3
 	vpshufb         zmm2, zmm2, zmm28
 	vpshufb         zmm3, zmm3, zmm28
-; GHASH step 3: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm0, zmm0, zmm14
-; GHASH step 4: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
+; GHASH step 3: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
 	vpunpcklqdq     zmm12, zmm0, zmm1               ; a_L, b_L
 	vpunpckhqdq     zmm13, zmm0, zmm1               ; a_H, b_H
 	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
-; GHASH step 5: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+; GHASH step 4: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      zmm13, zmm12, zword [r9 + 704], 17 ; (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      zmm12, zmm12, zword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 6: LO += the low products of vectors 0 and 1
+	vpxord          zmm10, zmm12, zmm13
+; GHASH step 5: LO = the low products of vectors 0 and 1
 	vpclmulqdq      zmm12, zmm0, zword [r9], 0      ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 7: HI += the high products of vectors 0 and 1
+	vpxord          zmm9, zmm12, zmm13
+; GHASH step 6: HI = the high products of vectors 0 and 1
 	vpclmulqdq      zmm0, zmm0, zword [r9], 17      ; a_H*ha_H
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm0, zmm1, 150
-; GHASH step 8: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
+	vpxord          zmm11, zmm0, zmm1
+; GHASH step 7: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
 	vpunpcklqdq     zmm12, zmm2, zmm3               ; a_L, b_L
 	vpunpckhqdq     zmm13, zmm2, zmm3               ; a_H, b_H
 	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
-; GHASH step 9: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+; GHASH step 8: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
 	vpclmulqdq      zmm13, zmm12, zword [r9 + 832], 17 ; (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      zmm12, zmm12, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 10: LO += the low products of vectors 2 and 3
+; GHASH step 9: LO += the low products of vectors 2 and 3
 	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 0 ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm3, zword [r9 + 192], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 11: HI += the high products of vectors 2 and 3
+; GHASH step 10: HI += the high products of vectors 2 and 3
 	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
 	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
 	vpternlogd      zmm11, zmm2, zmm3, 150
-; GHASH step 12: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+; GHASH step 11: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm10, zmm9, zmm11, 150
-; GHASH step 13: the lengths block
+; GHASH step 12: the lengths block
 	bt              rbx, 40                         ; the lengths block went with the AAD?
 	jc              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final4_lengths_done
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
@@ -13434,15 +13404,15 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final4
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 1776], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
 L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final4_lengths_done:
-; GHASH step 14: fold LO into MI (see the header)
+; GHASH step 13: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
 	vpternlogd      zmm10, zmm9, zmm12, 150
-; GHASH step 15: fold MI into HI, the reduced product (see the header)
+; GHASH step 14: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
 	vpshufd         zmm10, zmm10, 78                ; swap(MI)
 	vpternlogd      zmm11, zmm10, zmm12, 150
-; GHASH step 16: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 15: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
 	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
 	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
@@ -13640,35 +13610,29 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final3
 	vpxord          zmm12, zmm12, zmm18
 	vaesenclast     zmm2, zmm2, zmm12
 	vmovdqu8        [rsi + 128]{k1}, zmm2
-	vpxord          zmm9, zmm9, zmm9
-	vpxord          zmm10, zmm10, zmm10
-	vpxord          zmm11, zmm11, zmm11
 	vmovdqu8        zmm2{k1}{z}, zmm2               ; GHASH sees the padding as zeros
-; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-; the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      zmm10, zmm9, zmm11, 150
-; GHASH step 1: byte-reflect vectors 0 and 1
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm0, zmm0, zmm28
 	vpshufb         zmm1, zmm1, zmm28
-; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm0, zmm0, zmm14
-; GHASH step 3: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
+; GHASH step 2: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
 	vpunpcklqdq     zmm12, zmm0, zmm1               ; a_L, b_L
 	vpunpckhqdq     zmm13, zmm0, zmm1               ; a_H, b_H
 	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
-; GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+; GHASH step 3: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      zmm13, zmm12, zword [r9 + 704], 17 ; (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      zmm12, zmm12, zword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 5: LO += the low products of vectors 0 and 1
+	vpxord          zmm10, zmm12, zmm13
+; GHASH step 4: LO = the low products of vectors 0 and 1
 	vpclmulqdq      zmm12, zmm0, zword [r9], 0      ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 6: HI += the high products of vectors 0 and 1
+	vpxord          zmm9, zmm12, zmm13
+; GHASH step 5: HI = the high products of vectors 0 and 1
 	vpclmulqdq      zmm0, zmm0, zword [r9], 17      ; a_H*ha_H
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm0, zmm1, 150
-; GHASH step 7: the products of vector 2
+	vpxord          zmm11, zmm0, zmm1
+; GHASH step 6: the products of vector 2
 	vpshufb         zmm2, zmm2, zmm28
 	vpshufd         zmm12, zmm2, 78
 	vpxord          zmm12, zmm12, zmm2              ; d_L ^ d_H in the low half
@@ -13678,9 +13642,9 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final3
 	vpxord          zmm9, zmm9, zmm12
 	vpclmulqdq      zmm12, zmm2, zword [r9 + 128], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
-; GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+; GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm10, zmm9, zmm11, 150
-; GHASH step 9: the lengths block
+; GHASH step 8: the lengths block
 	bt              rbx, 40                         ; the lengths block went with the AAD?
 	jc              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final3_lengths_done
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
@@ -13692,15 +13656,15 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final3
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 1776], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
 L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final3_lengths_done:
-; GHASH step 10: fold LO into MI (see the header)
+; GHASH step 9: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
 	vpternlogd      zmm10, zmm9, zmm12, 150
-; GHASH step 11: fold MI into HI, the reduced product (see the header)
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
 	vpshufd         zmm10, zmm10, 78                ; swap(MI)
 	vpternlogd      zmm11, zmm10, zmm12, 150
-; GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
 	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
 	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
@@ -13879,37 +13843,31 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final2
 	vpxord          zmm12, zmm12, zmm18
 	vaesenclast     zmm1, zmm1, zmm12
 	vmovdqu8        [rsi + 64]{k1}, zmm1
-	vpxord          zmm9, zmm9, zmm9
-	vpxord          zmm10, zmm10, zmm10
-	vpxord          zmm11, zmm11, zmm11
 	vmovdqu8        zmm1{k1}{z}, zmm1               ; GHASH sees the padding as zeros
-; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-; the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      zmm10, zmm9, zmm11, 150
-; GHASH step 1: byte-reflect vectors 0 and 1
+; GHASH step 0: byte-reflect vectors 0 and 1
 	vpshufb         zmm0, zmm0, zmm28
 	vpshufb         zmm1, zmm1, zmm28
-; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm0, zmm0, zmm14
-; GHASH step 3: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
+; GHASH step 2: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
 	vpunpcklqdq     zmm12, zmm0, zmm1               ; a_L, b_L
 	vpunpckhqdq     zmm13, zmm0, zmm1               ; a_H, b_H
 	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
-; GHASH step 4: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+; GHASH step 3: MI = the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      zmm13, zmm12, zword [r9 + 704], 17 ; (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      zmm12, zmm12, zword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 5: LO += the low products of vectors 0 and 1
+	vpxord          zmm10, zmm12, zmm13
+; GHASH step 4: LO = the low products of vectors 0 and 1
 	vpclmulqdq      zmm12, zmm0, zword [r9], 0      ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm1, zword [r9 + 64], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 6: HI += the high products of vectors 0 and 1
+	vpxord          zmm9, zmm12, zmm13
+; GHASH step 5: HI = the high products of vectors 0 and 1
 	vpclmulqdq      zmm0, zmm0, zword [r9], 17      ; a_H*ha_H
 	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm0, zmm1, 150
-; GHASH step 7: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpxord          zmm11, zmm0, zmm1
+; GHASH step 6: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm10, zmm9, zmm11, 150
-; GHASH step 8: the lengths block
+; GHASH step 7: the lengths block
 	bt              rbx, 40                         ; the lengths block went with the AAD?
 	jc              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final2_lengths_done
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
@@ -13921,15 +13879,15 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final2
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 1776], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
 L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final2_lengths_done:
-; GHASH step 9: fold LO into MI (see the header)
+; GHASH step 8: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
 	vpternlogd      zmm10, zmm9, zmm12, 150
-; GHASH step 10: fold MI into HI, the reduced product (see the header)
+; GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
 	vpshufd         zmm10, zmm10, 78                ; swap(MI)
 	vpternlogd      zmm11, zmm10, zmm12, 150
-; GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 10: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
 	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
 	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
@@ -14088,27 +14046,18 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final1
 	vpxord          zmm12, zmm12, zmm18
 	vaesenclast     zmm0, zmm0, zmm12
 	vmovdqu8        [rsi]{k1}, zmm0
-	vpxord          zmm9, zmm9, zmm9
-	vpxord          zmm10, zmm10, zmm10
-	vpxord          zmm11, zmm11, zmm11
 	vmovdqu8        zmm0{k1}{z}, zmm0               ; GHASH sees the padding as zeros
-; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-; the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      zmm10, zmm9, zmm11, 150
-; GHASH step 1: the products of vector 0
+; GHASH step 0: the products of vector 0
 	vpshufb         zmm0, zmm0, zmm28
 	vpxord          zmm0, zmm0, zmm14               ; the running hash joins block 0
 	vpshufd         zmm12, zmm0, 78
 	vpxord          zmm12, zmm12, zmm0              ; d_L ^ d_H in the low half
-	vpclmulqdq      zmm12, zmm12, zword [r9 + 640], 0 ; (d_L^d_H)*(h_L^h_H)
-	vpxord          zmm10, zmm10, zmm12
-	vpclmulqdq      zmm12, zmm0, zword [r9], 0      ; d_L*h_L
-	vpxord          zmm9, zmm9, zmm12
-	vpclmulqdq      zmm12, zmm0, zword [r9], 17     ; d_H*h_H
-	vpxord          zmm11, zmm11, zmm12
-; GHASH step 2: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpclmulqdq      zmm9, zmm0, zword [r9], 0       ; LO = d_L*h_L
+	vpclmulqdq      zmm11, zmm0, zword [r9], 17     ; HI = d_H*h_H
+	vpclmulqdq      zmm10, zmm12, zword [r9 + 640], 0 ; MI = (d_L^d_H)*(h_L^h_H)
+; GHASH step 1: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
 	vpternlogd      zmm10, zmm9, zmm11, 150
-; GHASH step 3: the lengths block
+; GHASH step 2: the lengths block
 	bt              rbx, 40                         ; the lengths block went with the AAD?
 	jc              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final1_lengths_done
 	vmovdqu8        xmm8, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
@@ -14120,15 +14069,15 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final1
 	vpclmulqdq      zmm12, zmm8, zword [rdi + 1776], 17 ; d_H*h_H
 	vpxord          zmm11, zmm11, zmm12
 L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_pending_final1_lengths_done:
-; GHASH step 4: fold LO into MI (see the header)
+; GHASH step 3: fold LO into MI (see the header)
 	vpclmulqdq      zmm12, zmm9, zmm29, 16          ; LO_L * (0xc2 << 56)
 	vpshufd         zmm9, zmm9, 78                  ; swap(LO)
 	vpternlogd      zmm10, zmm9, zmm12, 150
-; GHASH step 5: fold MI into HI, the reduced product (see the header)
+; GHASH step 4: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      zmm12, zmm10, zmm29, 16         ; MI_L * (0xc2 << 56)
 	vpshufd         zmm10, zmm10, 78                ; swap(MI)
 	vpternlogd      zmm11, zmm10, zmm12, 150
-; GHASH step 6: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+; GHASH step 5: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
 	valignq         zmm12, zmm11, zmm11, 4          ; lanes 2, 3, 0, 1
 	vpxord          zmm11, zmm11, zmm12             ; lane i ^ lane i+2
 	valignq         zmm12, zmm11, zmm11, 2          ; lane 1 to lane 0
