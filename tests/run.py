@@ -123,6 +123,19 @@ SHARED_BUILD_MODULES = ("test_vendor", "test_vendor_win", "test_apple")
 LONGEST_FIRST = ("test_gen_files.EveryKnobCombination", "test_gen_files.MakeGenForwardsEveryKnob",
                  "vendor", "test_mca")
 PYTHON_JOBS = max(1, min(2, os.cpu_count() or 1))
+SLOW_UNIT_SECONDS = 20   # a unit that takes longer says so (to keep LONGEST_FIRST true)
+
+
+def unit_name(suite):
+    """A unit's name: its first test's class (`vendor` for the shared-build modules)."""
+    for test in suite:
+        if isinstance(test, unittest.TestSuite):
+            return unit_name(test)
+        module = type(test).__module__
+        if module.partition(".")[0] in SHARED_BUILD_MODULES:
+            return "vendor"
+        return f"{module}.{type(test).__qualname__}"
+    return "(empty)"
 
 
 def python_test_units():
@@ -166,7 +179,11 @@ def _python_worker(units, todo, done, lock):
         index = todo.get()
         if index is None:
             break
+        name, started = unit_name(units[index]), time.monotonic()   # (run() empties it)
         units[index].run(result)   # a module that fails to import runs as a failing test
+        took = time.monotonic() - started
+        if took >= SLOW_UNIT_SECONDS:
+            say(f"slow: {name} took {took:.0f} s")
     t = result.totals
     done.put((t.passed, t.failed, t.skipped))
 
