@@ -295,14 +295,14 @@ def _parse(name: str) -> Tuple[str, int]:
 
 
 def schedule(isa: str, path: str, ghash: str, direction: str, vectors: int, *, load: bool,
-             fresh: bool = True, lengths: bool = False) -> List[List[Step]]:
+             fresh: bool = True, lengths: bool = False, early: bool = False) -> List[List[Step]]:
     """The steps of each of the SLOTS slots (BEFORE the first of the nine rounds, after
     each of them, AFTER_LAST): the chosen table when there is one for this case, else
-    the rule of _spread."""
+    the rule of _spread (with early: its rule for data that is ready before the rounds)."""
     table = SCHEDULES.get((isa, path, ghash, direction, vectors))
     if table is None or lengths or not fresh:
         return _spread(steps(path, ghash, vectors, load=load, fresh=fresh, lengths=lengths,
-                             join_last=True))
+                             join_last=True), early=early)
     natural = steps(path, ghash, vectors, load=load, fresh=fresh, lengths=lengths)
     order = [name for slot in table for name in slot]
     wanted = sorted(step.name for step in natural)
@@ -354,16 +354,25 @@ def _check_order(order: List[Step], what: str):
         raise ScheduleError(f"GHASH schedule {what}: the reduction's steps out of order")
 
 
-def _spread(ordered: List[Step]) -> List[List[Step]]:
+def _spread(ordered: List[Step], early: bool = False) -> List[List[Step]]:
     """The rule for counts without a table, on the steps in the order steps(join_last=True)
     gives (block 0's pair last, as in the tables: its join waits for the previous
     iteration's reduction, the other pairs' products do not): the products (and the
     steps before them) over the first six rounds as evenly as their count allows,
     fix/lengths with the first fold after KLAST-3, the second fold after KLAST-2, the
-    lanes' XOR after KLAST-1 (one fold a round: each waits for the last)."""
+    lanes' XOR after KLAST-1 (one fold a round: each waits for the last).
+
+    early (the data is in registers before the rounds: the records' decryption final
+    groups): BEFORE takes the steps up to the first pair's low product (the unfix, the
+    reflections, that pair's half sums and middle product), so the carry-less
+    multiplier starts with the group; the rest is spread as above."""
     head = [s for s in ordered if s.kind not in ("fold_lo", "fold_mi", "lanes", "fix",
                                                   "lengths")]
     slots: List[List[Step]] = [[] for _ in range(SLOTS)]
+    if early:
+        first_lo = next((i for i, s in enumerate(head) if s.kind == "lo" and s.index), None)
+        if first_lo is not None:
+            slots[BEFORE], head = head[:first_lo + 1], head[first_lo + 1:]
     after = {m: BEFORE + 1 + ROUNDS - m for m in range(1, ROUNDS + 1)}   # after KLAST-m
     size, extra = divmod(len(head), 6)
     start = 0

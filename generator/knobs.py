@@ -65,10 +65,13 @@ KNOBS = {knob.name: knob for knob in (
          "XORed once, three ops a pair, the two half sums in one register's two halves, "
          "each multiplied from its own (EVEX only)", isas=("avx10_256", "avx10_512")),
     Knob("RECTAIL", ("serial", "stitched"), str,
-         "GCM records (one-shot calls), encryption after the bulk loop: serial = the last "
-         "iteration's ciphertext hashed, then the final group encrypted and hashed; "
-         "stitched = that GHASH runs between the final group's rounds (a second set of "
-         "final groups; EVEX, where the ciphertext waits in registers of its own)",
+         "GCM records (one-shot calls), the final group: serial = for encryption the bulk "
+         "loop's last ciphertext hashed, then the final group encrypted and hashed; for "
+         "decryption the group's GHASH spread over its rounds; stitched = that encryption "
+         "GHASH runs between the final group's rounds (a second set of final groups; EVEX, "
+         "where the ciphertext waits in registers of its own), and a decryption group of "
+         "4 or more vectors starts its GHASH (reflections, one pair's first products) "
+         "ahead of its counter blocks",
          isas=("avx10_256", "avx10_512")),
     Knob("TAIL", (1, 2, 4, 8), _int,
          "vectors processed side by side after the main loop (blocks left over)"),

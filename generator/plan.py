@@ -466,13 +466,14 @@ class GcmPlan(Plan):
                                        vectors, load=load, fresh=fresh, lengths=lengths)
 
     def ghash_schedule(self, direction: str, vectors: int, *, load=False, fresh=True,
-                       lengths=False, school=False):
+                       lengths=False, school=False, early=False):
         """The steps of each slot: before the first of the nine middle rounds, after each
-        of them, after the last round (direction: enc or dec)."""
+        of them, after the last round (direction: enc or dec; early: see
+        ghash_schedule._spread)."""
         return ghash_schedule.schedule(self.isa.name, self.ghash_path(load),
                                        self._ghash_kind(school),
                                        direction, vectors, load=load, fresh=fresh,
-                                       lengths=lengths)
+                                       lengths=lengths, early=early)
 
     def ghash_schedule_text(self, direction: str):
         """The main loop's schedule as comment lines: the steps after each round."""

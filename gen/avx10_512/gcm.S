@@ -14814,6 +14814,34 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vmovdqu8        320(%rdx), %zmm25
 	vmovdqu8        384(%rdx), %zmm26
 	vmovdqu8        448(%rdx), %zmm27{%k1}{z}       # zero-padded
+# the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 1: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm20, %zmm20
+	vpshufb         %zmm28, %zmm21, %zmm21
+# GHASH step 2: byte-reflect vectors 2 and 3
+	vpshufb         %zmm28, %zmm22, %zmm22
+	vpshufb         %zmm28, %zmm23, %zmm23
+# GHASH step 3: byte-reflect vectors 4 and 5
+	vpshufb         %zmm28, %zmm24, %zmm24
+	vpshufb         %zmm28, %zmm25, %zmm25
+# GHASH step 4: byte-reflect vectors 6 and 7
+	vpshufb         %zmm28, %zmm26, %zmm26
+	vpshufb         %zmm28, %zmm27, %zmm27
+# GHASH step 5: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
+	vpunpcklqdq     %zmm23, %zmm22, %zmm12          # a_L, b_L
+	vpunpckhqdq     %zmm23, %zmm22, %zmm13          # a_H, b_H
+	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
+# GHASH step 6: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $17, 832(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
+	vpclmulqdq      $0, 768(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 7: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm28, %zmm15, %zmm0
 	vpaddd          %zmm16, %zmm15, %zmm15
@@ -14890,53 +14918,6 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-# the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      $150, %zmm11, %zmm9, %zmm10
-# GHASH step 1: byte-reflect vectors 0 and 1
-	vpshufb         %zmm28, %zmm20, %zmm20
-	vpshufb         %zmm28, %zmm21, %zmm21
-# GHASH step 2: byte-reflect vectors 2 and 3
-	vpshufb         %zmm28, %zmm22, %zmm22
-	vpshufb         %zmm28, %zmm23, %zmm23
-# GHASH step 3: byte-reflect vectors 4 and 5
-	vpshufb         %zmm28, %zmm24, %zmm24
-	vpshufb         %zmm28, %zmm25, %zmm25
-
-	vmovdqu8        -512(%r10), %zmm19
-	vaesenc         %zmm19, %zmm0, %zmm0
-	vaesenc         %zmm19, %zmm1, %zmm1
-	vaesenc         %zmm19, %zmm2, %zmm2
-	vaesenc         %zmm19, %zmm3, %zmm3
-	vaesenc         %zmm19, %zmm4, %zmm4
-	vaesenc         %zmm19, %zmm5, %zmm5
-	vaesenc         %zmm19, %zmm6, %zmm6
-	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 4: byte-reflect vectors 6 and 7
-	vpshufb         %zmm28, %zmm26, %zmm26
-	vpshufb         %zmm28, %zmm27, %zmm27
-# GHASH step 5: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
-	vpunpcklqdq     %zmm23, %zmm22, %zmm12          # a_L, b_L
-	vpunpckhqdq     %zmm23, %zmm22, %zmm13          # a_H, b_H
-	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
-# GHASH step 6: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      $17, 832(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
-	vpclmulqdq      $0, 768(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 7: LO += the low products of vectors 2 and 3
-	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
-	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-
-	vmovdqu8        -448(%r10), %zmm19
-	vaesenc         %zmm19, %zmm0, %zmm0
-	vaesenc         %zmm19, %zmm1, %zmm1
-	vaesenc         %zmm19, %zmm2, %zmm2
-	vaesenc         %zmm19, %zmm3, %zmm3
-	vaesenc         %zmm19, %zmm4, %zmm4
-	vaesenc         %zmm19, %zmm5, %zmm5
-	vaesenc         %zmm19, %zmm6, %zmm6
-	vaesenc         %zmm19, %zmm7, %zmm7
 # GHASH step 8: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm22   # a_H*ha_H
 	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm23   # b_H*hb_H
@@ -14949,12 +14930,8 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpclmulqdq      $17, 960(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      $0, 896(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 11: LO += the low products of vectors 4 and 5
-	vpclmulqdq      $0, 256(%r9), %zmm24, %zmm12    # a_L*ha_L
-	vpclmulqdq      $0, 320(%r9), %zmm25, %zmm13    # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 
-	vmovdqu8        -384(%r10), %zmm19
+	vmovdqu8        -512(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
@@ -14963,6 +14940,10 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
+# GHASH step 11: LO += the low products of vectors 4 and 5
+	vpclmulqdq      $0, 256(%r9), %zmm24, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 320(%r9), %zmm25, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 # GHASH step 12: HI += the high products of vectors 4 and 5
 	vpclmulqdq      $17, 256(%r9), %zmm24, %zmm24   # a_H*ha_H
 	vpclmulqdq      $17, 320(%r9), %zmm25, %zmm25   # b_H*hb_H
@@ -14971,6 +14952,16 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpunpcklqdq     %zmm27, %zmm26, %zmm12          # a_L, b_L
 	vpunpckhqdq     %zmm27, %zmm26, %zmm13          # a_H, b_H
 	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
+
+	vmovdqu8        -448(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
 # GHASH step 14: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
 	vpclmulqdq      $17, 1088(%r9), %zmm12, %zmm13  # (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      $0, 1024(%r9), %zmm12, %zmm12   # (a_L^a_H)*(ha_L^ha_H)
@@ -14980,7 +14971,7 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpclmulqdq      $0, 448(%r9), %zmm27, %zmm13    # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 
-	vmovdqu8        -320(%r10), %zmm19
+	vmovdqu8        -384(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
@@ -14995,10 +14986,24 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpternlogd      $150, %zmm27, %zmm26, %zmm11
 # GHASH step 17: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm14, %zmm20, %zmm20
+
+	vmovdqu8        -320(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
+	vaesenc         %zmm19, %zmm7, %zmm7
 # GHASH step 18: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
 	vpunpcklqdq     %zmm21, %zmm20, %zmm12          # a_L, b_L
 	vpunpckhqdq     %zmm21, %zmm20, %zmm13          # a_H, b_H
 	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
+# GHASH step 19: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      $17, 704(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
+	vpclmulqdq      $0, 640(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 
 	vmovdqu8        -256(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -15009,10 +15014,6 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
 	vaesenc         %zmm19, %zmm7, %zmm7
-# GHASH step 19: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
-	vpclmulqdq      $17, 704(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
-	vpclmulqdq      $0, 640(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 # GHASH step 20: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
@@ -15124,6 +15125,31 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vmovdqu8        256(%rdx), %zmm24
 	vmovdqu8        320(%rdx), %zmm25
 	vmovdqu8        384(%rdx), %zmm26{%k1}{z}       # zero-padded
+# the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 1: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm20, %zmm20
+	vpshufb         %zmm28, %zmm21, %zmm21
+# GHASH step 2: byte-reflect vectors 2 and 3
+	vpshufb         %zmm28, %zmm22, %zmm22
+	vpshufb         %zmm28, %zmm23, %zmm23
+# GHASH step 3: byte-reflect vectors 4 and 5
+	vpshufb         %zmm28, %zmm24, %zmm24
+	vpshufb         %zmm28, %zmm25, %zmm25
+# GHASH step 4: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
+	vpunpcklqdq     %zmm23, %zmm22, %zmm12          # a_L, b_L
+	vpunpckhqdq     %zmm23, %zmm22, %zmm13          # a_H, b_H
+	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
+# GHASH step 5: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $17, 832(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
+	vpclmulqdq      $0, 768(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm28, %zmm15, %zmm0
 	vpaddd          %zmm16, %zmm15, %zmm15
@@ -15192,48 +15218,6 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
-# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-# the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      $150, %zmm11, %zmm9, %zmm10
-# GHASH step 1: byte-reflect vectors 0 and 1
-	vpshufb         %zmm28, %zmm20, %zmm20
-	vpshufb         %zmm28, %zmm21, %zmm21
-# GHASH step 2: byte-reflect vectors 2 and 3
-	vpshufb         %zmm28, %zmm22, %zmm22
-	vpshufb         %zmm28, %zmm23, %zmm23
-
-	vmovdqu8        -512(%r10), %zmm19
-	vaesenc         %zmm19, %zmm0, %zmm0
-	vaesenc         %zmm19, %zmm1, %zmm1
-	vaesenc         %zmm19, %zmm2, %zmm2
-	vaesenc         %zmm19, %zmm3, %zmm3
-	vaesenc         %zmm19, %zmm4, %zmm4
-	vaesenc         %zmm19, %zmm5, %zmm5
-	vaesenc         %zmm19, %zmm6, %zmm6
-# GHASH step 3: byte-reflect vectors 4 and 5
-	vpshufb         %zmm28, %zmm24, %zmm24
-	vpshufb         %zmm28, %zmm25, %zmm25
-# GHASH step 4: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
-	vpunpcklqdq     %zmm23, %zmm22, %zmm12          # a_L, b_L
-	vpunpckhqdq     %zmm23, %zmm22, %zmm13          # a_H, b_H
-	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
-# GHASH step 5: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      $17, 832(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
-	vpclmulqdq      $0, 768(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-
-	vmovdqu8        -448(%r10), %zmm19
-	vaesenc         %zmm19, %zmm0, %zmm0
-	vaesenc         %zmm19, %zmm1, %zmm1
-	vaesenc         %zmm19, %zmm2, %zmm2
-	vaesenc         %zmm19, %zmm3, %zmm3
-	vaesenc         %zmm19, %zmm4, %zmm4
-	vaesenc         %zmm19, %zmm5, %zmm5
-	vaesenc         %zmm19, %zmm6, %zmm6
-# GHASH step 6: LO += the low products of vectors 2 and 3
-	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
-	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 # GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm22   # a_H*ha_H
 	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm23   # b_H*hb_H
@@ -15243,7 +15227,7 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpunpckhqdq     %zmm25, %zmm24, %zmm13          # a_H, b_H
 	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
 
-	vmovdqu8        -384(%r10), %zmm19
+	vmovdqu8        -512(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
@@ -15259,12 +15243,8 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpclmulqdq      $0, 256(%r9), %zmm24, %zmm12    # a_L*ha_L
 	vpclmulqdq      $0, 320(%r9), %zmm25, %zmm13    # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 11: HI += the high products of vectors 4 and 5
-	vpclmulqdq      $17, 256(%r9), %zmm24, %zmm24   # a_H*ha_H
-	vpclmulqdq      $17, 320(%r9), %zmm25, %zmm25   # b_H*hb_H
-	vpternlogd      $150, %zmm25, %zmm24, %zmm11
 
-	vmovdqu8        -320(%r10), %zmm19
+	vmovdqu8        -448(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
@@ -15272,8 +15252,21 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
 	vaesenc         %zmm19, %zmm6, %zmm6
+# GHASH step 11: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 256(%r9), %zmm24, %zmm24   # a_H*ha_H
+	vpclmulqdq      $17, 320(%r9), %zmm25, %zmm25   # b_H*hb_H
+	vpternlogd      $150, %zmm25, %zmm24, %zmm11
 # GHASH step 12: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm14, %zmm20, %zmm20
+
+	vmovdqu8        -384(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
 # GHASH step 13: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
 	vpunpcklqdq     %zmm21, %zmm20, %zmm12          # a_L, b_L
 	vpunpckhqdq     %zmm21, %zmm20, %zmm13          # a_H, b_H
@@ -15283,7 +15276,7 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpclmulqdq      $0, 640(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 
-	vmovdqu8        -256(%r10), %zmm19
+	vmovdqu8        -320(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
@@ -15299,6 +15292,15 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpclmulqdq      $17, (%r9), %zmm20, %zmm20      # a_H*ha_H
 	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm21    # b_H*hb_H
 	vpternlogd      $150, %zmm21, %zmm20, %zmm11
+
+	vmovdqu8        -256(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
+	vaesenc         %zmm19, %zmm6, %zmm6
 # GHASH step 17: the products of vector 6
 	vpshufb         %zmm28, %zmm26, %zmm26
 	vpshufd         $78, %zmm26, %zmm12
@@ -15405,6 +15407,31 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vmovdqu8        192(%rdx), %zmm23
 	vmovdqu8        256(%rdx), %zmm24
 	vmovdqu8        320(%rdx), %zmm25{%k1}{z}       # zero-padded
+# the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 1: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm20, %zmm20
+	vpshufb         %zmm28, %zmm21, %zmm21
+# GHASH step 2: byte-reflect vectors 2 and 3
+	vpshufb         %zmm28, %zmm22, %zmm22
+	vpshufb         %zmm28, %zmm23, %zmm23
+# GHASH step 3: byte-reflect vectors 4 and 5
+	vpshufb         %zmm28, %zmm24, %zmm24
+	vpshufb         %zmm28, %zmm25, %zmm25
+# GHASH step 4: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
+	vpunpcklqdq     %zmm23, %zmm22, %zmm12          # a_L, b_L
+	vpunpckhqdq     %zmm23, %zmm22, %zmm13          # a_H, b_H
+	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
+# GHASH step 5: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $17, 832(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
+	vpclmulqdq      $0, 768(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm28, %zmm15, %zmm0
 	vpaddd          %zmm16, %zmm15, %zmm15
@@ -15465,46 +15492,6 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
-# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-# the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      $150, %zmm11, %zmm9, %zmm10
-# GHASH step 1: byte-reflect vectors 0 and 1
-	vpshufb         %zmm28, %zmm20, %zmm20
-	vpshufb         %zmm28, %zmm21, %zmm21
-# GHASH step 2: byte-reflect vectors 2 and 3
-	vpshufb         %zmm28, %zmm22, %zmm22
-	vpshufb         %zmm28, %zmm23, %zmm23
-
-	vmovdqu8        -512(%r10), %zmm19
-	vaesenc         %zmm19, %zmm0, %zmm0
-	vaesenc         %zmm19, %zmm1, %zmm1
-	vaesenc         %zmm19, %zmm2, %zmm2
-	vaesenc         %zmm19, %zmm3, %zmm3
-	vaesenc         %zmm19, %zmm4, %zmm4
-	vaesenc         %zmm19, %zmm5, %zmm5
-# GHASH step 3: byte-reflect vectors 4 and 5
-	vpshufb         %zmm28, %zmm24, %zmm24
-	vpshufb         %zmm28, %zmm25, %zmm25
-# GHASH step 4: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
-	vpunpcklqdq     %zmm23, %zmm22, %zmm12          # a_L, b_L
-	vpunpckhqdq     %zmm23, %zmm22, %zmm13          # a_H, b_H
-	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
-# GHASH step 5: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      $17, 832(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
-	vpclmulqdq      $0, 768(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-
-	vmovdqu8        -448(%r10), %zmm19
-	vaesenc         %zmm19, %zmm0, %zmm0
-	vaesenc         %zmm19, %zmm1, %zmm1
-	vaesenc         %zmm19, %zmm2, %zmm2
-	vaesenc         %zmm19, %zmm3, %zmm3
-	vaesenc         %zmm19, %zmm4, %zmm4
-	vaesenc         %zmm19, %zmm5, %zmm5
-# GHASH step 6: LO += the low products of vectors 2 and 3
-	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
-	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 # GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm22   # a_H*ha_H
 	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm23   # b_H*hb_H
@@ -15514,7 +15501,7 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpunpckhqdq     %zmm25, %zmm24, %zmm13          # a_H, b_H
 	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
 
-	vmovdqu8        -384(%r10), %zmm19
+	vmovdqu8        -512(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
@@ -15529,20 +15516,28 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpclmulqdq      $0, 256(%r9), %zmm24, %zmm12    # a_L*ha_L
 	vpclmulqdq      $0, 320(%r9), %zmm25, %zmm13    # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 11: HI += the high products of vectors 4 and 5
-	vpclmulqdq      $17, 256(%r9), %zmm24, %zmm24   # a_H*ha_H
-	vpclmulqdq      $17, 320(%r9), %zmm25, %zmm25   # b_H*hb_H
-	vpternlogd      $150, %zmm25, %zmm24, %zmm11
 
-	vmovdqu8        -320(%r10), %zmm19
+	vmovdqu8        -448(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
 	vaesenc         %zmm19, %zmm5, %zmm5
+# GHASH step 11: HI += the high products of vectors 4 and 5
+	vpclmulqdq      $17, 256(%r9), %zmm24, %zmm24   # a_H*ha_H
+	vpclmulqdq      $17, 320(%r9), %zmm25, %zmm25   # b_H*hb_H
+	vpternlogd      $150, %zmm25, %zmm24, %zmm11
 # GHASH step 12: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm14, %zmm20, %zmm20
+
+	vmovdqu8        -384(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
 # GHASH step 13: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
 	vpunpcklqdq     %zmm21, %zmm20, %zmm12          # a_L, b_L
 	vpunpckhqdq     %zmm21, %zmm20, %zmm13          # a_H, b_H
@@ -15552,7 +15547,7 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpclmulqdq      $0, 640(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 
-	vmovdqu8        -256(%r10), %zmm19
+	vmovdqu8        -320(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
@@ -15563,6 +15558,14 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+
+	vmovdqu8        -256(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
+	vaesenc         %zmm19, %zmm5, %zmm5
 # GHASH step 16: HI += the high products of vectors 0 and 1
 	vpclmulqdq      $17, (%r9), %zmm20, %zmm20      # a_H*ha_H
 	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm21    # b_H*hb_H
@@ -15656,6 +15659,28 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vmovdqu8        128(%rdx), %zmm22
 	vmovdqu8        192(%rdx), %zmm23
 	vmovdqu8        256(%rdx), %zmm24{%k1}{z}       # zero-padded
+# the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 1: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm20, %zmm20
+	vpshufb         %zmm28, %zmm21, %zmm21
+# GHASH step 2: byte-reflect vectors 2 and 3
+	vpshufb         %zmm28, %zmm22, %zmm22
+	vpshufb         %zmm28, %zmm23, %zmm23
+# GHASH step 3: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
+	vpunpcklqdq     %zmm23, %zmm22, %zmm12          # a_L, b_L
+	vpunpckhqdq     %zmm23, %zmm22, %zmm13          # a_H, b_H
+	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
+# GHASH step 4: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $17, 832(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
+	vpclmulqdq      $0, 768(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 5: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm28, %zmm15, %zmm0
 	vpaddd          %zmm16, %zmm15, %zmm15
@@ -15708,15 +15733,12 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
-# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-# the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      $150, %zmm11, %zmm9, %zmm10
-# GHASH step 1: byte-reflect vectors 0 and 1
-	vpshufb         %zmm28, %zmm20, %zmm20
-	vpshufb         %zmm28, %zmm21, %zmm21
-# GHASH step 2: byte-reflect vectors 2 and 3
-	vpshufb         %zmm28, %zmm22, %zmm22
-	vpshufb         %zmm28, %zmm23, %zmm23
+# GHASH step 6: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm22   # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm23   # b_H*hb_H
+	vpternlogd      $150, %zmm23, %zmm22, %zmm11
+# GHASH step 7: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm14, %zmm20, %zmm20
 
 	vmovdqu8        -512(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
@@ -15724,44 +15746,12 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
 	vaesenc         %zmm19, %zmm4, %zmm4
-# GHASH step 3: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
-	vpunpcklqdq     %zmm23, %zmm22, %zmm12          # a_L, b_L
-	vpunpckhqdq     %zmm23, %zmm22, %zmm13          # a_H, b_H
-	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
-# GHASH step 4: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      $17, 832(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
-	vpclmulqdq      $0, 768(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-
-	vmovdqu8        -448(%r10), %zmm19
-	vaesenc         %zmm19, %zmm0, %zmm0
-	vaesenc         %zmm19, %zmm1, %zmm1
-	vaesenc         %zmm19, %zmm2, %zmm2
-	vaesenc         %zmm19, %zmm3, %zmm3
-	vaesenc         %zmm19, %zmm4, %zmm4
-# GHASH step 5: LO += the low products of vectors 2 and 3
-	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
-	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-# GHASH step 6: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm22   # a_H*ha_H
-	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm23   # b_H*hb_H
-	vpternlogd      $150, %zmm23, %zmm22, %zmm11
-
-	vmovdqu8        -384(%r10), %zmm19
-	vaesenc         %zmm19, %zmm0, %zmm0
-	vaesenc         %zmm19, %zmm1, %zmm1
-	vaesenc         %zmm19, %zmm2, %zmm2
-	vaesenc         %zmm19, %zmm3, %zmm3
-	vaesenc         %zmm19, %zmm4, %zmm4
-# GHASH step 7: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          %zmm14, %zmm20, %zmm20
 # GHASH step 8: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
 	vpunpcklqdq     %zmm21, %zmm20, %zmm12          # a_L, b_L
 	vpunpckhqdq     %zmm21, %zmm20, %zmm13          # a_H, b_H
 	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
 
-	vmovdqu8        -320(%r10), %zmm19
+	vmovdqu8        -448(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
@@ -15771,12 +15761,19 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpclmulqdq      $17, 704(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      $0, 640(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+
+	vmovdqu8        -384(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
 # GHASH step 10: LO += the low products of vectors 0 and 1
 	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 
-	vmovdqu8        -256(%r10), %zmm19
+	vmovdqu8        -320(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
@@ -15786,6 +15783,13 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpclmulqdq      $17, (%r9), %zmm20, %zmm20      # a_H*ha_H
 	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm21    # b_H*hb_H
 	vpternlogd      $150, %zmm21, %zmm20, %zmm11
+
+	vmovdqu8        -256(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
+	vaesenc         %zmm19, %zmm4, %zmm4
 # GHASH step 12: the products of vector 4
 	vpshufb         %zmm28, %zmm24, %zmm24
 	vpshufd         $78, %zmm24, %zmm12
@@ -15878,6 +15882,28 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vmovdqu8        64(%rdx), %zmm21
 	vmovdqu8        128(%rdx), %zmm22
 	vmovdqu8        192(%rdx), %zmm23{%k1}{z}       # zero-padded
+# the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
+# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+# the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      $150, %zmm11, %zmm9, %zmm10
+# GHASH step 1: byte-reflect vectors 0 and 1
+	vpshufb         %zmm28, %zmm20, %zmm20
+	vpshufb         %zmm28, %zmm21, %zmm21
+# GHASH step 2: byte-reflect vectors 2 and 3
+	vpshufb         %zmm28, %zmm22, %zmm22
+	vpshufb         %zmm28, %zmm23, %zmm23
+# GHASH step 3: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
+	vpunpcklqdq     %zmm23, %zmm22, %zmm12          # a_L, b_L
+	vpunpckhqdq     %zmm23, %zmm22, %zmm13          # a_H, b_H
+	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
+# GHASH step 4: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      $17, 832(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
+	vpclmulqdq      $0, 768(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
+	vpternlogd      $150, %zmm13, %zmm12, %zmm10
+# GHASH step 5: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
+	vpternlogd      $150, %zmm13, %zmm12, %zmm9
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm28, %zmm15, %zmm0
 	vpaddd          %zmm16, %zmm15, %zmm15
@@ -15922,53 +15948,20 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
-# GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-# the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      $150, %zmm11, %zmm9, %zmm10
-# GHASH step 1: byte-reflect vectors 0 and 1
-	vpshufb         %zmm28, %zmm20, %zmm20
-	vpshufb         %zmm28, %zmm21, %zmm21
+# GHASH step 6: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm22   # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm23   # b_H*hb_H
+	vpternlogd      $150, %zmm23, %zmm22, %zmm11
 
 	vmovdqu8        -512(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
 	vaesenc         %zmm19, %zmm3, %zmm3
-# GHASH step 2: byte-reflect vectors 2 and 3
-	vpshufb         %zmm28, %zmm22, %zmm22
-	vpshufb         %zmm28, %zmm23, %zmm23
-# GHASH step 3: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
-	vpunpcklqdq     %zmm23, %zmm22, %zmm12          # a_L, b_L
-	vpunpckhqdq     %zmm23, %zmm22, %zmm13          # a_H, b_H
-	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
-
-	vmovdqu8        -448(%r10), %zmm19
-	vaesenc         %zmm19, %zmm0, %zmm0
-	vaesenc         %zmm19, %zmm1, %zmm1
-	vaesenc         %zmm19, %zmm2, %zmm2
-	vaesenc         %zmm19, %zmm3, %zmm3
-# GHASH step 4: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      $17, 832(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
-	vpclmulqdq      $0, 768(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      $150, %zmm13, %zmm12, %zmm10
-# GHASH step 5: LO += the low products of vectors 2 and 3
-	vpclmulqdq      $0, 128(%r9), %zmm22, %zmm12    # a_L*ha_L
-	vpclmulqdq      $0, 192(%r9), %zmm23, %zmm13    # b_L*hb_L
-	vpternlogd      $150, %zmm13, %zmm12, %zmm9
-
-	vmovdqu8        -384(%r10), %zmm19
-	vaesenc         %zmm19, %zmm0, %zmm0
-	vaesenc         %zmm19, %zmm1, %zmm1
-	vaesenc         %zmm19, %zmm2, %zmm2
-	vaesenc         %zmm19, %zmm3, %zmm3
-# GHASH step 6: HI += the high products of vectors 2 and 3
-	vpclmulqdq      $17, 128(%r9), %zmm22, %zmm22   # a_H*ha_H
-	vpclmulqdq      $17, 192(%r9), %zmm23, %zmm23   # b_H*hb_H
-	vpternlogd      $150, %zmm23, %zmm22, %zmm11
 # GHASH step 7: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          %zmm14, %zmm20, %zmm20
 
-	vmovdqu8        -320(%r10), %zmm19
+	vmovdqu8        -448(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
@@ -15977,12 +15970,18 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpunpcklqdq     %zmm21, %zmm20, %zmm12          # a_L, b_L
 	vpunpckhqdq     %zmm21, %zmm20, %zmm13          # a_H, b_H
 	vpxord          %zmm13, %zmm12, %zmm12          # a_L ^ a_H, b_L ^ b_H
+
+	vmovdqu8        -384(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
 # GHASH step 9: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      $17, 704(%r9), %zmm12, %zmm13   # (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      $0, 640(%r9), %zmm12, %zmm12    # (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      $150, %zmm13, %zmm12, %zmm10
 
-	vmovdqu8        -256(%r10), %zmm19
+	vmovdqu8        -320(%r10), %zmm19
 	vaesenc         %zmm19, %zmm0, %zmm0
 	vaesenc         %zmm19, %zmm1, %zmm1
 	vaesenc         %zmm19, %zmm2, %zmm2
@@ -15991,6 +15990,12 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vpclmulqdq      $0, (%r9), %zmm20, %zmm12       # a_L*ha_L
 	vpclmulqdq      $0, 64(%r9), %zmm21, %zmm13     # b_L*hb_L
 	vpternlogd      $150, %zmm13, %zmm12, %zmm9
+
+	vmovdqu8        -256(%r10), %zmm19
+	vaesenc         %zmm19, %zmm0, %zmm0
+	vaesenc         %zmm19, %zmm1, %zmm1
+	vaesenc         %zmm19, %zmm2, %zmm2
+	vaesenc         %zmm19, %zmm3, %zmm3
 # GHASH step 11: HI += the high products of vectors 0 and 1
 	vpclmulqdq      $17, (%r9), %zmm20, %zmm20      # a_H*ha_H
 	vpclmulqdq      $17, 64(%r9), %zmm21, %zmm21    # b_H*hb_H
@@ -16070,6 +16075,7 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vmovdqu8        (%rdx), %zmm20
 	vmovdqu8        64(%rdx), %zmm21
 	vmovdqu8        128(%rdx), %zmm22{%k1}{z}       # zero-padded
+# the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm28, %zmm15, %zmm0
 	vpaddd          %zmm16, %zmm15, %zmm15
@@ -16233,6 +16239,7 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 # place); its GHASH runs between the AES rounds
 	vmovdqu8        (%rdx), %zmm20
 	vmovdqu8        64(%rdx), %zmm21{%k1}{z}        # zero-padded
+# the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm28, %zmm15, %zmm0
 	vpaddd          %zmm16, %zmm15, %zmm15
@@ -16365,6 +16372,7 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 # the ciphertext, read before any output is written (the data may be decrypted in
 # place); its GHASH runs between the AES rounds
 	vmovdqu8        (%rdx), %zmm20{%k1}{z}          # zero-padded
+# the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm28, %zmm15, %zmm0
 	vpaddd          %zmm16, %zmm15, %zmm15

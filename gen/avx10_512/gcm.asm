@@ -14686,6 +14686,34 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final8:
 	vmovdqu8        zmm25, [rdx + 320]
 	vmovdqu8        zmm26, [rdx + 384]
 	vmovdqu8        zmm27{k1}{z}, [rdx + 448]       ; zero-padded
+; the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
+	vpshufb         zmm20, zmm20, zmm28
+	vpshufb         zmm21, zmm21, zmm28
+; GHASH step 2: byte-reflect vectors 2 and 3
+	vpshufb         zmm22, zmm22, zmm28
+	vpshufb         zmm23, zmm23, zmm28
+; GHASH step 3: byte-reflect vectors 4 and 5
+	vpshufb         zmm24, zmm24, zmm28
+	vpshufb         zmm25, zmm25, zmm28
+; GHASH step 4: byte-reflect vectors 6 and 7
+	vpshufb         zmm26, zmm26, zmm28
+	vpshufb         zmm27, zmm27, zmm28
+; GHASH step 5: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
+	vpunpcklqdq     zmm12, zmm22, zmm23             ; a_L, b_L
+	vpunpckhqdq     zmm13, zmm22, zmm23             ; a_H, b_H
+	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
+; GHASH step 6: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm13, zmm12, zword [r9 + 832], 17 ; (b_L^b_H)*(hb_L^hb_H)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 7: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm15, zmm28
 	vpaddd          zmm15, zmm15, zmm16
@@ -14762,53 +14790,6 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-; the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      zmm10, zmm9, zmm11, 150
-; GHASH step 1: byte-reflect vectors 0 and 1
-	vpshufb         zmm20, zmm20, zmm28
-	vpshufb         zmm21, zmm21, zmm28
-; GHASH step 2: byte-reflect vectors 2 and 3
-	vpshufb         zmm22, zmm22, zmm28
-	vpshufb         zmm23, zmm23, zmm28
-; GHASH step 3: byte-reflect vectors 4 and 5
-	vpshufb         zmm24, zmm24, zmm28
-	vpshufb         zmm25, zmm25, zmm28
-
-	vmovdqu8        zmm19, zword [r10 - 512]
-	vaesenc         zmm0, zmm0, zmm19
-	vaesenc         zmm1, zmm1, zmm19
-	vaesenc         zmm2, zmm2, zmm19
-	vaesenc         zmm3, zmm3, zmm19
-	vaesenc         zmm4, zmm4, zmm19
-	vaesenc         zmm5, zmm5, zmm19
-	vaesenc         zmm6, zmm6, zmm19
-	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 4: byte-reflect vectors 6 and 7
-	vpshufb         zmm26, zmm26, zmm28
-	vpshufb         zmm27, zmm27, zmm28
-; GHASH step 5: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
-	vpunpcklqdq     zmm12, zmm22, zmm23             ; a_L, b_L
-	vpunpckhqdq     zmm13, zmm22, zmm23             ; a_H, b_H
-	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
-; GHASH step 6: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      zmm13, zmm12, zword [r9 + 832], 17 ; (b_L^b_H)*(hb_L^hb_H)
-	vpclmulqdq      zmm12, zmm12, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 7: LO += the low products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
-
-	vmovdqu8        zmm19, zword [r10 - 448]
-	vaesenc         zmm0, zmm0, zmm19
-	vaesenc         zmm1, zmm1, zmm19
-	vaesenc         zmm2, zmm2, zmm19
-	vaesenc         zmm3, zmm3, zmm19
-	vaesenc         zmm4, zmm4, zmm19
-	vaesenc         zmm5, zmm5, zmm19
-	vaesenc         zmm6, zmm6, zmm19
-	vaesenc         zmm7, zmm7, zmm19
 ; GHASH step 8: HI += the high products of vectors 2 and 3
 	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
 	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
@@ -14821,12 +14802,8 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final8_aes128:
 	vpclmulqdq      zmm13, zmm12, zword [r9 + 960], 17 ; (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      zmm12, zmm12, zword [r9 + 896], 0 ; (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 11: LO += the low products of vectors 4 and 5
-	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm25, zword [r9 + 320], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
 
-	vmovdqu8        zmm19, zword [r10 - 384]
+	vmovdqu8        zmm19, zword [r10 - 512]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
@@ -14835,6 +14812,10 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
+; GHASH step 11: LO += the low products of vectors 4 and 5
+	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm25, zword [r9 + 320], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
 ; GHASH step 12: HI += the high products of vectors 4 and 5
 	vpclmulqdq      zmm24, zmm24, zword [r9 + 256], 17 ; a_H*ha_H
 	vpclmulqdq      zmm25, zmm25, zword [r9 + 320], 17 ; b_H*hb_H
@@ -14843,6 +14824,16 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final8_aes128:
 	vpunpcklqdq     zmm12, zmm26, zmm27             ; a_L, b_L
 	vpunpckhqdq     zmm13, zmm26, zmm27             ; a_H, b_H
 	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
+
+	vmovdqu8        zmm19, zword [r10 - 448]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
 ; GHASH step 14: MI += the half-sum products of vectors 6 and 7 (Karatsuba)
 	vpclmulqdq      zmm13, zmm12, zword [r9 + 1088], 17 ; (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      zmm12, zmm12, zword [r9 + 1024], 0 ; (a_L^a_H)*(ha_L^ha_H)
@@ -14852,7 +14843,7 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final8_aes128:
 	vpclmulqdq      zmm13, zmm27, zword [r9 + 448], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
 
-	vmovdqu8        zmm19, zword [r10 - 320]
+	vmovdqu8        zmm19, zword [r10 - 384]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
@@ -14867,10 +14858,24 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final8_aes128:
 	vpternlogd      zmm11, zmm26, zmm27, 150
 ; GHASH step 17: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm20, zmm20, zmm14
+
+	vmovdqu8        zmm19, zword [r10 - 320]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
+	vaesenc         zmm7, zmm7, zmm19
 ; GHASH step 18: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
 	vpunpcklqdq     zmm12, zmm20, zmm21             ; a_L, b_L
 	vpunpckhqdq     zmm13, zmm20, zmm21             ; a_H, b_H
 	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
+; GHASH step 19: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
+	vpclmulqdq      zmm13, zmm12, zword [r9 + 704], 17 ; (b_L^b_H)*(hb_L^hb_H)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
 
 	vmovdqu8        zmm19, zword [r10 - 256]
 	vaesenc         zmm0, zmm0, zmm19
@@ -14881,10 +14886,6 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final8_aes128:
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
 	vaesenc         zmm7, zmm7, zmm19
-; GHASH step 19: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
-	vpclmulqdq      zmm13, zmm12, zword [r9 + 704], 17 ; (b_L^b_H)*(hb_L^hb_H)
-	vpclmulqdq      zmm12, zmm12, zword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      zmm10, zmm12, zmm13, 150
 ; GHASH step 20: LO += the low products of vectors 0 and 1
 	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
@@ -14996,6 +14997,31 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final7:
 	vmovdqu8        zmm24, [rdx + 256]
 	vmovdqu8        zmm25, [rdx + 320]
 	vmovdqu8        zmm26{k1}{z}, [rdx + 384]       ; zero-padded
+; the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
+	vpshufb         zmm20, zmm20, zmm28
+	vpshufb         zmm21, zmm21, zmm28
+; GHASH step 2: byte-reflect vectors 2 and 3
+	vpshufb         zmm22, zmm22, zmm28
+	vpshufb         zmm23, zmm23, zmm28
+; GHASH step 3: byte-reflect vectors 4 and 5
+	vpshufb         zmm24, zmm24, zmm28
+	vpshufb         zmm25, zmm25, zmm28
+; GHASH step 4: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
+	vpunpcklqdq     zmm12, zmm22, zmm23             ; a_L, b_L
+	vpunpckhqdq     zmm13, zmm22, zmm23             ; a_H, b_H
+	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
+; GHASH step 5: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm13, zmm12, zword [r9 + 832], 17 ; (b_L^b_H)*(hb_L^hb_H)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm15, zmm28
 	vpaddd          zmm15, zmm15, zmm16
@@ -15064,48 +15090,6 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
-; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-; the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      zmm10, zmm9, zmm11, 150
-; GHASH step 1: byte-reflect vectors 0 and 1
-	vpshufb         zmm20, zmm20, zmm28
-	vpshufb         zmm21, zmm21, zmm28
-; GHASH step 2: byte-reflect vectors 2 and 3
-	vpshufb         zmm22, zmm22, zmm28
-	vpshufb         zmm23, zmm23, zmm28
-
-	vmovdqu8        zmm19, zword [r10 - 512]
-	vaesenc         zmm0, zmm0, zmm19
-	vaesenc         zmm1, zmm1, zmm19
-	vaesenc         zmm2, zmm2, zmm19
-	vaesenc         zmm3, zmm3, zmm19
-	vaesenc         zmm4, zmm4, zmm19
-	vaesenc         zmm5, zmm5, zmm19
-	vaesenc         zmm6, zmm6, zmm19
-; GHASH step 3: byte-reflect vectors 4 and 5
-	vpshufb         zmm24, zmm24, zmm28
-	vpshufb         zmm25, zmm25, zmm28
-; GHASH step 4: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
-	vpunpcklqdq     zmm12, zmm22, zmm23             ; a_L, b_L
-	vpunpckhqdq     zmm13, zmm22, zmm23             ; a_H, b_H
-	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
-; GHASH step 5: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      zmm13, zmm12, zword [r9 + 832], 17 ; (b_L^b_H)*(hb_L^hb_H)
-	vpclmulqdq      zmm12, zmm12, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      zmm10, zmm12, zmm13, 150
-
-	vmovdqu8        zmm19, zword [r10 - 448]
-	vaesenc         zmm0, zmm0, zmm19
-	vaesenc         zmm1, zmm1, zmm19
-	vaesenc         zmm2, zmm2, zmm19
-	vaesenc         zmm3, zmm3, zmm19
-	vaesenc         zmm4, zmm4, zmm19
-	vaesenc         zmm5, zmm5, zmm19
-	vaesenc         zmm6, zmm6, zmm19
-; GHASH step 6: LO += the low products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
 ; GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
 	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
@@ -15115,7 +15099,7 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final7_aes128:
 	vpunpckhqdq     zmm13, zmm24, zmm25             ; a_H, b_H
 	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
 
-	vmovdqu8        zmm19, zword [r10 - 384]
+	vmovdqu8        zmm19, zword [r10 - 512]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
@@ -15131,12 +15115,8 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final7_aes128:
 	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 0 ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm25, zword [r9 + 320], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 11: HI += the high products of vectors 4 and 5
-	vpclmulqdq      zmm24, zmm24, zword [r9 + 256], 17 ; a_H*ha_H
-	vpclmulqdq      zmm25, zmm25, zword [r9 + 320], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm24, zmm25, 150
 
-	vmovdqu8        zmm19, zword [r10 - 320]
+	vmovdqu8        zmm19, zword [r10 - 448]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
@@ -15144,8 +15124,21 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final7_aes128:
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
 	vaesenc         zmm6, zmm6, zmm19
+; GHASH step 11: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm24, zmm24, zword [r9 + 256], 17 ; a_H*ha_H
+	vpclmulqdq      zmm25, zmm25, zword [r9 + 320], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm24, zmm25, 150
 ; GHASH step 12: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm20, zmm20, zmm14
+
+	vmovdqu8        zmm19, zword [r10 - 384]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
 ; GHASH step 13: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
 	vpunpcklqdq     zmm12, zmm20, zmm21             ; a_L, b_L
 	vpunpckhqdq     zmm13, zmm20, zmm21             ; a_H, b_H
@@ -15155,7 +15148,7 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final7_aes128:
 	vpclmulqdq      zmm12, zmm12, zword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
 
-	vmovdqu8        zmm19, zword [r10 - 256]
+	vmovdqu8        zmm19, zword [r10 - 320]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
@@ -15171,6 +15164,15 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final7_aes128:
 	vpclmulqdq      zmm20, zmm20, zword [r9], 17    ; a_H*ha_H
 	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
 	vpternlogd      zmm11, zmm20, zmm21, 150
+
+	vmovdqu8        zmm19, zword [r10 - 256]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
+	vaesenc         zmm6, zmm6, zmm19
 ; GHASH step 17: the products of vector 6
 	vpshufb         zmm26, zmm26, zmm28
 	vpshufd         zmm12, zmm26, 78
@@ -15277,6 +15279,31 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final6:
 	vmovdqu8        zmm23, [rdx + 192]
 	vmovdqu8        zmm24, [rdx + 256]
 	vmovdqu8        zmm25{k1}{z}, [rdx + 320]       ; zero-padded
+; the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
+	vpshufb         zmm20, zmm20, zmm28
+	vpshufb         zmm21, zmm21, zmm28
+; GHASH step 2: byte-reflect vectors 2 and 3
+	vpshufb         zmm22, zmm22, zmm28
+	vpshufb         zmm23, zmm23, zmm28
+; GHASH step 3: byte-reflect vectors 4 and 5
+	vpshufb         zmm24, zmm24, zmm28
+	vpshufb         zmm25, zmm25, zmm28
+; GHASH step 4: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
+	vpunpcklqdq     zmm12, zmm22, zmm23             ; a_L, b_L
+	vpunpckhqdq     zmm13, zmm22, zmm23             ; a_H, b_H
+	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
+; GHASH step 5: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm13, zmm12, zword [r9 + 832], 17 ; (b_L^b_H)*(hb_L^hb_H)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm15, zmm28
 	vpaddd          zmm15, zmm15, zmm16
@@ -15337,46 +15364,6 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final6_aes128:
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
-; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-; the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      zmm10, zmm9, zmm11, 150
-; GHASH step 1: byte-reflect vectors 0 and 1
-	vpshufb         zmm20, zmm20, zmm28
-	vpshufb         zmm21, zmm21, zmm28
-; GHASH step 2: byte-reflect vectors 2 and 3
-	vpshufb         zmm22, zmm22, zmm28
-	vpshufb         zmm23, zmm23, zmm28
-
-	vmovdqu8        zmm19, zword [r10 - 512]
-	vaesenc         zmm0, zmm0, zmm19
-	vaesenc         zmm1, zmm1, zmm19
-	vaesenc         zmm2, zmm2, zmm19
-	vaesenc         zmm3, zmm3, zmm19
-	vaesenc         zmm4, zmm4, zmm19
-	vaesenc         zmm5, zmm5, zmm19
-; GHASH step 3: byte-reflect vectors 4 and 5
-	vpshufb         zmm24, zmm24, zmm28
-	vpshufb         zmm25, zmm25, zmm28
-; GHASH step 4: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
-	vpunpcklqdq     zmm12, zmm22, zmm23             ; a_L, b_L
-	vpunpckhqdq     zmm13, zmm22, zmm23             ; a_H, b_H
-	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
-; GHASH step 5: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      zmm13, zmm12, zword [r9 + 832], 17 ; (b_L^b_H)*(hb_L^hb_H)
-	vpclmulqdq      zmm12, zmm12, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      zmm10, zmm12, zmm13, 150
-
-	vmovdqu8        zmm19, zword [r10 - 448]
-	vaesenc         zmm0, zmm0, zmm19
-	vaesenc         zmm1, zmm1, zmm19
-	vaesenc         zmm2, zmm2, zmm19
-	vaesenc         zmm3, zmm3, zmm19
-	vaesenc         zmm4, zmm4, zmm19
-	vaesenc         zmm5, zmm5, zmm19
-; GHASH step 6: LO += the low products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
 ; GHASH step 7: HI += the high products of vectors 2 and 3
 	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
 	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
@@ -15386,7 +15373,7 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final6_aes128:
 	vpunpckhqdq     zmm13, zmm24, zmm25             ; a_H, b_H
 	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
 
-	vmovdqu8        zmm19, zword [r10 - 384]
+	vmovdqu8        zmm19, zword [r10 - 512]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
@@ -15401,20 +15388,28 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final6_aes128:
 	vpclmulqdq      zmm12, zmm24, zword [r9 + 256], 0 ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm25, zword [r9 + 320], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 11: HI += the high products of vectors 4 and 5
-	vpclmulqdq      zmm24, zmm24, zword [r9 + 256], 17 ; a_H*ha_H
-	vpclmulqdq      zmm25, zmm25, zword [r9 + 320], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm24, zmm25, 150
 
-	vmovdqu8        zmm19, zword [r10 - 320]
+	vmovdqu8        zmm19, zword [r10 - 448]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
 	vaesenc         zmm5, zmm5, zmm19
+; GHASH step 11: HI += the high products of vectors 4 and 5
+	vpclmulqdq      zmm24, zmm24, zword [r9 + 256], 17 ; a_H*ha_H
+	vpclmulqdq      zmm25, zmm25, zword [r9 + 320], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm24, zmm25, 150
 ; GHASH step 12: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm20, zmm20, zmm14
+
+	vmovdqu8        zmm19, zword [r10 - 384]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
 ; GHASH step 13: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
 	vpunpcklqdq     zmm12, zmm20, zmm21             ; a_L, b_L
 	vpunpckhqdq     zmm13, zmm20, zmm21             ; a_H, b_H
@@ -15424,7 +15419,7 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final6_aes128:
 	vpclmulqdq      zmm12, zmm12, zword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
 
-	vmovdqu8        zmm19, zword [r10 - 256]
+	vmovdqu8        zmm19, zword [r10 - 320]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
@@ -15435,6 +15430,14 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final6_aes128:
 	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
+
+	vmovdqu8        zmm19, zword [r10 - 256]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
+	vaesenc         zmm5, zmm5, zmm19
 ; GHASH step 16: HI += the high products of vectors 0 and 1
 	vpclmulqdq      zmm20, zmm20, zword [r9], 17    ; a_H*ha_H
 	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
@@ -15528,6 +15531,28 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final5:
 	vmovdqu8        zmm22, [rdx + 128]
 	vmovdqu8        zmm23, [rdx + 192]
 	vmovdqu8        zmm24{k1}{z}, [rdx + 256]       ; zero-padded
+; the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
+	vpshufb         zmm20, zmm20, zmm28
+	vpshufb         zmm21, zmm21, zmm28
+; GHASH step 2: byte-reflect vectors 2 and 3
+	vpshufb         zmm22, zmm22, zmm28
+	vpshufb         zmm23, zmm23, zmm28
+; GHASH step 3: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
+	vpunpcklqdq     zmm12, zmm22, zmm23             ; a_L, b_L
+	vpunpckhqdq     zmm13, zmm22, zmm23             ; a_H, b_H
+	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
+; GHASH step 4: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm13, zmm12, zword [r9 + 832], 17 ; (b_L^b_H)*(hb_L^hb_H)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 5: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm15, zmm28
 	vpaddd          zmm15, zmm15, zmm16
@@ -15580,15 +15605,12 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final5_aes128:
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
-; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-; the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      zmm10, zmm9, zmm11, 150
-; GHASH step 1: byte-reflect vectors 0 and 1
-	vpshufb         zmm20, zmm20, zmm28
-	vpshufb         zmm21, zmm21, zmm28
-; GHASH step 2: byte-reflect vectors 2 and 3
-	vpshufb         zmm22, zmm22, zmm28
-	vpshufb         zmm23, zmm23, zmm28
+; GHASH step 6: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm22, zmm23, 150
+; GHASH step 7: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm20, zmm20, zmm14
 
 	vmovdqu8        zmm19, zword [r10 - 512]
 	vaesenc         zmm0, zmm0, zmm19
@@ -15596,44 +15618,12 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final5_aes128:
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
 	vaesenc         zmm4, zmm4, zmm19
-; GHASH step 3: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
-	vpunpcklqdq     zmm12, zmm22, zmm23             ; a_L, b_L
-	vpunpckhqdq     zmm13, zmm22, zmm23             ; a_H, b_H
-	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
-; GHASH step 4: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      zmm13, zmm12, zword [r9 + 832], 17 ; (b_L^b_H)*(hb_L^hb_H)
-	vpclmulqdq      zmm12, zmm12, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      zmm10, zmm12, zmm13, 150
-
-	vmovdqu8        zmm19, zword [r10 - 448]
-	vaesenc         zmm0, zmm0, zmm19
-	vaesenc         zmm1, zmm1, zmm19
-	vaesenc         zmm2, zmm2, zmm19
-	vaesenc         zmm3, zmm3, zmm19
-	vaesenc         zmm4, zmm4, zmm19
-; GHASH step 5: LO += the low products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
-; GHASH step 6: HI += the high products of vectors 2 and 3
-	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
-	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm22, zmm23, 150
-
-	vmovdqu8        zmm19, zword [r10 - 384]
-	vaesenc         zmm0, zmm0, zmm19
-	vaesenc         zmm1, zmm1, zmm19
-	vaesenc         zmm2, zmm2, zmm19
-	vaesenc         zmm3, zmm3, zmm19
-	vaesenc         zmm4, zmm4, zmm19
-; GHASH step 7: the running hash joins block 0 (the loop-carried dependence)
-	vpxord          zmm20, zmm20, zmm14
 ; GHASH step 8: the half sums of vectors 0 and 1 into T0's two halves (Karatsuba)
 	vpunpcklqdq     zmm12, zmm20, zmm21             ; a_L, b_L
 	vpunpckhqdq     zmm13, zmm20, zmm21             ; a_H, b_H
 	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
 
-	vmovdqu8        zmm19, zword [r10 - 320]
+	vmovdqu8        zmm19, zword [r10 - 448]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
@@ -15643,12 +15633,19 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final5_aes128:
 	vpclmulqdq      zmm13, zmm12, zword [r9 + 704], 17 ; (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      zmm12, zmm12, zword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
+
+	vmovdqu8        zmm19, zword [r10 - 384]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
 ; GHASH step 10: LO += the low products of vectors 0 and 1
 	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
 
-	vmovdqu8        zmm19, zword [r10 - 256]
+	vmovdqu8        zmm19, zword [r10 - 320]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
@@ -15658,6 +15655,13 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final5_aes128:
 	vpclmulqdq      zmm20, zmm20, zword [r9], 17    ; a_H*ha_H
 	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
 	vpternlogd      zmm11, zmm20, zmm21, 150
+
+	vmovdqu8        zmm19, zword [r10 - 256]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
+	vaesenc         zmm4, zmm4, zmm19
 ; GHASH step 12: the products of vector 4
 	vpshufb         zmm24, zmm24, zmm28
 	vpshufd         zmm12, zmm24, 78
@@ -15750,6 +15754,28 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final4:
 	vmovdqu8        zmm21, [rdx + 64]
 	vmovdqu8        zmm22, [rdx + 128]
 	vmovdqu8        zmm23{k1}{z}, [rdx + 192]       ; zero-padded
+; the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
+; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
+; the Karatsuba products XORs the same in again, so it changes only theirs
+	vpternlogd      zmm10, zmm9, zmm11, 150
+; GHASH step 1: byte-reflect vectors 0 and 1
+	vpshufb         zmm20, zmm20, zmm28
+	vpshufb         zmm21, zmm21, zmm28
+; GHASH step 2: byte-reflect vectors 2 and 3
+	vpshufb         zmm22, zmm22, zmm28
+	vpshufb         zmm23, zmm23, zmm28
+; GHASH step 3: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
+	vpunpcklqdq     zmm12, zmm22, zmm23             ; a_L, b_L
+	vpunpckhqdq     zmm13, zmm22, zmm23             ; a_H, b_H
+	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
+; GHASH step 4: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
+	vpclmulqdq      zmm13, zmm12, zword [r9 + 832], 17 ; (b_L^b_H)*(hb_L^hb_H)
+	vpclmulqdq      zmm12, zmm12, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
+	vpternlogd      zmm10, zmm12, zmm13, 150
+; GHASH step 5: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
+	vpternlogd      zmm9, zmm12, zmm13, 150
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm15, zmm28
 	vpaddd          zmm15, zmm15, zmm16
@@ -15794,53 +15820,20 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final4_aes128:
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
-; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
-; the Karatsuba products XORs the same in again, so it changes only theirs
-	vpternlogd      zmm10, zmm9, zmm11, 150
-; GHASH step 1: byte-reflect vectors 0 and 1
-	vpshufb         zmm20, zmm20, zmm28
-	vpshufb         zmm21, zmm21, zmm28
+; GHASH step 6: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm11, zmm22, zmm23, 150
 
 	vmovdqu8        zmm19, zword [r10 - 512]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
 	vaesenc         zmm3, zmm3, zmm19
-; GHASH step 2: byte-reflect vectors 2 and 3
-	vpshufb         zmm22, zmm22, zmm28
-	vpshufb         zmm23, zmm23, zmm28
-; GHASH step 3: the half sums of vectors 2 and 3 into T0's two halves (Karatsuba)
-	vpunpcklqdq     zmm12, zmm22, zmm23             ; a_L, b_L
-	vpunpckhqdq     zmm13, zmm22, zmm23             ; a_H, b_H
-	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
-
-	vmovdqu8        zmm19, zword [r10 - 448]
-	vaesenc         zmm0, zmm0, zmm19
-	vaesenc         zmm1, zmm1, zmm19
-	vaesenc         zmm2, zmm2, zmm19
-	vaesenc         zmm3, zmm3, zmm19
-; GHASH step 4: MI += the half-sum products of vectors 2 and 3 (Karatsuba)
-	vpclmulqdq      zmm13, zmm12, zword [r9 + 832], 17 ; (b_L^b_H)*(hb_L^hb_H)
-	vpclmulqdq      zmm12, zmm12, zword [r9 + 768], 0 ; (a_L^a_H)*(ha_L^ha_H)
-	vpternlogd      zmm10, zmm12, zmm13, 150
-; GHASH step 5: LO += the low products of vectors 2 and 3
-	vpclmulqdq      zmm12, zmm22, zword [r9 + 128], 0 ; a_L*ha_L
-	vpclmulqdq      zmm13, zmm23, zword [r9 + 192], 0 ; b_L*hb_L
-	vpternlogd      zmm9, zmm12, zmm13, 150
-
-	vmovdqu8        zmm19, zword [r10 - 384]
-	vaesenc         zmm0, zmm0, zmm19
-	vaesenc         zmm1, zmm1, zmm19
-	vaesenc         zmm2, zmm2, zmm19
-	vaesenc         zmm3, zmm3, zmm19
-; GHASH step 6: HI += the high products of vectors 2 and 3
-	vpclmulqdq      zmm22, zmm22, zword [r9 + 128], 17 ; a_H*ha_H
-	vpclmulqdq      zmm23, zmm23, zword [r9 + 192], 17 ; b_H*hb_H
-	vpternlogd      zmm11, zmm22, zmm23, 150
 ; GHASH step 7: the running hash joins block 0 (the loop-carried dependence)
 	vpxord          zmm20, zmm20, zmm14
 
-	vmovdqu8        zmm19, zword [r10 - 320]
+	vmovdqu8        zmm19, zword [r10 - 448]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
@@ -15849,12 +15842,18 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final4_aes128:
 	vpunpcklqdq     zmm12, zmm20, zmm21             ; a_L, b_L
 	vpunpckhqdq     zmm13, zmm20, zmm21             ; a_H, b_H
 	vpxord          zmm12, zmm12, zmm13             ; a_L ^ a_H, b_L ^ b_H
+
+	vmovdqu8        zmm19, zword [r10 - 384]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
 ; GHASH step 9: MI += the half-sum products of vectors 0 and 1 (Karatsuba)
 	vpclmulqdq      zmm13, zmm12, zword [r9 + 704], 17 ; (b_L^b_H)*(hb_L^hb_H)
 	vpclmulqdq      zmm12, zmm12, zword [r9 + 640], 0 ; (a_L^a_H)*(ha_L^ha_H)
 	vpternlogd      zmm10, zmm12, zmm13, 150
 
-	vmovdqu8        zmm19, zword [r10 - 256]
+	vmovdqu8        zmm19, zword [r10 - 320]
 	vaesenc         zmm0, zmm0, zmm19
 	vaesenc         zmm1, zmm1, zmm19
 	vaesenc         zmm2, zmm2, zmm19
@@ -15863,6 +15862,12 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final4_aes128:
 	vpclmulqdq      zmm12, zmm20, zword [r9], 0     ; a_L*ha_L
 	vpclmulqdq      zmm13, zmm21, zword [r9 + 64], 0 ; b_L*hb_L
 	vpternlogd      zmm9, zmm12, zmm13, 150
+
+	vmovdqu8        zmm19, zword [r10 - 256]
+	vaesenc         zmm0, zmm0, zmm19
+	vaesenc         zmm1, zmm1, zmm19
+	vaesenc         zmm2, zmm2, zmm19
+	vaesenc         zmm3, zmm3, zmm19
 ; GHASH step 11: HI += the high products of vectors 0 and 1
 	vpclmulqdq      zmm20, zmm20, zword [r9], 17    ; a_H*ha_H
 	vpclmulqdq      zmm21, zmm21, zword [r9 + 64], 17 ; b_H*hb_H
@@ -15942,6 +15947,7 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final3:
 	vmovdqu8        zmm20, [rdx]
 	vmovdqu8        zmm21, [rdx + 64]
 	vmovdqu8        zmm22{k1}{z}, [rdx + 128]       ; zero-padded
+; the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm15, zmm28
 	vpaddd          zmm15, zmm15, zmm16
@@ -16105,6 +16111,7 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final2:
 ; place); its GHASH runs between the AES rounds
 	vmovdqu8        zmm20, [rdx]
 	vmovdqu8        zmm21{k1}{z}, [rdx + 64]        ; zero-padded
+; the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm15, zmm28
 	vpaddd          zmm15, zmm15, zmm16
@@ -16237,6 +16244,7 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final1:
 ; the ciphertext, read before any output is written (the data may be decrypted in
 ; place); its GHASH runs between the AES rounds
 	vmovdqu8        zmm20{k1}{z}, [rdx]             ; zero-padded
+; the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm15, zmm28
 	vpaddd          zmm15, zmm15, zmm16

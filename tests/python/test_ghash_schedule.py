@@ -187,8 +187,8 @@ class RecordFinalGroupsTest(unittest.TestCase):
     def test_steps_before_and_after_the_rounds_are_emitted(self):
         spread = ghash_schedule._spread
 
-        def moved(ordered):
-            slots = spread(ordered)
+        def moved(ordered, early=False):
+            slots = spread(ordered, early=early)
             first = next(i for i, slot in enumerate(slots) if slot)
             slots[ghash_schedule.BEFORE] = [slots[first].pop(0)]
             return slots
@@ -207,6 +207,51 @@ class RecordFinalGroupsTest(unittest.TestCase):
                 # the moved step sits ahead of the first round
                 rounds = group.index("_aes128:")
                 self.assertRegex(group[rounds:].split("vaesenc", 1)[0], STEP.pattern[1:])
+
+    def test_stitched_decryption_groups_start_ghash_ahead_of_the_counters(self):
+        # RECTAIL=stitched: a decryption group of four or more vectors runs its early
+        # steps (ghash_schedule._spread's early rule) before its counter blocks; serial:
+        # the counter blocks come first, as in every other final group
+        for rectail in ("serial", "stitched"):
+            plan = default_plan("avx10_512", UNROLL=8, TAIL=2, KEYS="rows",
+                                HALVES="unpack", RECTAIL=rectail)
+            text = render_neutral(plan, SYSV)
+            for count in range(1, 9):
+                with self.subTest(rectail=rectail, count=count):
+                    start = text.index(f"\n.Lgcm_dec_rec_final{count}:\n")
+                    after = re.compile(r"^\.Lgcm_dec_rec_(final\d+|tag|no_data):$", re.M)
+                    group = text[start:after.search(text, start + 2).start()]
+                    counters = group.index("# counter blocks")
+                    ahead = [int(n) for n in STEP.findall(group[:counters])]
+                    slots = plan.ghash_schedule("dec", count, fresh=False, lengths=True,
+                                                early=rectail == "stitched")
+                    self.assertEqual(ahead, [s.number for s in slots[ghash_schedule.BEFORE]])
+                    self.assertEqual(bool(ahead), rectail == "stitched" and count >= 4)
+                    numbers = sorted(int(n) for n in STEP.findall(group))
+                    self.assertEqual(numbers, list(range(sum(map(len, slots)))))
+
+
+class EarlyRuleTest(unittest.TestCase):
+    """_spread's early rule: the steps up to the first pair's low product go before the
+    rounds, the others keep the rule, each step once and in a valid order."""
+
+    def test_the_first_pairs_products_go_first(self):
+        for vectors in range(1, 9):
+            ordered = ghash_schedule.steps("pairs", "karatsuba", vectors, load=False,
+                                           fresh=False, lengths=True, join_last=True)
+            with self.subTest(vectors=vectors):
+                slots = ghash_schedule._spread(ordered, early=True)
+                before = [s.name for s in slots[ghash_schedule.BEFORE]]
+                if vectors >= 4:
+                    self.assertEqual(before, ["unfix"] + [f"reflect{p}" for p in range(vectors // 2)]
+                                     + ["halves1", "mid1", "lo1"])
+                else:      # pair 0 alone: its join waits for ACC, nothing goes early
+                    self.assertEqual(before, [])
+                flat = [s for slot in slots for s in slot]
+                self.assertEqual([s.name for s in flat], [s.name for s in ordered])
+                ghash_schedule._check_order(flat, f"{vectors} vectors, early")
+                # without early, nothing goes before the rounds
+                self.assertEqual(ghash_schedule._spread(ordered)[ghash_schedule.BEFORE], [])
 
 
 if __name__ == "__main__":
