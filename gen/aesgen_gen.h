@@ -177,7 +177,7 @@ enum {
 #define AESGEN_GEN_UARCH_VARIANTS_avx10_512(X) \
     X(avx10_512, ctr, ZNVER5, _keysrows_tail8_tailctrbytes_unroll16) \
     X(avx10_512, xctr, ZNVER5, _keysrows_splatbroadcast_starttable_tail8_unroll16) \
-    X(avx10_512, xts, ZNVER5, _onepassgroups_tail2_tweakahead) \
+    X(avx10_512, xts, ZNVER5, _onepassgroups_tail2_tweakahead_tweakencrows) \
     X(avx10_512, gcm, ZNVER4, _ghashschool) \
     X(avx10_512, gcm, SAPPHIRERAPIDS, _ghashschool) \
     X(avx10_512, gcm, ZNVER5, _halvesunpack_keysrows_rectailstitched_tail2_unroll8)
@@ -192,7 +192,7 @@ enum {
     X(avx10_256, gcm, _ghashschool, sapphirerapids, 4, 128) \
     X(avx10_512, ctr, _keysrows_tail8_tailctrbytes_unroll16, znver5, 16, 1024) \
     X(avx10_512, xctr, _keysrows_splatbroadcast_starttable_tail8_unroll16, znver5, 16, 1024) \
-    X(avx10_512, xts, _onepassgroups_tail2_tweakahead, znver5, 4, 256) \
+    X(avx10_512, xts, _onepassgroups_tail2_tweakahead_tweakencrows, znver5, 4, 256) \
     X(avx10_512, gcm, _ghashschool, znver4, 4, 256) \
     X(avx10_512, gcm, _halvesunpack_keysrows_rectailstitched_tail2_unroll8, znver5, 8, 512)
 /* Length plans: X(mode, NAME of the uarch, isa, ISA, CLASSES, STREAM_CLASSES): where
@@ -217,8 +217,7 @@ enum {
 #define AESGEN_GEN_LENGTH_CLASSES_xts_znver5(C) \
     C(31, aesni_avx, AESNI_AVX, TUNED) \
     C(32, avx10_256, AVX10_256, TUNED) \
-    C(47, aesni_avx, AESNI_AVX, TUNED) \
-    C(512, avx10_512, AVX10_512, OWN)
+    C(47, aesni_avx, AESNI_AVX, TUNED)
 #define AESGEN_GEN_LENGTH_CLASSES_xts_znver5_STREAM(C)
 #define AESGEN_GEN_LENGTH_PLANS(X) \
     X(gcm, ZNVER4, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_gcm_znver4, AESGEN_GEN_LENGTH_CLASSES_gcm_znver4_STREAM) \
@@ -349,7 +348,7 @@ int aesgen_xctr_crypt_vaes_avx2(const aesgen_aes_key *key, uint8_t *dst, const u
 #define AESGEN_GEN_UNROLL_vaes_avx2_xctr 8
 #define AESGEN_GEN_STRIDE_vaes_avx2_xctr 256
 
-/* gen/vaes_avx2/xts.S: KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4; main loop 128 bytes per iteration */
+/* gen/vaes_avx2/xts.S: KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4; main loop 128 bytes per iteration */
 int aesgen_xts_encrypt_vaes_avx2(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 int aesgen_xts_decrypt_vaes_avx2(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #define AESGEN_GEN_UNROLL_vaes_avx2_xts 4
@@ -374,7 +373,7 @@ int aesgen_xctr_crypt_avx10_256(const aesgen_aes_key *key, uint8_t *dst, const u
 #define AESGEN_GEN_UNROLL_avx10_256_xctr 8
 #define AESGEN_GEN_STRIDE_avx10_256_xctr 256
 
-/* gen/avx10_256/xts.S: KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4; main loop 128 bytes per iteration */
+/* gen/avx10_256/xts.S: KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4; main loop 128 bytes per iteration */
 int aesgen_xts_encrypt_avx10_256(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 int aesgen_xts_decrypt_avx10_256(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #define AESGEN_GEN_UNROLL_avx10_256_xts 4
@@ -406,11 +405,11 @@ AESGEN_GEN_VARIANT int aesgen_xctr_crypt_avx10_512_keysrows_splatbroadcast_start
 #define AESGEN_GEN_UNROLL_avx10_512_xctr 8
 #define AESGEN_GEN_STRIDE_avx10_512_xctr 512
 
-/* gen/avx10_512/xts.S: KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4; main loop 256 bytes per iteration */
+/* gen/avx10_512/xts.S: KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4; main loop 256 bytes per iteration */
 int aesgen_xts_encrypt_avx10_512(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 int aesgen_xts_decrypt_avx10_512(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
-AESGEN_GEN_VARIANT int aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
-AESGEN_GEN_VARIANT int aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+AESGEN_GEN_VARIANT int aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+AESGEN_GEN_VARIANT int aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #define AESGEN_GEN_UNROLL_avx10_512_xts 4
 #define AESGEN_GEN_STRIDE_avx10_512_xts 256
 
@@ -495,8 +494,8 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rec
     X(avx10_512, xctr, aesgen_xctr_crypt_avx10_512_keysrows_splatbroadcast_starttable_tail8_unroll16) \
     X(avx10_512, xts, aesgen_xts_encrypt_avx10_512) \
     X(avx10_512, xts, aesgen_xts_decrypt_avx10_512) \
-    X(avx10_512, xts, aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead) \
-    X(avx10_512, xts, aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead) \
+    X(avx10_512, xts, aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows) \
+    X(avx10_512, xts, aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows) \
     X(avx10_512, gcm, aesgen_gcm_ghash_avx10_512) \
     X(avx10_512, gcm, aesgen_gcm_enc_update_avx10_512) \
     X(avx10_512, gcm, aesgen_gcm_dec_update_avx10_512) \
@@ -620,10 +619,10 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_encrypt_avx10_
                "aesgen_xts_encrypt_avx10_512: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_avx10_512), aesgen_xts_fn),
                "aesgen_xts_decrypt_avx10_512: the aesgen_xts_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead), aesgen_xts_fn),
-               "aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead: the aesgen_xts_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead), aesgen_xts_fn),
-               "aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead: the aesgen_xts_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows), aesgen_xts_fn),
+               "aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows: the aesgen_xts_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows), aesgen_xts_fn),
+               "aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_ghash_avx10_512), aesgen_gcm_ghash_fn),
                "aesgen_gcm_ghash_avx10_512: the aesgen_gcm_ghash_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_update_avx10_512), aesgen_gcm_update_fn),

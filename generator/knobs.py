@@ -85,6 +85,13 @@ KNOBS = {knob.name: knob for knob in (
          "clmul, but the main loop makes each vector's next tweak from its own during the "
          "iteration before (in the first rounds), so no multiply stands between an "
          "iteration's loads and its rounds; twice the tweak registers (EVEX only)"),
+    Knob("TWEAKENC", ("xmm", "rows"), str,
+         "XTS, the first tweak T = E_K2(iv): xmm = one block on xmm with the tweak key's "
+         "16-byte round keys, then copied into every lane (a cross-lane shuffle: 5 cycles "
+         "of latency on Zen 5) for the per-lane T*x^i; rows = the IV broadcast to every "
+         "lane and encrypted there with the tweak key's 64-byte rows (rk_rows) as memory "
+         "operands, so T arrives in every lane (ymm/zmm ISAs)",
+         isas=("vaes_avx2", "avx10_256", "avx10_512")),
     Knob("COUNTERS", ("base", "chain", "gpr"), str,
          "counter vectors: base = each added to the base with its own step constant "
          "(independent; CTR: big-endian byte adds); chain (xctr) = each the previous one plus "

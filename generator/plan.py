@@ -264,6 +264,9 @@ class XtsPlan(Plan):
     def allocate(self):
         v, U, isa = self.vregs, self.knobs["UNROLL"], self.isa
         keys_in_registers = self.knobs["KEYS"] == "reg"
+        # TWEAKENC=rows: T = E_K2(iv) made in every lane from the tweak key's rows
+        # (templates/xts.j2), where xmm makes it in lane 0 and copies it across
+        self.tweak_from_rows = self.knobs.get("TWEAKENC") == "rows"
         for role in ("BASE", "POLY", "T1", "T2"):
             self.take(role, v.one(role))
         self.take("X", v.many("X", U))

@@ -456,6 +456,45 @@ class Generation(unittest.TestCase):
                                if l.startswith("\t") and not l.startswith("\t.")]
         self.assertEqual(mnemonics(text), mnemonics(clmul))
 
+    def test_xts_tweakenc_rows_makes_t_in_every_lane(self):
+        """TWEAKENC=rows: T = E_K2(iv) on the full vector (the IV broadcast, the tweak key's
+        64-byte rows as memory operands: key2 + 256 + 64 i), no lane-0 copy (vshufi64x2 /
+        vpermq) before BASE; xmm: on xmm from the 16-byte keys, then the copy.  Refused on
+        aesni_avx (xmm only).  The rest of each function is the same code."""
+        import re
+        mode = get_mode("xts")
+        for name, copy in (("avx10_512", "vshufi64x2"), ("avx10_256", "vshufi64x2"),
+                           ("vaes_avx2", "vpermq")):
+            isa = get_isa(name)
+            texts = {enc: generate(mode, isa, resolve(mode, isa, {"TWEAKENC": enc}), SYSV,
+                                   with_variants=False)["S"] for enc in ("xmm", "rows")}
+            for enc, text in texts.items():
+                for direction in ("encrypt", "decrypt"):
+                    start = text.index(f"\naesgen_xts_{direction}_{name}:")
+                    head = text[start:text.index("vpsrlvq", start)]
+                    rounds = re.findall(r"vaesenc\s+(\d+)\(%rsi\), %([xyz]mm)0", head)
+                    with self.subTest(isa=name, enc=enc, direction=direction):
+                        self.assertEqual(len(rounds), 13)      # rk1..rk13, AES-256's
+                        if enc == "rows":
+                            self.assertEqual([int(o) for o, _ in rounds],
+                                             [256 + 64 * i for i in range(1, 14)])
+                            self.assertEqual({w for _, w in rounds}, {isa.vector_kind})
+                            self.assertNotIn(copy, head)
+                        else:
+                            self.assertEqual([int(o) for o, _ in rounds],
+                                             [16 * i for i in range(1, 14)])
+                            self.assertEqual({w for _, w in rounds}, {"xmm"})
+                            self.assertIn(copy, head)
+            # outside T's making (the header's knob lines aside), nothing differs
+            rest = {enc: re.sub(r"# T = E_K2\(iv\).*?(?=\tvpsrlvq)", "",
+                                t[t.index("\n.text") if "\n.text" in t else t.index("\naesgen_"):],
+                                flags=re.S)
+                    for enc, t in texts.items()}
+            self.assertEqual(rest["xmm"], rest["rows"], name)
+        result = run_cli("gen", "--check", "--isa", "aesni_avx", "--mode", "xts", "TWEAKENC=rows")
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("TWEAKENC", result.stderr)
+
     def test_xctr_counters_knob_picks_the_counter_form(self):
         """COUNTERS=base adds each counter vector's own step from .Lxctr_steps; chain adds
         the STEP register down the vectors, no step read in the loop."""
