@@ -126,21 +126,10 @@ PYTHON_JOBS = max(1, min(2, os.cpu_count() or 1))
 SLOW_UNIT_SECONDS = 20   # a unit that takes longer says so (to keep LONGEST_FIRST true)
 
 
-def unit_name(suite):
-    """A unit's name: its first test's class (`vendor` for the shared-build modules)."""
-    for test in suite:
-        if isinstance(test, unittest.TestSuite):
-            return unit_name(test)
-        module = type(test).__module__
-        if module.partition(".")[0] in SHARED_BUILD_MODULES:
-            return "vendor"
-        return f"{module}.{type(test).__qualname__}"
-    return "(empty)"
-
-
 def python_test_units():
-    """The discovered tests as units a worker runs whole: a test class each, except
-    that the modules of SHARED_BUILD_MODULES make one unit together; longest first."""
+    """The discovered tests as (name, unit) pairs, each unit run whole by one worker: a
+    test class each (named module.Class), except that the modules of SHARED_BUILD_MODULES
+    make one unit together ("vendor"); longest first."""
     loader = unittest.TestLoader()
     discovered = loader.discover(start_dir=PYTHON_TESTS, pattern="test_*.py",
                                  top_level_dir=PYTHON_TESTS)
@@ -168,7 +157,7 @@ def python_test_units():
             if name.startswith(prefix):
                 return i
         return len(LONGEST_FIRST)
-    return [units[name] for name in sorted(units, key=rank)]
+    return [(name, units[name]) for name in sorted(units, key=rank)]
 
 
 def _python_worker(units, todo, done, lock):
@@ -179,8 +168,9 @@ def _python_worker(units, todo, done, lock):
         index = todo.get()
         if index is None:
             break
-        name, started = unit_name(units[index]), time.monotonic()   # (run() empties it)
-        units[index].run(result)   # a module that fails to import runs as a failing test
+        name, unit = units[index]
+        started = time.monotonic()
+        unit.run(result)   # a module that fails to import runs as a failing test
         took = time.monotonic() - started
         if took >= SLOW_UNIT_SECONDS:
             say(f"slow: {name} took {took:.0f} s")
@@ -196,7 +186,7 @@ def run_python_tests():
     units = python_test_units()
     if PYTHON_JOBS == 1 or not hasattr(os, "fork"):
         result = CountingResult()
-        for unit in units:
+        for _, unit in units:
             unit.run(result)
         return result.totals
     context = multiprocessing.get_context("fork")
