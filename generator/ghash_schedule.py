@@ -235,9 +235,11 @@ class ScheduleError(Exception):
 
 
 def steps(path: str, ghash: str, vectors: int, *, load: bool, fresh: bool = True,
-          lengths: bool = False, join_last: bool = False) -> List[Step]:
+          lengths: bool = False, join_last: bool = False, reduce: bool = True) -> List[Step]:
     """The GHASH steps of `vectors` vectors in their natural order (pair 0 first), or
-    with join_last the join and pair 0's products after the other pairs' products."""
+    with join_last the join and pair 0's products after the other pairs' products.
+    reduce=False: the sums stop after the fix (whole products, waiting unreduced for
+    more: a record's first group of two in one sum)."""
     names: List[str] = []
     if ghash == "karatsuba" and not fresh:
         # the sums so far hold schoolbook products, which the fix must leave alone
@@ -261,6 +263,10 @@ def steps(path: str, ghash: str, vectors: int, *, load: bool, fresh: bool = True
             names += [f"vload{j}", f"vmul{j}"]
     if ghash == "karatsuba":
         names.append("fix")
+    if not reduce:
+        if lengths:
+            raise ScheduleError("the lengths block joins the sum that is reduced")
+        return _numbered(names, ghash, fresh)
     if lengths:
         names.append("lengths")
     names += ["fold_lo", "fold_mi", "lanes"]
@@ -295,14 +301,15 @@ def _parse(name: str) -> Tuple[str, int]:
 
 
 def schedule(isa: str, path: str, ghash: str, direction: str, vectors: int, *, load: bool,
-             fresh: bool = True, lengths: bool = False, early: bool = False) -> List[List[Step]]:
+             fresh: bool = True, lengths: bool = False, early: bool = False,
+             reduce: bool = True) -> List[List[Step]]:
     """The steps of each of the SLOTS slots (BEFORE the first of the nine rounds, after
     each of them, AFTER_LAST): the chosen table when there is one for this case, else
     the rule of _spread (with early: its rule for data that is ready before the rounds)."""
     table = SCHEDULES.get((isa, path, ghash, direction, vectors))
-    if table is None or lengths or not fresh:
+    if table is None or lengths or not fresh or not reduce:
         return _spread(steps(path, ghash, vectors, load=load, fresh=fresh, lengths=lengths,
-                             join_last=True), early=early)
+                             join_last=True, reduce=reduce), early=early)
     natural = steps(path, ghash, vectors, load=load, fresh=fresh, lengths=lengths)
     order = [name for slot in table for name in slot]
     wanted = sorted(step.name for step in natural)

@@ -71,7 +71,11 @@ KNOBS = {knob.name: knob for knob in (
          "GHASH runs between the final group's rounds (a second set of final groups; EVEX, "
          "where the ciphertext waits in registers of its own), and a decryption group of "
          "4 or more vectors starts its GHASH (reflections, one pair's first products) "
-         "ahead of its counter blocks",
+         "ahead of its counter blocks; and a record's last two groups (up to two "
+         "iterations' blocks, from the key's 68 powers) are one GHASH sum with one "
+         "reduction: encryption's final group hashes the bulk loop's last ciphertext with "
+         "the powers above its own, decryption's tail runs a first group before the "
+         "final one, and the AAD of a record of up to two iterations waits unreduced",
          isas=("avx10_256", "avx10_512")),
     Knob("TAIL", (1, 2, 4, 8), _int,
          "vectors processed side by side after the main loop (blocks left over)"),

@@ -54,11 +54,13 @@ AES_KEY = Struct("aesgen_aes_key", "AES_KEY", (
           "rk[i] in all four 128-bit lanes of row i (64 bytes each)"),
 ))
 
-# The powers of H the GCM key stores: H^36 .. H^1, highest first, then 64 zero bytes
+# The powers of H the GCM key stores: H^68 .. H^1, highest first, then 64 zero bytes
 # (a vector load that runs past H^1 reads zeros; h_halves starts a cache line as
-# h_powers does).  36: avx10_512's 32-block iteration plus an AAD block and the lengths
-# block fit one GHASH sum (generator/plan.py, records_keep_last).
-GCM_H_POWERS = 36
+# h_powers does).  68: two of avx10_512's 32-block iterations plus up to three AAD
+# blocks and the lengths block fit one GHASH sum, so that a record of up to two
+# iterations is hashed with one reduction (generator/plan.py, records_two_groups; 36
+# before, one iteration and an AAD block: records_keep_last).
+GCM_H_POWERS = 68
 GCM_H_PAD = 64
 
 GCM_KEY = Struct("aesgen_gcm_key", "GCM_KEY", (

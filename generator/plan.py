@@ -350,13 +350,14 @@ class GcmPlan(Plan):
     as many as fit; the rest are read into KT each round).  What gets no register is a
     memory operand."""
     RULES = Plan.RULES + (
-        Rule(f"UNROLL x lanes < {GCM_H_POWERS} (the powers of H the key holds: an "
-             "iteration's and one more, for a record's lengths block after a final group "
-             "of that many blocks)",
+        Rule(f"2 x UNROLL x lanes < {GCM_H_POWERS} (the powers of H the key holds: two "
+             "iterations' and one more, for a record's lengths block after two groups of "
+             "that many blocks hashed in one sum)",
              lambda isa, knobs: (
                  f"UNROLL={knobs['UNROLL']} on {isa.name} needs "
-                 f"{knobs['UNROLL'] * isa.lanes + 1} powers of H; the key holds {GCM_H_POWERS}"
-                 if knobs["UNROLL"] * isa.lanes >= GCM_H_POWERS else None)),
+                 f"{2 * knobs['UNROLL'] * isa.lanes + 1} powers of H; the key holds "
+                 f"{GCM_H_POWERS}"
+                 if 2 * knobs["UNROLL"] * isa.lanes >= GCM_H_POWERS else None)),
         Rule("GHASH=karatsuba: the powers' half sums in registers when the UNROLL powers "
              "and they fit, else (EVEX, aesni_avx) memory operands on the key's h_halves; "
              "vaes_avx2: in registers only", None),
@@ -420,13 +421,19 @@ class GcmPlan(Plan):
         # the lengths block under one reduction (VEX records take whole blocks only and
         # finish through the partial-block path); such a group of N blocks, the last one
         # partial, gives the lengths block H^(N+1), hence N < GCM_H_POWERS (RULES).  The
-        # key holds 36 powers, 4 more than avx10_512's 32-block iteration, so that a
+        # key held 36 powers (0.3.0), 4 more than avx10_512's 32-block iteration, so that a
         # record of one iteration also hashes its AAD block with them in one sum (Zen 5,
         # AES-256, against 32 powers, where the main loop took every full iteration, the
         # AAD was reduced alone first and the sum multiplied by H at the end: a 512 B
         # record 1.20x encryption with the key at 64 page offsets, 1.08-1.09x decryption
         # in make bench)
         self.records_keep_last = isa.evex
+        # RECTAIL=stitched: a record of one to two iterations hashes in one sum, a first
+        # group of U vectors (its products unreduced) before the final group, when the
+        # key holds their powers (templates/gcm_record.j2, record_first_group; 68 powers
+        # since 0.5.0): no reduction and no join between them
+        self.records_two_groups = (self.records_stitch_tail
+                                   and 2 * self.N + 1 <= GCM_H_POWERS)
         ghash_groups = ("X", "D", "LO", "MI", "HI", "T0", "T1", "ACC", "BSWAP", "GFPOLY",
                         "HP", "HK")
         self.functions["ghash"] = FunctionPlan(
@@ -469,14 +476,15 @@ class GcmPlan(Plan):
                                        vectors, load=load, fresh=fresh, lengths=lengths)
 
     def ghash_schedule(self, direction: str, vectors: int, *, load=False, fresh=True,
-                       lengths=False, school=False, early=False):
+                       lengths=False, school=False, early=False, reduce=True):
         """The steps of each slot: before the first of the nine middle rounds, after each
         of them, after the last round (direction: enc or dec; early: see
-        ghash_schedule._spread)."""
+        ghash_schedule._spread; reduce=False: the sums wait unreduced, see
+        ghash_schedule.steps)."""
         return ghash_schedule.schedule(self.isa.name, self.ghash_path(load),
                                        self._ghash_kind(school),
                                        direction, vectors, load=load, fresh=fresh,
-                                       lengths=lengths, early=early)
+                                       lengths=lengths, early=early, reduce=reduce)
 
     def ghash_schedule_text(self, direction: str):
         """The main loop's schedule as comment lines: the steps after each round."""

@@ -55,9 +55,9 @@ extern "C" {
  * is 0) are all read from here.
  */
 #define AESGEN_VERSION_MAJOR 0
-#define AESGEN_VERSION_MINOR 4
+#define AESGEN_VERSION_MINOR 5
 #define AESGEN_VERSION_PATCH 0
-#define AESGEN_VERSION_STRING "0.4.0"
+#define AESGEN_VERSION_STRING "0.5.0"
 
 /* AESGEN_VERSION_STRING of the library actually linked (may differ from the header's). */
 AESGEN_API const char *aesgen_version(void);
@@ -303,7 +303,7 @@ AESGEN_API int aesgen_xts_decrypt_sectors(const aesgen_xts_ctx *ctx, uint8_t *ds
  * any number of messages (contexts, threads) may use it at once.  It also fixes
  * the implementation (ISA) of every message that uses it.
  * The assembly reads aes at offset 0 and h_powers at offset
- * AESGEN_GCM_H_POWERS_OFFSET: H^36 .. H^1, highest first, each byte-reflected and
+ * AESGEN_GCM_H_POWERS_OFFSET: H^68 .. H^1, highest first, each byte-reflected and
  * times x^-1 mod the GCM polynomial, then 64 zero bytes, then h_halves (each power's
  * 8-byte halves XORed, in both halves).  generator/layout.py defines
  * that layout; the build checks these two constants and the struct against it
@@ -318,7 +318,7 @@ AESGEN_API int aesgen_xts_decrypt_sectors(const aesgen_xts_ctx *ctx, uint8_t *ds
  * line and a 64-byte load of the powers never spans two lines.
  */
 #define AESGEN_GCM_H_POWERS_OFFSET 1216
-#define AESGEN_GCM_H_POWERS 36
+#define AESGEN_GCM_H_POWERS 68
 
 struct aesgen_gcm_record;   /* internal: the record functions' argument block */
 
@@ -327,7 +327,7 @@ typedef struct aesgen_gcm_key {
     AESGEN_ALIGNAS(16) uint8_t h_powers[AESGEN_GCM_H_POWERS][16];  /* offset 1216 */
     uint8_t h_pad[64];                                             /* zeros */
     /* Per power, in h_powers' order: its two 8-byte halves XORed, stored in both halves
-     * (the assembly's Karatsuba products read them; offset 1856). */
+     * (the assembly's Karatsuba products read them; offset 2368). */
     AESGEN_ALIGNAS(16) uint8_t h_halves[AESGEN_GCM_H_POWERS][16];
     /* Chosen at init; the first three have the asm_abi.h contracts and return 0. */
     int (*ghash)(const struct aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data,

@@ -57,7 +57,7 @@ typedef int aesgen_xts_fn(const aesgen_aes_key *key1, const aesgen_aes_key *key2
 /*
  * GCM (SP 800-38D).  The GHASH key material lives in struct aesgen_gcm_key (public
  * header) right after the AES key: the asm reads key->aes (offset 0) and
- * key->h_powers (offset AESGEN_GCM_H_POWERS_OFFSET): H^36 .. H^1, highest first, each
+ * key->h_powers (offset AESGEN_GCM_H_POWERS_OFFSET): H^68 .. H^1, highest first, each
  * 16 bytes, followed by 64 zero bytes.  Each power is stored byte-reflected (reversed
  * byte order, as a little-endian 128-bit integer) and multiplied by x^-1 modulo
  * x^128 + x^7 + x^2 + x + 1, the form in which a carry-less product needs no bit shift

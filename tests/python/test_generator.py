@@ -153,14 +153,14 @@ class CommandLine(unittest.TestCase):
         result = run_cli("list")
         for mode in MODES:
             self.assertRegex(result.stdout, rf"\n  {mode} +TAIL <= UNROLL")
-        self.assertRegex(result.stdout, r"\n  gcm +UNROLL x lanes < 36")
+        self.assertRegex(result.stdout, r"\n  gcm +2 x UNROLL x lanes < 68")
         self.assertRegex(result.stdout, r"\n  gcm +GHASH=karatsuba")
         self.assertRegex(result.stdout, r"\n  xts +tweaks: in registers")
 
     def test_gcm_beyond_the_powers_of_h_names_what_fits(self):
         result = run_cli("gen", "--check", "--isa", "avx10_512", "--mode", "gcm", "UNROLL=16",
                          "GHASH=school")
-        self.assert_usage_error(result, "needs 65 powers of H; the key holds 36",
+        self.assert_usage_error(result, "needs 129 powers of H; the key holds 68",
                                 "valid UNROLL here: 1, 2, 4, 8")
         # 16 registers: Karatsuba's half sums only in registers, which no UNROLL leaves
         result = run_cli("gen", "--check", "--isa", "vaes_avx2", "--mode", "gcm",
@@ -560,11 +560,12 @@ class Features(unittest.TestCase):
 
 class Layout(unittest.TestCase):
     def test_h_power_offsets(self):
-        # runtime/src/asm_abi.h: H^36 .. H^1 from offset 1216 (after the AES key's 256
+        # runtime/src/asm_abi.h: H^68 .. H^1 from offset 1216 (after the AES key's 256
         # bytes and its 15 rows of 64), 16 bytes each, then padding
-        self.assertEqual(layout.h_power(36), 1216)
-        self.assertEqual(layout.h_power(1), 1216 + 16 * 35)
-        self.assertEqual(layout.h_power(0), 1792)
+        self.assertEqual(layout.h_power(68), 1216)
+        self.assertEqual(layout.h_power(1), 1216 + 16 * 67)
+        self.assertEqual(layout.h_power(0), 2304)
+        self.assertEqual(layout.GCM_KEY.h_halves, 2304 + 64)
         self.assertEqual(layout.GCM_KEY.h_powers % 64, 0)
         self.assertEqual(layout.GCM_KEY.h_halves % 64, 0)
         self.assertEqual(layout.GCM_RECORD.tail_len, 96)
@@ -573,7 +574,7 @@ class Layout(unittest.TestCase):
         self.assertEqual(layout.AES_KEY.rk_rows, 256)
         self.assertEqual(layout.AES_KEY_BYTES, 256 + 15 * 64)
         with self.assertRaises(ValueError):
-            layout.h_power(37)
+            layout.h_power(69)
 
 
 class UarchVariants(unittest.TestCase):

@@ -231,6 +231,85 @@ class RecordFinalGroupsTest(unittest.TestCase):
                     self.assertEqual(numbers, list(range(sum(map(len, slots)))))
 
 
+class RecordTwoGroupsTest(unittest.TestCase):
+    """RECTAIL=stitched on a key of 68 powers (plan.records_two_groups): a record's last
+    two groups are one GHASH sum, reduced once; serial keeps a reduction per group."""
+
+    def test_the_last_two_groups_are_reduced_once(self):
+        for rectail in ("serial", "stitched"):
+            plan = default_plan("avx10_512", UNROLL=8, TAIL=2, KEYS="rows",
+                                HALVES="unpack", RECTAIL=rectail)
+            text = render_neutral(plan, SYSV)
+            fold = re.compile(rf"vpclmulqdq \w+, \w+, {plan.R['GFPOLY']}, 0x10")
+            two = rectail == "stitched"
+            self.assertEqual(plan.records_two_groups, two)
+            # the AAD waits unreduced for the sum of a record of up to two iterations
+            for direction in ("enc", "dec"):
+                with self.subTest(rectail=rectail, direction=direction):
+                    aad = text.index(f"\n.Lgcm_{direction}_rec_aad_alone:")
+                    bound = re.findall(r"cmp rcx, (\d+)\n\s*ja \.L\w+_rec_aad_alone\n",
+                                       text[:aad])
+                    self.assertEqual(bound[-1], "1024" if two else "512")
+            # decryption: the first of the last two groups hashes from HPTR, its products
+            # left in the sums (no fold), the running hash joined and then zeroed
+            with self.subTest(rectail=rectail, direction="dec"):
+                self.assertEqual(".Lgcm_dec_rec_final_groups:" in text, two)
+                if two:
+                    start = text.index("\n.Lgcm_dec_rec_tail:")
+                    group = text[start:text.index("\n.Lgcm_dec_rec_final_groups:")]
+                    self.assertIn("add rcx, 1024", group)
+                    self.assertIsNone(fold.search(group))
+                    for j in range(8):
+                        self.assertRegex(group, rf"vpclmulqdq \w+, \w+, zmmword "
+                                                rf"\[r9 \+ {64 * j}\], 0x00")
+                    self.assertRegex(group, r"vpxord xmm14, xmm14, xmm14")
+            # encryption (stitched): the bulk loop's last ciphertext (GD) is hashed by each
+            # final group with the 32 powers above the group's, both under one reduction,
+            # where it had a reduction of its own (pending); serial hashes GD after the loop
+            for count in range(1, 9):
+                with self.subTest(rectail=rectail, direction="enc", count=count):
+                    self.assertNotIn(f"_rec_pending_final{count}:", text)
+                    label = f"\n.Lgcm_enc_rec_sum_final{count}:\n"
+                    self.assertEqual(label in text, two)
+                    if not two:
+                        continue
+                    start = text.index(label)
+                    after = re.compile(r"^\.Lgcm_enc_rec_(\w+_final\d+|tag|no_data):$", re.M)
+                    group = text[start:after.search(text, start + 2).start()]
+                    self.assertEqual(len(fold.findall(group)), 2)
+                    above = re.findall(r"zmmword \[r9 - (\d+)\]", group)
+                    self.assertEqual(sorted(set(map(int, above))),
+                                     [512 - 64 * j for j in range(7, -1, -1)])
+
+
+class UnreducedStepsTest(unittest.TestCase):
+    """steps(reduce=False): the products and the fix (whole products in the sums), then
+    nothing: no lengths block, folds or lanes' XOR; and a lengths block there is an
+    error (it belongs to the sum that is reduced)."""
+
+    def test_the_sums_stop_after_the_fix(self):
+        for ghash in ("karatsuba", "school"):
+            for vectors in range(1, 9):
+                with self.subTest(ghash=ghash, vectors=vectors):
+                    full = ghash_schedule.steps("pairs", ghash, vectors, load=False,
+                                                fresh=False)
+                    cut = ghash_schedule.steps("pairs", ghash, vectors, load=False,
+                                               fresh=False, reduce=False)
+                    names = [s.name for s in cut]
+                    self.assertEqual(names, [s.name for s in full][:len(names)])
+                    self.assertEqual([s.name for s in full][len(names):],
+                                     ["fold_lo", "fold_mi", "lanes"])
+                    self.assertEqual(names[-1] == "fix", ghash == "karatsuba")
+                    slots = ghash_schedule.schedule("avx10_512", "pairs", ghash, "dec",
+                                                    vectors, load=False, fresh=False,
+                                                    reduce=False, early=True)
+                    self.assertEqual(sorted(s.number for slot in slots for s in slot),
+                                     list(range(len(cut))))
+        with self.assertRaises(ghash_schedule.ScheduleError):
+            ghash_schedule.steps("pairs", "karatsuba", 8, load=False, fresh=False,
+                                 lengths=True, reduce=False)
+
+
 class EarlyRuleTest(unittest.TestCase):
     """_spread's early rule: the steps up to the first pair's low product go before the
     rounds, the others keep the rule, each step once and in a valid order."""

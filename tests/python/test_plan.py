@@ -128,22 +128,26 @@ class FitRules(unittest.TestCase):
             self.plan("ctr", "avx10_512", TAIL=8)
 
     def test_gcm_powers_of_h(self):
-        with self.assertRaisesRegex(Refused, "needs 65 powers of H; the key holds 36"):
+        with self.assertRaisesRegex(Refused, "needs 129 powers of H; the key holds 68"):
             self.plan("gcm", "avx10_512", UNROLL=16)
-        # a final group of an iteration's blocks needs one power more for the lengths
-        # block: the rule refuses an iteration of all the key's powers (no legal UNROLL
-        # makes one, so the rule itself is asked)
-        rule = next(r for r in GcmPlan.RULES if r.text.startswith("UNROLL x lanes <"))
-        wide = mock.Mock(lanes=9)
+        # two groups of an iteration's blocks need one power more for the lengths
+        # block: the rule refuses two iterations of all the key's powers (no legal UNROLL
+        # makes them, so the rule itself is asked)
+        rule = next(r for r in GcmPlan.RULES if r.text.startswith("2 x UNROLL x lanes <"))
+        wide = mock.Mock(lanes=17)
         wide.name = "wide"
-        self.assertRegex(rule.check(wide, {"UNROLL": 4}), "needs 37 powers of H")
-        self.assertIsNone(rule.check(wide, {"UNROLL": 3}))
-        # 32 blocks: 4 powers spare, so a record of one iteration leaves it to the tail,
-        # which hashes AAD block, text and lengths block in one sum
+        self.assertRegex(rule.check(wide, {"UNROLL": 2}), "needs 69 powers of H")
+        self.assertIsNone(rule.check(wide, {"UNROLL": 1}))
+        # 32 blocks: two iterations and 4 powers spare, so a record of up to two
+        # iterations leaves them to the tail, which hashes AAD blocks, text and lengths
+        # block in one sum (RECTAIL=stitched: records_two_groups)
         plan = self.plan("gcm", "avx10_512", UNROLL=8)
         self.assertEqual(plan.N, 32)
-        self.assertLessEqual(1 + plan.N + 1, GCM_H_POWERS)
+        self.assertLessEqual(1 + 2 * plan.N + 1, GCM_H_POWERS)
         self.assertTrue(plan.records_keep_last)
+        self.assertFalse(plan.records_two_groups)
+        self.assertTrue(self.plan("gcm", "avx10_512", UNROLL=8, KEYS="rows",
+                                  RECTAIL="stitched").records_two_groups)
         self.assertTrue(self.plan("gcm", "avx10_256", UNROLL=16).records_keep_last)
         self.assertFalse(self.plan("gcm", "vaes_avx2", UNROLL=4).records_keep_last)
 
@@ -281,7 +285,7 @@ class FitRules(unittest.TestCase):
     def test_list_shows_the_constraints(self):
         for mode in MODES.values():
             self.assertTrue(any("TAIL <= UNROLL" in rule for rule in constraints(mode)))
-        self.assertTrue(any("< 36" in rule for rule in constraints(get_mode("gcm"))))
+        self.assertTrue(any("< 68" in rule for rule in constraints(get_mode("gcm"))))
 
 
 def _map_registers(comment_lines):
