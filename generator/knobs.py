@@ -75,7 +75,9 @@ KNOBS = {knob.name: knob for knob in (
          "iterations' blocks, from the key's 68 powers) are one GHASH sum with one "
          "reduction: encryption's final group hashes the bulk loop's last ciphertext with "
          "the powers above its own, decryption's tail runs a first group before the "
-         "final one, and the AAD of a record of up to two iterations waits unreduced",
+         "final one, and the AAD of a record of up to two iterations waits unreduced; "
+         "the lengths block rides in the final group's last vector where it leaves a lane "
+         "free",
          isas=("avx10_256", "avx10_512")),
     Knob("TAIL", (1, 2, 4, 8), _int,
          "vectors processed side by side after the main loop (blocks left over)"),

@@ -10504,6 +10504,21 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vaesenclast     %zmm12, %zmm7, %zmm7
 	vmovdqu8        %zmm7, 448(%rsi){%k1}
 	vmovdqu8        %zmm7, %zmm7{%k1}{z}            # GHASH sees the padding as zeros
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final8_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final8_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm12
+	vpshufb         %zmm28, %zmm12, %zmm12          # GCM's byte order, as the data's
+	vmovdqa64       %zmm12, %zmm7{%k2}
+	bts             $40, %rbx
+.Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final8_lane_done:
 # GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 # the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
@@ -10778,6 +10793,21 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vaesenclast     %zmm12, %zmm6, %zmm6
 	vmovdqu8        %zmm6, 384(%rsi){%k1}
 	vmovdqu8        %zmm6, %zmm6{%k1}{z}            # GHASH sees the padding as zeros
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final7_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final7_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm12
+	vpshufb         %zmm28, %zmm12, %zmm12          # GCM's byte order, as the data's
+	vmovdqa64       %zmm12, %zmm6{%k2}
+	bts             $40, %rbx
+.Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final7_lane_done:
 # GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 # the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
@@ -11024,6 +11054,21 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vaesenclast     %zmm12, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 320(%rsi){%k1}
 	vmovdqu8        %zmm5, %zmm5{%k1}{z}            # GHASH sees the padding as zeros
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final6_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final6_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm12
+	vpshufb         %zmm28, %zmm12, %zmm12          # GCM's byte order, as the data's
+	vmovdqa64       %zmm12, %zmm5{%k2}
+	bts             $40, %rbx
+.Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final6_lane_done:
 # GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 # the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
@@ -11241,6 +11286,21 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vaesenclast     %zmm12, %zmm4, %zmm4
 	vmovdqu8        %zmm4, 256(%rsi){%k1}
 	vmovdqu8        %zmm4, %zmm4{%k1}{z}            # GHASH sees the padding as zeros
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final5_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final5_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm12
+	vpshufb         %zmm28, %zmm12, %zmm12          # GCM's byte order, as the data's
+	vmovdqa64       %zmm12, %zmm4{%k2}
+	bts             $40, %rbx
+.Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final5_lane_done:
 # GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 # the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
@@ -11430,6 +11490,21 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vaesenclast     %zmm12, %zmm3, %zmm3
 	vmovdqu8        %zmm3, 192(%rsi){%k1}
 	vmovdqu8        %zmm3, %zmm3{%k1}{z}            # GHASH sees the padding as zeros
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final4_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final4_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm12
+	vpshufb         %zmm28, %zmm12, %zmm12          # GCM's byte order, as the data's
+	vmovdqa64       %zmm12, %zmm3{%k2}
+	bts             $40, %rbx
+.Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final4_lane_done:
 # GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 # the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
@@ -11590,6 +11665,21 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vaesenclast     %zmm12, %zmm2, %zmm2
 	vmovdqu8        %zmm2, 128(%rsi){%k1}
 	vmovdqu8        %zmm2, %zmm2{%k1}{z}            # GHASH sees the padding as zeros
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final3_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final3_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm12
+	vpshufb         %zmm28, %zmm12, %zmm12          # GCM's byte order, as the data's
+	vmovdqa64       %zmm12, %zmm2{%k2}
+	bts             $40, %rbx
+.Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final3_lane_done:
 # GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 # the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
@@ -11722,6 +11812,21 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vaesenclast     %zmm12, %zmm1, %zmm1
 	vmovdqu8        %zmm1, 64(%rsi){%k1}
 	vmovdqu8        %zmm1, %zmm1{%k1}{z}            # GHASH sees the padding as zeros
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final2_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final2_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm12
+	vpshufb         %zmm28, %zmm12, %zmm12          # GCM's byte order, as the data's
+	vmovdqa64       %zmm12, %zmm1{%k2}
+	bts             $40, %rbx
+.Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final2_lane_done:
 # GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 # the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
@@ -11824,6 +11929,21 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vaesenclast     %zmm12, %zmm0, %zmm0
 	vmovdqu8        %zmm0, (%rsi){%k1}
 	vmovdqu8        %zmm0, %zmm0{%k1}{z}            # GHASH sees the padding as zeros
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final1_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final1_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm12
+	vpshufb         %zmm28, %zmm12, %zmm12          # GCM's byte order, as the data's
+	vmovdqa64       %zmm12, %zmm0{%k2}
+	bts             $40, %rbx
+.Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final1_lane_done:
 # GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 # the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
@@ -12165,6 +12285,21 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vmovdqu8        %zmm7, 448(%rsi){%k1}
 	vpxord          %xmm14, %xmm14, %xmm14          # the running hash joined GD's block 0
 	vmovdqu8        %zmm7, %zmm7{%k1}{z}            # GHASH sees the padding as zeros
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final8_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final8_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm12
+	vpshufb         %zmm28, %zmm12, %zmm12          # GCM's byte order, as the data's
+	vmovdqa64       %zmm12, %zmm7{%k2}
+	bts             $40, %rbx
+.Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final8_lane_done:
 # GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 # the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
@@ -12534,6 +12669,21 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vmovdqu8        %zmm6, 384(%rsi){%k1}
 	vpxord          %xmm14, %xmm14, %xmm14          # the running hash joined GD's block 0
 	vmovdqu8        %zmm6, %zmm6{%k1}{z}            # GHASH sees the padding as zeros
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final7_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final7_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm12
+	vpshufb         %zmm28, %zmm12, %zmm12          # GCM's byte order, as the data's
+	vmovdqa64       %zmm12, %zmm6{%k2}
+	bts             $40, %rbx
+.Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final7_lane_done:
 # GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 # the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
@@ -12875,6 +13025,21 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vmovdqu8        %zmm5, 320(%rsi){%k1}
 	vpxord          %xmm14, %xmm14, %xmm14          # the running hash joined GD's block 0
 	vmovdqu8        %zmm5, %zmm5{%k1}{z}            # GHASH sees the padding as zeros
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final6_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final6_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm12
+	vpshufb         %zmm28, %zmm12, %zmm12          # GCM's byte order, as the data's
+	vmovdqa64       %zmm12, %zmm5{%k2}
+	bts             $40, %rbx
+.Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final6_lane_done:
 # GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 # the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
@@ -13187,6 +13352,21 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vmovdqu8        %zmm4, 256(%rsi){%k1}
 	vpxord          %xmm14, %xmm14, %xmm14          # the running hash joined GD's block 0
 	vmovdqu8        %zmm4, %zmm4{%k1}{z}            # GHASH sees the padding as zeros
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final5_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final5_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm12
+	vpshufb         %zmm28, %zmm12, %zmm12          # GCM's byte order, as the data's
+	vmovdqa64       %zmm12, %zmm4{%k2}
+	bts             $40, %rbx
+.Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final5_lane_done:
 # GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 # the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
@@ -13471,6 +13651,21 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vmovdqu8        %zmm3, 192(%rsi){%k1}
 	vpxord          %xmm14, %xmm14, %xmm14          # the running hash joined GD's block 0
 	vmovdqu8        %zmm3, %zmm3{%k1}{z}            # GHASH sees the padding as zeros
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final4_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final4_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm12
+	vpshufb         %zmm28, %zmm12, %zmm12          # GCM's byte order, as the data's
+	vmovdqa64       %zmm12, %zmm3{%k2}
+	bts             $40, %rbx
+.Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final4_lane_done:
 # GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 # the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
@@ -13726,6 +13921,21 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vmovdqu8        %zmm2, 128(%rsi){%k1}
 	vpxord          %xmm14, %xmm14, %xmm14          # the running hash joined GD's block 0
 	vmovdqu8        %zmm2, %zmm2{%k1}{z}            # GHASH sees the padding as zeros
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final3_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final3_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm12
+	vpshufb         %zmm28, %zmm12, %zmm12          # GCM's byte order, as the data's
+	vmovdqa64       %zmm12, %zmm2{%k2}
+	bts             $40, %rbx
+.Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final3_lane_done:
 # GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 # the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
@@ -13953,6 +14163,21 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vmovdqu8        %zmm1, 64(%rsi){%k1}
 	vpxord          %xmm14, %xmm14, %xmm14          # the running hash joined GD's block 0
 	vmovdqu8        %zmm1, %zmm1{%k1}{z}            # GHASH sees the padding as zeros
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final2_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final2_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm12
+	vpshufb         %zmm28, %zmm12, %zmm12          # GCM's byte order, as the data's
+	vmovdqa64       %zmm12, %zmm1{%k2}
+	bts             $40, %rbx
+.Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final2_lane_done:
 # GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 # the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
@@ -14150,6 +14375,21 @@ aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vmovdqu8        %zmm0, (%rsi){%k1}
 	vpxord          %xmm14, %xmm14, %xmm14          # the running hash joined GD's block 0
 	vmovdqu8        %zmm0, %zmm0{%k1}{z}            # GHASH sees the padding as zeros
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final1_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final1_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm12
+	vpshufb         %zmm28, %zmm12, %zmm12          # GCM's byte order, as the data's
+	vmovdqa64       %zmm12, %zmm0{%k2}
+	bts             $40, %rbx
+.Lgcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final1_lane_done:
 # GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 # the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      $150, %zmm11, %zmm9, %zmm10
@@ -15092,6 +15332,21 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vmovdqu8        320(%rdx), %zmm25
 	vmovdqu8        384(%rdx), %zmm26
 	vmovdqu8        448(%rdx), %zmm27{%k1}{z}       # zero-padded
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final8_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final8_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm12
+	vpshufb         %zmm28, %zmm12, %zmm12          # GCM's byte order, as the data's
+	vmovdqa64       %zmm12, %zmm27{%k2}
+	bts             $40, %rbx
+.Lgcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final8_lane_done:
 # the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
 # GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 # the Karatsuba products XORs the same in again, so it changes only theirs
@@ -15403,6 +15658,21 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vmovdqu8        256(%rdx), %zmm24
 	vmovdqu8        320(%rdx), %zmm25
 	vmovdqu8        384(%rdx), %zmm26{%k1}{z}       # zero-padded
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final7_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final7_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm12
+	vpshufb         %zmm28, %zmm12, %zmm12          # GCM's byte order, as the data's
+	vmovdqa64       %zmm12, %zmm26{%k2}
+	bts             $40, %rbx
+.Lgcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final7_lane_done:
 # the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
 # GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 # the Karatsuba products XORs the same in again, so it changes only theirs
@@ -15685,6 +15955,21 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vmovdqu8        192(%rdx), %zmm23
 	vmovdqu8        256(%rdx), %zmm24
 	vmovdqu8        320(%rdx), %zmm25{%k1}{z}       # zero-padded
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final6_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final6_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm12
+	vpshufb         %zmm28, %zmm12, %zmm12          # GCM's byte order, as the data's
+	vmovdqa64       %zmm12, %zmm25{%k2}
+	bts             $40, %rbx
+.Lgcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final6_lane_done:
 # the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
 # GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 # the Karatsuba products XORs the same in again, so it changes only theirs
@@ -15937,6 +16222,21 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vmovdqu8        128(%rdx), %zmm22
 	vmovdqu8        192(%rdx), %zmm23
 	vmovdqu8        256(%rdx), %zmm24{%k1}{z}       # zero-padded
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final5_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final5_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm12
+	vpshufb         %zmm28, %zmm12, %zmm12          # GCM's byte order, as the data's
+	vmovdqa64       %zmm12, %zmm24{%k2}
+	bts             $40, %rbx
+.Lgcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final5_lane_done:
 # the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
 # GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 # the Karatsuba products XORs the same in again, so it changes only theirs
@@ -16160,6 +16460,21 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vmovdqu8        64(%rdx), %zmm21
 	vmovdqu8        128(%rdx), %zmm22
 	vmovdqu8        192(%rdx), %zmm23{%k1}{z}       # zero-padded
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final4_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final4_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm12
+	vpshufb         %zmm28, %zmm12, %zmm12          # GCM's byte order, as the data's
+	vmovdqa64       %zmm12, %zmm23{%k2}
+	bts             $40, %rbx
+.Lgcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final4_lane_done:
 # the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
 # GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 # the Karatsuba products XORs the same in again, so it changes only theirs
@@ -16353,6 +16668,21 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 	vmovdqu8        (%rdx), %zmm20
 	vmovdqu8        64(%rdx), %zmm21
 	vmovdqu8        128(%rdx), %zmm22{%k1}{z}       # zero-padded
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final3_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final3_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm12
+	vpshufb         %zmm28, %zmm12, %zmm12          # GCM's byte order, as the data's
+	vmovdqa64       %zmm12, %zmm22{%k2}
+	bts             $40, %rbx
+.Lgcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final3_lane_done:
 # the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm28, %zmm15, %zmm0
@@ -16517,6 +16847,21 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 # place); its GHASH runs between the AES rounds
 	vmovdqu8        (%rdx), %zmm20
 	vmovdqu8        64(%rdx), %zmm21{%k1}{z}        # zero-padded
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final2_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final2_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm12
+	vpshufb         %zmm28, %zmm12, %zmm12          # GCM's byte order, as the data's
+	vmovdqa64       %zmm12, %zmm21{%k2}
+	bts             $40, %rbx
+.Lgcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final2_lane_done:
 # the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm28, %zmm15, %zmm0
@@ -16650,6 +16995,21 @@ aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unro
 # the ciphertext, read before any output is written (the data may be decrypted in
 # place); its GHASH runs between the AES rounds
 	vmovdqu8        (%rdx), %zmm20{%k1}{z}          # zero-padded
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final1_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final1_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm12
+	vpshufb         %zmm28, %zmm12, %zmm12          # GCM's byte order, as the data's
+	vmovdqa64       %zmm12, %zmm20{%k2}
+	bts             $40, %rbx
+.Lgcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final1_lane_done:
 # the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %zmm28, %zmm15, %zmm0

@@ -10385,6 +10385,21 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final8_aes128:
 	vaesenclast     zmm7, zmm7, zmm12
 	vmovdqu8        [rsi + 448]{k1}, zmm7
 	vmovdqu8        zmm7{k1}{z}, zmm7               ; GHASH sees the padding as zeros
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final8_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final8_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm12, oword [r8 + 16]
+	vpshufb         zmm12, zmm12, zmm28             ; GCM's byte order, as the data's
+	vmovdqa64       zmm7{k2}, zmm12
+	bts             rbx, 40
+L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final8_lane_done:
 ; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 ; the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      zmm10, zmm9, zmm11, 150
@@ -10659,6 +10674,21 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final7_aes128:
 	vaesenclast     zmm6, zmm6, zmm12
 	vmovdqu8        [rsi + 384]{k1}, zmm6
 	vmovdqu8        zmm6{k1}{z}, zmm6               ; GHASH sees the padding as zeros
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final7_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final7_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm12, oword [r8 + 16]
+	vpshufb         zmm12, zmm12, zmm28             ; GCM's byte order, as the data's
+	vmovdqa64       zmm6{k2}, zmm12
+	bts             rbx, 40
+L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final7_lane_done:
 ; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 ; the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      zmm10, zmm9, zmm11, 150
@@ -10905,6 +10935,21 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final6_aes128:
 	vaesenclast     zmm5, zmm5, zmm12
 	vmovdqu8        [rsi + 320]{k1}, zmm5
 	vmovdqu8        zmm5{k1}{z}, zmm5               ; GHASH sees the padding as zeros
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final6_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final6_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm12, oword [r8 + 16]
+	vpshufb         zmm12, zmm12, zmm28             ; GCM's byte order, as the data's
+	vmovdqa64       zmm5{k2}, zmm12
+	bts             rbx, 40
+L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final6_lane_done:
 ; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 ; the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      zmm10, zmm9, zmm11, 150
@@ -11122,6 +11167,21 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final5_aes128:
 	vaesenclast     zmm4, zmm4, zmm12
 	vmovdqu8        [rsi + 256]{k1}, zmm4
 	vmovdqu8        zmm4{k1}{z}, zmm4               ; GHASH sees the padding as zeros
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final5_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final5_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm12, oword [r8 + 16]
+	vpshufb         zmm12, zmm12, zmm28             ; GCM's byte order, as the data's
+	vmovdqa64       zmm4{k2}, zmm12
+	bts             rbx, 40
+L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final5_lane_done:
 ; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 ; the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      zmm10, zmm9, zmm11, 150
@@ -11311,6 +11371,21 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final4_aes128:
 	vaesenclast     zmm3, zmm3, zmm12
 	vmovdqu8        [rsi + 192]{k1}, zmm3
 	vmovdqu8        zmm3{k1}{z}, zmm3               ; GHASH sees the padding as zeros
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final4_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final4_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm12, oword [r8 + 16]
+	vpshufb         zmm12, zmm12, zmm28             ; GCM's byte order, as the data's
+	vmovdqa64       zmm3{k2}, zmm12
+	bts             rbx, 40
+L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final4_lane_done:
 ; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 ; the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      zmm10, zmm9, zmm11, 150
@@ -11471,6 +11546,21 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final3_aes128:
 	vaesenclast     zmm2, zmm2, zmm12
 	vmovdqu8        [rsi + 128]{k1}, zmm2
 	vmovdqu8        zmm2{k1}{z}, zmm2               ; GHASH sees the padding as zeros
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final3_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final3_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm12, oword [r8 + 16]
+	vpshufb         zmm12, zmm12, zmm28             ; GCM's byte order, as the data's
+	vmovdqa64       zmm2{k2}, zmm12
+	bts             rbx, 40
+L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final3_lane_done:
 ; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 ; the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      zmm10, zmm9, zmm11, 150
@@ -11603,6 +11693,21 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final2_aes128:
 	vaesenclast     zmm1, zmm1, zmm12
 	vmovdqu8        [rsi + 64]{k1}, zmm1
 	vmovdqu8        zmm1{k1}{z}, zmm1               ; GHASH sees the padding as zeros
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final2_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final2_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm12, oword [r8 + 16]
+	vpshufb         zmm12, zmm12, zmm28             ; GCM's byte order, as the data's
+	vmovdqa64       zmm1{k2}, zmm12
+	bts             rbx, 40
+L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final2_lane_done:
 ; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 ; the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      zmm10, zmm9, zmm11, 150
@@ -11705,6 +11810,21 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final1_aes128:
 	vaesenclast     zmm0, zmm0, zmm12
 	vmovdqu8        [rsi]{k1}, zmm0
 	vmovdqu8        zmm0{k1}{z}, zmm0               ; GHASH sees the padding as zeros
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final1_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final1_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm12, oword [r8 + 16]
+	vpshufb         zmm12, zmm12, zmm28             ; GCM's byte order, as the data's
+	vmovdqa64       zmm0{k2}, zmm12
+	bts             rbx, 40
+L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final1_lane_done:
 ; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 ; the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      zmm10, zmm9, zmm11, 150
@@ -12046,6 +12166,21 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final8_aes
 	vmovdqu8        [rsi + 448]{k1}, zmm7
 	vpxord          xmm14, xmm14, xmm14             ; the running hash joined GD's block 0
 	vmovdqu8        zmm7{k1}{z}, zmm7               ; GHASH sees the padding as zeros
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final8_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final8_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm12, oword [r8 + 16]
+	vpshufb         zmm12, zmm12, zmm28             ; GCM's byte order, as the data's
+	vmovdqa64       zmm7{k2}, zmm12
+	bts             rbx, 40
+L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final8_lane_done:
 ; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 ; the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      zmm10, zmm9, zmm11, 150
@@ -12415,6 +12550,21 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final7_aes
 	vmovdqu8        [rsi + 384]{k1}, zmm6
 	vpxord          xmm14, xmm14, xmm14             ; the running hash joined GD's block 0
 	vmovdqu8        zmm6{k1}{z}, zmm6               ; GHASH sees the padding as zeros
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final7_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final7_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm12, oword [r8 + 16]
+	vpshufb         zmm12, zmm12, zmm28             ; GCM's byte order, as the data's
+	vmovdqa64       zmm6{k2}, zmm12
+	bts             rbx, 40
+L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final7_lane_done:
 ; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 ; the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      zmm10, zmm9, zmm11, 150
@@ -12756,6 +12906,21 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final6_aes
 	vmovdqu8        [rsi + 320]{k1}, zmm5
 	vpxord          xmm14, xmm14, xmm14             ; the running hash joined GD's block 0
 	vmovdqu8        zmm5{k1}{z}, zmm5               ; GHASH sees the padding as zeros
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final6_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final6_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm12, oword [r8 + 16]
+	vpshufb         zmm12, zmm12, zmm28             ; GCM's byte order, as the data's
+	vmovdqa64       zmm5{k2}, zmm12
+	bts             rbx, 40
+L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final6_lane_done:
 ; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 ; the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      zmm10, zmm9, zmm11, 150
@@ -13068,6 +13233,21 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final5_aes
 	vmovdqu8        [rsi + 256]{k1}, zmm4
 	vpxord          xmm14, xmm14, xmm14             ; the running hash joined GD's block 0
 	vmovdqu8        zmm4{k1}{z}, zmm4               ; GHASH sees the padding as zeros
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final5_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final5_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm12, oword [r8 + 16]
+	vpshufb         zmm12, zmm12, zmm28             ; GCM's byte order, as the data's
+	vmovdqa64       zmm4{k2}, zmm12
+	bts             rbx, 40
+L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final5_lane_done:
 ; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 ; the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      zmm10, zmm9, zmm11, 150
@@ -13352,6 +13532,21 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final4_aes
 	vmovdqu8        [rsi + 192]{k1}, zmm3
 	vpxord          xmm14, xmm14, xmm14             ; the running hash joined GD's block 0
 	vmovdqu8        zmm3{k1}{z}, zmm3               ; GHASH sees the padding as zeros
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final4_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final4_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm12, oword [r8 + 16]
+	vpshufb         zmm12, zmm12, zmm28             ; GCM's byte order, as the data's
+	vmovdqa64       zmm3{k2}, zmm12
+	bts             rbx, 40
+L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final4_lane_done:
 ; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 ; the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      zmm10, zmm9, zmm11, 150
@@ -13607,6 +13802,21 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final3_aes
 	vmovdqu8        [rsi + 128]{k1}, zmm2
 	vpxord          xmm14, xmm14, xmm14             ; the running hash joined GD's block 0
 	vmovdqu8        zmm2{k1}{z}, zmm2               ; GHASH sees the padding as zeros
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final3_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final3_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm12, oword [r8 + 16]
+	vpshufb         zmm12, zmm12, zmm28             ; GCM's byte order, as the data's
+	vmovdqa64       zmm2{k2}, zmm12
+	bts             rbx, 40
+L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final3_lane_done:
 ; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 ; the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      zmm10, zmm9, zmm11, 150
@@ -13834,6 +14044,21 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final2_aes
 	vmovdqu8        [rsi + 64]{k1}, zmm1
 	vpxord          xmm14, xmm14, xmm14             ; the running hash joined GD's block 0
 	vmovdqu8        zmm1{k1}{z}, zmm1               ; GHASH sees the padding as zeros
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final2_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final2_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm12, oword [r8 + 16]
+	vpshufb         zmm12, zmm12, zmm28             ; GCM's byte order, as the data's
+	vmovdqa64       zmm1{k2}, zmm12
+	bts             rbx, 40
+L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final2_lane_done:
 ; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 ; the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      zmm10, zmm9, zmm11, 150
@@ -14031,6 +14256,21 @@ L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final1_aes
 	vmovdqu8        [rsi]{k1}, zmm0
 	vpxord          xmm14, xmm14, xmm14             ; the running hash joined GD's block 0
 	vmovdqu8        zmm0{k1}{z}, zmm0               ; GHASH sees the padding as zeros
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final1_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final1_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm12, oword [r8 + 16]
+	vpshufb         zmm12, zmm12, zmm28             ; GCM's byte order, as the data's
+	vmovdqa64       zmm0{k2}, zmm12
+	bts             rbx, 40
+L.gcm_enc_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_sum_final1_lane_done:
 ; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 ; the Karatsuba products XORs the same in again, so it changes only theirs
 	vpternlogd      zmm10, zmm9, zmm11, 150
@@ -14964,6 +15204,21 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final8:
 	vmovdqu8        zmm25, [rdx + 320]
 	vmovdqu8        zmm26, [rdx + 384]
 	vmovdqu8        zmm27{k1}{z}, [rdx + 448]       ; zero-padded
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final8_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final8_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm12, oword [r8 + 16]
+	vpshufb         zmm12, zmm12, zmm28             ; GCM's byte order, as the data's
+	vmovdqa64       zmm27{k2}, zmm12
+	bts             rbx, 40
+L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final8_lane_done:
 ; the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
 ; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 ; the Karatsuba products XORs the same in again, so it changes only theirs
@@ -15275,6 +15530,21 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final7:
 	vmovdqu8        zmm24, [rdx + 256]
 	vmovdqu8        zmm25, [rdx + 320]
 	vmovdqu8        zmm26{k1}{z}, [rdx + 384]       ; zero-padded
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final7_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final7_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm12, oword [r8 + 16]
+	vpshufb         zmm12, zmm12, zmm28             ; GCM's byte order, as the data's
+	vmovdqa64       zmm26{k2}, zmm12
+	bts             rbx, 40
+L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final7_lane_done:
 ; the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
 ; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 ; the Karatsuba products XORs the same in again, so it changes only theirs
@@ -15557,6 +15827,21 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final6:
 	vmovdqu8        zmm23, [rdx + 192]
 	vmovdqu8        zmm24, [rdx + 256]
 	vmovdqu8        zmm25{k1}{z}, [rdx + 320]       ; zero-padded
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final6_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final6_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm12, oword [r8 + 16]
+	vpshufb         zmm12, zmm12, zmm28             ; GCM's byte order, as the data's
+	vmovdqa64       zmm25{k2}, zmm12
+	bts             rbx, 40
+L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final6_lane_done:
 ; the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
 ; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 ; the Karatsuba products XORs the same in again, so it changes only theirs
@@ -15809,6 +16094,21 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final5:
 	vmovdqu8        zmm22, [rdx + 128]
 	vmovdqu8        zmm23, [rdx + 192]
 	vmovdqu8        zmm24{k1}{z}, [rdx + 256]       ; zero-padded
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final5_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final5_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm12, oword [r8 + 16]
+	vpshufb         zmm12, zmm12, zmm28             ; GCM's byte order, as the data's
+	vmovdqa64       zmm24{k2}, zmm12
+	bts             rbx, 40
+L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final5_lane_done:
 ; the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
 ; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 ; the Karatsuba products XORs the same in again, so it changes only theirs
@@ -16032,6 +16332,21 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final4:
 	vmovdqu8        zmm21, [rdx + 64]
 	vmovdqu8        zmm22, [rdx + 128]
 	vmovdqu8        zmm23{k1}{z}, [rdx + 192]       ; zero-padded
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final4_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final4_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm12, oword [r8 + 16]
+	vpshufb         zmm12, zmm12, zmm28             ; GCM's byte order, as the data's
+	vmovdqa64       zmm23{k2}, zmm12
+	bts             rbx, 40
+L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final4_lane_done:
 ; the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
 ; GHASH step 0: MI ^= LO ^ HI on the sums so far (whole products): the fix after
 ; the Karatsuba products XORs the same in again, so it changes only theirs
@@ -16225,6 +16540,21 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final3:
 	vmovdqu8        zmm20, [rdx]
 	vmovdqu8        zmm21, [rdx + 64]
 	vmovdqu8        zmm22{k1}{z}, [rdx + 128]       ; zero-padded
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final3_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final3_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm12, oword [r8 + 16]
+	vpshufb         zmm12, zmm12, zmm28             ; GCM's byte order, as the data's
+	vmovdqa64       zmm22{k2}, zmm12
+	bts             rbx, 40
+L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final3_lane_done:
 ; the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm15, zmm28
@@ -16389,6 +16719,21 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final2:
 ; place); its GHASH runs between the AES rounds
 	vmovdqu8        zmm20, [rdx]
 	vmovdqu8        zmm21{k1}{z}, [rdx + 64]        ; zero-padded
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final2_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final2_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm12, oword [r8 + 16]
+	vpshufb         zmm12, zmm12, zmm28             ; GCM's byte order, as the data's
+	vmovdqa64       zmm21{k2}, zmm12
+	bts             rbx, 40
+L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final2_lane_done:
 ; the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm15, zmm28
@@ -16522,6 +16867,21 @@ L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final1:
 ; the ciphertext, read before any output is written (the data may be decrypted in
 ; place); its GHASH runs between the AES rounds
 	vmovdqu8        zmm20{k1}{z}, [rdx]             ; zero-padded
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final1_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final1_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm12, oword [r8 + 16]
+	vpshufb         zmm12, zmm12, zmm28             ; GCM's byte order, as the data's
+	vmovdqa64       zmm20{k2}, zmm12
+	bts             rbx, 40
+L.gcm_dec_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec_final1_lane_done:
 ; the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         zmm0, zmm15, zmm28

@@ -282,6 +282,42 @@ class RecordTwoGroupsTest(unittest.TestCase):
                                      [512 - 64 * j for j in range(7, -1, -1)])
 
 
+class LengthsLaneTest(unittest.TestCase):
+    """RECTAIL=stitched: each final group puts the lengths block into its last vector's
+    first free lane (GCM's byte order, before the GHASH reflects the vector), unless the
+    AAD's vector took it or the vector is full; serial never does."""
+
+    def test_the_lengths_block_rides_in_a_free_lane(self):
+        for rectail in ("serial", "stitched"):
+            plan = default_plan("avx10_512", UNROLL=8, TAIL=2, KEYS="rows",
+                                HALVES="unpack", RECTAIL=rectail)
+            text = render_neutral(plan, SYSV)
+            after = re.compile(r"^\.Lgcm_(enc|dec)_rec_(\w+_)?(final\d+|tag|no_data):$", re.M)
+            for direction in ("enc", "dec"):
+                for count in range(1, 9):
+                    with self.subTest(rectail=rectail, direction=direction, count=count):
+                        name = "sum_final" if direction == "enc" and rectail == "stitched" \
+                            else "final"
+                        start = text.index(f"\n.Lgcm_{direction}_rec_{name}{count}:\n")
+                        group = text[start:after.search(text, start + 2).start()]
+                        lane = group.find("kmovb k2, ")
+                        self.assertEqual(lane >= 0, rectail == "stitched")
+                        if lane < 0:
+                            continue
+                        last = (plan.R["GD"] if direction == "dec" else plan.R["X"])[count - 1]
+                        head = group[:lane]
+                        # only a last vector of at most three blocks, and not twice
+                        self.assertRegex(head, r"bt rbx, 40[^\n]*\n[^\n]*\n\s*cmp rcx, 48\n")
+                        self.assertRegex(group[lane:], rf"vpshufb zmm12, zmm12, "
+                                                       rf"{plan.R['BSWAP']}[^\n]*\n\s*vmovdqa64 "
+                                                       rf"{last}\{{k2\}}, zmm12\n\s*bts rbx, 40")
+                        # the vector is masked (encryption) or loaded (decryption) before,
+                        # and reflected for the GHASH after
+                        self.assertIn(f"{last}{{k1}}{{z}}", head)
+                        self.assertNotIn(f"vpshufb {last}, {last}, ", head)
+                        self.assertIn(f"vpshufb {last}, {last}, ", group[lane:])
+
+
 class UnreducedStepsTest(unittest.TestCase):
     """steps(reduce=False): the products and the fix (whole products in the sums), then
     nothing: no lengths block, folds or lanes' XOR; and a lengths block there is an
