@@ -58,7 +58,7 @@ AES_KEY = Struct("aesgen_aes_key", "AES_KEY", (
 # (a vector load that runs past H^1 reads zeros; h_halves starts a cache line as
 # h_powers does).  68: two of avx10_512's 32-block iterations plus up to three AAD
 # blocks and the lengths block fit one GHASH sum, so that a record of up to two
-# iterations is hashed with one reduction (generator/plan.py, records_two_groups; 36
+# iterations is hashed with one reduction (RECTAIL=stitched, templates/gcm_record.j2; 36
 # before, one iteration and an AAD block: records_keep_last).
 GCM_H_POWERS = 68
 GCM_H_PAD = 64

@@ -428,12 +428,10 @@ class GcmPlan(Plan):
         # record 1.20x encryption with the key at 64 page offsets, 1.08-1.09x decryption
         # in make bench)
         self.records_keep_last = isa.evex
-        # RECTAIL=stitched: a record of one to two iterations hashes in one sum, a first
-        # group of U vectors (its products unreduced) before the final group, when the
-        # key holds their powers (templates/gcm_record.j2, record_first_group; 68 powers
-        # since 0.5.0): no reduction and no join between them
-        self.records_two_groups = (self.records_stitch_tail
-                                   and 2 * self.N + 1 <= GCM_H_POWERS)
+        # With RECTAIL=stitched a record's last two groups of up to N blocks each are one
+        # GHASH sum (templates/gcm_record.j2): the RULES' 2N < GCM_H_POWERS (68 powers
+        # since 0.5.0) leaves the key a power for each of their blocks and the lengths
+        # block's
         ghash_groups = ("X", "D", "LO", "MI", "HI", "T0", "T1", "ACC", "BSWAP", "GFPOLY",
                         "HP", "HK")
         self.functions["ghash"] = FunctionPlan(

@@ -232,7 +232,7 @@ class RecordFinalGroupsTest(unittest.TestCase):
 
 
 class RecordTwoGroupsTest(unittest.TestCase):
-    """RECTAIL=stitched on a key of 68 powers (plan.records_two_groups): a record's last
+    """RECTAIL=stitched on a key of 68 powers: a record's last
     two groups are one GHASH sum, reduced once; serial keeps a reduction per group."""
 
     def test_the_last_two_groups_are_reduced_once(self):
@@ -242,7 +242,7 @@ class RecordTwoGroupsTest(unittest.TestCase):
             text = render_neutral(plan, SYSV)
             fold = re.compile(rf"vpclmulqdq \w+, \w+, {plan.R['GFPOLY']}, 0x10")
             two = rectail == "stitched"
-            self.assertEqual(plan.records_two_groups, two)
+            self.assertEqual(plan.records_stitch_tail, two)
             # the AAD waits unreduced for the sum of a record of up to two iterations
             for direction in ("enc", "dec"):
                 with self.subTest(rectail=rectail, direction=direction):
