@@ -173,14 +173,13 @@ enum {
     X(aesni_avx, gcm, ZNVER1, _ghashkaratsuba_tail2)
 #define AESGEN_GEN_UARCH_VARIANTS_vaes_avx2(X)
 #define AESGEN_GEN_UARCH_VARIANTS_avx10_256(X) \
-    X(avx10_256, gcm, SAPPHIRERAPIDS, _ghashschool)
+    X(avx10_256, gcm, ZNVER4, _ghashkaratsuba) \
+    X(avx10_256, gcm, ZNVER5, _ghashkaratsuba)
 #define AESGEN_GEN_UARCH_VARIANTS_avx10_512(X) \
     X(avx10_512, ctr, ZNVER5, _keysrows_tail8_tailctrbytes_unroll16) \
     X(avx10_512, xctr, ZNVER5, _keysrows_splatbroadcast_starttable_tail8_unroll16) \
     X(avx10_512, xts, ZNVER5, _onepassgroups_tail2_tweakahead_tweakencrows) \
-    X(avx10_512, gcm, ZNVER4, _ghashschool) \
-    X(avx10_512, gcm, SAPPHIRERAPIDS, _ghashschool) \
-    X(avx10_512, gcm, ZNVER5, _halvesunpack_keysrows_rectailstitched_tail2_unroll8)
+    X(avx10_512, gcm, ZNVER5, _ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8)
 /* X(isa, mode, _variant, name of the first uarch taking it, its UNROLL, bytes
  * per iteration of its main loops): each variant once */
 #define AESGEN_GEN_VARIANT_SETS(X) \
@@ -189,12 +188,11 @@ enum {
     X(aesni_avx, xctr, _counterschain, znver1, 8, 128) \
     X(aesni_avx, xts, _tweakgpr_unroll8, znver1, 8, 128) \
     X(aesni_avx, gcm, _ghashkaratsuba_tail2, znver1, 4, 64) \
-    X(avx10_256, gcm, _ghashschool, sapphirerapids, 4, 128) \
+    X(avx10_256, gcm, _ghashkaratsuba, znver4, 4, 128) \
     X(avx10_512, ctr, _keysrows_tail8_tailctrbytes_unroll16, znver5, 16, 1024) \
     X(avx10_512, xctr, _keysrows_splatbroadcast_starttable_tail8_unroll16, znver5, 16, 1024) \
     X(avx10_512, xts, _onepassgroups_tail2_tweakahead_tweakencrows, znver5, 4, 256) \
-    X(avx10_512, gcm, _ghashschool, znver4, 4, 256) \
-    X(avx10_512, gcm, _halvesunpack_keysrows_rectailstitched_tail2_unroll8, znver5, 8, 512)
+    X(avx10_512, gcm, _ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8, znver5, 8, 512)
 /* Length plans: X(mode, NAME of the uarch, isa, ISA, CLASSES, STREAM_CLASSES): where
  * "auto" takes isa on that uarch, a call of at most max_len bytes takes another
  * ISA: CLASSES(C) is C(max_len, its isa, ITS_NAME, FNS), ascending max_len (gcm: the
@@ -379,17 +377,17 @@ int aesgen_xts_decrypt_avx10_256(const aesgen_aes_key *key1, const aesgen_aes_ke
 #define AESGEN_GEN_UNROLL_avx10_256_xts 4
 #define AESGEN_GEN_STRIDE_avx10_256_xts 128
 
-/* gen/avx10_256/gcm.S: GHASH=karatsuba HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 UNROLL=4; main loop 128 bytes per iteration */
+/* gen/avx10_256/gcm.S: GHASH=school HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 UNROLL=4; main loop 128 bytes per iteration */
 int aesgen_gcm_ghash_avx10_256(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
 int aesgen_gcm_enc_update_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 int aesgen_gcm_dec_update_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 int aesgen_gcm_enc_record_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 int aesgen_gcm_dec_record_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
-AESGEN_GEN_VARIANT int aesgen_gcm_ghash_avx10_256_ghashschool(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
-AESGEN_GEN_VARIANT int aesgen_gcm_enc_update_avx10_256_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
-AESGEN_GEN_VARIANT int aesgen_gcm_dec_update_avx10_256_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
-AESGEN_GEN_VARIANT int aesgen_gcm_enc_record_avx10_256_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
-AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_256_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+AESGEN_GEN_VARIANT int aesgen_gcm_ghash_avx10_256_ghashkaratsuba(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+AESGEN_GEN_VARIANT int aesgen_gcm_enc_update_avx10_256_ghashkaratsuba(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+AESGEN_GEN_VARIANT int aesgen_gcm_dec_update_avx10_256_ghashkaratsuba(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+AESGEN_GEN_VARIANT int aesgen_gcm_enc_record_avx10_256_ghashkaratsuba(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_256_ghashkaratsuba(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 #define AESGEN_GEN_UNROLL_avx10_256_gcm 4
 #define AESGEN_GEN_STRIDE_avx10_256_gcm 128
 
@@ -413,22 +411,17 @@ AESGEN_GEN_VARIANT int aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahe
 #define AESGEN_GEN_UNROLL_avx10_512_xts 4
 #define AESGEN_GEN_STRIDE_avx10_512_xts 256
 
-/* gen/avx10_512/gcm.S: GHASH=karatsuba HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 UNROLL=4; main loop 256 bytes per iteration */
+/* gen/avx10_512/gcm.S: GHASH=school HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 UNROLL=4; main loop 256 bytes per iteration */
 int aesgen_gcm_ghash_avx10_512(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
 int aesgen_gcm_enc_update_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 int aesgen_gcm_dec_update_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 int aesgen_gcm_enc_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 int aesgen_gcm_dec_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
-AESGEN_GEN_VARIANT int aesgen_gcm_ghash_avx10_512_ghashschool(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
-AESGEN_GEN_VARIANT int aesgen_gcm_enc_update_avx10_512_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
-AESGEN_GEN_VARIANT int aesgen_gcm_dec_update_avx10_512_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
-AESGEN_GEN_VARIANT int aesgen_gcm_enc_record_avx10_512_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
-AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_ghashschool(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
-AESGEN_GEN_VARIANT int aesgen_gcm_ghash_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unroll8(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
-AESGEN_GEN_VARIANT int aesgen_gcm_enc_update_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
-AESGEN_GEN_VARIANT int aesgen_gcm_dec_update_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
-AESGEN_GEN_VARIANT int aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
-AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+AESGEN_GEN_VARIANT int aesgen_gcm_ghash_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+AESGEN_GEN_VARIANT int aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+AESGEN_GEN_VARIANT int aesgen_gcm_dec_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+AESGEN_GEN_VARIANT int aesgen_gcm_enc_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 #define AESGEN_GEN_UNROLL_avx10_512_gcm 4
 #define AESGEN_GEN_STRIDE_avx10_512_gcm 256
 
@@ -483,11 +476,11 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rec
     X(avx10_256, gcm, aesgen_gcm_dec_update_avx10_256) \
     X(avx10_256, gcm, aesgen_gcm_enc_record_avx10_256) \
     X(avx10_256, gcm, aesgen_gcm_dec_record_avx10_256) \
-    X(avx10_256, gcm, aesgen_gcm_ghash_avx10_256_ghashschool) \
-    X(avx10_256, gcm, aesgen_gcm_enc_update_avx10_256_ghashschool) \
-    X(avx10_256, gcm, aesgen_gcm_dec_update_avx10_256_ghashschool) \
-    X(avx10_256, gcm, aesgen_gcm_enc_record_avx10_256_ghashschool) \
-    X(avx10_256, gcm, aesgen_gcm_dec_record_avx10_256_ghashschool) \
+    X(avx10_256, gcm, aesgen_gcm_ghash_avx10_256_ghashkaratsuba) \
+    X(avx10_256, gcm, aesgen_gcm_enc_update_avx10_256_ghashkaratsuba) \
+    X(avx10_256, gcm, aesgen_gcm_dec_update_avx10_256_ghashkaratsuba) \
+    X(avx10_256, gcm, aesgen_gcm_enc_record_avx10_256_ghashkaratsuba) \
+    X(avx10_256, gcm, aesgen_gcm_dec_record_avx10_256_ghashkaratsuba) \
     X(avx10_512, ctr, aesgen_ctr_crypt_avx10_512) \
     X(avx10_512, ctr, aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16) \
     X(avx10_512, xctr, aesgen_xctr_crypt_avx10_512) \
@@ -501,16 +494,11 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rec
     X(avx10_512, gcm, aesgen_gcm_dec_update_avx10_512) \
     X(avx10_512, gcm, aesgen_gcm_enc_record_avx10_512) \
     X(avx10_512, gcm, aesgen_gcm_dec_record_avx10_512) \
-    X(avx10_512, gcm, aesgen_gcm_ghash_avx10_512_ghashschool) \
-    X(avx10_512, gcm, aesgen_gcm_enc_update_avx10_512_ghashschool) \
-    X(avx10_512, gcm, aesgen_gcm_dec_update_avx10_512_ghashschool) \
-    X(avx10_512, gcm, aesgen_gcm_enc_record_avx10_512_ghashschool) \
-    X(avx10_512, gcm, aesgen_gcm_dec_record_avx10_512_ghashschool) \
-    X(avx10_512, gcm, aesgen_gcm_ghash_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unroll8) \
-    X(avx10_512, gcm, aesgen_gcm_enc_update_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unroll8) \
-    X(avx10_512, gcm, aesgen_gcm_dec_update_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unroll8) \
-    X(avx10_512, gcm, aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unroll8) \
-    X(avx10_512, gcm, aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unroll8)
+    X(avx10_512, gcm, aesgen_gcm_ghash_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8) \
+    X(avx10_512, gcm, aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8) \
+    X(avx10_512, gcm, aesgen_gcm_dec_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8) \
+    X(avx10_512, gcm, aesgen_gcm_enc_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8) \
+    X(avx10_512, gcm, aesgen_gcm_dec_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8)
 
 /* Every declaration above has its contract's type (runtime/src/asm_abi.h). */
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_ctr_crypt_vperm_ssse3), aesgen_ctr_fn),
@@ -597,16 +585,16 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_record_avx
                "aesgen_gcm_enc_record_avx10_256: the aesgen_gcm_record_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_record_avx10_256), aesgen_gcm_record_fn),
                "aesgen_gcm_dec_record_avx10_256: the aesgen_gcm_record_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_ghash_avx10_256_ghashschool), aesgen_gcm_ghash_fn),
-               "aesgen_gcm_ghash_avx10_256_ghashschool: the aesgen_gcm_ghash_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_update_avx10_256_ghashschool), aesgen_gcm_update_fn),
-               "aesgen_gcm_enc_update_avx10_256_ghashschool: the aesgen_gcm_update_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_update_avx10_256_ghashschool), aesgen_gcm_update_fn),
-               "aesgen_gcm_dec_update_avx10_256_ghashschool: the aesgen_gcm_update_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_record_avx10_256_ghashschool), aesgen_gcm_record_fn),
-               "aesgen_gcm_enc_record_avx10_256_ghashschool: the aesgen_gcm_record_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_record_avx10_256_ghashschool), aesgen_gcm_record_fn),
-               "aesgen_gcm_dec_record_avx10_256_ghashschool: the aesgen_gcm_record_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_ghash_avx10_256_ghashkaratsuba), aesgen_gcm_ghash_fn),
+               "aesgen_gcm_ghash_avx10_256_ghashkaratsuba: the aesgen_gcm_ghash_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_update_avx10_256_ghashkaratsuba), aesgen_gcm_update_fn),
+               "aesgen_gcm_enc_update_avx10_256_ghashkaratsuba: the aesgen_gcm_update_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_update_avx10_256_ghashkaratsuba), aesgen_gcm_update_fn),
+               "aesgen_gcm_dec_update_avx10_256_ghashkaratsuba: the aesgen_gcm_update_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_record_avx10_256_ghashkaratsuba), aesgen_gcm_record_fn),
+               "aesgen_gcm_enc_record_avx10_256_ghashkaratsuba: the aesgen_gcm_record_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_record_avx10_256_ghashkaratsuba), aesgen_gcm_record_fn),
+               "aesgen_gcm_dec_record_avx10_256_ghashkaratsuba: the aesgen_gcm_record_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_ctr_crypt_avx10_512), aesgen_ctr_fn),
                "aesgen_ctr_crypt_avx10_512: the aesgen_ctr_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16), aesgen_ctr_fn),
@@ -633,25 +621,15 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_record_avx
                "aesgen_gcm_enc_record_avx10_512: the aesgen_gcm_record_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_record_avx10_512), aesgen_gcm_record_fn),
                "aesgen_gcm_dec_record_avx10_512: the aesgen_gcm_record_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_ghash_avx10_512_ghashschool), aesgen_gcm_ghash_fn),
-               "aesgen_gcm_ghash_avx10_512_ghashschool: the aesgen_gcm_ghash_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_update_avx10_512_ghashschool), aesgen_gcm_update_fn),
-               "aesgen_gcm_enc_update_avx10_512_ghashschool: the aesgen_gcm_update_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_update_avx10_512_ghashschool), aesgen_gcm_update_fn),
-               "aesgen_gcm_dec_update_avx10_512_ghashschool: the aesgen_gcm_update_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_record_avx10_512_ghashschool), aesgen_gcm_record_fn),
-               "aesgen_gcm_enc_record_avx10_512_ghashschool: the aesgen_gcm_record_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_record_avx10_512_ghashschool), aesgen_gcm_record_fn),
-               "aesgen_gcm_dec_record_avx10_512_ghashschool: the aesgen_gcm_record_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_ghash_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unroll8), aesgen_gcm_ghash_fn),
-               "aesgen_gcm_ghash_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unroll8: the aesgen_gcm_ghash_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_update_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unroll8), aesgen_gcm_update_fn),
-               "aesgen_gcm_enc_update_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unroll8: the aesgen_gcm_update_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_update_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unroll8), aesgen_gcm_update_fn),
-               "aesgen_gcm_dec_update_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unroll8: the aesgen_gcm_update_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unroll8), aesgen_gcm_record_fn),
-               "aesgen_gcm_enc_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unroll8: the aesgen_gcm_record_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unroll8), aesgen_gcm_record_fn),
-               "aesgen_gcm_dec_record_avx10_512_halvesunpack_keysrows_rectailstitched_tail2_unroll8: the aesgen_gcm_record_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_ghash_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8), aesgen_gcm_ghash_fn),
+               "aesgen_gcm_ghash_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8: the aesgen_gcm_ghash_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8), aesgen_gcm_update_fn),
+               "aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8: the aesgen_gcm_update_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8), aesgen_gcm_update_fn),
+               "aesgen_gcm_dec_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8: the aesgen_gcm_update_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8), aesgen_gcm_record_fn),
+               "aesgen_gcm_enc_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8: the aesgen_gcm_record_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8), aesgen_gcm_record_fn),
+               "aesgen_gcm_dec_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8: the aesgen_gcm_record_fn contract");
 
 #endif /* AESGEN_GEN_H */

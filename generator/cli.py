@@ -201,9 +201,7 @@ def command_list(_args):
     for mode in MODES.values():
         defaults = " ".join(f"{k}={v}" for k, v in sorted(mode.defaults.items()))
         print(f"  {mode.name:<10} {mode.summary}; knobs {', '.join(mode.knobs)} "
-              f"(defaults {defaults}, KEYS=reg on 32-register ISAs, mem on 16"
-              + (", GHASH=karatsuba on 32-register ISAs, school on 16" if "GHASH" in mode.knobs
-                 else "") + ")")
+              f"(defaults {defaults}, KEYS=reg on 32-register ISAs, mem on 16)")
     print("constraints (checked by the plan before anything is rendered):")
     for mode in MODES.values():
         for rule in constraints(mode):

@@ -57,7 +57,7 @@ class GeneratedFunction:
     symbol: str
     base: str                     # key of CONTRACTS
     isa: str
-    variant: str                  # "" or the name of a uarch variant's set ("ghashschool")
+    variant: str                  # "" or the name of a uarch variant's set ("ghashkaratsuba")
 
     @property
     def contract(self) -> Contract:

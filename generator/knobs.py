@@ -140,13 +140,6 @@ def default_keys(isa: Isa) -> str:
     return "reg" if isa.vector_registers >= 32 else "mem"
 
 
-def default_ghash(isa: Isa) -> str:
-    """Karatsuba needs registers for the powers' half sums, which only EVEX has; it saves a
-    VPCLMULQDQ per block, which pays where those compete with VAES (llvm-mca: Zen 4/5
-    about 11% fewer cycles per GCM iteration; Sapphire Rapids unchanged)."""
-    return "karatsuba" if isa.vector_registers >= 32 else "school"
-
-
 def describe_values(name: str) -> str:
     """'1, 2, 4, 8, 16; on vperm_ssse3: 1, 2, 3': the knob's values, then each ISA's own."""
     from .isa import ISAS
@@ -201,8 +194,6 @@ def resolve(mode, isa: Isa, assignments: Dict[str, object]) -> Dict[str, object]
     values.update({name: value for mode_name, name, value in isa.mode_knob_defaults
                    if mode_name == mode.name})
     values["KEYS"] = default_keys(isa)
-    if "GHASH" in mode.knobs:
-        values["GHASH"] = default_ghash(isa)
     names = knobs_of(mode, isa)
     for name, value in assignments.items():
         if name not in names:

@@ -113,7 +113,7 @@ class Variant:
 
 
 def variant_name(diff: Dict[str, object]) -> str:
-    """'ghashschool', 'tail2_unroll4': the knobs that differ, as a symbol suffix."""
+    """'ghashkaratsuba', 'tail2_unroll4': the knobs that differ, as a symbol suffix."""
     return "_".join(f"{k.lower()}{v}" for k, v in sorted(diff.items()))
 
 

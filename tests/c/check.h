@@ -36,7 +36,7 @@ void check_skip(const char *reason_fmt, ...) CHECK_PRINTF(1);
 /* Prints an informational line (not counted). */
 void check_note(const char *fmt, ...) CHECK_PRINTF(1);
 
-/* What runs now (e.g. "avx10_512 variant znver4 (_ghashschool)"), printed after the group
+/* What runs now (e.g. "avx10_512 variant znver4 (_ghashkaratsuba)"), printed after the group
  * on each failure; NULL: nothing. */
 void check_set_context(const char *context);
 

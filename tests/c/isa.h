@@ -30,7 +30,7 @@ enum { TEST_MODE_ctr = 1, TEST_MODE_xctr = 2, TEST_MODE_xts = 4, TEST_MODE_gcm =
 
 /* One set of generated GCM functions. */
 struct test_gcm_set {
-    const char *suffix;                /* "" or a variant's "_ghashschool" */
+    const char *suffix;                /* "" or a variant's "_ghashkaratsuba" */
     aesgen_gcm_ghash_fn *ghash;
     aesgen_gcm_update_fn *enc_update;
     aesgen_gcm_update_fn *dec_update;
@@ -72,7 +72,7 @@ struct test_gcm_set isa_gcm_primary(const struct test_isa *isa);
 bool gcm_set_complete(const struct test_gcm_set *set);
 /* The set aesgen_gcm_init puts in a key after isa_select(isa): the entry's. */
 struct test_gcm_set isa_gcm_expected(const struct test_isa *isa);
-/* "avx10_512" or "avx10_512 variant znver4 (_ghashschool)", for messages. */
+/* "avx10_512" or "avx10_512 variant znver4 (_ghashkaratsuba)", for messages. */
 const char *isa_label(const struct test_isa *isa);
 
 /* Decides test_isas[].runnable: one counted check or skip per ISA. */

@@ -213,9 +213,10 @@ class BenchModes(unittest.TestCase):
         import os
         from unittest import mock
         variant = mca.read_variant(os.path.join(GEN, "avx10_512", "gcm.S"))
+        # znver4's entry (GHASH=school) is the file's own knob set: the default functions
         with mock.patch.dict(os.environ, {"AESGEN_VARIANT": "znver4"}):
             self.assertEqual(report.pick_region(variant, "gcm-enc").name,
-                             "gcm_enc_ghashschool_avx10_512_main_loop")
+                             "gcm_enc_avx10_512_main_loop")
         with mock.patch.dict(os.environ, {"AESGEN_VARIANT": "default"}):
             self.assertEqual(report.pick_region(variant, "gcm-dec").name,
                              "gcm_dec_avx10_512_main_loop")

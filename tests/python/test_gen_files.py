@@ -217,9 +217,13 @@ def header_commands(path):
     return python, make
 
 
+# A knob whose every other value needs another knob changed with it.
+COMPANIONS = {"HALVES": {"GHASH": "karatsuba"}}     # the pairs of Karatsuba's half sums
+
+
 def knob_cases():
-    """Per knob, one (mode, ISA, {knob: non-default value}) that fits; and all of GCM's
-    knobs changed at once."""
+    """Per knob, one (mode, ISA, {knob: non-default value, its companions}) that fits; and
+    all of GCM's knobs changed at once."""
     for name, knob in KNOBS.items():
         found = None
         for mode in MODES.values():
@@ -230,16 +234,17 @@ def knob_cases():
                     continue
                 default = resolve(mode, isa, {})[name]
                 for value in knob.values:
+                    assignments = {**COMPANIONS.get(name, {}), name: value}
                     try:
-                        knobs = resolve(mode, isa, {name: value})
+                        knobs = resolve(mode, isa, assignments)
                     except UsageError:      # e.g. TAIL=4 where the default UNROLL is 2
                         continue
                     if value != default and fits(mode, isa, knobs):
-                        found = (mode, isa, {name: value})
+                        found = (mode, isa, assignments)
                         break
         yield found
     yield get_mode("gcm"), get_isa("avx10_512"), {"UNROLL": 2, "KEYS": "mem", "TAIL": 1,
-                                                  "GHASH": "school"}
+                                                  "GHASH": "karatsuba", "HALVES": "unpack"}
 
 
 # Facts each mode's design header must state before the first instruction (issue 10:
