@@ -198,6 +198,11 @@ enum {
  * ISA: CLASSES(C) is C(max_len, its isa, ITS_NAME, FNS), ascending max_len (gcm: the
  * records; STREAM_CLASSES: gcm's streaming calls); FNS: TUNED (that ISA's functions
  * for the uarch, its variant where it has one) or OWN (the file's own functions) */
+#define AESGEN_GEN_LENGTH_CLASSES_gcm_default(C) \
+    C(32, avx10_256, AVX10_256, TUNED)
+#define AESGEN_GEN_LENGTH_CLASSES_gcm_default_STREAM(C) \
+    C(48, aesni_avx, AESNI_AVX, TUNED) \
+    C(128, avx10_256, AVX10_256, TUNED)
 #define AESGEN_GEN_LENGTH_CLASSES_gcm_znver4(C) \
     C(32, avx10_256, AVX10_256, TUNED)
 #define AESGEN_GEN_LENGTH_CLASSES_gcm_znver4_STREAM(C) \
@@ -208,6 +213,10 @@ enum {
     C(48, aesni_avx, AESNI_AVX, TUNED) \
     C(97, avx10_256, AVX10_256, TUNED) \
     C(511, avx10_512, AVX10_512, OWN)
+#define AESGEN_GEN_LENGTH_CLASSES_xts_default(C) \
+    C(31, aesni_avx, AESNI_AVX, TUNED) \
+    C(47, avx10_256, AVX10_256, TUNED)
+#define AESGEN_GEN_LENGTH_CLASSES_xts_default_STREAM(C)
 #define AESGEN_GEN_LENGTH_CLASSES_xts_znver4(C) \
     C(31, aesni_avx, AESNI_AVX, TUNED) \
     C(128, avx10_256, AVX10_256, TUNED)
@@ -218,8 +227,10 @@ enum {
     C(47, aesni_avx, AESNI_AVX, TUNED)
 #define AESGEN_GEN_LENGTH_CLASSES_xts_znver5_STREAM(C)
 #define AESGEN_GEN_LENGTH_PLANS(X) \
+    X(gcm, DEFAULT, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_gcm_default, AESGEN_GEN_LENGTH_CLASSES_gcm_default_STREAM) \
     X(gcm, ZNVER4, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_gcm_znver4, AESGEN_GEN_LENGTH_CLASSES_gcm_znver4_STREAM) \
     X(gcm, ZNVER5, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_gcm_znver5, AESGEN_GEN_LENGTH_CLASSES_gcm_znver5_STREAM) \
+    X(xts, DEFAULT, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_xts_default, AESGEN_GEN_LENGTH_CLASSES_xts_default_STREAM) \
     X(xts, ZNVER4, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_xts_znver4, AESGEN_GEN_LENGTH_CLASSES_xts_znver4_STREAM) \
     X(xts, ZNVER5, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_xts_znver5, AESGEN_GEN_LENGTH_CLASSES_xts_znver5_STREAM)
 

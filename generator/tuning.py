@@ -15,7 +15,10 @@ measured on; an llvm-mca model of another CPU may rank candidates, never decide)
   For gcm, "classes" are the one-shot records and the optional "stream_classes" the
   streaming calls (aesgen_gcm_aad, aesgen_gcm_*_update).
   A context whose ISA was named (aesgen_*_init_isa, AESGEN_ISA) keeps its ISA at every
-  length.
+  length.  The uarch name "default" is the plan of every CPU whose uarch has no plan of
+  its own for the mode (a CPU in no row of generator/uarch.py included): it replaces the
+  runtime's built-in rule (short GCM streaming calls on aesni_avx), so it says where it
+  was measured and, in its gains, how the measured uarchs' own plans agree with it.
 
 Delete an entry to go back to the defaults.
 """
@@ -84,6 +87,8 @@ def uarch_knobs(mode: str, isa: str, path=None) -> dict:
 
 
 CLASS_VARIANTS = ("uarch", "default")
+# lengths.<mode>.default: the plan of a CPU whose uarch has none of its own for the mode.
+DEFAULT_PLAN = "default"
 
 
 def _classes(where: str, entry: dict, key: str) -> tuple:
@@ -130,9 +135,11 @@ def length_plans(path=None) -> dict:
         for name, entry in sorted(per_uarch.items()):
             where = f"{where_file}: lengths.{mode}.{name}"
             try:
-                get_uarch(name)
+                if name != DEFAULT_PLAN:
+                    get_uarch(name)
             except UsageError as error:
-                raise UsageError(f"{where}: {error}") from None
+                raise UsageError(f"{where}: {error} (or {DEFAULT_PLAN!r}: the plan of "
+                                 "the uarchs without one)") from None
             _check_provenance(where, entry)
             if entry.get("isa") not in ISAS:
                 raise UsageError(f"{where}: unknown ISA {entry.get('isa')!r}; valid: "

@@ -521,8 +521,11 @@ const char *aesgen_variant_name(void)
     PLAN_##mode(UARCH, isa, ISA)
 AESGEN_GEN_LENGTH_PLANS(PLAN_FUNCTIONS)
 
+typedef enum plan_mode { PLAN_MODE_ctr, PLAN_MODE_xctr, PLAN_MODE_xts, PLAN_MODE_gcm } plan_mode;
+
 typedef struct length_plan {
-    aesgen_uarch_id uarch;
+    plan_mode mode;
+    aesgen_uarch_id uarch;      /* AESGEN_UARCH_DEFAULT: the uarchs without a plan of theirs */
     aesgen_isa_id isa;
     unsigned class_isas;        /* 1 << id of each class's ISA: all must be usable */
     unsigned record_isas;       /* those of GCM records: they must pad as the ISA does */
@@ -553,13 +556,13 @@ typedef struct length_plan {
 #define RECORD_ISAS_xts(CLASSES) 0u
 #define RECORD_ISAS_gcm(CLASSES) (0u CLASSES(CLASS_ISA_BIT))
 #define PLAN_ROW(mode, UARCH, isa, ISA, CLASSES, STREAMS)                              \
-    { AESGEN_UARCH_##UARCH, AESGEN_ISA_##ISA,                                          \
+    { PLAN_MODE_##mode, AESGEN_UARCH_##UARCH, AESGEN_ISA_##ISA,                        \
       0u CLASSES(CLASS_ISA_BIT) STREAMS(CLASS_ISA_BIT), RECORD_ISAS_##mode(CLASSES),   \
       { PLAN_FNS_##mode(UARCH, isa, CLASSES, STREAMS) }, pick_##mode##_##isa##_##UARCH, \
       PICK_STREAM_##mode(UARCH, isa) },
 static const length_plan length_plans[] = {
     AESGEN_GEN_LENGTH_PLANS(PLAN_ROW)
-    { AESGEN_UARCH_DEFAULT, AESGEN_ISA_GENERIC, 0, 0, { 0 }, NULL, NULL }   /* the end */
+    { PLAN_MODE_ctr, AESGEN_UARCH_DEFAULT, AESGEN_ISA_GENERIC, 0, 0, { 0 }, NULL, NULL }   /* the end */
 };
 
 int aesgen_length_plan_pick(const aesgen_mode_fns *context, size_t len, aesgen_mode_fns *out)
@@ -596,6 +599,22 @@ static int class_isas_usable(const length_plan *p, const aesgen_isa_impl *impl)
     return 1;
 }
 
+/* Whether plan p holds for an "auto" context of impl on uarch u: its own uarch's plan, or
+ * the default plan ("default" in generator/tuning.json) where u has none for the mode. */
+static int plan_applies(const length_plan *p, aesgen_uarch_id u, const aesgen_isa_impl *impl)
+{
+    if (&isa_table[p->isa] != impl || !class_isas_usable(p, impl))
+        return 0;
+    if (p->uarch == u)
+        return 1;
+    if (p->uarch != AESGEN_UARCH_DEFAULT)
+        return 0;
+    for (size_t i = 0; i + 1 < sizeof length_plans / sizeof length_plans[0]; i++)
+        if (length_plans[i].mode == p->mode && length_plans[i].uarch == u)
+            return 0;
+    return 1;
+}
+
 /* ---- The functions of a new context ---------------------------------------- */
 
 static int gcm_fns_complete(const aesgen_gcm_fns *fns)
@@ -628,7 +647,8 @@ static void context_fns(const aesgen_isa_impl *impl, int automatic, aesgen_mode_
     if (gcm_fns_complete(&v->gcm))
         fns->gcm = v->gcm;
     /* Short GCM calls: "auto" takes the xmm code (every vector ISA runs it, same key
-     * layout, the cheapest prologue); a named ISA keeps its own at every length. */
+     * layout, the cheapest prologue), unless a length plan's stream classes say otherwise
+     * (below); a named ISA keeps its own at every length. */
     const aesgen_isa_impl *small = impl;
 #ifdef AESGEN_GEN_HAVE_ISA_aesni_avx   /* a vendored bundle may leave it out */
     if (automatic && (impl->needs & AESGEN_CPU_AESNI) &&
@@ -645,7 +665,7 @@ static void context_fns(const aesgen_isa_impl *impl, int automatic, aesgen_mode_
         return;
     for (size_t i = 0; i + 1 < sizeof length_plans / sizeof length_plans[0]; i++) {
         const length_plan *p = &length_plans[i];
-        if (p->uarch != u || &isa_table[p->isa] != impl || !class_isas_usable(p, impl))
+        if (!plan_applies(p, u, impl))
             continue;
         if (p->fns.ctr != NULL)
             fns->ctr = p->fns.ctr;

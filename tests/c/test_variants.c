@@ -508,6 +508,52 @@ static bool plan_output_right(const char *mode, union plan_ctx *c, const uint8_t
     return memcmp(got, want, len) == 0;
 }
 
+/* What an "auto" context of the plan's mode holds on the selected variant: its function
+ * (gcm: the record's, and the streaming update's). */
+struct held_fns {
+    void (*call)(void), (*update)(void);
+};
+static struct held_fns auto_context_fns(const struct plan_row *p, const uint8_t *key,
+                                        const uint8_t iv[16])
+{
+    union plan_ctx c;
+    struct held_fns h = { NULL, NULL };
+    if (plan_init(p->mode, &c, key, 128, iv, NULL) != AESGEN_OK)
+        return h;
+    aesgen_mode_fns f = context_of(p->mode, &c);
+    h.call = strcmp(p->mode, "ctr") == 0    ? (void (*)(void))f.ctr
+             : strcmp(p->mode, "xctr") == 0 ? (void (*)(void))f.xctr
+             : strcmp(p->mode, "xts") == 0  ? (void (*)(void))f.xts_encrypt
+                                            : (void (*)(void))f.gcm.enc_record;
+    if (strcmp(p->mode, "gcm") == 0)
+        h.update = (void (*)(void))c.gcm.enc_update;
+    return h;
+}
+
+/* The default plan ("default" in generator/tuning.json) holds for every uarch without a
+ * plan of its own for the mode, and for none with one. */
+static void default_plan_reaches_the_uarchs_without_one(const struct plan_row *p,
+                                                        const uint8_t *key, const uint8_t iv[16])
+{
+    aesgen_select_variant("default");
+    struct held_fns dflt = auto_context_fns(p, key, iv);
+    for (int id = 1; id < AESGEN_UARCH_LIMIT; id++) {
+        bool own = false;
+        for (const struct plan_row *q = plan_rows; q->mode; q++)
+            own = own || (q->uarch == id && strcmp(q->mode, p->mode) == 0);
+        aesgen_select_variant(uarch_names[id]);
+        struct held_fns got = auto_context_fns(p, key, iv);
+        /* only the functions the plan sets: gcm's records with classes, its streaming
+         * calls with stream classes */
+        bool call = p->n && got.call == dflt.call, update = p->n_streams && got.update == dflt.update;
+        bool all = (call || !p->n) && (update || !p->n_streams);
+        check(own ? !call && !update : all, "length plan %s default: %s, %s, %s it", p->mode,
+              uarch_names[id], own ? "which has a plan of its own" : "which has no plan of its own",
+              own ? "takes (some of)" : "does not take");
+    }
+    aesgen_select_variant("default");
+}
+
 static void run_plan(const struct plan_row *p)
 {
     const char *u = uarch_names[p->uarch];
@@ -544,6 +590,8 @@ static void run_plan(const struct plan_row *p)
     rng_fill(iv, sizeof iv);
     rng_fill(pt, 4096 + 64);
     iv[15] = 0xf0;   /* the counter's low byte wraps within the first blocks */
+    if (p->uarch == AESGEN_UARCH_DEFAULT)
+        default_plan_reaches_the_uarchs_without_one(p, key, iv);
     size_t lens[32];
     size_t n = plan_lengths(p->classes, p->n, lens, 30);
     for (size_t bits = 128; bits <= 256; bits += 128) {

@@ -109,6 +109,23 @@ class TuningFile(unittest.TestCase):
         with self.assertRaisesRegex(UsageError, "lengths.ecb: unknown mode"):
             tuning.length_plans()
 
+    def test_the_default_plan(self):
+        # "default": the plan of the uarchs without one of their own (checked like any)
+        good = dict(PROVENANCE, isa="avx10_512", classes=[{"max_len": 31, "isa": "aesni_avx"}])
+        self.write(lengths={"xts": {"default": good, "znver5": good}})
+        self.assertEqual(sorted(tuning.length_plans()["xts"]), ["default", "znver5"])
+        self.write(lengths={"xts": {"default": dict(good, classes=[])}})
+        with self.assertRaisesRegex(UsageError, "lengths.xts.default: no classes"):
+            tuning.length_plans()
+        self.write(lengths={"xts": {"defaults": good}})
+        with self.assertRaisesRegex(UsageError, "unknown uarch 'defaults'; valid: znver4.*"
+                                                "\\(or 'default': the plan of the uarchs"):
+            tuning.length_plans()
+        del good["machine"]
+        self.write(lengths={"xts": {"default": good}})
+        with self.assertRaisesRegex(UsageError, "machine"):
+            tuning.length_plans()
+
     def test_save_variant_keeps_the_others(self):
         tuning.save_variant("ctr", "avx10_512", "znver4", dict(PROVENANCE, knobs={"UNROLL": 4}))
         tuning.save_variant("ctr", "avx10_512", "znver5", dict(PROVENANCE, knobs={"UNROLL": 16}))
@@ -167,10 +184,21 @@ class CommittedTuningFile(unittest.TestCase):
         entries = [(u, e) for per_isa in document["variants"].values()
                    for per_uarch in per_isa.values() for u, e in per_uarch.items()]
         entries += [(u, e) for per_uarch in document["lengths"].values()
-                    for u, e in per_uarch.items()]
+                    for u, e in per_uarch.items() if u != tuning.DEFAULT_PLAN]
         for name, entry in entries:
             wanted = words[name] if isinstance(words[name], tuple) else (words[name],)
             self.assertTrue(any(w in entry["machine"] for w in wanted), (name, entry["machine"]))
+
+    def test_a_default_plan_says_how_the_uarchs_own_plans_compare(self):
+        """The default plan reaches CPUs nobody measured: its gains name every uarch whose
+        own plan of the mode it was held against."""
+        for mode, per_uarch in tuning.load()["lengths"].items():
+            if tuning.DEFAULT_PLAN not in per_uarch:
+                continue
+            gains = per_uarch[tuning.DEFAULT_PLAN]["gains"]
+            for name in per_uarch:
+                if name != tuning.DEFAULT_PLAN:
+                    self.assertIn(name, gains, f"lengths.{mode}.default does not name {name}")
 
 
 if __name__ == "__main__":
