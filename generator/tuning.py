@@ -15,10 +15,9 @@ measured on; an llvm-mca model of another CPU may rank candidates, never decide)
   For gcm, "classes" are the one-shot records and the optional "stream_classes" the
   streaming calls (aesgen_gcm_aad, aesgen_gcm_*_update).
   A context whose ISA was named (aesgen_*_init_isa, AESGEN_ISA) keeps its ISA at every
-  length.  The uarch name "default" is the plan of every CPU whose uarch has no plan of
-  its own for the mode (a CPU in no row of generator/uarch.py included): it replaces the
-  runtime's built-in rule (short GCM streaming calls on aesni_avx), so it says where it
-  was measured and, in its gains, how the measured uarchs' own plans agree with it.
+  length.  The uarch name "default" is the plan of a CPU in no row of generator/uarch.py
+  (and of AESGEN_VARIANT=default), as the files' own functions are its variant; a uarch
+  with a row takes its own plan or none.  Its gains say how the uarchs' own plans agree.
 
 Delete an entry to go back to the defaults.
 """
@@ -87,7 +86,7 @@ def uarch_knobs(mode: str, isa: str, path=None) -> dict:
 
 
 CLASS_VARIANTS = ("uarch", "default")
-# lengths.<mode>.default: the plan of a CPU whose uarch has none of its own for the mode.
+# lengths.<mode>.default: the plan of a CPU in no row of generator/uarch.py.
 DEFAULT_PLAN = "default"
 
 
@@ -139,7 +138,7 @@ def length_plans(path=None) -> dict:
                     get_uarch(name)
             except UsageError as error:
                 raise UsageError(f"{where}: {error} (or {DEFAULT_PLAN!r}: the plan of "
-                                 "the uarchs without one)") from None
+                                 "a CPU in no row)") from None
             _check_provenance(where, entry)
             if entry.get("isa") not in ISAS:
                 raise UsageError(f"{where}: unknown ISA {entry.get('isa')!r}; valid: "

@@ -521,11 +521,8 @@ const char *aesgen_variant_name(void)
     PLAN_##mode(UARCH, isa, ISA)
 AESGEN_GEN_LENGTH_PLANS(PLAN_FUNCTIONS)
 
-typedef enum plan_mode { PLAN_MODE_ctr, PLAN_MODE_xctr, PLAN_MODE_xts, PLAN_MODE_gcm } plan_mode;
-
 typedef struct length_plan {
-    plan_mode mode;
-    aesgen_uarch_id uarch;      /* AESGEN_UARCH_DEFAULT: the uarchs without a plan of theirs */
+    aesgen_uarch_id uarch;      /* AESGEN_UARCH_DEFAULT: a CPU in no row of the uarch table */
     aesgen_isa_id isa;
     unsigned class_isas;        /* 1 << id of each class's ISA: all must be usable */
     unsigned record_isas;       /* those of GCM records: they must pad as the ISA does */
@@ -556,13 +553,13 @@ typedef struct length_plan {
 #define RECORD_ISAS_xts(CLASSES) 0u
 #define RECORD_ISAS_gcm(CLASSES) (0u CLASSES(CLASS_ISA_BIT))
 #define PLAN_ROW(mode, UARCH, isa, ISA, CLASSES, STREAMS)                              \
-    { PLAN_MODE_##mode, AESGEN_UARCH_##UARCH, AESGEN_ISA_##ISA,                        \
+    { AESGEN_UARCH_##UARCH, AESGEN_ISA_##ISA,                                          \
       0u CLASSES(CLASS_ISA_BIT) STREAMS(CLASS_ISA_BIT), RECORD_ISAS_##mode(CLASSES),   \
       { PLAN_FNS_##mode(UARCH, isa, CLASSES, STREAMS) }, pick_##mode##_##isa##_##UARCH, \
       PICK_STREAM_##mode(UARCH, isa) },
 static const length_plan length_plans[] = {
     AESGEN_GEN_LENGTH_PLANS(PLAN_ROW)
-    { PLAN_MODE_ctr, AESGEN_UARCH_DEFAULT, AESGEN_ISA_GENERIC, 0, 0, { 0 }, NULL, NULL }   /* the end */
+    { AESGEN_UARCH_DEFAULT, AESGEN_ISA_GENERIC, 0, 0, { 0 }, NULL, NULL }   /* the end */
 };
 
 int aesgen_length_plan_pick(const aesgen_mode_fns *context, size_t len, aesgen_mode_fns *out)
@@ -596,22 +593,6 @@ static int class_isas_usable(const length_plan *p, const aesgen_isa_impl *impl)
                 isa_table[id].gcm_record_pads != impl->gcm_record_pads)
                 return 0;
         }
-    return 1;
-}
-
-/* Whether plan p holds for an "auto" context of impl on uarch u: its own uarch's plan, or
- * the default plan ("default" in generator/tuning.json) where u has none for the mode. */
-static int plan_applies(const length_plan *p, aesgen_uarch_id u, const aesgen_isa_impl *impl)
-{
-    if (&isa_table[p->isa] != impl || !class_isas_usable(p, impl))
-        return 0;
-    if (p->uarch == u)
-        return 1;
-    if (p->uarch != AESGEN_UARCH_DEFAULT)
-        return 0;
-    for (size_t i = 0; i + 1 < sizeof length_plans / sizeof length_plans[0]; i++)
-        if (length_plans[i].mode == p->mode && length_plans[i].uarch == u)
-            return 0;
     return 1;
 }
 
@@ -665,7 +646,7 @@ static void context_fns(const aesgen_isa_impl *impl, int automatic, aesgen_mode_
         return;
     for (size_t i = 0; i + 1 < sizeof length_plans / sizeof length_plans[0]; i++) {
         const length_plan *p = &length_plans[i];
-        if (!plan_applies(p, u, impl))
+        if (p->uarch != u || &isa_table[p->isa] != impl || !class_isas_usable(p, impl))
             continue;
         if (p->fns.ctr != NULL)
             fns->ctr = p->fns.ctr;

@@ -110,7 +110,7 @@ class TuningFile(unittest.TestCase):
             tuning.length_plans()
 
     def test_the_default_plan(self):
-        # "default": the plan of the uarchs without one of their own (checked like any)
+        # "default": the plan of a CPU in no row of generator/uarch.py (checked like any)
         good = dict(PROVENANCE, isa="avx10_512", classes=[{"max_len": 31, "isa": "aesni_avx"}])
         self.write(lengths={"xts": {"default": good, "znver5": good}})
         self.assertEqual(sorted(tuning.length_plans()["xts"]), ["default", "znver5"])
@@ -119,7 +119,7 @@ class TuningFile(unittest.TestCase):
             tuning.length_plans()
         self.write(lengths={"xts": {"defaults": good}})
         with self.assertRaisesRegex(UsageError, "unknown uarch 'defaults'; valid: znver4.*"
-                                                "\\(or 'default': the plan of the uarchs"):
+                                                "\\(or 'default': the plan of a CPU in no row"):
             tuning.length_plans()
         del good["machine"]
         self.write(lengths={"xts": {"default": good}})
