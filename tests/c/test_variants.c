@@ -543,7 +543,8 @@ static void default_plan_is_for_no_uarch(const struct plan_row *p, const uint8_t
         struct held_fns got = auto_context_fns(p, key, iv);
         /* only the functions the plan sets: gcm's records with classes, its streaming
          * calls with stream classes */
-        bool call = p->n && got.call == dflt.call, update = p->n_streams && got.update == dflt.update;
+        bool call = p->n && got.call == dflt.call;
+        bool update = p->n_streams && got.update == dflt.update;
         check(!call && !update, "length plan %s default: %s does not take it", p->mode,
               uarch_names[id]);
     }
