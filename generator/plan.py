@@ -430,8 +430,8 @@ class GcmPlan(Plan):
         self.records_keep_last = isa.evex
         # With RECTAIL=stitched a record's last two groups of up to N blocks each are one
         # GHASH sum (templates/gcm_record.j2): the RULES' 2N < GCM_H_POWERS (68 powers
-        # since 0.5.0) leaves the key a power for each of their blocks and the lengths
-        # block's
+        # since 0.5.0) leaves the key a power for each of their blocks and one for the
+        # lengths block
         ghash_groups = ("X", "D", "LO", "MI", "HI", "T0", "T1", "ACC", "BSWAP", "GFPOLY",
                         "HP", "HK")
         self.functions["ghash"] = FunctionPlan(
