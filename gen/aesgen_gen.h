@@ -144,7 +144,8 @@ enum {
  * (generator/tuning.json) ---- */
 
 #define AESGEN_GEN_UARCH_COUNT 4
-/* X(name, NAME) in generator/uarch.py's order (ids from 1; 0 is the default) */
+/* X(name, NAME) in generator/uarch.py's order (ids from 1; 0 is DEFAULT, a CPU in
+ * no row, and after them NONE: no uarch's choices, the files' own functions) */
 #define AESGEN_GEN_UARCHES(X) \
     X(znver4, ZNVER4) \
     X(znver5, ZNVER5) \
@@ -162,8 +163,9 @@ enum {
     X(ZNVER1, "AuthenticAMD", 0x17, 0x1, 0x1) \
     X(ZNVER1, "AuthenticAMD", 0x17, 0x11, 0x11) \
     X(ZNVER1, "AuthenticAMD", 0x17, 0x20, 0x20)
-/* X(isa, mode, NAME of the uarch, _variant): the uarch takes the functions
- * <symbol>_variant of gen/<isa>/<mode>.S (a uarch not listed: the file's own) */
+/* X(isa, mode, NAME of the uarch, _variant): the uarch (DEFAULT: a CPU in no row)
+ * takes the functions <symbol>_variant of gen/<isa>/<mode>.S (a uarch not
+ * listed: the file's own) */
 #define AESGEN_GEN_UARCH_VARIANTS_vperm_ssse3(X) \
     X(vperm_ssse3, xts, ZNVER5, _bulkvperm)
 #define AESGEN_GEN_UARCH_VARIANTS_aesni_avx(X) \

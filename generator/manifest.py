@@ -162,7 +162,8 @@ def _uarch_lines(entries: List[dict], isas) -> List[str]:
     out = ["/* ---- Microarchitectures (generator/uarch.py) and their measured choices",
            " * (generator/tuning.json) ---- */", "",
            f"#define AESGEN_GEN_UARCH_COUNT {len(UARCHES)}",
-           "/* X(name, NAME) in generator/uarch.py's order (ids from 1; 0 is the default) */"]
+           "/* X(name, NAME) in generator/uarch.py's order (ids from 1; 0 is DEFAULT, a CPU in",
+           " * no row, and after them NONE: no uarch's choices, the files' own functions) */"]
     out += _macro("AESGEN_GEN_UARCHES(X)",
                   [f"X({u.name}, {u.name.upper()})" for u in UARCHES.values()])
     out += ["/* X(NAME, vendor, display family, first model, last model): one row per model",
@@ -170,8 +171,9 @@ def _uarch_lines(entries: List[dict], isas) -> List[str]:
     out += _macro("AESGEN_GEN_UARCH_MODELS(X)",
                   [f'X({u.name.upper()}, "{u.vendor}", {u.family:#x}, {low:#x}, {high:#x})'
                    for u in UARCHES.values() for low, high in u.models])
-    out += ["/* X(isa, mode, NAME of the uarch, _variant): the uarch takes the functions",
-            " * <symbol>_variant of gen/<isa>/<mode>.S (a uarch not listed: the file's own) */"]
+    out += ["/* X(isa, mode, NAME of the uarch, _variant): the uarch (DEFAULT: a CPU in no row)",
+            " * takes the functions <symbol>_variant of gen/<isa>/<mode>.S (a uarch not",
+            " * listed: the file's own) */"]
     for isa in (i.name for i in isas):
         out += _macro(f"AESGEN_GEN_UARCH_VARIANTS_{isa}(X)",
                       [f"X({e['isa']}, {e['mode']}, {u.upper()}, _{v['name']})"
@@ -199,7 +201,7 @@ def _uarch_lines(entries: List[dict], isas) -> List[str]:
             classes = [c for c in classes if c[1] in held]
             streams = [c for c in streams if c[1] in held]
             name = f"AESGEN_GEN_LENGTH_CLASSES_{mode}_{uarch}"
-            which = {"uarch": "TUNED", "default": "OWN"}
+            which = {"uarch": "TUNED", "own": "OWN"}
             out += _macro(f"{name}(C)", [f"C({n}, {i}, {i.upper()}, {which[v]})"
                                          for n, i, v in classes])
             out += _macro(f"{name}_STREAM(C)", [f"C({n}, {i}, {i.upper()}, {which[v]})"

@@ -8,7 +8,7 @@ from typing import Dict, List
 
 import jinja2
 
-from . import SPDX_LICENSE, VERSION, bitslice, functions, layout, vperm
+from . import SPDX_LICENSE, VERSION, bitslice, functions, layout, tuning, vperm
 from .abi import Abi
 from .knobs import uarch_knobs
 from .errors import TemplateError
@@ -61,6 +61,8 @@ def regenerate_command(mode: Mode, isa: Isa, knobs) -> str:
 def header(mode: Mode, isa: Isa, knobs, abi: Abi, variants=(), skipped=()):
     also = [f"variant _{v.name}: {knob_text(v.diff)} (for {', '.join(v.uarches)}; "
             "generator/tuning.json), named <symbol>_" + v.name for v in variants]
+    if any(tuning.DEFAULT in v.uarches for v in variants):
+        also.append(f"({tuning.DEFAULT}: a CPU in no row of generator/uarch.py)")
     also += [f"no variant for {uarch}: {reason}" for uarch, reason in skipped]
     return [
         f"SPDX-License-Identifier: {SPDX_LICENSE}",
@@ -108,7 +110,8 @@ class Variant:
     name: str                       # symbols end in _<name>
     knobs: Dict[str, object]        # all of its knobs
     diff: Dict[str, object]         # the ones that differ from the file's
-    uarches: List[str]              # generator/uarch.py names, in its order
+    uarches: List[str]              # "default" (a CPU in no row), then generator/uarch.py
+                                    # names, in its order
     plan: object = None
 
 
@@ -119,13 +122,14 @@ def variant_name(diff: Dict[str, object]) -> str:
 
 def variants(mode: Mode, isa: Isa, knobs):
     """([Variant], [(uarch, reason)]): one set per distinct knob set that
-    generator/tuning.json measured for a uarch on this mode and ISA and that differs from
+    generator/tuning.json measured for a uarch (or a CPU in no row: "default") on this
+    mode and ISA and that differs from
     knobs (uarches sharing one set share its functions); the per-uarch knobs override the
     file's, so a file generated with other knobs keeps each uarch's measured choice.  A set
     whose plan does not fit is left out (that uarch takes the file's functions), and said."""
     tuned = uarch_knobs(mode, isa)
     found, skipped = {}, []
-    for uarch in UARCHES:
+    for uarch in (tuning.DEFAULT, *UARCHES):
         if uarch not in tuned:
             continue
         other = dict(knobs, **tuned[uarch])
@@ -151,13 +155,14 @@ _LOCAL_LABEL = re.compile(r"(?<![\w.$])(\.L[\w$]+)(?![\w$])")
 _MCA_BEGIN = re.compile(r"^(\s*\.mca_begin\s+)([^\s,]+)", re.M)
 
 
-def _apart(text: str, primary: str, suffix: str) -> str:
+def _apart(text: str, before: str, suffix: str) -> str:
     """A variant's text with the local labels and LLVM-MCA region names it shares with
-    the primary text suffixed (templates need not name their labels per variant)."""
-    shared = set(_LABEL_DEFINITION.findall(text)) & set(_LABEL_DEFINITION.findall(primary))
+    the text before it suffixed (templates need not name their labels per
+    variant)."""
+    shared = set(_LABEL_DEFINITION.findall(text)) & set(_LABEL_DEFINITION.findall(before))
     text = _LOCAL_LABEL.sub(lambda m: m.group(1) + suffix if m.group(1) in shared
                             else m.group(1), text)
-    regions = {m.group(2) for m in _MCA_BEGIN.finditer(primary)}
+    regions = {m.group(2) for m in _MCA_BEGIN.finditer(before)}
     return _MCA_BEGIN.sub(lambda m: m.group(1) + m.group(2)
                           + (suffix if m.group(2) in regions else ""), text)
 
@@ -189,7 +194,9 @@ def build(mode: Mode, isa: Isa, knobs, abi: Abi, printers=None,
     primary = render_neutral(plan, abi)
     neutral = primary
     for v in extra:
-        neutral += "\n" + _apart(render_neutral(v.plan, abi, "_" + v.name), primary,
+        # apart from the primary text and every variant before it (two variants may
+        # share a local label the primary does not have, e.g. ONEPASS=groups's loop)
+        neutral += "\n" + _apart(render_neutral(v.plan, abi, "_" + v.name), neutral,
                                  "_" + v.name)
     try:
         statements = parse(neutral)

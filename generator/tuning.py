@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """generator/tuning.json: what was measured faster on one microarchitecture, and where.
 
-Two tables, both keyed by a uarch of generator/uarch.py and each entry carrying the
-machine, the date and the measured gains (an entry is applied only on the uarch it was
-measured on; an llvm-mca model of another CPU may rank candidates, never decide):
+Two tables, both keyed by a uarch of generator/uarch.py (or "default": a CPU in no row of
+it, see below) and each entry carrying the machine, the date and the measured gains (an
+entry is applied only on the uarch it was measured on; an llvm-mca model of another CPU
+may rank candidates, never decide):
 
 - variants: mode -> ISA -> uarch -> {"knobs": {KNOB: value}, ...}.  The generator renders
   the ISA's file with its default knobs plus, for each uarch whose knobs differ, a
@@ -15,9 +16,14 @@ measured on; an llvm-mca model of another CPU may rank candidates, never decide)
   For gcm, "classes" are the one-shot records and the optional "stream_classes" the
   streaming calls (aesgen_gcm_aad, aesgen_gcm_*_update).
   A context whose ISA was named (aesgen_*_init_isa, AESGEN_ISA) keeps its ISA at every
-  length.  The uarch name "default" is the plan of a CPU in no row of generator/uarch.py
-  (and of AESGEN_VARIANT=default), as the files' own functions are its variant; a uarch
-  with a row takes its own plan or none.  Its gains say how the uarchs' own plans agree.
+  length.
+
+The name "default" in either table is the entry of a CPU in no row of generator/uarch.py
+(and of AESGEN_VARIANT=default): its knobs are a variant like a uarch's, its length plan a
+plan like a uarch's.  A uarch with a row takes its own entries or the files' own
+functions and no plan, never the default's: nothing measured the default's there.  A
+default entry is measured on one CPU in no row, so its gains also say how the uarchs'
+own entries of that mode compare (the same shape measured elsewhere, or not).
 
 Delete an entry to go back to the defaults.
 """
@@ -66,18 +72,27 @@ def _check_provenance(where: str, entry) -> None:
                          "and what was measured)")
 
 
+# variants.<mode>.<isa>.default and lengths.<mode>.default: the entries of a CPU in no row
+# of generator/uarch.py.
+DEFAULT = "default"
+
+
+def check_name(where: str, name: str) -> None:
+    """A uarch of generator/uarch.py or DEFAULT, else UsageError naming the valid ones."""
+    from .uarch import UARCHES
+    if name != DEFAULT and name not in UARCHES:
+        raise UsageError(f"{where}: unknown uarch '{name}'; valid: {DEFAULT} (a CPU in no "
+                         f"row of generator/uarch.py), {', '.join(UARCHES)}")
+
+
 def uarch_knobs(mode: str, isa: str, path=None) -> dict:
     """{uarch: {KNOB: value}} of the variants table for this mode and ISA (unchecked
     knobs: generator/knobs.py checks them against the mode)."""
-    from .uarch import get_uarch          # noqa: the table of names
     where_file = path or TUNING_FILE
     out = {}
     for name, entry in load(path)["variants"].get(mode, {}).get(isa, {}).items():
         where = f"{where_file}: variants.{mode}.{isa}.{name}"
-        try:
-            get_uarch(name)
-        except UsageError as error:
-            raise UsageError(f"{where}: {error}") from None
+        check_name(where, name)
         _check_provenance(where, entry)
         if not isinstance(entry.get("knobs"), dict):
             raise UsageError(f"{where}: no 'knobs' object")
@@ -85,15 +100,13 @@ def uarch_knobs(mode: str, isa: str, path=None) -> dict:
     return out
 
 
-CLASS_VARIANTS = ("uarch", "default")
-# lengths.<mode>.default: the plan of a CPU in no row of generator/uarch.py.
-DEFAULT_PLAN = "default"
+CLASS_VARIANTS = ("uarch", "own")
 
 
 def _classes(where: str, entry: dict, key: str) -> tuple:
     """((max_len, isa, variant), ...) of entry[key], checked: ascending, other ISAs than
     entry's.  variant: "uarch" (absent: the ISA's functions for the plan's uarch, its
-    variant where it has one) or "default" (the file's own functions, which may then be
+    variant where it has one) or "own" (the file's own functions, which may then be
     the plan's ISA itself: e.g. short calls keep the built-in knobs a uarch variant
     trades for long ones)."""
     from .isa import ISAS
@@ -113,7 +126,7 @@ def _classes(where: str, entry: dict, key: str) -> tuple:
                              f"{', '.join(CLASS_VARIANTS)}")
         if c["isa"] == entry["isa"] and variant == "uarch":
             raise UsageError(f"{where}: a class of {entry['isa']} itself (its own "
-                             "functions: \"variant\": \"default\")")
+                             "functions: \"variant\": \"own\")")
         classes.append((max_len, c["isa"], variant))
         last = max_len
     return tuple(classes)
@@ -124,7 +137,6 @@ def length_plans(path=None) -> dict:
     checked (the stream classes, gcm only, may be empty)."""
     from .isa import ISAS
     from .modes import MODES
-    from .uarch import get_uarch
     where_file = path or TUNING_FILE
     out = {}
     for mode, per_uarch in sorted(load(path)["lengths"].items()):
@@ -133,12 +145,7 @@ def length_plans(path=None) -> dict:
                              f"{', '.join(MODES)}")
         for name, entry in sorted(per_uarch.items()):
             where = f"{where_file}: lengths.{mode}.{name}"
-            try:
-                if name != DEFAULT_PLAN:
-                    get_uarch(name)
-            except UsageError as error:
-                raise UsageError(f"{where}: {error} (or {DEFAULT_PLAN!r}: the plan of "
-                                 "a CPU in no row)") from None
+            check_name(where, name)
             _check_provenance(where, entry)
             if entry.get("isa") not in ISAS:
                 raise UsageError(f"{where}: unknown ISA {entry.get('isa')!r}; valid: "

@@ -19,12 +19,14 @@ rotating), and compares each variant with the default knobs *of the same round*;
 table shows medians over rounds.
 
 The default is what this machine's uarch (generator/uarch.py) runs today: the built-in
-knobs, or its entry of generator/tuning.json.  Every variant is timed with its file's own
-functions (AESGEN_VARIANT=default), not a uarch variant the file also holds.
+knobs, or its entry of generator/tuning.json (on a CPU in no row of the table, the
+"default" entry).  Every variant is timed with its file's own functions
+(AESGEN_VARIANT=none), not a uarch variant the file also holds.
 
 --apply writes the winner into generator/tuning.json, as the entry of this machine's
-uarch only (with the machine, the date and the measured gains; an entry for another
-uarch must be measured there: llvm-mca's models of other CPUs may rank, never decide),
+uarch only, or the "default" entry on a CPU in no row (with the machine, the date and the
+measured gains; an entry for another uarch must be measured there: llvm-mca's models of
+other CPUs may rank, never decide),
 and only when the win is clear and repeatable: more than APPLY_MARGIN at some length
 and key size (median of the per-round ratios to the default, no round slower), more
 than APPLY_NOISE over all of them (geometric mean), and no loss beyond APPLY_NOISE at
@@ -98,11 +100,17 @@ class Candidate:
 
 # ---- the sweep ---------------------------------------------------------------------------
 
+def entry_name(uarch) -> str:
+    """generator/tuning.json's name for this machine's entries: its uarch, or "default"
+    (None: a CPU in no row of generator/uarch.py)."""
+    return uarch.name if uarch else tuning.DEFAULT
+
+
 def current_knobs(mode, isa, uarch=None) -> Dict[str, object]:
     """The knobs this uarch runs today: the built-in defaults with its measured entry of
-    generator/tuning.json over them (None: no uarch, the defaults)."""
+    generator/tuning.json over them (None: a CPU in no row, the "default" entry)."""
     knobs = resolve(mode, isa, {})
-    tuned = uarch_knobs(mode, isa).get(uarch.name) if uarch else None
+    tuned = uarch_knobs(mode, isa).get(entry_name(uarch))
     if tuned:
         knobs = dict(knobs, **tuned)
         if knobs.get("TAIL", 0) > knobs.get("UNROLL", 0):
@@ -263,7 +271,7 @@ class Workspace:
 def bench_env(c: Candidate, **extra) -> Dict[str, str]:
     """The environment of a variant's bench run: the candidate's own functions are timed
     (the file's), not a uarch variant the file also holds for this CPU."""
-    return dict(os.environ, AESGEN_VARIANT="default", **extra)
+    return dict(os.environ, AESGEN_VARIANT="none", **extra)
 
 
 def bench_modes(c: Candidate, mode: str, isa: str) -> List[str]:
@@ -540,14 +548,17 @@ def chart(path, mode, isa, ranked: List[Ranked], model: Optional[str], bench_mod
 
 
 def apply_entry(r: Ranked, default: Candidate, rounds: int, uarch) -> dict:
-    """generator/tuning.json's entry for this machine's uarch: the winner's knobs, where
-    and when it was measured, and its gains over what the uarch ran before."""
+    """generator/tuning.json's entry for this machine's uarch (None: a CPU in no row, the
+    "default" entry): the winner's knobs, where and when it was measured, and its gains
+    over what the uarch ran before."""
     ratios = {f"{case[0]}_aes{case[1]}_{case[2]}": round(statistics.median(v), 4)
               for case, v in sorted(r.ratios.items())}
     spread = {f"{case[0]}_aes{case[1]}_{case[2]}": [round(min(v), 4), round(max(v), 4)]
               for case, v in sorted(r.ratios.items())}
     return {"knobs": r.candidate.knobs, "replaces": default.knobs,
-            "machine": f"{mca.cpu_description()} ({uarch.name}: {uarch.summary})",
+            "machine": f"{mca.cpu_description()} "
+                       + (f"({uarch.name}: {uarch.summary})" if uarch else
+                          "(in no row of generator/uarch.py)"),
             "date": datetime.date.today().isoformat(),
             "gains": "median over rounds of % of ceiling / the replaced knobs' in the same "
                      "round, per case: " + ", ".join(f"{k} {v:.3f}" for k, v in ratios.items()),
@@ -555,14 +566,12 @@ def apply_entry(r: Ranked, default: Candidate, rounds: int, uarch) -> dict:
             "rounds": rounds, "llvm_mca_host_model": mca.host_model()}
 
 
-def apply(mode, isa, r: Ranked, default: Candidate, rounds: int, uarch=None):
-    uarch = uarch or host_uarch()
-    if uarch is None:
-        raise UsageError("this CPU is no uarch of generator/uarch.py (its vendor, family and "
-                         "model match no row): add its row there before applying; an entry "
-                         "is applied only on the uarch it was measured on")
-    tuning.save_variant(mode, isa, uarch.name, apply_entry(r, default, rounds, uarch))
-    say(f"applied: generator/tuning.json variants.{mode}.{isa}.{uarch.name} = "
+def apply(mode, isa, r: Ranked, default: Candidate, rounds: int, uarch):
+    """Writes the entry of this machine's uarch (None: the "default" entry, that of every
+    CPU in no row of generator/uarch.py, replacing one measured on another such CPU)."""
+    name = entry_name(uarch)
+    tuning.save_variant(mode, isa, name, apply_entry(r, default, rounds, uarch))
+    say(f"applied: generator/tuning.json variants.{mode}.{isa}.{name} = "
         f"{r.candidate.tag}; now run `make gen && make mca-baseline && make test` and commit "
         f"gen/, generator/tuning.json and mca/baseline.json")
 
@@ -577,7 +586,7 @@ def explore(mode, isa, build, rounds, samples, do_apply, only="") -> int:
     workspace = Workspace(BaseBuild(os.path.join(REPO, build)), mode, isa, root)
     uarch = host_uarch()
     say(f"  this machine: {mca.cpu_description()}, uarch "
-        f"{uarch.name if uarch else 'none of generator/uarch.py (--apply refuses)'}")
+        f"{uarch.name if uarch else 'none of generator/uarch.py (its entries: default)'}")
     candidates = sweep(mode, isa, uarch, parse_only(only, mode))
     if only:
         say(f"  only the variants with {only} (and what this uarch runs today)")

@@ -38,6 +38,8 @@ def preferred_variant(variant: mca.Variant) -> str:
     aesgen_variant_current in runtime/src/isa.c: AESGEN_VARIANT, else the CPU's uarch),
     from the file's manifest entry; "" for its own functions."""
     name = os.environ.get("AESGEN_VARIANT", "")
+    if name == "none":
+        return ""
     if name not in uarch.UARCHES and name != "default":
         host = uarch.host_uarch()
         name = host.name if host else "default"

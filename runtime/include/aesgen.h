@@ -107,15 +107,17 @@ AESGEN_API int         aesgen_isa_supported(const char *name); /* 1 if usable he
  * with other knobs, measured faster there (generator/tuning.json; "znver4", "znver5",
  * "sapphirerapids", ...), and with the ISA "auto" chose, short calls may go to another
  * ISA's code measured faster at that length.  By default the CPU's uarch (CPUID vendor,
- * family, model) decides; AESGEN_VARIANT=default|auto|NAME in the environment, read once
- * at first use, and aesgen_select_variant override it: "default" takes the files' own
- * functions everywhere, a uarch name that uarch's choices (on any CPU that runs the
- * ISA), "auto" the CPU's.  Unknown name -> AESGEN_EINVAL, nothing changed (an unknown
- * AESGEN_VARIANT is ignored).  Process-wide; contexts initialized after the call take
- * it.  Every variant computes the same bytes.
+ * family, model) decides, and a CPU in none of the table's rows takes the "default"
+ * choices; AESGEN_VARIANT=default|none|auto|NAME in the environment, read once at first
+ * use, and aesgen_select_variant override it: a uarch name (or "default") takes those
+ * choices (on any CPU that runs the ISA), "none" no uarch's: the files' own functions
+ * everywhere and no length plan, "auto" the CPU's.  Unknown name -> AESGEN_EINVAL,
+ * nothing changed (an unknown AESGEN_VARIANT is ignored).  Process-wide; contexts
+ * initialized after the call take it.  Every variant computes the same bytes.
  */
 AESGEN_API int         aesgen_select_variant(const char *name);
-AESGEN_API const char *aesgen_variant_name(void);   /* "default" or a uarch, never "auto" */
+/* "default", "none" or a uarch, never "auto" */
+AESGEN_API const char *aesgen_variant_name(void);
 
 /*
  * The expanded AES key as the assembly reads it (see runtime/src/asm_abi.h):

@@ -119,13 +119,16 @@ typedef struct aesgen_mode_fns {
     aesgen_gcm_fns  gcm_short;
 } aesgen_mode_fns;
 
-/* Microarchitectures (generator/uarch.py, gen/aesgen_gen.h); 0 is "default": the
- * functions of the generated files' own knobs. */
+/* Microarchitectures (generator/uarch.py, gen/aesgen_gen.h).  0 is "default": a CPU in
+ * no row of the table, which takes generator/tuning.json's "default" entries (a variant
+ * and a length plan like a uarch's, where measured); "none" takes no uarch's choices:
+ * the generated files' own functions and no length plan (no CPU is "none"). */
 typedef enum aesgen_uarch_id {
     AESGEN_UARCH_DEFAULT = 0,
 #define AESGEN_UARCH_ID(name, NAME) AESGEN_UARCH_##NAME,
     AESGEN_GEN_UARCHES(AESGEN_UARCH_ID)
 #undef AESGEN_UARCH_ID
+    AESGEN_UARCH_NONE,
     AESGEN_UARCH_LIMIT
 } aesgen_uarch_id;
 
@@ -152,7 +155,7 @@ typedef struct aesgen_isa_impl {
     aesgen_mode_fns variants[AESGEN_UARCH_LIMIT];
 } aesgen_isa_impl;
 
-/* The uarch whose variants new contexts take: AESGEN_VARIANT (default|NAME) on first
+/* The uarch whose variants new contexts take: AESGEN_VARIANT (default|none|NAME) on first
  * use, or aesgen_select_variant's, else the CPU's (aesgen_uarch_for_cpu). */
 aesgen_uarch_id aesgen_variant_current(void);
 /* For tests: where context holds a length plan's function (aesgen_isa_resolve's *fns, or

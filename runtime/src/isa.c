@@ -304,6 +304,7 @@ static const char *const uarch_names[AESGEN_UARCH_LIMIT] = {
 #define UARCH_NAME(name, NAME) [AESGEN_UARCH_##NAME] = #name,
     AESGEN_GEN_UARCHES(UARCH_NAME)
 #undef UARCH_NAME
+    [AESGEN_UARCH_NONE] = "none",
 };
 
 typedef struct uarch_models {
@@ -334,7 +335,7 @@ aesgen_uarch_id aesgen_uarch_for_cpu(const char *vendor, unsigned family, unsign
 #define VARIANT_AUTO  (-2)   /* parse result only: the CPU's */
 static atomic_int selected_variant = VARIANT_UNSET;
 
-/* "auto" -> VARIANT_AUTO, "default" or a uarch name -> its id, else -1. */
+/* "auto" -> VARIANT_AUTO, "default", "none" or a uarch name -> its id, else -1. */
 static int parse_variant_name(const char *name)
 {
     if (name == NULL)

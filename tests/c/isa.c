@@ -220,7 +220,7 @@ bool isa_asm_callable(const struct test_isa *isa)
 
 bool isa_select(const struct test_isa *isa)
 {
-    const char *variant = isa->variant ? isa->variant : "default";
+    const char *variant = isa->variant ? isa->variant : "none";
     check_set_context(isa->variant ? isa_label(isa) : NULL);
     int rc = aesgen_select_isa(isa->name);
     int vrc = aesgen_select_variant(variant);

@@ -81,7 +81,7 @@ void isa_resolve(void);
 /* The asm ISA's generated functions can be called directly: it is runnable here. */
 bool isa_asm_callable(const struct test_isa *isa);
 
-/* Selects the ISA in the library, and the entry's variant ("default" for a default
+/* Selects the ISA in the library, and the entry's variant ("none" for a default
  * entry), a counted check; false if that failed.  Failures print the label from now on. */
 bool isa_select(const struct test_isa *isa);
 /* Back to the CPU's variant ("auto") and no label (main.c, before each group). */

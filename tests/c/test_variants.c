@@ -38,6 +38,7 @@ static const char *const uarch_names[AESGEN_UARCH_LIMIT] = {
 #define UARCH_NAME(name, NAME) [AESGEN_UARCH_##NAME] = #name,
     AESGEN_GEN_UARCHES(UARCH_NAME)
 #undef UARCH_NAME
+    [AESGEN_UARCH_NONE] = "none",
 };
 
 static const struct signature {

@@ -37,7 +37,9 @@ class Sweep(unittest.TestCase):
         mode, isa = get_mode("xts"), get_isa("avx10_512")
         only = explore.parse_only("TWEAK=ahead,UNROLL=4", mode)
         self.assertEqual(only, {"TWEAK": "ahead", "UNROLL": 4})
-        candidates = explore.sweep(mode, isa, None, only)
+        from generator.uarch import UARCHES
+        # znver4 has no xts entry: its default is the files' own knobs
+        candidates = explore.sweep(mode, isa, UARCHES["znver4"], only)
         self.assertEqual(candidates[0].knobs["TWEAK"], "clmul")
         self.assertTrue(candidates[0].is_default)
         rest = candidates[1:]
@@ -137,7 +139,8 @@ class BenchEnvironment(unittest.TestCase):
         for knobs in ({"GHASH": "karatsuba", "UNROLL": 4}, {"UNROLL": 8}):
             c = explore.Candidate(knobs=knobs, is_default=False)
             env = explore.bench_env(c, BENCH_QUICK="1")
-            self.assertEqual((env["AESGEN_VARIANT"], env["BENCH_QUICK"]), ("default", "1"))
+            # "none": the file's own functions; "default" is the entry of a CPU in no row
+            self.assertEqual((env["AESGEN_VARIANT"], env["BENCH_QUICK"]), ("none", "1"))
 
 
 class ApplyForThisUarch(unittest.TestCase):
@@ -178,14 +181,21 @@ class ApplyForThisUarch(unittest.TestCase):
         self.assertEqual(explore.current_knobs(get_mode("ctr"), get_isa("avx10_512"),
                                                UARCHES["znver5"])["UNROLL"], 8)
 
-    def test_refuses_a_cpu_of_no_uarch(self):
-        from unittest import mock
-        from generator.errors import UsageError
+    def test_a_cpu_in_no_row_writes_the_default_entry(self):
+        from generator.uarch import UARCHES
         r, default = self.winner()
-        with mock.patch.object(explore, "host_uarch", return_value=None):
-            with self.assertRaisesRegex(UsageError, "no uarch of generator/uarch.py"):
-                explore.apply("ctr", "avx10_512", r, default, 3)
-        self.assertEqual(self.tuning.load()["variants"], {})
+        explore.apply("ctr", "avx10_512", r, default, 3, None)
+        entry = self.tuning.load()["variants"]["ctr"]["avx10_512"]
+        self.assertEqual(list(entry), ["default"])
+        self.assertEqual(entry["default"]["knobs"]["UNROLL"], 4)
+        self.assertIn("in no row of generator/uarch.py", entry["default"]["machine"])
+        self.assertIn("ctr_aes256_4096 1.060", entry["default"]["gains"])
+        # a CPU in no row now starts its sweeps from it; a uarch with a row does not
+        self.assertEqual(explore.current_knobs(get_mode("ctr"), get_isa("avx10_512"),
+                                               None)["UNROLL"], 4)
+        for name in UARCHES:
+            self.assertEqual(explore.current_knobs(get_mode("ctr"), get_isa("avx10_512"),
+                                                   UARCHES[name])["UNROLL"], 8, name)
 
 
 class BenchModes(unittest.TestCase):
@@ -201,7 +211,7 @@ class BenchModes(unittest.TestCase):
         import os
         from unittest import mock
         variant = mca.read_variant(os.path.join(GEN, "avx10_512", "ctr.S"))
-        with mock.patch.dict(os.environ, {"AESGEN_VARIANT": "default"}):
+        with mock.patch.dict(os.environ, {"AESGEN_VARIANT": "none"}):
             self.assertEqual(report.pick_region(variant, "ctr").name, "ctr_avx10_512_main_loop")
             self.assertIsNone(report.pick_region(variant, "ctr-dec"))
         # znver5 runs its variant (generator/tuning.json), whose region carries the suffix
@@ -217,7 +227,7 @@ class BenchModes(unittest.TestCase):
         with mock.patch.dict(os.environ, {"AESGEN_VARIANT": "znver4"}):
             self.assertEqual(report.pick_region(variant, "gcm-enc").name,
                              "gcm_enc_avx10_512_main_loop")
-        with mock.patch.dict(os.environ, {"AESGEN_VARIANT": "default"}):
+        with mock.patch.dict(os.environ, {"AESGEN_VARIANT": "none"}):
             self.assertEqual(report.pick_region(variant, "gcm-dec").name,
                              "gcm_dec_avx10_512_main_loop")
         # znver5: the manifest's variant for that uarch (Karatsuba, UNROLL=8, ...)

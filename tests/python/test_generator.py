@@ -669,6 +669,20 @@ class UarchVariants(unittest.TestCase):
                                     capture_output=True, text=True)
             self.assertEqual(result.returncode, 0, result.stderr[:500])
 
+    def test_two_variants_with_a_label_the_files_own_lacks(self):
+        # ONEPASS=groups's loop label is in neither the file's own functions (ONEPASS=loop)
+        # nor any one variant's alone: each variant gets its own
+        self.write({"xts": {"avx10_512": {
+            "default": {"ONEPASS": "groups", "TWEAK": "ahead", "UNROLL": 2, "TAIL": 1},
+            "znver5": {"ONEPASS": "groups", "TWEAK": "ahead", "TWEAKENC": "rows"}}}})
+        mode, isa = get_mode("xts"), get_isa("avx10_512")
+        output = build(mode, isa, resolve(mode, isa, {}), SYSV)
+        self.assertEqual(len(output.variants), 2)
+        labels = [line.split(":")[0].strip() for line in output.texts["S"].splitlines()
+                  if line.startswith(".L") and line.rstrip().endswith(":")]
+        self.assertEqual(len(labels), len(set(labels)))
+        self.assertTrue(any("group" in label for label in labels))
+
     def test_bad_entries_name_the_file_and_valid_values(self):
         self.write({"ctr": {"avx10_512": {"znver4": {"UNROLL": 3}}}})
         mode, isa = get_mode("ctr"), get_isa("avx10_512")
@@ -676,9 +690,28 @@ class UarchVariants(unittest.TestCase):
                                                 "bad value 3 for UNROLL; valid: 1, 2, 4, 8, 16"):
             generate(mode, isa, resolve(mode, isa, {}), SYSV)
         self.write({"ctr": {"avx10_512": {"zen9": {"UNROLL": 4}}}})
-        with self.assertRaisesRegex(UsageError, "unknown uarch 'zen9'; valid: znver4, znver5, "
-                                                "sapphirerapids"):
+        with self.assertRaisesRegex(UsageError, "unknown uarch 'zen9'; valid: default \\(a "
+                                                "CPU in no row of generator/uarch.py\\), "
+                                                "znver4, znver5, sapphirerapids"):
             generate(mode, isa, resolve(mode, isa, {}), SYSV)
+
+    def test_the_default_entry_is_a_variant_like_a_uarchs(self):
+        # "default": the knobs of a CPU in no row of generator/uarch.py, listed first
+        # (the runtime's id 0) and shared with a uarch of the same knobs
+        self.write({"ctr": {"avx10_512": {"znver5": {"UNROLL": 4, "TAIL": 2},
+                                          "default": {"UNROLL": 4, "TAIL": 2},
+                                          "znver4": {"TAILCTR": "bytes"}}}})
+        mode, isa = get_mode("ctr"), get_isa("avx10_512")
+        output = build(mode, isa, resolve(mode, isa, {}), SYSV)
+        self.assertEqual([(v.name, v.uarches) for v in output.variants],
+                         [("tail2_unroll4", ["default", "znver5"]),
+                          ("tailctrbytes", ["znver4"])])
+        self.assertIn("# variant _tail2_unroll4: TAIL=2 UNROLL=4 (for default, znver5;",
+                      output.texts["S"])
+        self.assertIn("# (default: a CPU in no row of generator/uarch.py)", output.texts["S"])
+        names = self.globals_of(output.texts["S"])
+        self.assertIn("aesgen_ctr_crypt_avx10_512_tail2_unroll4", names)
+        self.assertIn("aesgen_ctr_crypt_avx10_512", names)
 
     def test_no_variants_without_entries(self):
         self.write({})

@@ -57,7 +57,8 @@ class TuningFile(unittest.TestCase):
 
     def test_unknown_uarch_and_knob_are_named(self):
         self.write({"ctr": {"avx10_512": {"skylake": dict(PROVENANCE, knobs={"UNROLL": 4})}}})
-        with self.assertRaisesRegex(UsageError, "unknown uarch 'skylake'; valid: znver4"):
+        with self.assertRaisesRegex(UsageError, "unknown uarch 'skylake'; valid: default \\(a "
+                                                "CPU in no row of generator/uarch.py\\), znver4"):
             tuning.uarch_knobs("ctr", "avx10_512")
         self.write({"ctr": {"avx10_512": {"znver4": dict(PROVENANCE, knobs={"GHASH": "school"})}}})
         with self.assertRaisesRegex(UsageError, "GHASH does not apply to mode ctr"):
@@ -87,9 +88,9 @@ class TuningFile(unittest.TestCase):
                          ((32, "aesni_avx", "uarch"), (128, "avx10_256", "uarch")))
         # the plan's own ISA, as its file's own functions (not the uarch's variant)
         self.write(lengths={"gcm": {"znver5": dict(good, stream_classes=[
-            {"max_len": 511, "isa": "avx10_512", "variant": "default"}])}})
+            {"max_len": 511, "isa": "avx10_512", "variant": "own"}])}})
         self.assertEqual(tuning.length_plans()["gcm"]["znver5"][2],
-                         ((511, "avx10_512", "default"),))
+                         ((511, "avx10_512", "own"),))
         bad_cases = [
             (dict(good, classes=[{"max_len": 256, "isa": "avx10_256"},
                                  {"max_len": 31, "isa": "aesni_avx"}]), "ascending"),
@@ -97,7 +98,10 @@ class TuningFile(unittest.TestCase):
             (dict(good, isa="sse2"), "unknown ISA 'sse2'"),
             (dict(good, classes=[{"max_len": 64, "isa": "avx10_512"}]), "of avx10_512 itself"),
             (dict(good, classes=[{"max_len": 64, "isa": "avx10_512", "variant": "znver4"}]),
-             "bad variant 'znver4'; valid: uarch, default"),
+             "bad variant 'znver4'; valid: uarch, own"),
+            # "default" is the name of a CPU in no row's entries, not of the file's own
+            (dict(good, classes=[{"max_len": 64, "isa": "avx10_512", "variant": "default"}]),
+             "bad variant 'default'; valid: uarch, own"),
             (dict(good, classes=[]), "no classes"),
             (dict(good, classes=[{"max_len": 0, "isa": "aesni_avx"}]), "ascending"),
         ]
@@ -118,13 +122,27 @@ class TuningFile(unittest.TestCase):
         with self.assertRaisesRegex(UsageError, "lengths.xts.default: no classes"):
             tuning.length_plans()
         self.write(lengths={"xts": {"defaults": good}})
-        with self.assertRaisesRegex(UsageError, "unknown uarch 'defaults'; valid: znver4.*"
-                                                "\\(or 'default': the plan of a CPU in no row"):
+        with self.assertRaisesRegex(UsageError, "unknown uarch 'defaults'; valid: default "
+                                                "\\(a CPU in no row of generator/uarch.py\\), "
+                                                "znver4"):
             tuning.length_plans()
         del good["machine"]
         self.write(lengths={"xts": {"default": good}})
         with self.assertRaisesRegex(UsageError, "machine"):
             tuning.length_plans()
+
+    def test_the_default_variant(self):
+        # "default": the knobs of a CPU in no row of generator/uarch.py (checked like any)
+        self.write({"ctr": {"avx10_512": {"default": dict(PROVENANCE, knobs={"UNROLL": 4})}}})
+        self.assertEqual(tuning.uarch_knobs("ctr", "avx10_512"), {"default": {"UNROLL": 4}})
+        self.assertEqual(uarch_knobs(get_mode("ctr"), get_isa("avx10_512")),
+                         {"default": {"UNROLL": 4}})
+        self.write({"ctr": {"avx10_512": {"default": {"knobs": {"UNROLL": 4}}}}})
+        with self.assertRaisesRegex(UsageError, "variants.ctr.avx10_512.default: no machine"):
+            tuning.uarch_knobs("ctr", "avx10_512")
+        self.write({"ctr": {"avx10_512": {"default": dict(PROVENANCE, knobs={"UNROLL": 3})}}})
+        with self.assertRaisesRegex(UsageError, "variants.ctr.avx10_512.default: bad value 3"):
+            uarch_knobs(get_mode("ctr"), get_isa("avx10_512"))
 
     def test_save_variant_keeps_the_others(self):
         tuning.save_variant("ctr", "avx10_512", "znver4", dict(PROVENANCE, knobs={"UNROLL": 4}))
@@ -184,8 +202,11 @@ class CommittedTuningFile(unittest.TestCase):
         entries = [(u, e) for per_isa in document["variants"].values()
                    for per_uarch in per_isa.values() for u, e in per_uarch.items()]
         entries += [(u, e) for per_uarch in document["lengths"].values()
-                    for u, e in per_uarch.items() if u != tuning.DEFAULT_PLAN]
+                    for u, e in per_uarch.items()]
         for name, entry in entries:
+            if name == tuning.DEFAULT:   # measured on a CPU that no row names
+                self.assertIn("no row of generator/uarch.py", entry["machine"])
+                continue
             wanted = words[name] if isinstance(words[name], tuple) else (words[name],)
             self.assertTrue(any(w in entry["machine"] for w in wanted), (name, entry["machine"]))
 
@@ -193,11 +214,11 @@ class CommittedTuningFile(unittest.TestCase):
         """The default plan reaches CPUs nobody measured: its gains name every uarch whose
         own plan of the mode it was held against."""
         for mode, per_uarch in tuning.load()["lengths"].items():
-            if tuning.DEFAULT_PLAN not in per_uarch:
+            if tuning.DEFAULT not in per_uarch:
                 continue
-            gains = per_uarch[tuning.DEFAULT_PLAN]["gains"]
+            gains = per_uarch[tuning.DEFAULT]["gains"]
             for name in per_uarch:
-                if name != tuning.DEFAULT_PLAN:
+                if name != tuning.DEFAULT:
                     self.assertIn(name, gains, f"lengths.{mode}.default does not name {name}")
 
 
