@@ -180,6 +180,7 @@ enum {
 #define AESGEN_GEN_UARCH_VARIANTS_avx10_512(X) \
     X(avx10_512, ctr, ZNVER5, _keysrows_tail8_tailctrbytes_unroll16) \
     X(avx10_512, xctr, ZNVER5, _keysrows_splatbroadcast_starttable_tail8_unroll16) \
+    X(avx10_512, xts, DEFAULT, _keysmem_onepassgroups_tail2_tweakahead_unroll2) \
     X(avx10_512, xts, ZNVER5, _onepassgroups_tail2_tweakahead_tweakencrows) \
     X(avx10_512, gcm, ZNVER5, _ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8)
 /* X(isa, mode, _variant, name of the first uarch taking it, its UNROLL, bytes
@@ -193,6 +194,7 @@ enum {
     X(avx10_256, gcm, _ghashkaratsuba, znver4, 4, 128) \
     X(avx10_512, ctr, _keysrows_tail8_tailctrbytes_unroll16, znver5, 16, 1024) \
     X(avx10_512, xctr, _keysrows_splatbroadcast_starttable_tail8_unroll16, znver5, 16, 1024) \
+    X(avx10_512, xts, _keysmem_onepassgroups_tail2_tweakahead_unroll2, default, 2, 128) \
     X(avx10_512, xts, _onepassgroups_tail2_tweakahead_tweakencrows, znver5, 4, 256) \
     X(avx10_512, gcm, _ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8, znver5, 8, 512)
 /* Length plans: X(mode, NAME of the uarch, isa, ISA, CLASSES, STREAM_CLASSES): where
@@ -419,6 +421,8 @@ AESGEN_GEN_VARIANT int aesgen_xctr_crypt_avx10_512_keysrows_splatbroadcast_start
 /* gen/avx10_512/xts.S: KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4; main loop 256 bytes per iteration */
 int aesgen_xts_encrypt_avx10_512(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 int aesgen_xts_decrypt_avx10_512(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+AESGEN_GEN_VARIANT int aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+AESGEN_GEN_VARIANT int aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 AESGEN_GEN_VARIANT int aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 AESGEN_GEN_VARIANT int aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #define AESGEN_GEN_UNROLL_avx10_512_xts 4
@@ -500,6 +504,8 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_ghashkaratsuba_halvesunpa
     X(avx10_512, xctr, aesgen_xctr_crypt_avx10_512_keysrows_splatbroadcast_starttable_tail8_unroll16) \
     X(avx10_512, xts, aesgen_xts_encrypt_avx10_512) \
     X(avx10_512, xts, aesgen_xts_decrypt_avx10_512) \
+    X(avx10_512, xts, aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2) \
+    X(avx10_512, xts, aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2) \
     X(avx10_512, xts, aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows) \
     X(avx10_512, xts, aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows) \
     X(avx10_512, gcm, aesgen_gcm_ghash_avx10_512) \
@@ -620,6 +626,10 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_encrypt_avx10_
                "aesgen_xts_encrypt_avx10_512: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_avx10_512), aesgen_xts_fn),
                "aesgen_xts_decrypt_avx10_512: the aesgen_xts_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2), aesgen_xts_fn),
+               "aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2: the aesgen_xts_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2), aesgen_xts_fn),
+               "aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows), aesgen_xts_fn),
                "aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows), aesgen_xts_fn),

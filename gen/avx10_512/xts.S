@@ -3,7 +3,9 @@
 # mode: xts (XTS with ciphertext stealing (IEEE 1619, SP 800-38E), encrypt and decrypt)
 # isa:  avx10_512 (VAES on zmm, EVEX, 32 registers and opmasks); abi: sysv
 # knobs: KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4
+# variant _keysmem_onepassgroups_tail2_tweakahead_unroll2: KEYS=mem ONEPASS=groups TAIL=2 TWEAK=ahead UNROLL=2 (for default; generator/tuning.json), named <symbol>_keysmem_onepassgroups_tail2_tweakahead_unroll2
 # variant _onepassgroups_tail2_tweakahead_tweakencrows: ONEPASS=groups TAIL=2 TWEAK=ahead TWEAKENC=rows (for znver5; generator/tuning.json), named <symbol>_onepassgroups_tail2_tweakahead_tweakencrows
+# (default: a CPU in no row of generator/uarch.py)
 # regenerate: python3 -m generator gen --isa avx10_512 --mode xts KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4
 #   (or: make gen ISA=avx10_512 MODE=xts KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -1776,6 +1778,1074 @@ aesgen_xts_decrypt_avx10_512:
 	.asciz	"GNU"
 	.long	0xc0000002, 0x4, 0x3, 0x0
 
+# int aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+#
+# One XTS data unit of len >= 16 bytes.  key1 is the data key's encryption schedule, key2 the
+# tweak key's encryption schedule.  Block j is E_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
+# products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
+#
+# The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+# is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+# next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+# x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+# k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+# one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+# 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+# (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+#
+# TWEAK=ahead: as clmul outside the main loop; inside it each vector's tweak for the next
+# iteration is its own times x^8, made during the first middle rounds of the one
+# before, so an iteration's loads and rounds never wait for a multiply.  The last round
+# reads LK_j = last key ^ TW_j, made before TW_j moves on: twice the tweak registers.
+#
+# Several tweaks per vector: BASE holds the tweaks of the next 4 block(s), one per
+# 128-bit lane (T, T*x, ..., made once at the start); vector j of an iteration uses
+# BASE * x^(4*j), each made straight from BASE (independent shifts and multiplies,
+# not a serial chain), and BASE moves on by x^(4*vectors).  The tweak is XORed in
+# with round key 0 (one vpternlogd) and folded into the last round key
+# (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
+# 2 vectors per main-loop iteration; the rest goes through a final group of 1..2 vectors
+# whose last may hold fewer blocks than lanes (opmask); a partial last block is
+# handled by ciphertext stealing on xmm.
+#
+# Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      PART=rsi (KEY2's register, once the tweak is made)
+# Registers (vector): BASE=zmm0, POLY=zmm1, T1=zmm2, T2=zmm3, X0=zmm4, X1=zmm5
+#                     TW0=zmm6, TW1=zmm9, K0=zmm7, KLAST=zmm8, LK0=zmm10, LK1=zmm11
+#                     KT=zmm12
+# Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+# POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	.hidden	aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	.type	aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2, @function
+aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	.cfi_startproc
+	endbr64
+	mov             240(%rdi), %eax                 # key1 and key2 share the size
+# T = E_K2(iv), on xmm with the tweak key read from memory
+	lea             (%rsi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10
+	vmovdqu8        (%r9), %xmm0
+	vpxord          (%rsi), %xmm0, %xmm0
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rsi), %xmm0, %xmm0
+	vaesenc         32(%rsi), %xmm0, %xmm0
+	vaesenc         48(%rsi), %xmm0, %xmm0
+	vaesenc         64(%rsi), %xmm0, %xmm0
+	vaesenc         80(%rsi), %xmm0, %xmm0
+	vaesenc         96(%rsi), %xmm0, %xmm0
+	vaesenc         112(%rsi), %xmm0, %xmm0
+	vaesenc         128(%rsi), %xmm0, %xmm0
+	vaesenc         144(%rsi), %xmm0, %xmm0
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_tweak_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesenc         160(%rsi), %xmm0, %xmm0
+	vaesenc         176(%rsi), %xmm0, %xmm0
+	{disp32} je     .Lxts_enc_tweak_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesenc         192(%rsi), %xmm0, %xmm0
+	vaesenc         208(%rsi), %xmm0, %xmm0
+.Lxts_enc_tweak_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vaesenclast     (%r10), %xmm0, %xmm0
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &key1[rounds]
+# the first and last round keys into registers; the middle ones are read each round
+	vbroadcasti32x4 (%rdi), %zmm7
+	vbroadcasti32x4 (%r10), %zmm8
+	vbroadcasti32x4 .Lxts_poly_keysmem_onepassgroups_tail2_tweakahead_unroll2(%rip), %zmm1
+# BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3: T in every lane, lane i shifted
+# left by i bits (per-quadword counts), the i bits out of its top folded back times 0x87
+	vshufi64x2      $0, %zmm0, %zmm0, %zmm0         # lane 0 into every lane
+	vpsrlvq         .Lxts_lane_carry_keysmem_onepassgroups_tail2_tweakahead_unroll2(%rip), %zmm0, %zmm2 # top i bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllvq         .Lxts_lane_shift_keysmem_onepassgroups_tail2_tweakahead_unroll2(%rip), %zmm0, %zmm0
+	vpternlogd      $150, %zmm3, %zmm2, %zmm0
+# PART = len % 16; the bulk takes the whole blocks
+	mov             %r8d, %esi
+	and             $15, %esi                       # bytes past the last whole block
+	sub             %rsi, %r8
+# one whole block and a partial one: both on xmm (the final group's vector work and
+# lane extraction would stand before the second block's rounds)
+	cmp             $16, %r8
+	{disp32} jne    .Lxts_enc_whole_blocks_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	test            %rsi, %rsi
+	{disp32} jnz    .Lxts_enc_steal_both_keysmem_onepassgroups_tail2_tweakahead_unroll2
+.Lxts_enc_whole_blocks_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	sub             $128, %r8
+	{disp32} ja     .Lxts_enc_main_loop_keysmem_onepassgroups_tail2_tweakahead_unroll2 # more than one iteration; out of line, so short messages fall through
+.Lxts_enc_main_done_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	add             $128, %r8                       # 0 <= LEN <= 128 remain
+	{disp32} jz     .Lxts_enc_no_tail_keysmem_onepassgroups_tail2_tweakahead_unroll2
+
+.Lxts_enc_final_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+# 1..128 bytes remain: pick the final group by the number of vectors they need,
+# so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             $64, %r8
+	{disp32} jbe    .Lxts_enc_final1_keysmem_onepassgroups_tail2_tweakahead_unroll2
+.Lxts_enc_final2_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+# the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm6
+# zmm9 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm9
+	vpternlogd      $150, %zmm3, %zmm2, %zmm9
+# zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm0
+	vpxord          %zmm2, %zmm0, %zmm0
+	sub             $64, %r8                        # bytes in the last vector
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm6, %zmm7, %zmm4
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        64(%rcx), %zmm5{%k1}{z}
+	vpternlogd      $150, %zmm9, %zmm7, %zmm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_final2_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	{disp32} je     .Lxts_enc_final2_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vbroadcasti32x4 -208(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -192(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+.Lxts_enc_final2_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 -176(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -160(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+.Lxts_enc_final2_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 -144(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -128(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -112(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -96(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -80(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -64(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -48(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -32(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -16(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm8, %zmm2
+	vaesenclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vpxord          %zmm9, %zmm8, %zmm2
+	vaesenclast     %zmm2, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx){%k1}
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return_keysmem_onepassgroups_tail2_tweakahead_unroll2 # no partial block: nothing for stealing to take
+	add             %r8, %rcx
+	add             %r8, %rdx
+	add             $64, %rcx
+	add             $64, %rdx
+# next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# zmm9 = zmm9 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %zmm9, %zmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm9, %zmm9
+	vpternlogd      $150, %zmm3, %zmm2, %zmm9
+	lea             .Lxts_lane_select_keysmem_onepassgroups_tail2_tweakahead_unroll2(%rip), %r11
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %zmm9, %zmm3, %zmm2
+	vpermd          %zmm5, %zmm3, %zmm4             # the last block's output, for stealing
+	{disp32} jmp    .Lxts_enc_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2
+.Lxts_enc_final1_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+# the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm6
+# zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm0
+	vpternlogd      $150, %zmm3, %zmm2, %zmm0
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4{%k1}{z}
+	vpternlogd      $150, %zmm6, %zmm7, %zmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_final1_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	{disp32} je     .Lxts_enc_final1_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vbroadcasti32x4 -208(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -192(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+.Lxts_enc_final1_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 -176(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -160(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+.Lxts_enc_final1_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 -144(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -128(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -112(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -96(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -80(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -64(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -48(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -32(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -16(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vpxord          %zmm6, %zmm8, %zmm2
+	vaesenclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx){%k1}
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return_keysmem_onepassgroups_tail2_tweakahead_unroll2 # no partial block: nothing for stealing to take
+	add             %r8, %rcx
+	add             %r8, %rdx
+# next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# zmm6 = zmm6 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %zmm6, %zmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm6, %zmm6
+	vpternlogd      $150, %zmm3, %zmm2, %zmm6
+	lea             .Lxts_lane_select_keysmem_onepassgroups_tail2_tweakahead_unroll2(%rip), %r11
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %zmm6, %zmm3, %zmm2
+	vpermd          %zmm4, %zmm3, %zmm4             # the last block's output, for stealing
+	{disp32} jmp    .Lxts_enc_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2
+.Lxts_enc_no_tail_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vmovdqa64       %xmm0, %xmm2                    # the next block's tweak
+	vmovdqu8        -16(%rdx), %xmm4                # the last block's output (a whole vector store)
+.Lxts_enc_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+# ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
+# (also at DST - 16) and T1 = TB, the stolen block's tweak
+	vmovdqu8        -16(%rcx,%rsi,1), %xmm6         # last 16 bytes of src
+	lea             .Lxts_cts_table_keysmem_onepassgroups_tail2_tweakahead_unroll2(%rip), %r11
+# short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu8        (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
+# last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             %rsi
+	vmovdqu8        32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm6, %xmm6
+	vmovdqu8        64(%r11,%rsi,1), %xmm0
+	neg             %rsi
+	vpternlogd      $234, %xmm6, %xmm0, %xmm4       # (CC & MASK) | TAIL16
+	vmovdqu8        %xmm1, -16(%rdx,%rsi,1)
+	vpxord          %xmm2, %xmm4, %xmm4
+	vpxord          (%rdi), %xmm4, %xmm4
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rdi), %xmm4, %xmm4
+	vaesenc         32(%rdi), %xmm4, %xmm4
+	vaesenc         48(%rdi), %xmm4, %xmm4
+	vaesenc         64(%rdi), %xmm4, %xmm4
+	vaesenc         80(%rdi), %xmm4, %xmm4
+	vaesenc         96(%rdi), %xmm4, %xmm4
+	vaesenc         112(%rdi), %xmm4, %xmm4
+	vaesenc         128(%rdi), %xmm4, %xmm4
+	vaesenc         144(%rdi), %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_steal_b_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesenc         160(%rdi), %xmm4, %xmm4
+	vaesenc         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_enc_steal_b_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesenc         192(%rdi), %xmm4, %xmm4
+	vaesenc         208(%rdi), %xmm4, %xmm4
+.Lxts_enc_steal_b_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vaesenclast     (%r10), %xmm4, %xmm4
+	vpxord          %xmm2, %xmm4, %xmm4
+	vmovdqu8        %xmm4, -16(%rdx)
+.Lxts_enc_return_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	xor             %eax, %eax
+	vzeroupper
+	ret
+
+.Lxts_enc_steal_both_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vmovdqa64       %xmm0, %xmm2                    # the whole block's tweak
+# ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
+# TA * x (encryption: the last whole block under TA, the stolen block under TB)
+# xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %xmm2, %xmm6               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm6, %xmm0         # high half's, times 0x87
+	vpslldq         $8, %xmm6, %xmm6                # low half's carry into high
+	vpsllq          $1, %xmm2, %xmm3
+	vpternlogd      $150, %xmm0, %xmm6, %xmm3
+	vmovdqu8        (%rcx,%rsi,1), %xmm6            # last 16 bytes of src
+	vpxord          (%rcx), %xmm2, %xmm4
+	vpxord          (%rdi), %xmm4, %xmm4
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rdi), %xmm4, %xmm4
+	vaesenc         32(%rdi), %xmm4, %xmm4
+	vaesenc         48(%rdi), %xmm4, %xmm4
+	vaesenc         64(%rdi), %xmm4, %xmm4
+	vaesenc         80(%rdi), %xmm4, %xmm4
+	vaesenc         96(%rdi), %xmm4, %xmm4
+	vaesenc         112(%rdi), %xmm4, %xmm4
+	vaesenc         128(%rdi), %xmm4, %xmm4
+	vaesenc         144(%rdi), %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_steal_both_a_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesenc         160(%rdi), %xmm4, %xmm4
+	vaesenc         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_enc_steal_both_a_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesenc         192(%rdi), %xmm4, %xmm4
+	vaesenc         208(%rdi), %xmm4, %xmm4
+.Lxts_enc_steal_both_a_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vaesenclast     (%r10), %xmm4, %xmm4
+	vpxord          %xmm2, %xmm4, %xmm4
+	lea             .Lxts_cts_table_keysmem_onepassgroups_tail2_tweakahead_unroll2(%rip), %r11
+# short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu8        (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
+# last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             %rsi
+	vmovdqu8        32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm6, %xmm6
+	vmovdqu8        64(%r11,%rsi,1), %xmm0
+	neg             %rsi
+	vpternlogd      $234, %xmm6, %xmm0, %xmm4       # (CC & MASK) | TAIL16
+	vmovdqu8        %xmm1, (%rdx,%rsi,1)
+	vpxord          %xmm3, %xmm4, %xmm4
+	vpxord          (%rdi), %xmm4, %xmm4
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rdi), %xmm4, %xmm4
+	vaesenc         32(%rdi), %xmm4, %xmm4
+	vaesenc         48(%rdi), %xmm4, %xmm4
+	vaesenc         64(%rdi), %xmm4, %xmm4
+	vaesenc         80(%rdi), %xmm4, %xmm4
+	vaesenc         96(%rdi), %xmm4, %xmm4
+	vaesenc         112(%rdi), %xmm4, %xmm4
+	vaesenc         128(%rdi), %xmm4, %xmm4
+	vaesenc         144(%rdi), %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_steal_both_b_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesenc         160(%rdi), %xmm4, %xmm4
+	vaesenc         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_enc_steal_both_b_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesenc         192(%rdi), %xmm4, %xmm4
+	vaesenc         208(%rdi), %xmm4, %xmm4
+.Lxts_enc_steal_both_b_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vaesenclast     (%r10), %xmm4, %xmm4
+	vpxord          %xmm3, %xmm4, %xmm4
+	vmovdqu8        %xmm4, (%rdx)
+	jmp             .Lxts_enc_return_keysmem_onepassgroups_tail2_tweakahead_unroll2
+
+.Lxts_enc_main_loop_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+# the first iteration's tweaks: vector j = BASE * x^(4*j)
+	vmovdqa64       %zmm0, %zmm6
+# zmm9 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm9
+	vpternlogd      $150, %zmm3, %zmm2, %zmm9
+	{disp32} jmp    .Lxts_enc_main_iteration
+
+	.p2align 6, 0xcc
+.Lxts_enc_main_iteration:
+# LLVM-MCA-BEGIN xts_enc_avx10_512_main_loop_keysmem_onepassgroups_tail2_tweakahead_unroll2
+# main loop: 2 vectors = 128 bytes per iteration; entered with LEN = the bytes
+# left - 128, placed after the epilogue so short messages never jump over it
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm6, %zmm7, %zmm4
+# zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        64(%rcx), %zmm5
+	vpternlogd      $150, %zmm9, %zmm7, %zmm5
+# the last round's keys (last key ^ tweak), so that the tweaks can move on
+	vpxord          %zmm6, %zmm8, %zmm10
+	vpxord          %zmm9, %zmm8, %zmm11
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_main_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	{disp32} je     .Lxts_enc_main_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vbroadcasti32x4 -208(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -192(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+.Lxts_enc_main_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 -176(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -160(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+.Lxts_enc_main_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 -144(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+# zmm6 = zmm6 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %zmm6, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm6, %zmm6
+	vpxord          %zmm2, %zmm6, %zmm6
+# zmm9 = zmm9 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %zmm9, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm9, %zmm9
+	vpxord          %zmm2, %zmm9, %zmm9
+	vbroadcasti32x4 -128(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -112(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -96(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -80(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -64(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -48(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -32(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -16(%r10), %zmm12
+	vaesenc         %zmm12, %zmm4, %zmm4
+	vaesenc         %zmm12, %zmm5, %zmm5
+# last round: the tweak is in the key
+	vaesenclast     %zmm10, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vaesenclast     %zmm11, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx)
+	add             $128, %rcx
+	add             $128, %rdx
+	sub             $128, %r8
+	jae             .Lxts_enc_main_iteration
+# LLVM-MCA-END
+	vmovdqa64       %zmm6, %zmm0                    # the next block's tweaks
+	jmp             .Lxts_enc_main_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	.cfi_endproc
+	.size	aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2, . - aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2
+
+# int aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+#
+# One XTS data unit of len >= 16 bytes.  key1 is the data key's equivalent inverse (AESDEC) schedule, key2 the
+# tweak key's encryption schedule.  Block j is D_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
+# products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
+#
+# The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+# is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+# next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+# x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+# k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+# one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+# 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+# (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+#
+# TWEAK=ahead: as clmul outside the main loop; inside it each vector's tweak for the next
+# iteration is its own times x^8, made during the first middle rounds of the one
+# before, so an iteration's loads and rounds never wait for a multiply.  The last round
+# reads LK_j = last key ^ TW_j, made before TW_j moves on: twice the tweak registers.
+#
+# Several tweaks per vector: BASE holds the tweaks of the next 4 block(s), one per
+# 128-bit lane (T, T*x, ..., made once at the start); vector j of an iteration uses
+# BASE * x^(4*j), each made straight from BASE (independent shifts and multiplies,
+# not a serial chain), and BASE moves on by x^(4*vectors).  The tweak is XORed in
+# with round key 0 (one vpternlogd) and folded into the last round key
+# (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
+# 2 vectors per main-loop iteration; the rest goes through a final group of 1..2 vectors
+# whose last may hold fewer blocks than lanes (opmask); a partial last block is
+# handled by ciphertext stealing on xmm.
+#
+# Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+#                      PART=rsi (KEY2's register, once the tweak is made)
+# Registers (vector): BASE=zmm0, POLY=zmm1, T1=zmm2, T2=zmm3, X0=zmm4, X1=zmm5
+#                     TW0=zmm6, TW1=zmm9, K0=zmm7, KLAST=zmm8, LK0=zmm10, LK1=zmm11
+#                     KT=zmm12
+# Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+# POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	.hidden	aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	.type	aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2, @function
+aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	.cfi_startproc
+	endbr64
+	mov             240(%rdi), %eax                 # key1 and key2 share the size
+# T = E_K2(iv), on xmm with the tweak key read from memory
+	lea             (%rsi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10
+	vmovdqu8        (%r9), %xmm0
+	vpxord          (%rsi), %xmm0, %xmm0
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rsi), %xmm0, %xmm0
+	vaesenc         32(%rsi), %xmm0, %xmm0
+	vaesenc         48(%rsi), %xmm0, %xmm0
+	vaesenc         64(%rsi), %xmm0, %xmm0
+	vaesenc         80(%rsi), %xmm0, %xmm0
+	vaesenc         96(%rsi), %xmm0, %xmm0
+	vaesenc         112(%rsi), %xmm0, %xmm0
+	vaesenc         128(%rsi), %xmm0, %xmm0
+	vaesenc         144(%rsi), %xmm0, %xmm0
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_tweak_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesenc         160(%rsi), %xmm0, %xmm0
+	vaesenc         176(%rsi), %xmm0, %xmm0
+	{disp32} je     .Lxts_dec_tweak_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesenc         192(%rsi), %xmm0, %xmm0
+	vaesenc         208(%rsi), %xmm0, %xmm0
+.Lxts_dec_tweak_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vaesenclast     (%r10), %xmm0, %xmm0
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &key1[rounds]
+# the first and last round keys into registers; the middle ones are read each round
+	vbroadcasti32x4 (%rdi), %zmm7
+	vbroadcasti32x4 (%r10), %zmm8
+	vbroadcasti32x4 .Lxts_poly_keysmem_onepassgroups_tail2_tweakahead_unroll2(%rip), %zmm1
+# BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3: T in every lane, lane i shifted
+# left by i bits (per-quadword counts), the i bits out of its top folded back times 0x87
+	vshufi64x2      $0, %zmm0, %zmm0, %zmm0         # lane 0 into every lane
+	vpsrlvq         .Lxts_lane_carry_keysmem_onepassgroups_tail2_tweakahead_unroll2(%rip), %zmm0, %zmm2 # top i bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllvq         .Lxts_lane_shift_keysmem_onepassgroups_tail2_tweakahead_unroll2(%rip), %zmm0, %zmm0
+	vpternlogd      $150, %zmm3, %zmm2, %zmm0
+# PART = len % 16; the bulk takes the whole blocks but the last, which goes to stealing
+	mov             %r8d, %esi
+	and             $15, %esi                       # bytes past the last whole block
+	{disp32} jz     .Lxts_dec_whole_blocks_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	sub             %rsi, %r8
+	sub             $16, %r8                        # its last whole block goes to stealing
+.Lxts_dec_whole_blocks_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	sub             $128, %r8
+	{disp32} ja     .Lxts_dec_main_loop_keysmem_onepassgroups_tail2_tweakahead_unroll2 # more than one iteration; out of line, so short messages fall through
+.Lxts_dec_main_done_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	add             $128, %r8                       # 0 <= LEN <= 128 remain
+	{disp32} jz     .Lxts_dec_no_tail_keysmem_onepassgroups_tail2_tweakahead_unroll2
+
+.Lxts_dec_final_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+# 1..128 bytes remain: pick the final group by the number of vectors they need,
+# so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             $64, %r8
+	{disp32} jbe    .Lxts_dec_final1_keysmem_onepassgroups_tail2_tweakahead_unroll2
+.Lxts_dec_final2_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+# the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm6
+# zmm9 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm9
+	vpternlogd      $150, %zmm3, %zmm2, %zmm9
+# zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm0
+	vpxord          %zmm2, %zmm0, %zmm0
+	sub             $64, %r8                        # bytes in the last vector
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm6, %zmm7, %zmm4
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        64(%rcx), %zmm5{%k1}{z}
+	vpternlogd      $150, %zmm9, %zmm7, %zmm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final2_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	{disp32} je     .Lxts_dec_final2_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vbroadcasti32x4 -208(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -192(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+.Lxts_dec_final2_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 -176(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -160(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+.Lxts_dec_final2_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 -144(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -128(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -112(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -96(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -80(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -64(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -48(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -32(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -16(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm8, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vpxord          %zmm9, %zmm8, %zmm2
+	vaesdeclast     %zmm2, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx){%k1}
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return_keysmem_onepassgroups_tail2_tweakahead_unroll2 # no partial block: nothing for stealing to take
+	add             %r8, %rcx
+	add             %r8, %rdx
+	add             $64, %rcx
+	add             $64, %rdx
+# next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+# zmm9 = zmm9 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %zmm9, %zmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm9, %zmm9
+	vpternlogd      $150, %zmm3, %zmm2, %zmm9
+	lea             .Lxts_lane_select_keysmem_onepassgroups_tail2_tweakahead_unroll2(%rip), %r11
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %zmm9, %zmm3, %zmm2
+	{disp32} jmp    .Lxts_dec_steal_both_keysmem_onepassgroups_tail2_tweakahead_unroll2 # no register for the last whole block beside them
+	{disp32} jmp    .Lxts_dec_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2
+.Lxts_dec_final1_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	test            %rsi, %rsi
+	{disp32} jnz    .Lxts_dec_final1_beside_keysmem_onepassgroups_tail2_tweakahead_unroll2 # a partial block: the last whole one runs beside
+# the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm6
+# zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm0
+	vpternlogd      $150, %zmm3, %zmm2, %zmm0
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4{%k1}{z}
+	vpternlogd      $150, %zmm6, %zmm7, %zmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final1_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	{disp32} je     .Lxts_dec_final1_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vbroadcasti32x4 -208(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -192(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+.Lxts_dec_final1_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 -176(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -160(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+.Lxts_dec_final1_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 -144(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -128(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -112(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -96(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -80(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -64(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -48(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -32(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -16(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vpxord          %zmm6, %zmm8, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx){%k1}
+	{disp32} jmp    .Lxts_dec_return_keysmem_onepassgroups_tail2_tweakahead_unroll2 # no partial block (tested before the group)
+.Lxts_dec_final1_beside_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+# the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm6
+# zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm0
+	vpternlogd      $150, %zmm3, %zmm2, %zmm0
+# the last whole block beside them, under TB, the tweak two blocks after the last
+# vector's last (lane m): TB = lane m of TW0 * x^2 into xmm3, straight from the
+# first tweak so that XE starts its rounds right after the vectors; XE = C[n-1] ^ TB ^
+# round key 0; then TA (the tweak between: the stealing's) = lane m of TW0 * x^1
+# zmm9 = zmm6 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          $62, %zmm6, %zmm2               # top 2 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $2, %zmm6, %zmm9
+	vpternlogd      $150, %zmm3, %zmm2, %zmm9
+	lea             .Lxts_lane_select_keysmem_onepassgroups_tail2_tweakahead_unroll2(%rip), %r11
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %zmm9, %zmm3, %zmm3             # TB: lane m
+	vmovdqu8        (%rcx,%r8,1), %xmm5
+	vpternlogd      $150, %xmm3, %xmm7, %xmm5
+# zmm9 = zmm6 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %zmm6, %zmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm4         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm6, %zmm9
+	vpternlogd      $150, %zmm4, %zmm2, %zmm9
+	vmovdqu8        -16(%r11,%r8,1), %xmm2
+	vpermd          %zmm9, %zmm2, %zmm9             # TA: lane m
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4{%k1}{z}
+	vpternlogd      $150, %zmm6, %zmm7, %zmm4
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final1_beside_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	{disp32} je     .Lxts_dec_final1_beside_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vbroadcasti32x4 -208(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %xmm12, %xmm5, %xmm5
+	vbroadcasti32x4 -192(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %xmm12, %xmm5, %xmm5
+.Lxts_dec_final1_beside_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 -176(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %xmm12, %xmm5, %xmm5
+	vbroadcasti32x4 -160(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %xmm12, %xmm5, %xmm5
+.Lxts_dec_final1_beside_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 -144(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %xmm12, %xmm5, %xmm5
+	vbroadcasti32x4 -128(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %xmm12, %xmm5, %xmm5
+	vbroadcasti32x4 -112(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %xmm12, %xmm5, %xmm5
+	vbroadcasti32x4 -96(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %xmm12, %xmm5, %xmm5
+	vbroadcasti32x4 -80(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %xmm12, %xmm5, %xmm5
+	vbroadcasti32x4 -64(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %xmm12, %xmm5, %xmm5
+	vbroadcasti32x4 -48(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %xmm12, %xmm5, %xmm5
+	vbroadcasti32x4 -32(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %xmm12, %xmm5, %xmm5
+	vbroadcasti32x4 -16(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %xmm12, %xmm5, %xmm5
+	vpxord          %zmm6, %zmm8, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx){%k1}
+# the block beside: PP = D(C[n-1]) under TB into X0's xmm, T1 = TA, SRC/DST past C[n-1]
+	vpxord          %xmm3, %xmm8, %xmm2
+	vaesdeclast     %xmm2, %xmm5, %xmm5
+	vmovdqa64       %xmm5, %xmm4
+	vmovdqa64       %xmm9, %xmm2
+	lea             16(%rcx,%r8,1), %rcx
+	lea             16(%rdx,%r8,1), %rdx
+	{disp32} jmp    .Lxts_dec_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2
+.Lxts_dec_no_tail_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vmovdqa64       %xmm0, %xmm2                    # the next block's tweak
+.Lxts_dec_steal_both_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+# SRC/DST at the last whole block, T1 = its tweak: both blocks here
+# ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
+# TA * x (decryption: the last whole block under TB, the stolen block under TA)
+# xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %xmm2, %xmm6               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm6, %xmm0         # high half's, times 0x87
+	vpslldq         $8, %xmm6, %xmm6                # low half's carry into high
+	vpsllq          $1, %xmm2, %xmm3
+	vpternlogd      $150, %xmm0, %xmm6, %xmm3
+	vmovdqu8        (%rcx,%rsi,1), %xmm6            # last 16 bytes of src
+	vpxord          (%rcx), %xmm3, %xmm4
+	vpxord          (%rdi), %xmm4, %xmm4
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         16(%rdi), %xmm4, %xmm4
+	vaesdec         32(%rdi), %xmm4, %xmm4
+	vaesdec         48(%rdi), %xmm4, %xmm4
+	vaesdec         64(%rdi), %xmm4, %xmm4
+	vaesdec         80(%rdi), %xmm4, %xmm4
+	vaesdec         96(%rdi), %xmm4, %xmm4
+	vaesdec         112(%rdi), %xmm4, %xmm4
+	vaesdec         128(%rdi), %xmm4, %xmm4
+	vaesdec         144(%rdi), %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_steal_both_a_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesdec         160(%rdi), %xmm4, %xmm4
+	vaesdec         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_dec_steal_both_a_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesdec         192(%rdi), %xmm4, %xmm4
+	vaesdec         208(%rdi), %xmm4, %xmm4
+.Lxts_dec_steal_both_a_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vaesdeclast     (%r10), %xmm4, %xmm4
+	vpxord          %xmm3, %xmm4, %xmm4
+	lea             .Lxts_cts_table_keysmem_onepassgroups_tail2_tweakahead_unroll2(%rip), %r11
+# short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu8        (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
+# last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             %rsi
+	vmovdqu8        32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm6, %xmm6
+	vmovdqu8        64(%r11,%rsi,1), %xmm0
+	neg             %rsi
+	vpternlogd      $234, %xmm6, %xmm0, %xmm4       # (CC & MASK) | TAIL16
+	vmovdqu8        %xmm1, (%rdx,%rsi,1)
+	vpxord          %xmm2, %xmm4, %xmm4
+	vpxord          (%rdi), %xmm4, %xmm4
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         16(%rdi), %xmm4, %xmm4
+	vaesdec         32(%rdi), %xmm4, %xmm4
+	vaesdec         48(%rdi), %xmm4, %xmm4
+	vaesdec         64(%rdi), %xmm4, %xmm4
+	vaesdec         80(%rdi), %xmm4, %xmm4
+	vaesdec         96(%rdi), %xmm4, %xmm4
+	vaesdec         112(%rdi), %xmm4, %xmm4
+	vaesdec         128(%rdi), %xmm4, %xmm4
+	vaesdec         144(%rdi), %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_steal_both_b_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesdec         160(%rdi), %xmm4, %xmm4
+	vaesdec         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_dec_steal_both_b_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesdec         192(%rdi), %xmm4, %xmm4
+	vaesdec         208(%rdi), %xmm4, %xmm4
+.Lxts_dec_steal_both_b_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vaesdeclast     (%r10), %xmm4, %xmm4
+	vpxord          %xmm2, %xmm4, %xmm4
+	vmovdqu8        %xmm4, (%rdx)
+	{disp32} jmp    .Lxts_dec_return_keysmem_onepassgroups_tail2_tweakahead_unroll2
+.Lxts_dec_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+# ciphertext stealing on xmm (decryption): the final group left CC = PP = D(C[n-1])
+# under TB in X0's xmm and T1 = TA, the stolen block's tweak
+	vmovdqu8        -16(%rcx,%rsi,1), %xmm6         # last 16 bytes of src
+	lea             .Lxts_cts_table_keysmem_onepassgroups_tail2_tweakahead_unroll2(%rip), %r11
+# short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu8        (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
+# last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             %rsi
+	vmovdqu8        32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm6, %xmm6
+	vmovdqu8        64(%r11,%rsi,1), %xmm0
+	neg             %rsi
+	vpternlogd      $234, %xmm6, %xmm0, %xmm4       # (CC & MASK) | TAIL16
+	vmovdqu8        %xmm1, -16(%rdx,%rsi,1)
+	vpxord          %xmm2, %xmm4, %xmm4
+	vpxord          (%rdi), %xmm4, %xmm4
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         16(%rdi), %xmm4, %xmm4
+	vaesdec         32(%rdi), %xmm4, %xmm4
+	vaesdec         48(%rdi), %xmm4, %xmm4
+	vaesdec         64(%rdi), %xmm4, %xmm4
+	vaesdec         80(%rdi), %xmm4, %xmm4
+	vaesdec         96(%rdi), %xmm4, %xmm4
+	vaesdec         112(%rdi), %xmm4, %xmm4
+	vaesdec         128(%rdi), %xmm4, %xmm4
+	vaesdec         144(%rdi), %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_steal_b_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesdec         160(%rdi), %xmm4, %xmm4
+	vaesdec         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_dec_steal_b_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesdec         192(%rdi), %xmm4, %xmm4
+	vaesdec         208(%rdi), %xmm4, %xmm4
+.Lxts_dec_steal_b_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vaesdeclast     (%r10), %xmm4, %xmm4
+	vpxord          %xmm2, %xmm4, %xmm4
+	vmovdqu8        %xmm4, -16(%rdx)
+.Lxts_dec_return_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	xor             %eax, %eax
+	vzeroupper
+	ret
+
+.Lxts_dec_main_loop_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+# the first iteration's tweaks: vector j = BASE * x^(4*j)
+	vmovdqa64       %zmm0, %zmm6
+# zmm9 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm9
+	vpternlogd      $150, %zmm3, %zmm2, %zmm9
+	{disp32} jmp    .Lxts_dec_main_iteration
+
+	.p2align 6, 0xcc
+.Lxts_dec_main_iteration:
+# LLVM-MCA-BEGIN xts_dec_avx10_512_main_loop_keysmem_onepassgroups_tail2_tweakahead_unroll2
+# main loop: 2 vectors = 128 bytes per iteration; entered with LEN = the bytes
+# left - 128, placed after the epilogue so short messages never jump over it
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm6, %zmm7, %zmm4
+# zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        64(%rcx), %zmm5
+	vpternlogd      $150, %zmm9, %zmm7, %zmm5
+# the last round's keys (last key ^ tweak), so that the tweaks can move on
+	vpxord          %zmm6, %zmm8, %zmm10
+	vpxord          %zmm9, %zmm8, %zmm11
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_main_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	{disp32} je     .Lxts_dec_main_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vbroadcasti32x4 -208(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -192(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+.Lxts_dec_main_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 -176(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -160(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+.Lxts_dec_main_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 -144(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+# zmm6 = zmm6 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %zmm6, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm6, %zmm6
+	vpxord          %zmm2, %zmm6, %zmm6
+# zmm9 = zmm9 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %zmm9, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm9, %zmm9
+	vpxord          %zmm2, %zmm9, %zmm9
+	vbroadcasti32x4 -128(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -112(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -96(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -80(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -64(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -48(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -32(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -16(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+# last round: the tweak is in the key
+	vaesdeclast     %zmm10, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vaesdeclast     %zmm11, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx)
+	add             $128, %rcx
+	add             $128, %rdx
+	sub             $128, %r8
+	jae             .Lxts_dec_main_iteration
+# LLVM-MCA-END
+	vmovdqa64       %zmm6, %zmm0                    # the next block's tweaks
+	jmp             .Lxts_dec_main_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	.cfi_endproc
+	.size	aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2, . - aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2
+
+	.section .rodata
+	.p2align 6
+# The reduction constant: x^128 = x^7 + x^2 + x + 1, i.e. 0x87, in each lane's low half.
+.Lxts_poly_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	.quad	0x87, 0
+# BASE's lanes: lane i's quadwords shift left by i bits, and right by 64 - i for the bits
+# they carry out (a count of 64 gives 0: lane 0 carries nothing).
+.Lxts_lane_shift_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	.quad	0, 0, 1, 1, 2, 2, 3, 3
+.Lxts_lane_carry_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	.quad	64, 64, 63, 63, 62, 62, 61, 61
+# vpermd indexes moving lane i of a vector to lane 0 (row i at offset 16*i).
+.Lxts_lane_select_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	.long	0, 1, 2, 3
+	.long	4, 5, 6, 7
+	.long	8, 9, 10, 11
+	.long	12, 13, 14, 15
+# Ciphertext stealing: vpshufb patterns (0x80 makes a zero byte) and a byte mask.
+# At +PART: moves a block's first PART bytes to its end.  At 32-PART: moves a block's
+# last PART bytes to its start.  At 64-PART: 0x00 for the first PART bytes, 0xff after.
+.Lxts_cts_table_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	.byte	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
+	.byte	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	.byte	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
+	.byte	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+	.byte	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255
+	.section .note.GNU-stack,"",@progbits
+	.section .note.gnu.property,"a",@note
+	.p2align 3
+	.long	4, 16, 5
+	.asciz	"GNU"
+	.long	0xc0000002, 0x4, 0x3, 0x0
+
 # int aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #
 # One XTS data unit of len >= 16 bytes.  key1 is the data key's encryption schedule, key2 the
@@ -2244,10 +3314,10 @@ aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows:
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
 	vpsllq          $12, %zmm0, %zmm13
 	vpternlogd      $150, %zmm3, %zmm2, %zmm13
-	{disp32} jmp    .Lxts_enc_main_iteration
+	{disp32} jmp    .Lxts_enc_main_iteration_onepassgroups_tail2_tweakahead_tweakencrows
 
 	.p2align 6, 0xcc
-.Lxts_enc_main_iteration:
+.Lxts_enc_main_iteration_onepassgroups_tail2_tweakahead_tweakencrows:
 # LLVM-MCA-BEGIN xts_enc_avx10_512_main_loop_onepassgroups_tail2_tweakahead_tweakencrows
 # main loop: 4 vectors = 256 bytes per iteration; entered with LEN = the bytes
 # left - 256, placed after the epilogue so short messages never jump over it
@@ -2358,7 +3428,7 @@ aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows:
 	add             $256, %rcx
 	add             $256, %rdx
 	sub             $256, %r8
-	jae             .Lxts_enc_main_iteration
+	jae             .Lxts_enc_main_iteration_onepassgroups_tail2_tweakahead_tweakencrows
 # LLVM-MCA-END
 	vmovdqa64       %zmm8, %zmm0                    # the next block's tweaks
 	jmp             .Lxts_enc_main_done_onepassgroups_tail2_tweakahead_tweakencrows
@@ -2986,10 +4056,10 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows:
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
 	vpsllq          $12, %zmm0, %zmm13
 	vpternlogd      $150, %zmm3, %zmm2, %zmm13
-	{disp32} jmp    .Lxts_dec_main_iteration
+	{disp32} jmp    .Lxts_dec_main_iteration_onepassgroups_tail2_tweakahead_tweakencrows
 
 	.p2align 6, 0xcc
-.Lxts_dec_main_iteration:
+.Lxts_dec_main_iteration_onepassgroups_tail2_tweakahead_tweakencrows:
 # LLVM-MCA-BEGIN xts_dec_avx10_512_main_loop_onepassgroups_tail2_tweakahead_tweakencrows
 # main loop: 4 vectors = 256 bytes per iteration; entered with LEN = the bytes
 # left - 256, placed after the epilogue so short messages never jump over it
@@ -3100,7 +4170,7 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows:
 	add             $256, %rcx
 	add             $256, %rdx
 	sub             $256, %r8
-	jae             .Lxts_dec_main_iteration
+	jae             .Lxts_dec_main_iteration_onepassgroups_tail2_tweakahead_tweakencrows
 # LLVM-MCA-END
 	vmovdqa64       %zmm8, %zmm0                    # the next block's tweaks
 	jmp             .Lxts_dec_main_done_onepassgroups_tail2_tweakahead_tweakencrows

@@ -3,7 +3,9 @@
 ; mode: xts (XTS with ciphertext stealing (IEEE 1619, SP 800-38E), encrypt and decrypt)
 ; isa:  avx10_512 (VAES on zmm, EVEX, 32 registers and opmasks); abi: sysv
 ; knobs: KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4
+; variant _keysmem_onepassgroups_tail2_tweakahead_unroll2: KEYS=mem ONEPASS=groups TAIL=2 TWEAK=ahead UNROLL=2 (for default; generator/tuning.json), named <symbol>_keysmem_onepassgroups_tail2_tweakahead_unroll2
 ; variant _onepassgroups_tail2_tweakahead_tweakencrows: ONEPASS=groups TAIL=2 TWEAK=ahead TWEAKENC=rows (for znver5; generator/tuning.json), named <symbol>_onepassgroups_tail2_tweakahead_tweakencrows
+; (default: a CPU in no row of generator/uarch.py)
 ; regenerate: python3 -m generator gen --isa avx10_512 --mode xts KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4
 ;   (or: make gen ISA=avx10_512 MODE=xts KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -1769,6 +1771,1064 @@ L.xts_cts_table:
 	db 'GNU', 0
 	dd 0xc0000002, 0x4, 0x3, 0x0
 
+; int aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+;
+; One XTS data unit of len >= 16 bytes.  key1 is the data key's encryption schedule, key2 the
+; tweak key's encryption schedule.  Block j is E_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
+; products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
+;
+; The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+; is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+; next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+; x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+; k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+; one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+; 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+; (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+;
+; TWEAK=ahead: as clmul outside the main loop; inside it each vector's tweak for the next
+; iteration is its own times x^8, made during the first middle rounds of the one
+; before, so an iteration's loads and rounds never wait for a multiply.  The last round
+; reads LK_j = last key ^ TW_j, made before TW_j moves on: twice the tweak registers.
+;
+; Several tweaks per vector: BASE holds the tweaks of the next 4 block(s), one per
+; 128-bit lane (T, T*x, ..., made once at the start); vector j of an iteration uses
+; BASE * x^(4*j), each made straight from BASE (independent shifts and multiplies,
+; not a serial chain), and BASE moves on by x^(4*vectors).  The tweak is XORed in
+; with round key 0 (one vpternlogd) and folded into the last round key
+; (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
+; 2 vectors per main-loop iteration; the rest goes through a final group of 1..2 vectors
+; whose last may hold fewer blocks than lanes (opmask); a partial last block is
+; handled by ciphertext stealing on xmm.
+;
+; Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      PART=rsi (KEY2's register, once the tweak is made)
+; Registers (vector): BASE=zmm0, POLY=zmm1, T1=zmm2, T2=zmm3, X0=zmm4, X1=zmm5
+;                     TW0=zmm6, TW1=zmm9, K0=zmm7, KLAST=zmm8, LK0=zmm10, LK1=zmm11
+;                     KT=zmm12
+; Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
+	section .text
+	align 32, db 0xcc
+	global aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:function hidden
+aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	endbr64
+	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
+; T = E_K2(iv), on xmm with the tweak key read from memory
+	lea             r10, [rsi + rax*8]
+	lea             r10, [r10 + rax*8]
+	vmovdqu8        xmm0, oword [r9]
+	vpxord          xmm0, xmm0, oword [rsi]
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm0, xmm0, oword [rsi + 16]
+	vaesenc         xmm0, xmm0, oword [rsi + 32]
+	vaesenc         xmm0, xmm0, oword [rsi + 48]
+	vaesenc         xmm0, xmm0, oword [rsi + 64]
+	vaesenc         xmm0, xmm0, oword [rsi + 80]
+	vaesenc         xmm0, xmm0, oword [rsi + 96]
+	vaesenc         xmm0, xmm0, oword [rsi + 112]
+	vaesenc         xmm0, xmm0, oword [rsi + 128]
+	vaesenc         xmm0, xmm0, oword [rsi + 144]
+	cmp             eax, 12
+	jb              near L.xts_enc_tweak_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesenc         xmm0, xmm0, oword [rsi + 160]
+	vaesenc         xmm0, xmm0, oword [rsi + 176]
+	je              near L.xts_enc_tweak_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesenc         xmm0, xmm0, oword [rsi + 192]
+	vaesenc         xmm0, xmm0, oword [rsi + 208]
+L.xts_enc_tweak_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vaesenclast     xmm0, xmm0, oword [r10]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &key1[rounds]
+; the first and last round keys into registers; the middle ones are read each round
+	vbroadcasti32x4 zmm7, oword [rdi]
+	vbroadcasti32x4 zmm8, oword [r10]
+	vbroadcasti32x4 zmm1, oword [rel L.xts_poly_keysmem_onepassgroups_tail2_tweakahead_unroll2]
+; BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3: T in every lane, lane i shifted
+; left by i bits (per-quadword counts), the i bits out of its top folded back times 0x87
+	vshufi64x2      zmm0, zmm0, zmm0, 0             ; lane 0 into every lane
+	vpsrlvq         zmm2, zmm0, zword [rel L.xts_lane_carry_keysmem_onepassgroups_tail2_tweakahead_unroll2] ; top i bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllvq         zmm0, zmm0, zword [rel L.xts_lane_shift_keysmem_onepassgroups_tail2_tweakahead_unroll2]
+	vpternlogd      zmm0, zmm2, zmm3, 150
+; PART = len % 16; the bulk takes the whole blocks
+	mov             esi, r8d
+	and             esi, 15                         ; bytes past the last whole block
+	sub             r8, rsi
+; one whole block and a partial one: both on xmm (the final group's vector work and
+; lane extraction would stand before the second block's rounds)
+	cmp             r8, 16
+	jne             near L.xts_enc_whole_blocks_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	test            rsi, rsi
+	jnz             near L.xts_enc_steal_both_keysmem_onepassgroups_tail2_tweakahead_unroll2
+L.xts_enc_whole_blocks_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	sub             r8, 128
+	ja              near L.xts_enc_main_loop_keysmem_onepassgroups_tail2_tweakahead_unroll2 ; more than one iteration; out of line, so short messages fall through
+L.xts_enc_main_done_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	add             r8, 128                         ; 0 <= LEN <= 128 remain
+	jz              near L.xts_enc_no_tail_keysmem_onepassgroups_tail2_tweakahead_unroll2
+
+L.xts_enc_final_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+; 1..128 bytes remain: pick the final group by the number of vectors they need,
+; so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             r8, 64
+	jbe             near L.xts_enc_final1_keysmem_onepassgroups_tail2_tweakahead_unroll2
+L.xts_enc_final2_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+; the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm6, zmm0
+; zmm9 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm9, zmm0, 4
+	vpternlogd      zmm9, zmm2, zmm3, 150
+; zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm0, zmm0, 1
+	vpxord          zmm0, zmm0, zmm2
+	sub             r8, 64                          ; bytes in the last vector
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm7, zmm6, 150
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovq           k1, r11
+; zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm5{k1}{z}, [rcx + 64]
+	vpternlogd      zmm5, zmm7, zmm9, 150
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_enc_final2_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	je              near L.xts_enc_final2_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vbroadcasti32x4 zmm12, oword [r10 - 208]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 192]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+L.xts_enc_final2_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 zmm12, oword [r10 - 176]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 160]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+L.xts_enc_final2_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 zmm12, oword [r10 - 144]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 128]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 112]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 96]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 80]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 64]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 48]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 32]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 16]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+	vpxord          zmm2, zmm8, zmm6
+	vaesenclast     zmm4, zmm4, zmm2
+	vmovdqu8        zword [rdx], zmm4
+	vpxord          zmm2, zmm8, zmm9
+	vaesenclast     zmm5, zmm5, zmm2
+	vmovdqu8        [rdx + 64]{k1}, zmm5
+	test            rsi, rsi
+	jz              near L.xts_enc_return_keysmem_onepassgroups_tail2_tweakahead_unroll2 ; no partial block: nothing for stealing to take
+	add             rcx, r8
+	add             rdx, r8
+	add             rcx, 64
+	add             rdx, 64
+; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; zmm9 = zmm9 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm9, 63                  ; top 1 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm9, zmm9, 1
+	vpternlogd      zmm9, zmm2, zmm3, 150
+	lea             r11, [rel L.xts_lane_select_keysmem_onepassgroups_tail2_tweakahead_unroll2]
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          zmm2, zmm3, zmm9
+	vpermd          zmm4, zmm3, zmm5                ; the last block's output, for stealing
+	jmp             near L.xts_enc_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2
+L.xts_enc_final1_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm6, zmm0
+; zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm0, zmm0, 4
+	vpternlogd      zmm0, zmm2, zmm3, 150
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovq           k1, r11
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4{k1}{z}, [rcx]
+	vpternlogd      zmm4, zmm7, zmm6, 150
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_enc_final1_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	je              near L.xts_enc_final1_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vbroadcasti32x4 zmm12, oword [r10 - 208]
+	vaesenc         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 192]
+	vaesenc         zmm4, zmm4, zmm12
+L.xts_enc_final1_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 zmm12, oword [r10 - 176]
+	vaesenc         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 160]
+	vaesenc         zmm4, zmm4, zmm12
+L.xts_enc_final1_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 zmm12, oword [r10 - 144]
+	vaesenc         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 128]
+	vaesenc         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 112]
+	vaesenc         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 96]
+	vaesenc         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 80]
+	vaesenc         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 64]
+	vaesenc         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 48]
+	vaesenc         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 32]
+	vaesenc         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 16]
+	vaesenc         zmm4, zmm4, zmm12
+	vpxord          zmm2, zmm8, zmm6
+	vaesenclast     zmm4, zmm4, zmm2
+	vmovdqu8        [rdx]{k1}, zmm4
+	test            rsi, rsi
+	jz              near L.xts_enc_return_keysmem_onepassgroups_tail2_tweakahead_unroll2 ; no partial block: nothing for stealing to take
+	add             rcx, r8
+	add             rdx, r8
+; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; zmm6 = zmm6 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm6, 63                  ; top 1 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm6, zmm6, 1
+	vpternlogd      zmm6, zmm2, zmm3, 150
+	lea             r11, [rel L.xts_lane_select_keysmem_onepassgroups_tail2_tweakahead_unroll2]
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          zmm2, zmm3, zmm6
+	vpermd          zmm4, zmm3, zmm4                ; the last block's output, for stealing
+	jmp             near L.xts_enc_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2
+L.xts_enc_no_tail_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	test            rsi, rsi
+	jz              near L.xts_enc_return_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vmovdqa64       xmm2, xmm0                      ; the next block's tweak
+	vmovdqu8        xmm4, oword [rdx - 16]          ; the last block's output (a whole vector store)
+L.xts_enc_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+; ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
+; (also at DST - 16) and T1 = TB, the stolen block's tweak
+	vmovdqu8        xmm6, oword [rcx + rsi*1 - 16]  ; last 16 bytes of src
+	lea             r11, [rel L.xts_cts_table_keysmem_onepassgroups_tail2_tweakahead_unroll2]
+; short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu8        xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
+; last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             rsi
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm6, xmm6, xmm0
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 64]
+	neg             rsi
+	vpternlogd      xmm4, xmm0, xmm6, 234           ; (CC & MASK) | TAIL16
+	vmovdqu8        oword [rdx + rsi*1 - 16], xmm1
+	vpxord          xmm4, xmm4, xmm2
+	vpxord          xmm4, xmm4, oword [rdi]
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm4, xmm4, oword [rdi + 16]
+	vaesenc         xmm4, xmm4, oword [rdi + 32]
+	vaesenc         xmm4, xmm4, oword [rdi + 48]
+	vaesenc         xmm4, xmm4, oword [rdi + 64]
+	vaesenc         xmm4, xmm4, oword [rdi + 80]
+	vaesenc         xmm4, xmm4, oword [rdi + 96]
+	vaesenc         xmm4, xmm4, oword [rdi + 112]
+	vaesenc         xmm4, xmm4, oword [rdi + 128]
+	vaesenc         xmm4, xmm4, oword [rdi + 144]
+	cmp             eax, 12
+	jb              near L.xts_enc_steal_b_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesenc         xmm4, xmm4, oword [rdi + 160]
+	vaesenc         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_enc_steal_b_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesenc         xmm4, xmm4, oword [rdi + 192]
+	vaesenc         xmm4, xmm4, oword [rdi + 208]
+L.xts_enc_steal_b_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vaesenclast     xmm4, xmm4, oword [r10]
+	vpxord          xmm4, xmm4, xmm2
+	vmovdqu8        oword [rdx - 16], xmm4
+L.xts_enc_return_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	xor             eax, eax
+	vzeroupper
+	ret
+
+L.xts_enc_steal_both_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vmovdqa64       xmm2, xmm0                      ; the whole block's tweak
+; ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
+; TA * x (encryption: the last whole block under TA, the stolen block under TB)
+; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          xmm6, xmm2, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm0, xmm6, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm6, xmm6, 8                   ; low half's carry into high
+	vpsllq          xmm3, xmm2, 1
+	vpternlogd      xmm3, xmm6, xmm0, 150
+	vmovdqu8        xmm6, oword [rcx + rsi*1]       ; last 16 bytes of src
+	vpxord          xmm4, xmm2, oword [rcx]
+	vpxord          xmm4, xmm4, oword [rdi]
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm4, xmm4, oword [rdi + 16]
+	vaesenc         xmm4, xmm4, oword [rdi + 32]
+	vaesenc         xmm4, xmm4, oword [rdi + 48]
+	vaesenc         xmm4, xmm4, oword [rdi + 64]
+	vaesenc         xmm4, xmm4, oword [rdi + 80]
+	vaesenc         xmm4, xmm4, oword [rdi + 96]
+	vaesenc         xmm4, xmm4, oword [rdi + 112]
+	vaesenc         xmm4, xmm4, oword [rdi + 128]
+	vaesenc         xmm4, xmm4, oword [rdi + 144]
+	cmp             eax, 12
+	jb              near L.xts_enc_steal_both_a_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesenc         xmm4, xmm4, oword [rdi + 160]
+	vaesenc         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_enc_steal_both_a_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesenc         xmm4, xmm4, oword [rdi + 192]
+	vaesenc         xmm4, xmm4, oword [rdi + 208]
+L.xts_enc_steal_both_a_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vaesenclast     xmm4, xmm4, oword [r10]
+	vpxord          xmm4, xmm4, xmm2
+	lea             r11, [rel L.xts_cts_table_keysmem_onepassgroups_tail2_tweakahead_unroll2]
+; short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu8        xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
+; last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             rsi
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm6, xmm6, xmm0
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 64]
+	neg             rsi
+	vpternlogd      xmm4, xmm0, xmm6, 234           ; (CC & MASK) | TAIL16
+	vmovdqu8        oword [rdx + rsi*1], xmm1
+	vpxord          xmm4, xmm4, xmm3
+	vpxord          xmm4, xmm4, oword [rdi]
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm4, xmm4, oword [rdi + 16]
+	vaesenc         xmm4, xmm4, oword [rdi + 32]
+	vaesenc         xmm4, xmm4, oword [rdi + 48]
+	vaesenc         xmm4, xmm4, oword [rdi + 64]
+	vaesenc         xmm4, xmm4, oword [rdi + 80]
+	vaesenc         xmm4, xmm4, oword [rdi + 96]
+	vaesenc         xmm4, xmm4, oword [rdi + 112]
+	vaesenc         xmm4, xmm4, oword [rdi + 128]
+	vaesenc         xmm4, xmm4, oword [rdi + 144]
+	cmp             eax, 12
+	jb              near L.xts_enc_steal_both_b_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesenc         xmm4, xmm4, oword [rdi + 160]
+	vaesenc         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_enc_steal_both_b_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesenc         xmm4, xmm4, oword [rdi + 192]
+	vaesenc         xmm4, xmm4, oword [rdi + 208]
+L.xts_enc_steal_both_b_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vaesenclast     xmm4, xmm4, oword [r10]
+	vpxord          xmm4, xmm4, xmm3
+	vmovdqu8        oword [rdx], xmm4
+	jmp             L.xts_enc_return_keysmem_onepassgroups_tail2_tweakahead_unroll2
+
+L.xts_enc_main_loop_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+; the first iteration's tweaks: vector j = BASE * x^(4*j)
+	vmovdqa64       zmm6, zmm0
+; zmm9 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm9, zmm0, 4
+	vpternlogd      zmm9, zmm2, zmm3, 150
+	jmp             near L.xts_enc_main_iteration
+
+	align 64, db 0xcc
+L.xts_enc_main_iteration:
+; LLVM-MCA-BEGIN xts_enc_avx10_512_main_loop_keysmem_onepassgroups_tail2_tweakahead_unroll2
+; main loop: 2 vectors = 128 bytes per iteration; entered with LEN = the bytes
+; left - 128, placed after the epilogue so short messages never jump over it
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm7, zmm6, 150
+; zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm5, [rcx + 64]
+	vpternlogd      zmm5, zmm7, zmm9, 150
+; the last round's keys (last key ^ tweak), so that the tweaks can move on
+	vpxord          zmm10, zmm8, zmm6
+	vpxord          zmm11, zmm8, zmm9
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_enc_main_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	je              near L.xts_enc_main_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vbroadcasti32x4 zmm12, oword [r10 - 208]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 192]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+L.xts_enc_main_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 zmm12, oword [r10 - 176]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 160]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+L.xts_enc_main_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 zmm12, oword [r10 - 144]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+; zmm6 = zmm6 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm6, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm6, zmm6, 1
+	vpxord          zmm6, zmm6, zmm2
+; zmm9 = zmm9 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm9, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm9, zmm9, 1
+	vpxord          zmm9, zmm9, zmm2
+	vbroadcasti32x4 zmm12, oword [r10 - 128]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 112]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 96]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 80]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 64]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 48]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 32]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 16]
+	vaesenc         zmm4, zmm4, zmm12
+	vaesenc         zmm5, zmm5, zmm12
+; last round: the tweak is in the key
+	vaesenclast     zmm4, zmm4, zmm10
+	vmovdqu8        zword [rdx], zmm4
+	vaesenclast     zmm5, zmm5, zmm11
+	vmovdqu8        zword [rdx + 64], zmm5
+	add             rcx, 128
+	add             rdx, 128
+	sub             r8, 128
+	jae             L.xts_enc_main_iteration
+; LLVM-MCA-END
+	vmovdqa64       zmm0, zmm6                      ; the next block's tweaks
+	jmp             L.xts_enc_main_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+
+; int aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+;
+; One XTS data unit of len >= 16 bytes.  key1 is the data key's equivalent inverse (AESDEC) schedule, key2 the
+; tweak key's encryption schedule.  Block j is D_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
+; products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
+;
+; The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+; is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+; next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+; x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+; k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+; one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+; 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+; (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+;
+; TWEAK=ahead: as clmul outside the main loop; inside it each vector's tweak for the next
+; iteration is its own times x^8, made during the first middle rounds of the one
+; before, so an iteration's loads and rounds never wait for a multiply.  The last round
+; reads LK_j = last key ^ TW_j, made before TW_j moves on: twice the tweak registers.
+;
+; Several tweaks per vector: BASE holds the tweaks of the next 4 block(s), one per
+; 128-bit lane (T, T*x, ..., made once at the start); vector j of an iteration uses
+; BASE * x^(4*j), each made straight from BASE (independent shifts and multiplies,
+; not a serial chain), and BASE moves on by x^(4*vectors).  The tweak is XORed in
+; with round key 0 (one vpternlogd) and folded into the last round key
+; (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
+; 2 vectors per main-loop iteration; the rest goes through a final group of 1..2 vectors
+; whose last may hold fewer blocks than lanes (opmask); a partial last block is
+; handled by ciphertext stealing on xmm.
+;
+; Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11
+;                      PART=rsi (KEY2's register, once the tweak is made)
+; Registers (vector): BASE=zmm0, POLY=zmm1, T1=zmm2, T2=zmm3, X0=zmm4, X1=zmm5
+;                     TW0=zmm6, TW1=zmm9, K0=zmm7, KLAST=zmm8, LK0=zmm10, LK1=zmm11
+;                     KT=zmm12
+; Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
+	section .text
+	align 32, db 0xcc
+	global aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:function hidden
+aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	endbr64
+	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
+; T = E_K2(iv), on xmm with the tweak key read from memory
+	lea             r10, [rsi + rax*8]
+	lea             r10, [r10 + rax*8]
+	vmovdqu8        xmm0, oword [r9]
+	vpxord          xmm0, xmm0, oword [rsi]
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm0, xmm0, oword [rsi + 16]
+	vaesenc         xmm0, xmm0, oword [rsi + 32]
+	vaesenc         xmm0, xmm0, oword [rsi + 48]
+	vaesenc         xmm0, xmm0, oword [rsi + 64]
+	vaesenc         xmm0, xmm0, oword [rsi + 80]
+	vaesenc         xmm0, xmm0, oword [rsi + 96]
+	vaesenc         xmm0, xmm0, oword [rsi + 112]
+	vaesenc         xmm0, xmm0, oword [rsi + 128]
+	vaesenc         xmm0, xmm0, oword [rsi + 144]
+	cmp             eax, 12
+	jb              near L.xts_dec_tweak_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesenc         xmm0, xmm0, oword [rsi + 160]
+	vaesenc         xmm0, xmm0, oword [rsi + 176]
+	je              near L.xts_dec_tweak_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesenc         xmm0, xmm0, oword [rsi + 192]
+	vaesenc         xmm0, xmm0, oword [rsi + 208]
+L.xts_dec_tweak_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vaesenclast     xmm0, xmm0, oword [r10]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &key1[rounds]
+; the first and last round keys into registers; the middle ones are read each round
+	vbroadcasti32x4 zmm7, oword [rdi]
+	vbroadcasti32x4 zmm8, oword [r10]
+	vbroadcasti32x4 zmm1, oword [rel L.xts_poly_keysmem_onepassgroups_tail2_tweakahead_unroll2]
+; BASE = T, T*x, T*x^2, T*x^3 in lanes 0..3: T in every lane, lane i shifted
+; left by i bits (per-quadword counts), the i bits out of its top folded back times 0x87
+	vshufi64x2      zmm0, zmm0, zmm0, 0             ; lane 0 into every lane
+	vpsrlvq         zmm2, zmm0, zword [rel L.xts_lane_carry_keysmem_onepassgroups_tail2_tweakahead_unroll2] ; top i bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllvq         zmm0, zmm0, zword [rel L.xts_lane_shift_keysmem_onepassgroups_tail2_tweakahead_unroll2]
+	vpternlogd      zmm0, zmm2, zmm3, 150
+; PART = len % 16; the bulk takes the whole blocks but the last, which goes to stealing
+	mov             esi, r8d
+	and             esi, 15                         ; bytes past the last whole block
+	jz              near L.xts_dec_whole_blocks_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	sub             r8, rsi
+	sub             r8, 16                          ; its last whole block goes to stealing
+L.xts_dec_whole_blocks_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	sub             r8, 128
+	ja              near L.xts_dec_main_loop_keysmem_onepassgroups_tail2_tweakahead_unroll2 ; more than one iteration; out of line, so short messages fall through
+L.xts_dec_main_done_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	add             r8, 128                         ; 0 <= LEN <= 128 remain
+	jz              near L.xts_dec_no_tail_keysmem_onepassgroups_tail2_tweakahead_unroll2
+
+L.xts_dec_final_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+; 1..128 bytes remain: pick the final group by the number of vectors they need,
+; so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             r8, 64
+	jbe             near L.xts_dec_final1_keysmem_onepassgroups_tail2_tweakahead_unroll2
+L.xts_dec_final2_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+; the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm6, zmm0
+; zmm9 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm9, zmm0, 4
+	vpternlogd      zmm9, zmm2, zmm3, 150
+; zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm0, zmm0, 1
+	vpxord          zmm0, zmm0, zmm2
+	sub             r8, 64                          ; bytes in the last vector
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm7, zmm6, 150
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovq           k1, r11
+; zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm5{k1}{z}, [rcx + 64]
+	vpternlogd      zmm5, zmm7, zmm9, 150
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final2_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	je              near L.xts_dec_final2_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vbroadcasti32x4 zmm12, oword [r10 - 208]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 192]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+L.xts_dec_final2_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 zmm12, oword [r10 - 176]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 160]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+L.xts_dec_final2_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 zmm12, oword [r10 - 144]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 128]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 112]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 96]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 80]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 64]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 48]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 32]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 16]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vpxord          zmm2, zmm8, zmm6
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        zword [rdx], zmm4
+	vpxord          zmm2, zmm8, zmm9
+	vaesdeclast     zmm5, zmm5, zmm2
+	vmovdqu8        [rdx + 64]{k1}, zmm5
+	test            rsi, rsi
+	jz              near L.xts_dec_return_keysmem_onepassgroups_tail2_tweakahead_unroll2 ; no partial block: nothing for stealing to take
+	add             rcx, r8
+	add             rdx, r8
+	add             rcx, 64
+	add             rdx, 64
+; next tweak: lane m of the last vector's tweaks times x, m = its block count - 1
+; zmm9 = zmm9 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm9, 63                  ; top 1 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm9, zmm9, 1
+	vpternlogd      zmm9, zmm2, zmm3, 150
+	lea             r11, [rel L.xts_lane_select_keysmem_onepassgroups_tail2_tweakahead_unroll2]
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          zmm2, zmm3, zmm9
+	jmp             near L.xts_dec_steal_both_keysmem_onepassgroups_tail2_tweakahead_unroll2 ; no register for the last whole block beside them
+	jmp             near L.xts_dec_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2
+L.xts_dec_final1_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	test            rsi, rsi
+	jnz             near L.xts_dec_final1_beside_keysmem_onepassgroups_tail2_tweakahead_unroll2 ; a partial block: the last whole one runs beside
+; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm6, zmm0
+; zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm0, zmm0, 4
+	vpternlogd      zmm0, zmm2, zmm3, 150
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovq           k1, r11
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4{k1}{z}, [rcx]
+	vpternlogd      zmm4, zmm7, zmm6, 150
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final1_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	je              near L.xts_dec_final1_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vbroadcasti32x4 zmm12, oword [r10 - 208]
+	vaesdec         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 192]
+	vaesdec         zmm4, zmm4, zmm12
+L.xts_dec_final1_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 zmm12, oword [r10 - 176]
+	vaesdec         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 160]
+	vaesdec         zmm4, zmm4, zmm12
+L.xts_dec_final1_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 zmm12, oword [r10 - 144]
+	vaesdec         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 128]
+	vaesdec         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 112]
+	vaesdec         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 96]
+	vaesdec         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 80]
+	vaesdec         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 64]
+	vaesdec         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 48]
+	vaesdec         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 32]
+	vaesdec         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 16]
+	vaesdec         zmm4, zmm4, zmm12
+	vpxord          zmm2, zmm8, zmm6
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        [rdx]{k1}, zmm4
+	jmp             near L.xts_dec_return_keysmem_onepassgroups_tail2_tweakahead_unroll2 ; no partial block (tested before the group)
+L.xts_dec_final1_beside_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm6, zmm0
+; zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm0, zmm0, 4
+	vpternlogd      zmm0, zmm2, zmm3, 150
+; the last whole block beside them, under TB, the tweak two blocks after the last
+; vector's last (lane m): TB = lane m of TW0 * x^2 into xmm3, straight from the
+; first tweak so that XE starts its rounds right after the vectors; XE = C[n-1] ^ TB ^
+; round key 0; then TA (the tweak between: the stealing's) = lane m of TW0 * x^1
+; zmm9 = zmm6 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm6, 62                  ; top 2 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm9, zmm6, 2
+	vpternlogd      zmm9, zmm2, zmm3, 150
+	lea             r11, [rel L.xts_lane_select_keysmem_onepassgroups_tail2_tweakahead_unroll2]
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          zmm3, zmm3, zmm9                ; TB: lane m
+	vmovdqu8        xmm5, oword [rcx + r8*1]
+	vpternlogd      xmm5, xmm7, xmm3, 150
+; zmm9 = zmm6 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm6, 63                  ; top 1 bits of each half
+	vpclmulqdq      zmm4, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm9, zmm6, 1
+	vpternlogd      zmm9, zmm2, zmm4, 150
+	vmovdqu8        xmm2, oword [r11 + r8*1 - 16]
+	vpermd          zmm9, zmm2, zmm9                ; TA: lane m
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovq           k1, r11
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4{k1}{z}, [rcx]
+	vpternlogd      zmm4, zmm7, zmm6, 150
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final1_beside_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	je              near L.xts_dec_final1_beside_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vbroadcasti32x4 zmm12, oword [r10 - 208]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         xmm5, xmm5, xmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 192]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         xmm5, xmm5, xmm12
+L.xts_dec_final1_beside_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 zmm12, oword [r10 - 176]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         xmm5, xmm5, xmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 160]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         xmm5, xmm5, xmm12
+L.xts_dec_final1_beside_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 zmm12, oword [r10 - 144]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         xmm5, xmm5, xmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 128]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         xmm5, xmm5, xmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 112]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         xmm5, xmm5, xmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 96]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         xmm5, xmm5, xmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 80]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         xmm5, xmm5, xmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 64]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         xmm5, xmm5, xmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 48]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         xmm5, xmm5, xmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 32]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         xmm5, xmm5, xmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 16]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         xmm5, xmm5, xmm12
+	vpxord          zmm2, zmm8, zmm6
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        [rdx]{k1}, zmm4
+; the block beside: PP = D(C[n-1]) under TB into X0's xmm, T1 = TA, SRC/DST past C[n-1]
+	vpxord          xmm2, xmm8, xmm3
+	vaesdeclast     xmm5, xmm5, xmm2
+	vmovdqa64       xmm4, xmm5
+	vmovdqa64       xmm2, xmm9
+	lea             rcx, [rcx + r8*1 + 16]
+	lea             rdx, [rdx + r8*1 + 16]
+	jmp             near L.xts_dec_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2
+L.xts_dec_no_tail_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	test            rsi, rsi
+	jz              near L.xts_dec_return_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vmovdqa64       xmm2, xmm0                      ; the next block's tweak
+L.xts_dec_steal_both_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+; SRC/DST at the last whole block, T1 = its tweak: both blocks here
+; ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
+; TA * x (decryption: the last whole block under TB, the stolen block under TA)
+; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          xmm6, xmm2, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm0, xmm6, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm6, xmm6, 8                   ; low half's carry into high
+	vpsllq          xmm3, xmm2, 1
+	vpternlogd      xmm3, xmm6, xmm0, 150
+	vmovdqu8        xmm6, oword [rcx + rsi*1]       ; last 16 bytes of src
+	vpxord          xmm4, xmm3, oword [rcx]
+	vpxord          xmm4, xmm4, oword [rdi]
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         xmm4, xmm4, oword [rdi + 16]
+	vaesdec         xmm4, xmm4, oword [rdi + 32]
+	vaesdec         xmm4, xmm4, oword [rdi + 48]
+	vaesdec         xmm4, xmm4, oword [rdi + 64]
+	vaesdec         xmm4, xmm4, oword [rdi + 80]
+	vaesdec         xmm4, xmm4, oword [rdi + 96]
+	vaesdec         xmm4, xmm4, oword [rdi + 112]
+	vaesdec         xmm4, xmm4, oword [rdi + 128]
+	vaesdec         xmm4, xmm4, oword [rdi + 144]
+	cmp             eax, 12
+	jb              near L.xts_dec_steal_both_a_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesdec         xmm4, xmm4, oword [rdi + 160]
+	vaesdec         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_dec_steal_both_a_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesdec         xmm4, xmm4, oword [rdi + 192]
+	vaesdec         xmm4, xmm4, oword [rdi + 208]
+L.xts_dec_steal_both_a_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vaesdeclast     xmm4, xmm4, oword [r10]
+	vpxord          xmm4, xmm4, xmm3
+	lea             r11, [rel L.xts_cts_table_keysmem_onepassgroups_tail2_tweakahead_unroll2]
+; short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu8        xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
+; last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             rsi
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm6, xmm6, xmm0
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 64]
+	neg             rsi
+	vpternlogd      xmm4, xmm0, xmm6, 234           ; (CC & MASK) | TAIL16
+	vmovdqu8        oword [rdx + rsi*1], xmm1
+	vpxord          xmm4, xmm4, xmm2
+	vpxord          xmm4, xmm4, oword [rdi]
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         xmm4, xmm4, oword [rdi + 16]
+	vaesdec         xmm4, xmm4, oword [rdi + 32]
+	vaesdec         xmm4, xmm4, oword [rdi + 48]
+	vaesdec         xmm4, xmm4, oword [rdi + 64]
+	vaesdec         xmm4, xmm4, oword [rdi + 80]
+	vaesdec         xmm4, xmm4, oword [rdi + 96]
+	vaesdec         xmm4, xmm4, oword [rdi + 112]
+	vaesdec         xmm4, xmm4, oword [rdi + 128]
+	vaesdec         xmm4, xmm4, oword [rdi + 144]
+	cmp             eax, 12
+	jb              near L.xts_dec_steal_both_b_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesdec         xmm4, xmm4, oword [rdi + 160]
+	vaesdec         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_dec_steal_both_b_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesdec         xmm4, xmm4, oword [rdi + 192]
+	vaesdec         xmm4, xmm4, oword [rdi + 208]
+L.xts_dec_steal_both_b_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vaesdeclast     xmm4, xmm4, oword [r10]
+	vpxord          xmm4, xmm4, xmm2
+	vmovdqu8        oword [rdx], xmm4
+	jmp             near L.xts_dec_return_keysmem_onepassgroups_tail2_tweakahead_unroll2
+L.xts_dec_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+; ciphertext stealing on xmm (decryption): the final group left CC = PP = D(C[n-1])
+; under TB in X0's xmm and T1 = TA, the stolen block's tweak
+	vmovdqu8        xmm6, oword [rcx + rsi*1 - 16]  ; last 16 bytes of src
+	lea             r11, [rel L.xts_cts_table_keysmem_onepassgroups_tail2_tweakahead_unroll2]
+; short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu8        xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
+; last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             rsi
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm6, xmm6, xmm0
+	vmovdqu8        xmm0, oword [r11 + rsi*1 + 64]
+	neg             rsi
+	vpternlogd      xmm4, xmm0, xmm6, 234           ; (CC & MASK) | TAIL16
+	vmovdqu8        oword [rdx + rsi*1 - 16], xmm1
+	vpxord          xmm4, xmm4, xmm2
+	vpxord          xmm4, xmm4, oword [rdi]
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         xmm4, xmm4, oword [rdi + 16]
+	vaesdec         xmm4, xmm4, oword [rdi + 32]
+	vaesdec         xmm4, xmm4, oword [rdi + 48]
+	vaesdec         xmm4, xmm4, oword [rdi + 64]
+	vaesdec         xmm4, xmm4, oword [rdi + 80]
+	vaesdec         xmm4, xmm4, oword [rdi + 96]
+	vaesdec         xmm4, xmm4, oword [rdi + 112]
+	vaesdec         xmm4, xmm4, oword [rdi + 128]
+	vaesdec         xmm4, xmm4, oword [rdi + 144]
+	cmp             eax, 12
+	jb              near L.xts_dec_steal_b_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesdec         xmm4, xmm4, oword [rdi + 160]
+	vaesdec         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_dec_steal_b_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vaesdec         xmm4, xmm4, oword [rdi + 192]
+	vaesdec         xmm4, xmm4, oword [rdi + 208]
+L.xts_dec_steal_b_rounds_done_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vaesdeclast     xmm4, xmm4, oword [r10]
+	vpxord          xmm4, xmm4, xmm2
+	vmovdqu8        oword [rdx - 16], xmm4
+L.xts_dec_return_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	xor             eax, eax
+	vzeroupper
+	ret
+
+L.xts_dec_main_loop_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+; the first iteration's tweaks: vector j = BASE * x^(4*j)
+	vmovdqa64       zmm6, zmm0
+; zmm9 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm9, zmm0, 4
+	vpternlogd      zmm9, zmm2, zmm3, 150
+	jmp             near L.xts_dec_main_iteration
+
+	align 64, db 0xcc
+L.xts_dec_main_iteration:
+; LLVM-MCA-BEGIN xts_dec_avx10_512_main_loop_keysmem_onepassgroups_tail2_tweakahead_unroll2
+; main loop: 2 vectors = 128 bytes per iteration; entered with LEN = the bytes
+; left - 128, placed after the epilogue so short messages never jump over it
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm7, zmm6, 150
+; zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm5, [rcx + 64]
+	vpternlogd      zmm5, zmm7, zmm9, 150
+; the last round's keys (last key ^ tweak), so that the tweaks can move on
+	vpxord          zmm10, zmm8, zmm6
+	vpxord          zmm11, zmm8, zmm9
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_main_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	je              near L.xts_dec_main_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vbroadcasti32x4 zmm12, oword [r10 - 208]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 192]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+L.xts_dec_main_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 zmm12, oword [r10 - 176]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 160]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+L.xts_dec_main_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 zmm12, oword [r10 - 144]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+; zmm6 = zmm6 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm6, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm6, zmm6, 1
+	vpxord          zmm6, zmm6, zmm2
+; zmm9 = zmm9 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm9, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm9, zmm9, 1
+	vpxord          zmm9, zmm9, zmm2
+	vbroadcasti32x4 zmm12, oword [r10 - 128]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 112]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 96]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 80]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 64]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 48]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 32]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 16]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+; last round: the tweak is in the key
+	vaesdeclast     zmm4, zmm4, zmm10
+	vmovdqu8        zword [rdx], zmm4
+	vaesdeclast     zmm5, zmm5, zmm11
+	vmovdqu8        zword [rdx + 64], zmm5
+	add             rcx, 128
+	add             rdx, 128
+	sub             r8, 128
+	jae             L.xts_dec_main_iteration
+; LLVM-MCA-END
+	vmovdqa64       zmm0, zmm6                      ; the next block's tweaks
+	jmp             L.xts_dec_main_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+
+	section .rodata align=64
+	align 64, db 0
+; The reduction constant: x^128 = x^7 + x^2 + x + 1, i.e. 0x87, in each lane's low half.
+L.xts_poly_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	dq	0x87, 0
+; BASE's lanes: lane i's quadwords shift left by i bits, and right by 64 - i for the bits
+; they carry out (a count of 64 gives 0: lane 0 carries nothing).
+L.xts_lane_shift_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	dq	0, 0, 1, 1, 2, 2, 3, 3
+L.xts_lane_carry_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	dq	64, 64, 63, 63, 62, 62, 61, 61
+; vpermd indexes moving lane i of a vector to lane 0 (row i at offset 16*i).
+L.xts_lane_select_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	dd	0, 1, 2, 3
+	dd	4, 5, 6, 7
+	dd	8, 9, 10, 11
+	dd	12, 13, 14, 15
+; Ciphertext stealing: vpshufb patterns (0x80 makes a zero byte) and a byte mask.
+; At +PART: moves a block's first PART bytes to its end.  At 32-PART: moves a block's
+; last PART bytes to its start.  At 64-PART: 0x00 for the first PART bytes, 0xff after.
+L.xts_cts_table_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	db	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
+	db	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	db	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
+	db	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+	db	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255
+
+	section .note.GNU-stack noalloc noexec nowrite progbits
+	section .note.gnu.property note alloc noexec align=8
+	dd 4, 16, 5
+	db 'GNU', 0
+	dd 0xc0000002, 0x4, 0x3, 0x0
+
 ; int aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 ;
 ; One XTS data unit of len >= 16 bytes.  key1 is the data key's encryption schedule, key2 the
@@ -2234,10 +3294,10 @@ L.xts_enc_main_loop_onepassgroups_tail2_tweakahead_tweakencrows:
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
 	vpsllq          zmm13, zmm0, 12
 	vpternlogd      zmm13, zmm2, zmm3, 150
-	jmp             near L.xts_enc_main_iteration
+	jmp             near L.xts_enc_main_iteration_onepassgroups_tail2_tweakahead_tweakencrows
 
 	align 64, db 0xcc
-L.xts_enc_main_iteration:
+L.xts_enc_main_iteration_onepassgroups_tail2_tweakahead_tweakencrows:
 ; LLVM-MCA-BEGIN xts_enc_avx10_512_main_loop_onepassgroups_tail2_tweakahead_tweakencrows
 ; main loop: 4 vectors = 256 bytes per iteration; entered with LEN = the bytes
 ; left - 256, placed after the epilogue so short messages never jump over it
@@ -2348,7 +3408,7 @@ L.xts_enc_main_aes128_onepassgroups_tail2_tweakahead_tweakencrows:
 	add             rcx, 256
 	add             rdx, 256
 	sub             r8, 256
-	jae             L.xts_enc_main_iteration
+	jae             L.xts_enc_main_iteration_onepassgroups_tail2_tweakahead_tweakencrows
 ; LLVM-MCA-END
 	vmovdqa64       zmm0, zmm8                      ; the next block's tweaks
 	jmp             L.xts_enc_main_done_onepassgroups_tail2_tweakahead_tweakencrows
@@ -2971,10 +4031,10 @@ L.xts_dec_main_loop_onepassgroups_tail2_tweakahead_tweakencrows:
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
 	vpsllq          zmm13, zmm0, 12
 	vpternlogd      zmm13, zmm2, zmm3, 150
-	jmp             near L.xts_dec_main_iteration
+	jmp             near L.xts_dec_main_iteration_onepassgroups_tail2_tweakahead_tweakencrows
 
 	align 64, db 0xcc
-L.xts_dec_main_iteration:
+L.xts_dec_main_iteration_onepassgroups_tail2_tweakahead_tweakencrows:
 ; LLVM-MCA-BEGIN xts_dec_avx10_512_main_loop_onepassgroups_tail2_tweakahead_tweakencrows
 ; main loop: 4 vectors = 256 bytes per iteration; entered with LEN = the bytes
 ; left - 256, placed after the epilogue so short messages never jump over it
@@ -3085,7 +4145,7 @@ L.xts_dec_main_aes128_onepassgroups_tail2_tweakahead_tweakencrows:
 	add             rcx, 256
 	add             rdx, 256
 	sub             r8, 256
-	jae             L.xts_dec_main_iteration
+	jae             L.xts_dec_main_iteration_onepassgroups_tail2_tweakahead_tweakencrows
 ; LLVM-MCA-END
 	vmovdqa64       zmm0, zmm8                      ; the next block's tweaks
 	jmp             L.xts_dec_main_done_onepassgroups_tail2_tweakahead_tweakencrows
