@@ -661,7 +661,8 @@ aesgen_gcm_enc_update_avx10_256:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_enc_store
 # CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
-# LEN, so their start waits in the stack slots for the GHASH pass
+# LEN, so their start waits in the stack slots for the GHASH pass; its last
+# vector waits in ymm0
 	mov             %rsi, (%rsp)
 	mov             %rcx, 8(%rsp)
 
@@ -776,6 +777,7 @@ aesgen_gcm_enc_update_avx10_256:
 	vpxord          %ymm14, %ymm8, %ymm8
 	vaesenclast     %ymm8, %ymm3, %ymm3
 	vmovdqu8        %ymm3, (%rsi){%k1}
+	vmovdqa64       %ymm3, %ymm0                    # the last vector, for the hash
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final3:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -860,6 +862,7 @@ aesgen_gcm_enc_update_avx10_256:
 	vpxord          %ymm14, %ymm8, %ymm8
 	vaesenclast     %ymm8, %ymm2, %ymm2
 	vmovdqu8        %ymm2, (%rsi){%k1}
+	vmovdqa64       %ymm2, %ymm0                    # the last vector, for the hash
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final2:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -925,6 +928,7 @@ aesgen_gcm_enc_update_avx10_256:
 	vpxord          %ymm14, %ymm8, %ymm8
 	vaesenclast     %ymm8, %ymm1, %ymm1
 	vmovdqu8        %ymm1, (%rsi){%k1}
+	vmovdqa64       %ymm1, %ymm0                    # the last vector, for the hash
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final1:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -978,14 +982,16 @@ aesgen_gcm_enc_update_avx10_256:
 	vpxord          %ymm7, %ymm7, %ymm7
 .Lgcm_enc_ghash_vector:
 	cmp             $32, %rcx
-	{disp32} jb     .Lgcm_enc_ghash_load_part
+	{disp32} jbe    .Lgcm_enc_ghash_load_last
 	vmovdqu8        (%rdx), %ymm4
 	{disp32} jmp    .Lgcm_enc_ghash_loaded
-.Lgcm_enc_ghash_load_part:
+.Lgcm_enc_ghash_load_last:
+# the last vector from ymm0, where the CTR pass left it: its masked store
+# would not forward to a load
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the bytes that remain
 	kmovd           %r11d, %k1
-	vmovdqu8        (%rdx), %ymm4{%k1}{z}
+	vmovdqu8        %ymm0, %ymm4{%k1}{z}
 .Lgcm_enc_ghash_loaded:
 	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0
@@ -4439,7 +4445,8 @@ aesgen_gcm_enc_update_avx10_256_ghashkaratsuba:
 	add             $128, %rcx
 	{disp32} jz     .Lgcm_enc_ghashkaratsuba_store
 # CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
-# LEN, so their start waits in the stack slots for the GHASH pass
+# LEN, so their start waits in the stack slots for the GHASH pass; its last
+# vector waits in ymm0
 	mov             %rsi, (%rsp)
 	mov             %rcx, 8(%rsp)
 
@@ -4558,6 +4565,7 @@ aesgen_gcm_enc_update_avx10_256_ghashkaratsuba:
 	vpxord          %ymm14, %ymm8, %ymm8
 	vaesenclast     %ymm8, %ymm3, %ymm3
 	vmovdqu8        %ymm3, (%rsi){%k1}
+	vmovdqa64       %ymm3, %ymm0                    # the last vector, for the hash
 	{disp32} jmp    .Lgcm_enc_ghashkaratsuba_tail_crypted
 .Lgcm_enc_ghashkaratsuba_final3:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -4646,6 +4654,7 @@ aesgen_gcm_enc_update_avx10_256_ghashkaratsuba:
 	vpxord          %ymm14, %ymm8, %ymm8
 	vaesenclast     %ymm8, %ymm2, %ymm2
 	vmovdqu8        %ymm2, (%rsi){%k1}
+	vmovdqa64       %ymm2, %ymm0                    # the last vector, for the hash
 	{disp32} jmp    .Lgcm_enc_ghashkaratsuba_tail_crypted
 .Lgcm_enc_ghashkaratsuba_final2:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -4715,6 +4724,7 @@ aesgen_gcm_enc_update_avx10_256_ghashkaratsuba:
 	vpxord          %ymm14, %ymm8, %ymm8
 	vaesenclast     %ymm8, %ymm1, %ymm1
 	vmovdqu8        %ymm1, (%rsi){%k1}
+	vmovdqa64       %ymm1, %ymm0                    # the last vector, for the hash
 	{disp32} jmp    .Lgcm_enc_ghashkaratsuba_tail_crypted
 .Lgcm_enc_ghashkaratsuba_final1:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -4772,14 +4782,16 @@ aesgen_gcm_enc_update_avx10_256_ghashkaratsuba:
 	vpxord          %ymm7, %ymm7, %ymm7
 .Lgcm_enc_ghashkaratsuba_ghash_vector:
 	cmp             $32, %rcx
-	{disp32} jb     .Lgcm_enc_ghashkaratsuba_ghash_load_part
+	{disp32} jbe    .Lgcm_enc_ghashkaratsuba_ghash_load_last
 	vmovdqu8        (%rdx), %ymm4
 	{disp32} jmp    .Lgcm_enc_ghashkaratsuba_ghash_loaded
-.Lgcm_enc_ghashkaratsuba_ghash_load_part:
+.Lgcm_enc_ghashkaratsuba_ghash_load_last:
+# the last vector from ymm0, where the CTR pass left it: its masked store
+# would not forward to a load
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the bytes that remain
 	kmovd           %r11d, %k1
-	vmovdqu8        (%rdx), %ymm4{%k1}{z}
+	vmovdqu8        %ymm0, %ymm4{%k1}{z}
 .Lgcm_enc_ghashkaratsuba_ghash_loaded:
 	vpshufb         %ymm20, %ymm4, %ymm4
 	vpxord          %ymm10, %ymm4, %ymm4            # the running hash joins block 0

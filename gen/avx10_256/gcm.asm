@@ -653,7 +653,8 @@ L.gcm_enc_tail:
 	add             rcx, 128
 	jz              near L.gcm_enc_store
 ; CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
-; LEN, so their start waits in the stack slots for the GHASH pass
+; LEN, so their start waits in the stack slots for the GHASH pass; its last
+; vector waits in ymm0
 	mov             qword [rsp], rsi
 	mov             qword [rsp + 8], rcx
 
@@ -768,6 +769,7 @@ L.gcm_enc_final4_aes128:
 	vpxord          ymm8, ymm8, ymm14
 	vaesenclast     ymm3, ymm3, ymm8
 	vmovdqu8        [rsi]{k1}, ymm3
+	vmovdqa64       ymm0, ymm3                      ; the last vector, for the hash
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final3:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -852,6 +854,7 @@ L.gcm_enc_final3_aes128:
 	vpxord          ymm8, ymm8, ymm14
 	vaesenclast     ymm2, ymm2, ymm8
 	vmovdqu8        [rsi]{k1}, ymm2
+	vmovdqa64       ymm0, ymm2                      ; the last vector, for the hash
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final2:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -917,6 +920,7 @@ L.gcm_enc_final2_aes128:
 	vpxord          ymm8, ymm8, ymm14
 	vaesenclast     ymm1, ymm1, ymm8
 	vmovdqu8        [rsi]{k1}, ymm1
+	vmovdqa64       ymm0, ymm1                      ; the last vector, for the hash
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final1:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -970,14 +974,16 @@ L.gcm_enc_tail_crypted:
 	vpxord          ymm7, ymm7, ymm7
 L.gcm_enc_ghash_vector:
 	cmp             rcx, 32
-	jb              near L.gcm_enc_ghash_load_part
+	jbe             near L.gcm_enc_ghash_load_last
 	vmovdqu8        ymm4, [rdx]
 	jmp             near L.gcm_enc_ghash_loaded
-L.gcm_enc_ghash_load_part:
+L.gcm_enc_ghash_load_last:
+; the last vector from ymm0, where the CTR pass left it: its masked store
+; would not forward to a load
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the bytes that remain
 	kmovd           k1, r11d
-	vmovdqu8        ymm4{k1}{z}, [rdx]
+	vmovdqu8        ymm4{k1}{z}, ymm0
 L.gcm_enc_ghash_loaded:
 	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0
@@ -4386,7 +4392,8 @@ L.gcm_enc_ghashkaratsuba_tail:
 	add             rcx, 128
 	jz              near L.gcm_enc_ghashkaratsuba_store
 ; CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
-; LEN, so their start waits in the stack slots for the GHASH pass
+; LEN, so their start waits in the stack slots for the GHASH pass; its last
+; vector waits in ymm0
 	mov             qword [rsp], rsi
 	mov             qword [rsp + 8], rcx
 
@@ -4505,6 +4512,7 @@ L.gcm_enc_ghashkaratsuba_final4_aes128:
 	vpxord          ymm8, ymm8, ymm14
 	vaesenclast     ymm3, ymm3, ymm8
 	vmovdqu8        [rsi]{k1}, ymm3
+	vmovdqa64       ymm0, ymm3                      ; the last vector, for the hash
 	jmp             near L.gcm_enc_ghashkaratsuba_tail_crypted
 L.gcm_enc_ghashkaratsuba_final3:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -4593,6 +4601,7 @@ L.gcm_enc_ghashkaratsuba_final3_aes128:
 	vpxord          ymm8, ymm8, ymm14
 	vaesenclast     ymm2, ymm2, ymm8
 	vmovdqu8        [rsi]{k1}, ymm2
+	vmovdqa64       ymm0, ymm2                      ; the last vector, for the hash
 	jmp             near L.gcm_enc_ghashkaratsuba_tail_crypted
 L.gcm_enc_ghashkaratsuba_final2:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -4662,6 +4671,7 @@ L.gcm_enc_ghashkaratsuba_final2_aes128:
 	vpxord          ymm8, ymm8, ymm14
 	vaesenclast     ymm1, ymm1, ymm8
 	vmovdqu8        [rsi]{k1}, ymm1
+	vmovdqa64       ymm0, ymm1                      ; the last vector, for the hash
 	jmp             near L.gcm_enc_ghashkaratsuba_tail_crypted
 L.gcm_enc_ghashkaratsuba_final1:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -4719,14 +4729,16 @@ L.gcm_enc_ghashkaratsuba_tail_crypted:
 	vpxord          ymm7, ymm7, ymm7
 L.gcm_enc_ghashkaratsuba_ghash_vector:
 	cmp             rcx, 32
-	jb              near L.gcm_enc_ghashkaratsuba_ghash_load_part
+	jbe             near L.gcm_enc_ghashkaratsuba_ghash_load_last
 	vmovdqu8        ymm4, [rdx]
 	jmp             near L.gcm_enc_ghashkaratsuba_ghash_loaded
-L.gcm_enc_ghashkaratsuba_ghash_load_part:
+L.gcm_enc_ghashkaratsuba_ghash_load_last:
+; the last vector from ymm0, where the CTR pass left it: its masked store
+; would not forward to a load
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the bytes that remain
 	kmovd           k1, r11d
-	vmovdqu8        ymm4{k1}{z}, [rdx]
+	vmovdqu8        ymm4{k1}{z}, ymm0
 L.gcm_enc_ghashkaratsuba_ghash_loaded:
 	vpshufb         ymm4, ymm4, ymm20
 	vpxord          ymm4, ymm4, ymm10               ; the running hash joins block 0

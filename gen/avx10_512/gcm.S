@@ -668,7 +668,8 @@ aesgen_gcm_enc_update_avx10_512:
 	add             $256, %rcx
 	{disp32} jz     .Lgcm_enc_store
 # CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
-# LEN, so their start waits in the stack slots for the GHASH pass
+# LEN, so their start waits in the stack slots for the GHASH pass; its last
+# vector waits in zmm0
 	mov             %rsi, (%rsp)
 	mov             %rcx, 8(%rsp)
 
@@ -783,6 +784,7 @@ aesgen_gcm_enc_update_avx10_512:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm3, %zmm3
 	vmovdqu8        %zmm3, (%rsi){%k1}
+	vmovdqa64       %zmm3, %zmm0                    # the last vector, for the hash
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final3:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -867,6 +869,7 @@ aesgen_gcm_enc_update_avx10_512:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm2, %zmm2
 	vmovdqu8        %zmm2, (%rsi){%k1}
+	vmovdqa64       %zmm2, %zmm0                    # the last vector, for the hash
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final2:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -932,6 +935,7 @@ aesgen_gcm_enc_update_avx10_512:
 	vpxord          %zmm14, %zmm8, %zmm8
 	vaesenclast     %zmm8, %zmm1, %zmm1
 	vmovdqu8        %zmm1, (%rsi){%k1}
+	vmovdqa64       %zmm1, %zmm0                    # the last vector, for the hash
 	{disp32} jmp    .Lgcm_enc_tail_crypted
 .Lgcm_enc_final1:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -985,14 +989,16 @@ aesgen_gcm_enc_update_avx10_512:
 	vpxord          %zmm7, %zmm7, %zmm7
 .Lgcm_enc_ghash_vector:
 	cmp             $64, %rcx
-	{disp32} jb     .Lgcm_enc_ghash_load_part
+	{disp32} jbe    .Lgcm_enc_ghash_load_last
 	vmovdqu8        (%rdx), %zmm4
 	{disp32} jmp    .Lgcm_enc_ghash_loaded
-.Lgcm_enc_ghash_load_part:
+.Lgcm_enc_ghash_load_last:
+# the last vector from zmm0, where the CTR pass left it: its masked store
+# would not forward to a load
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the bytes that remain
 	kmovq           %r11, %k1
-	vmovdqu8        (%rdx), %zmm4{%k1}{z}
+	vmovdqu8        %zmm0, %zmm4{%k1}{z}
 .Lgcm_enc_ghash_loaded:
 	vpshufb         %zmm20, %zmm4, %zmm4
 	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
@@ -4763,7 +4769,8 @@ aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstit
 	add             $512, %rcx
 	{disp32} jz     .Lgcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_store
 # CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
-# LEN, so their start waits in the stack slots for the GHASH pass
+# LEN, so their start waits in the stack slots for the GHASH pass; its last
+# vector waits in zmm0
 	mov             %rsi, (%rsp)
 	mov             %rcx, 8(%rsp)
 
@@ -4835,6 +4842,7 @@ aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstit
 	add             $128, %rsi
 	sub             $128, %rcx
 	jnz             .Lgcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_group_loop
+	vmovdqa64       %zmm1, %zmm0                    # the last vector, for the hash
 	{disp32} jmp    .Lgcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_tail_crypted
 
 .Lgcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_final:
@@ -4912,6 +4920,7 @@ aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstit
 	vpxord          %zmm18, %zmm12, %zmm12
 	vaesenclast     %zmm12, %zmm1, %zmm1
 	vmovdqu8        %zmm1, (%rsi){%k1}
+	vmovdqa64       %zmm1, %zmm0                    # the last vector, for the hash
 	{disp32} jmp    .Lgcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_tail_crypted
 .Lgcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_final1:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -4971,14 +4980,16 @@ aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstit
 	vpxord          %zmm11, %zmm11, %zmm11
 .Lgcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_ghash_vector:
 	cmp             $64, %rcx
-	{disp32} jb     .Lgcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_ghash_load_part
+	{disp32} jbe    .Lgcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_ghash_load_last
 	vmovdqu8        (%rdx), %zmm8
 	{disp32} jmp    .Lgcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_ghash_loaded
-.Lgcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_ghash_load_part:
+.Lgcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_ghash_load_last:
+# the last vector from zmm0, where the CTR pass left it: its masked store
+# would not forward to a load
 	mov             $-1, %r11
 	bzhi            %rcx, %r11, %r11                # k1: the bytes that remain
 	kmovq           %r11, %k1
-	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+	vmovdqu8        %zmm0, %zmm8{%k1}{z}
 .Lgcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_ghash_loaded:
 	vpshufb         %zmm28, %zmm8, %zmm8
 	vpxord          %zmm14, %zmm8, %zmm8            # the running hash joins block 0

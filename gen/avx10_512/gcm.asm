@@ -660,7 +660,8 @@ L.gcm_enc_tail:
 	add             rcx, 256
 	jz              near L.gcm_enc_store
 ; CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
-; LEN, so their start waits in the stack slots for the GHASH pass
+; LEN, so their start waits in the stack slots for the GHASH pass; its last
+; vector waits in zmm0
 	mov             qword [rsp], rsi
 	mov             qword [rsp + 8], rcx
 
@@ -775,6 +776,7 @@ L.gcm_enc_final4_aes128:
 	vpxord          zmm8, zmm8, zmm14
 	vaesenclast     zmm3, zmm3, zmm8
 	vmovdqu8        [rsi]{k1}, zmm3
+	vmovdqa64       zmm0, zmm3                      ; the last vector, for the hash
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final3:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -859,6 +861,7 @@ L.gcm_enc_final3_aes128:
 	vpxord          zmm8, zmm8, zmm14
 	vaesenclast     zmm2, zmm2, zmm8
 	vmovdqu8        [rsi]{k1}, zmm2
+	vmovdqa64       zmm0, zmm2                      ; the last vector, for the hash
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final2:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -924,6 +927,7 @@ L.gcm_enc_final2_aes128:
 	vpxord          zmm8, zmm8, zmm14
 	vaesenclast     zmm1, zmm1, zmm8
 	vmovdqu8        [rsi]{k1}, zmm1
+	vmovdqa64       zmm0, zmm1                      ; the last vector, for the hash
 	jmp             near L.gcm_enc_tail_crypted
 L.gcm_enc_final1:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -977,14 +981,16 @@ L.gcm_enc_tail_crypted:
 	vpxord          zmm7, zmm7, zmm7
 L.gcm_enc_ghash_vector:
 	cmp             rcx, 64
-	jb              near L.gcm_enc_ghash_load_part
+	jbe             near L.gcm_enc_ghash_load_last
 	vmovdqu8        zmm4, [rdx]
 	jmp             near L.gcm_enc_ghash_loaded
-L.gcm_enc_ghash_load_part:
+L.gcm_enc_ghash_load_last:
+; the last vector from zmm0, where the CTR pass left it: its masked store
+; would not forward to a load
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the bytes that remain
 	kmovq           k1, r11
-	vmovdqu8        zmm4{k1}{z}, [rdx]
+	vmovdqu8        zmm4{k1}{z}, zmm0
 L.gcm_enc_ghash_loaded:
 	vpshufb         zmm4, zmm4, zmm20
 	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
@@ -4710,7 +4716,8 @@ L.gcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_tai
 	add             rcx, 512
 	jz              near L.gcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_store
 ; CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
-; LEN, so their start waits in the stack slots for the GHASH pass
+; LEN, so their start waits in the stack slots for the GHASH pass; its last
+; vector waits in zmm0
 	mov             qword [rsp], rsi
 	mov             qword [rsp + 8], rcx
 
@@ -4782,6 +4789,7 @@ L.gcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_gro
 	add             rsi, 128
 	sub             rcx, 128
 	jnz             L.gcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_group_loop
+	vmovdqa64       zmm0, zmm1                      ; the last vector, for the hash
 	jmp             near L.gcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_tail_crypted
 
 L.gcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_final:
@@ -4859,6 +4867,7 @@ L.gcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_fin
 	vpxord          zmm12, zmm12, zmm18
 	vaesenclast     zmm1, zmm1, zmm12
 	vmovdqu8        [rsi]{k1}, zmm1
+	vmovdqa64       zmm0, zmm1                      ; the last vector, for the hash
 	jmp             near L.gcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_tail_crypted
 L.gcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_final1:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -4918,14 +4927,16 @@ L.gcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_tai
 	vpxord          zmm11, zmm11, zmm11
 L.gcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_ghash_vector:
 	cmp             rcx, 64
-	jb              near L.gcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_ghash_load_part
+	jbe             near L.gcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_ghash_load_last
 	vmovdqu8        zmm8, [rdx]
 	jmp             near L.gcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_ghash_loaded
-L.gcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_ghash_load_part:
+L.gcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_ghash_load_last:
+; the last vector from zmm0, where the CTR pass left it: its masked store
+; would not forward to a load
 	mov             r11, -1
 	bzhi            r11, r11, rcx                   ; k1: the bytes that remain
 	kmovq           k1, r11
-	vmovdqu8        zmm8{k1}{z}, [rdx]
+	vmovdqu8        zmm8{k1}{z}, zmm0
 L.gcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_ghash_loaded:
 	vpshufb         zmm8, zmm8, zmm28
 	vpxord          zmm8, zmm8, zmm14               ; the running hash joins block 0
