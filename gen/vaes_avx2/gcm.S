@@ -944,6 +944,14 @@ aesgen_gcm_enc_update_vaes_avx2:
 	vmovdqu         (%rdx), %xmm4                   # one block; the upper lane is zeroed
 	{disp32} jmp    .Lgcm_enc_ghash_loaded
 .Lgcm_enc_ghash_load_full:
+	cmp             $32, %rcx
+	{disp32} ja     .Lgcm_enc_ghash_load_whole
+# the last vector a block at a time: the CTR pass wrote it as two 16-byte stores,
+# which would not forward to one 32-byte load
+	vmovdqu         (%rdx), %xmm4
+	vinserti128     $1, 16(%rdx), %ymm4, %ymm4
+	{disp32} jmp    .Lgcm_enc_ghash_loaded
+.Lgcm_enc_ghash_load_whole:
 	vmovdqu         (%rdx), %ymm4
 .Lgcm_enc_ghash_loaded:
 	vpshufb         %ymm15, %ymm4, %ymm4
@@ -2573,6 +2581,14 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vmovdqu         (%rdx), %xmm4                   # one block; the upper lane is zeroed
 	{disp32} jmp    .Lgcm_enc_rec_ghash_loaded
 .Lgcm_enc_rec_ghash_load_full:
+	cmp             $32, %rcx
+	{disp32} ja     .Lgcm_enc_rec_ghash_load_whole
+# the last vector a block at a time: the CTR pass wrote it as two 16-byte stores,
+# which would not forward to one 32-byte load
+	vmovdqu         (%rdx), %xmm4
+	vinserti128     $1, 16(%rdx), %ymm4, %ymm4
+	{disp32} jmp    .Lgcm_enc_rec_ghash_loaded
+.Lgcm_enc_rec_ghash_load_whole:
 	vmovdqu         (%rdx), %ymm4
 .Lgcm_enc_rec_ghash_loaded:
 	vpshufb         %ymm15, %ymm4, %ymm4

@@ -938,6 +938,14 @@ L.gcm_enc_ghash_vector:
 	vmovdqu         xmm4, oword [rdx]               ; one block; the upper lane is zeroed
 	jmp             near L.gcm_enc_ghash_loaded
 L.gcm_enc_ghash_load_full:
+	cmp             rcx, 32
+	ja              near L.gcm_enc_ghash_load_whole
+; the last vector a block at a time: the CTR pass wrote it as two 16-byte stores,
+; which would not forward to one 32-byte load
+	vmovdqu         xmm4, oword [rdx]
+	vinserti128     ymm4, ymm4, oword [rdx + 16], 1
+	jmp             near L.gcm_enc_ghash_loaded
+L.gcm_enc_ghash_load_whole:
 	vmovdqu         ymm4, yword [rdx]
 L.gcm_enc_ghash_loaded:
 	vpshufb         ymm4, ymm4, ymm15
@@ -2553,6 +2561,14 @@ L.gcm_enc_rec_ghash_vector:
 	vmovdqu         xmm4, oword [rdx]               ; one block; the upper lane is zeroed
 	jmp             near L.gcm_enc_rec_ghash_loaded
 L.gcm_enc_rec_ghash_load_full:
+	cmp             rcx, 32
+	ja              near L.gcm_enc_rec_ghash_load_whole
+; the last vector a block at a time: the CTR pass wrote it as two 16-byte stores,
+; which would not forward to one 32-byte load
+	vmovdqu         xmm4, oword [rdx]
+	vinserti128     ymm4, ymm4, oword [rdx + 16], 1
+	jmp             near L.gcm_enc_rec_ghash_loaded
+L.gcm_enc_rec_ghash_load_whole:
 	vmovdqu         ymm4, yword [rdx]
 L.gcm_enc_rec_ghash_loaded:
 	vpshufb         ymm4, ymm4, ymm15
