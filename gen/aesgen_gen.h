@@ -205,8 +205,8 @@ enum {
 #define AESGEN_GEN_LENGTH_CLASSES_gcm_default(C) \
     C(32, avx10_256, AVX10_256, TUNED)
 #define AESGEN_GEN_LENGTH_CLASSES_gcm_default_STREAM(C) \
-    C(48, aesni_avx, AESNI_AVX, TUNED) \
-    C(128, avx10_256, AVX10_256, TUNED)
+    C(31, aesni_avx, AESNI_AVX, TUNED) \
+    C(47, avx10_256, AVX10_256, TUNED)
 #define AESGEN_GEN_LENGTH_CLASSES_gcm_znver4(C) \
     C(32, avx10_256, AVX10_256, TUNED)
 #define AESGEN_GEN_LENGTH_CLASSES_gcm_znver4_STREAM(C) \
