@@ -49,10 +49,12 @@ def file_entry(mode, isa, knobs, abi, output) -> dict:
                               "prototype": f.prototype, "variant": f.variant})
         elif isinstance(s, Directive) and s.name == "mca_begin":
             # a uarch variant's loops carry _<its name> (GCM's templates name it inside,
-            # the others get it at the end, render._apart); "" is the file's own knobs
-            owner = next((v.name for v in output.variants
-                          if s.args[0].endswith("_" + v.name)
-                          or f"_{v.name}_" in s.args[0]), "")
+            # the others get it at the end, render._apart); "" is the file's own knobs.
+            # The longest name that matches owns it: one variant's name may be a part
+            # of another's (rectailstitched in ..._keysrows_rectailstitched_tail2_...)
+            owner = max((v.name for v in output.variants
+                         if s.args[0].endswith("_" + v.name)
+                         or f"_{v.name}_" in s.args[0]), key=len, default="")
             regions.append({"name": s.args[0], "bytes_per_iteration": int(s.args[1], 0),
                             "variant": owner})
     return {

@@ -683,6 +683,26 @@ class UarchVariants(unittest.TestCase):
         self.assertEqual(len(labels), len(set(labels)))
         self.assertTrue(any("group" in label for label in labels))
 
+    def test_a_variant_name_inside_anothers_owns_only_its_own_loops(self):
+        # "rectailstitched" is a part of the other set's name; the manifest gives each
+        # LLVM-MCA region to the variant it belongs to (the strides tell them apart)
+        from generator import manifest
+        self.write({"gcm": {"avx10_512": {
+            "default": {"RECTAIL": "stitched"},
+            "znver5": {"RECTAIL": "stitched", "TAIL": 2, "UNROLL": 8}}}})
+        mode, isa = get_mode("gcm"), get_isa("avx10_512")
+        knobs = resolve(mode, isa, {})
+        output = build(mode, isa, knobs, SYSV)
+        self.assertEqual(sorted(v.name for v in output.variants),
+                         ["rectailstitched", "rectailstitched_tail2_unroll8"])
+        entry = manifest.file_entry(mode, isa, knobs, SYSV, output)
+        owners = {}
+        for region in entry["mca_regions"]:
+            owners.setdefault(region["variant"], set()).add(region["bytes_per_iteration"])
+        self.assertEqual(owners, {"": {4 * 64}, "rectailstitched": {4 * 64},
+                                  "rectailstitched_tail2_unroll8": {8 * 64}})
+        self.assertEqual(manifest.variant_stride(entry, "rectailstitched"), 256)
+
     def test_bad_entries_name_the_file_and_valid_values(self):
         self.write({"ctr": {"avx10_512": {"znver4": {"UNROLL": 3}}}})
         mode, isa = get_mode("ctr"), get_isa("avx10_512")
