@@ -179,6 +179,7 @@ enum {
     X(avx10_256, gcm, ZNVER5, _ghashkaratsuba)
 #define AESGEN_GEN_UARCH_VARIANTS_avx10_512(X) \
     X(avx10_512, ctr, ZNVER5, _keysrows_tail8_tailctrbytes_unroll16) \
+    X(avx10_512, xctr, DEFAULT, _keysrows_splatbroadcast_starttable_tail8_unroll16) \
     X(avx10_512, xctr, ZNVER5, _keysrows_splatbroadcast_starttable_tail8_unroll16) \
     X(avx10_512, xts, DEFAULT, _keysmem_onepassgroups_tail2_tweakahead_unroll2) \
     X(avx10_512, xts, ZNVER5, _onepassgroups_tail2_tweakahead_tweakencrows) \
@@ -193,7 +194,7 @@ enum {
     X(aesni_avx, gcm, _ghashkaratsuba_tail2, znver1, 4, 64) \
     X(avx10_256, gcm, _ghashkaratsuba, znver4, 4, 128) \
     X(avx10_512, ctr, _keysrows_tail8_tailctrbytes_unroll16, znver5, 16, 1024) \
-    X(avx10_512, xctr, _keysrows_splatbroadcast_starttable_tail8_unroll16, znver5, 16, 1024) \
+    X(avx10_512, xctr, _keysrows_splatbroadcast_starttable_tail8_unroll16, default, 16, 1024) \
     X(avx10_512, xts, _keysmem_onepassgroups_tail2_tweakahead_unroll2, default, 2, 128) \
     X(avx10_512, xts, _onepassgroups_tail2_tweakahead_tweakencrows, znver5, 4, 256) \
     X(avx10_512, gcm, _ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8, znver5, 8, 512)

@@ -3,7 +3,8 @@
 ; mode: xctr (XCTR (HCTR2): block i is AES(iv xor LE128(i)))
 ; isa:  avx10_512 (VAES on zmm, EVEX, 32 registers and opmasks); abi: sysv
 ; knobs: COUNTERS=base KEYS=reg ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8
-; variant _keysrows_splatbroadcast_starttable_tail8_unroll16: KEYS=rows SPLAT=broadcast START=table TAIL=8 UNROLL=16 (for znver5; generator/tuning.json), named <symbol>_keysrows_splatbroadcast_starttable_tail8_unroll16
+; variant _keysrows_splatbroadcast_starttable_tail8_unroll16: KEYS=rows SPLAT=broadcast START=table TAIL=8 UNROLL=16 (for default, znver5; generator/tuning.json), named <symbol>_keysrows_splatbroadcast_starttable_tail8_unroll16
+; (default: a CPU in no row of generator/uarch.py)
 ; regenerate: python3 -m generator gen --isa avx10_512 --mode xctr COUNTERS=base KEYS=reg ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8
 ;   (or: make gen ISA=avx10_512 MODE=xctr COUNTERS=base KEYS=reg ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
