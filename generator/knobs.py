@@ -64,7 +64,7 @@ KNOBS = {knob.name: knob for knob in (
          "unpack = the pair's low and high halves gathered (vpunpcklqdq, vpunpckhqdq) and "
          "XORed once, three ops a pair, the two half sums in one register's two halves, "
          "each multiplied from its own (EVEX only)", isas=("avx10_256", "avx10_512")),
-    Knob("RECTAIL", ("serial", "stitched"), str,
+    Knob("RECTAIL", ("serial", "stitched", "stitched1"), str,
          "GCM records (one-shot calls), the final group: serial = for encryption the bulk "
          "loop's last ciphertext hashed, then the final group encrypted and hashed; for "
          "decryption the group's GHASH spread over its rounds; stitched = that encryption "
@@ -77,7 +77,9 @@ KNOBS = {knob.name: knob for knob in (
          "the powers above its own, decryption's tail runs a first group before the "
          "final one, and the AAD of a record of up to two iterations waits unreduced; "
          "the lengths block rides in the final group's last vector where it leaves a lane "
-         "free",
+         "free; stitched1 = stitched, but decryption's tail is one group as with serial "
+         "(its bulk loop takes every full iteration but a final one, and a short AAD waits "
+         "only for a record of up to one iteration)",
          isas=("avx10_256", "avx10_512")),
     Knob("TAIL", (1, 2, 4, 8), _int,
          "vectors processed side by side after the main loop (blocks left over)"),

@@ -381,12 +381,17 @@ class GcmPlan(Plan):
             self.take(role, v.one(role))
         self.R["TMP"] = self.R["T0"]      # never live at once
         self.take("GD", v.many("GD", U) if v.free >= U + 2 else [])
-        # RECTAIL=stitched: after the bulk loop, encryption records leave its last
-        # ciphertext in GD and hash it between the final group's rounds
-        # (templates/gcm_record.j2); the ciphertext needs GD to wait in
-        self.records_stitch_tail = self.knobs.get("RECTAIL") == "stitched"
+        # RECTAIL=stitched or stitched1: after the bulk loop, encryption records leave
+        # its last ciphertext in GD and hash it between the final group's rounds
+        # (templates/gcm_record.j2); the ciphertext needs GD to wait in.  stitched
+        # also has decryption's tail take up to two iterations, a first group hashed
+        # into the final group's sum (GD holds its ciphertext); stitched1 leaves
+        # decryption's tail one group, as serial does
+        rectail = self.knobs.get("RECTAIL")
+        self.records_stitch_tail = rectail in ("stitched", "stitched1")
+        self.records_dec_two_groups = rectail == "stitched"
         if self.records_stitch_tail and not self.R["GD"]:
-            raise DoesNotFit(f"RECTAIL=stitched keeps an iteration's ciphertext in {U} "
+            raise DoesNotFit(f"RECTAIL={rectail} keeps an iteration's ciphertext in {U} "
                              f"registers of its own (GD); UNROLL={U} on {isa.name} leaves "
                              "none for them")
         self.take("BSWAP", v.one_or_none("BSWAP"))

@@ -3,7 +3,9 @@
 # mode: gcm (GCM: GHASH and CTR (inc32) with GHASH, one pass (SP 800-38D))
 # isa:  avx10_512 (VAES on zmm, EVEX, 32 registers and opmasks); abi: sysv
 # knobs: GHASH=school HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 UNROLL=4
+# variant _rectailstitched1: RECTAIL=stitched1 (for default; generator/tuning.json), named <symbol>_rectailstitched1
 # variant _ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8: GHASH=karatsuba HALVES=unpack KEYS=rows RECTAIL=stitched TAIL=2 UNROLL=8 (for znver5; generator/tuning.json), named <symbol>_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8
+# (default: a CPU in no row of generator/uarch.py)
 # regenerate: python3 -m generator gen --isa avx10_512 --mode gcm GHASH=school HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 UNROLL=4
 #   (or: make gen ISA=avx10_512 MODE=gcm GHASH=school HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 UNROLL=4)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -3890,6 +3892,4531 @@ aesgen_gcm_dec_record_avx10_512:
 	.long	4, 16, 5
 	.asciz	"GNU"
 	.long	0xc0000002, 0x4, 0x3, 0x0
+
+# GCM for avx10_512, the functions with GHASH=school (suffix _rectailstitched1).
+
+# int aesgen_gcm_ghash_avx10_512_rectailstitched1(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+#   len a multiple of 16
+#
+# acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 16 blocks per iteration are
+# multiplied by H^16..H^1 and summed before one reduction.
+#
+# Registers (general): KEY=rdi, ACCP=rsi, SRC=rdx, LEN=rcx, TMPG=rax, HPTR=r10
+# Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
+#                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, BSWAP=zmm20
+#                     GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23, HPOW2=zmm24, HPOW3=zmm25
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_ghash_avx10_512_rectailstitched1
+	.hidden	aesgen_gcm_ghash_avx10_512_rectailstitched1
+	.type	aesgen_gcm_ghash_avx10_512_rectailstitched1, @function
+aesgen_gcm_ghash_avx10_512_rectailstitched1:
+	.cfi_startproc
+	endbr64
+	vmovdqu8        (%rsi), %xmm10
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_ghash_rectailstitched1_store
+# the byte-reflection mask and the reduction constant, one copy per lane
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
+	sub             $256, %rcx
+	{disp32} jb     .Lgcm_ghash_rectailstitched1_tail
+# the powers of a full iteration (H^16..H^1) into HPOW
+	vmovdqu8        2048(%rdi), %zmm22
+	vmovdqu8        2112(%rdi), %zmm23
+	vmovdqu8        2176(%rdi), %zmm24
+	vmovdqu8        2240(%rdi), %zmm25
+.Lgcm_ghash_rectailstitched1_loop:
+	vmovdqu8        (%rdx), %zmm0
+	vmovdqu8        64(%rdx), %zmm1
+	vmovdqu8        128(%rdx), %zmm2
+	vmovdqu8        192(%rdx), %zmm3
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpshufb         %zmm20, %zmm1, %zmm1
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm20, %zmm2, %zmm2
+	vpshufb         %zmm20, %zmm3, %zmm3
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm0, %zmm0
+# GHASH step 3: LO = the low products of vectors 0 and 1
+	vpclmulqdq      $0, %zmm22, %zmm0, %zmm8        # a_L*ha_L
+	vpclmulqdq      $0, %zmm23, %zmm1, %zmm9        # b_L*hb_L
+	vpxord          %zmm9, %zmm8, %zmm5
+# GHASH step 4: HI = the high products of vectors 0 and 1
+	vpclmulqdq      $17, %zmm22, %zmm0, %zmm8       # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm1, %zmm9       # b_H*hb_H
+	vpxord          %zmm9, %zmm8, %zmm7
+# GHASH step 5: MI = the middle products of vectors 0 and 1
+	vpclmulqdq      $1, %zmm22, %zmm0, %zmm8        # a_H*ha_L
+	vpclmulqdq      $16, %zmm22, %zmm0, %zmm0       # a_L*ha_H
+	vpxord          %zmm0, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm23, %zmm1, %zmm8        # b_H*hb_L
+	vpclmulqdq      $16, %zmm23, %zmm1, %zmm1       # b_L*hb_H
+	vpternlogd      $150, %zmm1, %zmm8, %zmm6
+# GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, %zmm24, %zmm2, %zmm8        # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm3, %zmm9        # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 7: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, %zmm24, %zmm2, %zmm8       # a_H*ha_H
+	vpclmulqdq      $17, %zmm25, %zmm3, %zmm9       # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, %zmm24, %zmm2, %zmm8        # a_H*ha_L
+	vpclmulqdq      $16, %zmm24, %zmm2, %zmm2       # a_L*ha_H
+	vpternlogd      $150, %zmm2, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm25, %zmm3, %zmm8        # b_H*hb_L
+	vpclmulqdq      $16, %zmm25, %zmm3, %zmm3       # b_L*hb_H
+	vpternlogd      $150, %zmm3, %zmm8, %zmm6
+# GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
+	add             $256, %rdx
+	sub             $256, %rcx
+	jae             .Lgcm_ghash_rectailstitched1_loop
+.Lgcm_ghash_rectailstitched1_tail:
+	add             $256, %rcx
+	{disp32} jz     .Lgcm_ghash_rectailstitched1_store
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
+	lea             2304(%rdi), %r10
+	sub             %rcx, %r10
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
+.Lgcm_ghash_rectailstitched1_tail_vector:
+	cmp             $64, %rcx
+	{disp32} jb     .Lgcm_ghash_rectailstitched1_tail_load_part
+	vmovdqu8        (%rdx), %zmm4
+	{disp32} jmp    .Lgcm_ghash_rectailstitched1_tail_loaded
+.Lgcm_ghash_rectailstitched1_tail_load_part:
+	mov             $-1, %rax
+	bzhi            %rcx, %rax, %rax                # k1: the bytes that remain
+	kmovq           %rax, %k1
+	vmovdqu8        (%rdx), %zmm4{%k1}{z}
+.Lgcm_ghash_rectailstitched1_tail_loaded:
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpclmulqdq      $0, (%r10), %zmm4, %zmm8        # d_L*h_L
+	vpclmulqdq      $16, (%r10), %zmm4, %zmm9       # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, (%r10), %zmm4, %zmm8        # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, (%r10), %zmm4, %zmm8       # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+	add             $64, %rdx
+	add             $64, %r10
+	sub             $64, %rcx
+	ja              .Lgcm_ghash_rectailstitched1_tail_vector
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
+.Lgcm_ghash_rectailstitched1_store:
+	vmovdqu8        %xmm10, (%rsi)
+	xor             %eax, %eax
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_ghash_avx10_512_rectailstitched1, . - aesgen_gcm_ghash_avx10_512_rectailstitched1
+
+# int aesgen_gcm_enc_update_avx10_512_rectailstitched1(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+#   len % 16 == 0
+#
+# Encrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
+# ciphertext into acc.  Per iteration 4 vectors (16 blocks): the AES rounds of the
+# counters and the GHASH of the ciphertext just produced, whose 16 products with
+# H^16..H^1 are summed and reduced once.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, CTRSECRET=rbx
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
+# Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
+#                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
+#                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
+#                     GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
+#                     HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
+#                     KLAST-5=zmm30, KLAST-6=zmm31
+# Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
+# T0 doubles as TMP.
+# Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_enc_update_avx10_512_rectailstitched1
+	.hidden	aesgen_gcm_enc_update_avx10_512_rectailstitched1
+	.type	aesgen_gcm_enc_update_avx10_512_rectailstitched1, @function
+aesgen_gcm_enc_update_avx10_512_rectailstitched1:
+	.cfi_startproc
+	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	sub             $16, %rsp
+	.cfi_adjust_cfa_offset 16
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_enc_rectailstitched1_return
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
+	vbroadcasti32x4 (%rdi), %zmm13
+	vbroadcasti32x4 (%r10), %zmm14
+	vbroadcasti32x4 -16(%r10), %zmm26
+	vbroadcasti32x4 -32(%r10), %zmm27
+	vbroadcasti32x4 -48(%r10), %zmm28
+	vbroadcasti32x4 -64(%r10), %zmm29
+	vbroadcasti32x4 -80(%r10), %zmm30
+	vbroadcasti32x4 -96(%r10), %zmm31
+# the byte-reflection mask and the reduction constant, one copy per lane
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
+# ACC = acc; CTR = the counter block reflected, lane i counting from block i
+	vmovdqu8        (%r9), %xmm10
+	vbroadcasti32x4 (%r8), %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm11
+	vpaddd          .Lgcm_lane_offsets_64(%rip), %zmm11, %zmm11
+	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
+# bulk: whole iterations of 16 blocks, CTR and GHASH stitched
+	sub             $256, %rcx
+	{disp32} jb     .Lgcm_enc_rectailstitched1_tail
+# the powers of a full iteration (H^16..H^1) into HPOW
+	vmovdqu8        2048(%rdi), %zmm22
+	vmovdqu8        2112(%rdi), %zmm23
+	vmovdqu8        2176(%rdi), %zmm24
+	vmovdqu8        2240(%rdi), %zmm25
+	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
+	vpshufb         %zmm20, %zmm11, %zmm11
+# CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+# the first iteration only encrypts; each later one hashes its predecessor's output
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 236, one of them would carry
+	cmp             $237, %r11d
+	{disp32} jae    .Lgcm_enc_rectailstitched1_first_ctr_carry # a last byte would carry: out of line
+	vpxord          %zmm13, %zmm11, %zmm0
+	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
+	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
+	vpaddd          .Lgcm_be_inc_64+128(%rip), %zmm11, %zmm3
+	vpaddd          .Lgcm_be_inc_64+192(%rip), %zmm11, %zmm11
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+.Lgcm_enc_rectailstitched1_first_ctr_done:
+	add             $16, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rectailstitched1_first_aes128
+	{disp32} je     .Lgcm_enc_rectailstitched1_first_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_rectailstitched1_first_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_rectailstitched1_first_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm3, %zmm3
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm3, %zmm3
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm3, %zmm3
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm3, %zmm3
+# last round with the source folded into the key: out = AES(counter) ^ src
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm16
+	vmovdqu8        %zmm16, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm17
+	vmovdqu8        %zmm17, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm18
+	vmovdqu8        %zmm18, 128(%rsi)
+	vpxord          192(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm19
+	vmovdqu8        %zmm19, 192(%rsi)
+	add             $256, %rdx
+	add             $256, %rsi
+	sub             $256, %rcx
+	{disp32} jb     .Lgcm_enc_rectailstitched1_hash_last
+.Lgcm_enc_rectailstitched1_loop:
+# LLVM-MCA-BEGIN gcm_enc_rectailstitched1_avx10_512_main_loop
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 236, one of them would carry
+	cmp             $237, %r11d
+	{disp32} jae    .Lgcm_enc_rectailstitched1_main_ctr_carry # a last byte would carry: out of line
+	vpxord          %zmm13, %zmm11, %zmm0
+	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
+	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
+	vpaddd          .Lgcm_be_inc_64+128(%rip), %zmm11, %zmm3
+	vpaddd          .Lgcm_be_inc_64+192(%rip), %zmm11, %zmm11
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+.Lgcm_enc_rectailstitched1_main_ctr_done:
+	add             $16, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rectailstitched1_main_aes128
+	{disp32} je     .Lgcm_enc_rectailstitched1_main_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_rectailstitched1_main_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_rectailstitched1_main_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH step 3: LO = the low products of vectors 0 and 1
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
+	vpxord          %zmm9, %zmm8, %zmm5
+
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+# GHASH step 4: MI = the middle products of vectors 0 and 1
+	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm22, %zmm16, %zmm9      # a_L*ha_H
+	vpxord          %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm23, %zmm17, %zmm9      # b_L*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+# GHASH step 5: HI = the high products of vectors 0 and 1
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16     # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17     # b_H*hb_H
+	vpxord          %zmm17, %zmm16, %zmm7
+# GHASH step 6: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8      # a_H*ha_H
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9      # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm3, %zmm3
+# GHASH step 7: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm3, %zmm3
+
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm3, %zmm3
+# GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18     # a_L*ha_H
+	vpternlogd      $150, %zmm18, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19     # b_L*hb_H
+	vpternlogd      $150, %zmm19, %zmm8, %zmm6
+# GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm3, %zmm3
+
+# last round with the source folded into the key: out = AES(counter) ^ src
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm16
+	vmovdqu8        %zmm16, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm17
+	vmovdqu8        %zmm17, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm18
+	vmovdqu8        %zmm18, 128(%rsi)
+	vpxord          192(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm19
+	vmovdqu8        %zmm19, 192(%rsi)
+# GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
+	add             $256, %rdx
+	add             $256, %rsi
+	sub             $256, %rcx
+	jae             .Lgcm_enc_rectailstitched1_loop
+# LLVM-MCA-END
+.Lgcm_enc_rectailstitched1_hash_last:
+# the GHASH of the last iteration's ciphertext, still in GD
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+# GHASH step 3: LO = the low products of vectors 0 and 1
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
+	vpxord          %zmm9, %zmm8, %zmm5
+# GHASH step 4: HI = the high products of vectors 0 and 1
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8      # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9      # b_H*hb_H
+	vpxord          %zmm9, %zmm8, %zmm7
+# GHASH step 5: MI = the middle products of vectors 0 and 1
+	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16     # a_L*ha_H
+	vpxord          %zmm16, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17     # b_L*hb_H
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+# GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 7: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8      # a_H*ha_H
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9      # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18     # a_L*ha_H
+	vpternlogd      $150, %zmm18, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19     # b_L*hb_H
+	vpternlogd      $150, %zmm19, %zmm8, %zmm6
+# GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
+	{disp32} jmp    .Lgcm_enc_rectailstitched1_bulk_done
+.Lgcm_enc_rectailstitched1_first_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
+	vpshufb         %zmm20, %zmm11, %zmm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm11, %zmm11
+	jmp             .Lgcm_enc_rectailstitched1_first_ctr_done
+.Lgcm_enc_rectailstitched1_main_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
+	vpshufb         %zmm20, %zmm11, %zmm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm11, %zmm11
+	jmp             .Lgcm_enc_rectailstitched1_main_ctr_done
+.Lgcm_enc_rectailstitched1_bulk_done:
+	vpshufb         %zmm20, %zmm11, %zmm11
+.Lgcm_enc_rectailstitched1_tail:
+# what the bulk loop left: LEN + 256 = 0..240 bytes of whole blocks
+	add             $256, %rcx
+	{disp32} jz     .Lgcm_enc_rectailstitched1_store
+# CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
+# LEN, so their start waits in the stack slots for the GHASH pass; its last
+# vector waits in zmm0
+	mov             %rsi, (%rsp)
+	mov             %rcx, 8(%rsp)
+
+.Lgcm_enc_rectailstitched1_final:
+# 1..256 bytes remain: pick the final group by the number of vectors they need,
+# so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             $64, %rcx
+	{disp32} jbe    .Lgcm_enc_rectailstitched1_final1
+	cmp             $128, %rcx
+	{disp32} jbe    .Lgcm_enc_rectailstitched1_final2
+	cmp             $192, %rcx
+	{disp32} jbe    .Lgcm_enc_rectailstitched1_final3
+.Lgcm_enc_rectailstitched1_final4:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rectailstitched1_final4_aes128
+	{disp32} je     .Lgcm_enc_rectailstitched1_final4_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_rectailstitched1_final4_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_rectailstitched1_final4_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm3, %zmm3
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm3, %zmm3
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm3, %zmm3
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm3, %zmm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	add             $192, %rdx
+	add             $192, %rsi
+	sub             $192, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm3
+	vmovdqu8        %zmm3, (%rsi){%k1}
+	vmovdqa64       %zmm3, %zmm0                    # the last vector, for the hash
+	{disp32} jmp    .Lgcm_enc_rectailstitched1_tail_crypted
+.Lgcm_enc_rectailstitched1_final3:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rectailstitched1_final3_aes128
+	{disp32} je     .Lgcm_enc_rectailstitched1_final3_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+.Lgcm_enc_rectailstitched1_final3_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+.Lgcm_enc_rectailstitched1_final3_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	add             $128, %rdx
+	add             $128, %rsi
+	sub             $128, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, (%rsi){%k1}
+	vmovdqa64       %zmm2, %zmm0                    # the last vector, for the hash
+	{disp32} jmp    .Lgcm_enc_rectailstitched1_tail_crypted
+.Lgcm_enc_rectailstitched1_final2:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rectailstitched1_final2_aes128
+	{disp32} je     .Lgcm_enc_rectailstitched1_final2_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+.Lgcm_enc_rectailstitched1_final2_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+.Lgcm_enc_rectailstitched1_final2_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	add             $64, %rdx
+	add             $64, %rsi
+	sub             $64, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, (%rsi){%k1}
+	vmovdqa64       %zmm1, %zmm0                    # the last vector, for the hash
+	{disp32} jmp    .Lgcm_enc_rectailstitched1_tail_crypted
+.Lgcm_enc_rectailstitched1_final1:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rectailstitched1_final1_aes128
+	{disp32} je     .Lgcm_enc_rectailstitched1_final1_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+.Lgcm_enc_rectailstitched1_final1_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+.Lgcm_enc_rectailstitched1_final1_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm0, %zmm0
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_enc_rectailstitched1_tail_crypted
+.Lgcm_enc_rectailstitched1_tail_crypted:
+	mov             (%rsp), %rdx                    # hash the ciphertext just written
+	mov             8(%rsp), %rcx
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
+	lea             2304(%rdi), %r8
+	sub             %rcx, %r8
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
+.Lgcm_enc_rectailstitched1_ghash_vector:
+	cmp             $64, %rcx
+	{disp32} jbe    .Lgcm_enc_rectailstitched1_ghash_load_last
+	vmovdqu8        (%rdx), %zmm4
+	{disp32} jmp    .Lgcm_enc_rectailstitched1_ghash_loaded
+.Lgcm_enc_rectailstitched1_ghash_load_last:
+# the last vector from zmm0, where the CTR pass left it: its masked store
+# would not forward to a load
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the bytes that remain
+	kmovq           %r11, %k1
+	vmovdqu8        %zmm0, %zmm4{%k1}{z}
+.Lgcm_enc_rectailstitched1_ghash_loaded:
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpclmulqdq      $0, (%r8), %zmm4, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, (%r8), %zmm4, %zmm9        # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, (%r8), %zmm4, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, (%r8), %zmm4, %zmm8        # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+	add             $64, %rdx
+	add             $64, %r8
+	sub             $64, %rcx
+	ja              .Lgcm_enc_rectailstitched1_ghash_vector
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
+.Lgcm_enc_rectailstitched1_store:
+	vmovdqu8        %xmm10, (%r9)
+.Lgcm_enc_rectailstitched1_return:
+	xor             %eax, %eax
+	vzeroupper
+	add             $16, %rsp
+	.cfi_adjust_cfa_offset -16
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_enc_update_avx10_512_rectailstitched1, . - aesgen_gcm_enc_update_avx10_512_rectailstitched1
+
+# int aesgen_gcm_dec_update_avx10_512_rectailstitched1(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+#   len % 16 == 0
+#
+# Decrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
+# ciphertext into acc.  Per iteration 4 vectors (16 blocks): the AES rounds of the
+# counters and the GHASH of the source blocks, whose 16 products with
+# H^16..H^1 are summed and reduced once.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, CTRSECRET=rbx
+#                      HPTR=r8 (CTRP's register, once the counter is loaded)
+# Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
+#                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
+#                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
+#                     GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
+#                     HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
+#                     KLAST-5=zmm30, KLAST-6=zmm31
+# Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
+# T0 doubles as TMP.
+# Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_dec_update_avx10_512_rectailstitched1
+	.hidden	aesgen_gcm_dec_update_avx10_512_rectailstitched1
+	.type	aesgen_gcm_dec_update_avx10_512_rectailstitched1, @function
+aesgen_gcm_dec_update_avx10_512_rectailstitched1:
+	.cfi_startproc
+	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	sub             $16, %rsp
+	.cfi_adjust_cfa_offset 16
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_dec_rectailstitched1_return
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
+	vbroadcasti32x4 (%rdi), %zmm13
+	vbroadcasti32x4 (%r10), %zmm14
+	vbroadcasti32x4 -16(%r10), %zmm26
+	vbroadcasti32x4 -32(%r10), %zmm27
+	vbroadcasti32x4 -48(%r10), %zmm28
+	vbroadcasti32x4 -64(%r10), %zmm29
+	vbroadcasti32x4 -80(%r10), %zmm30
+	vbroadcasti32x4 -96(%r10), %zmm31
+# the byte-reflection mask and the reduction constant, one copy per lane
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
+# ACC = acc; CTR = the counter block reflected, lane i counting from block i
+	vmovdqu8        (%r9), %xmm10
+	vbroadcasti32x4 (%r8), %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm11
+	vpaddd          .Lgcm_lane_offsets_64(%rip), %zmm11, %zmm11
+	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
+# bulk: whole iterations of 16 blocks, CTR and GHASH stitched
+	sub             $256, %rcx
+	{disp32} jb     .Lgcm_dec_rectailstitched1_tail
+# the powers of a full iteration (H^16..H^1) into HPOW
+	vmovdqu8        2048(%rdi), %zmm22
+	vmovdqu8        2112(%rdi), %zmm23
+	vmovdqu8        2176(%rdi), %zmm24
+	vmovdqu8        2240(%rdi), %zmm25
+	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
+	vpshufb         %zmm20, %zmm11, %zmm11
+# CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+.Lgcm_dec_rectailstitched1_loop:
+# LLVM-MCA-BEGIN gcm_dec_rectailstitched1_avx10_512_main_loop
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 236, one of them would carry
+	cmp             $237, %r11d
+	{disp32} jae    .Lgcm_dec_rectailstitched1_main_ctr_carry # a last byte would carry: out of line
+	vpxord          %zmm13, %zmm11, %zmm0
+	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
+	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
+	vpaddd          .Lgcm_be_inc_64+128(%rip), %zmm11, %zmm3
+	vpaddd          .Lgcm_be_inc_64+192(%rip), %zmm11, %zmm11
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+.Lgcm_dec_rectailstitched1_main_ctr_done:
+	add             $16, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rectailstitched1_main_aes128
+	{disp32} je     .Lgcm_dec_rectailstitched1_main_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_dec_rectailstitched1_main_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_dec_rectailstitched1_main_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH step 0: load the 4 source vectors
+	vmovdqu8        (%rdx), %zmm16
+	vmovdqu8        64(%rdx), %zmm17
+	vmovdqu8        128(%rdx), %zmm18
+	vmovdqu8        192(%rdx), %zmm19
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH step 2: LO = the low products of vectors 2 and 3
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
+	vpxord          %zmm9, %zmm8, %zmm5
+# GHASH step 3: HI = the high products of vectors 2 and 3
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8      # a_H*ha_H
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9      # b_H*hb_H
+	vpxord          %zmm9, %zmm8, %zmm7
+
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+# GHASH step 4: MI = the middle products of vectors 2 and 3
+	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18     # a_L*ha_H
+	vpxord          %zmm18, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19     # b_L*hb_H
+	vpternlogd      $150, %zmm19, %zmm8, %zmm6
+# GHASH step 5: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+# GHASH step 6: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+# GHASH step 7: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm3, %zmm3
+# GHASH step 8: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8      # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9      # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm3, %zmm3
+# GHASH step 9: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16     # a_L*ha_H
+	vpternlogd      $150, %zmm16, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17     # b_L*hb_H
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm3, %zmm3
+# GHASH step 10: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm3, %zmm3
+# GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
+
+# last round with the source folded into the key: out = AES(counter) ^ src
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	vpxord          192(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm3
+	vmovdqu8        %zmm3, 192(%rsi)
+	add             $256, %rdx
+	add             $256, %rsi
+	sub             $256, %rcx
+	jae             .Lgcm_dec_rectailstitched1_loop
+# LLVM-MCA-END
+	{disp32} jmp    .Lgcm_dec_rectailstitched1_bulk_done
+.Lgcm_dec_rectailstitched1_main_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
+	vpshufb         %zmm20, %zmm11, %zmm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm11, %zmm11
+	jmp             .Lgcm_dec_rectailstitched1_main_ctr_done
+.Lgcm_dec_rectailstitched1_bulk_done:
+	vpshufb         %zmm20, %zmm11, %zmm11
+.Lgcm_dec_rectailstitched1_tail:
+# what the bulk loop left: LEN + 256 = 0..240 bytes of whole blocks
+	add             $256, %rcx
+	{disp32} jz     .Lgcm_dec_rectailstitched1_store
+# GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
+# GHASH pass advances SRC and LEN, so their start waits in the stack slots
+	mov             %rdx, (%rsp)
+	mov             %rcx, 8(%rsp)
+# GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
+	lea             2304(%rdi), %r8
+	sub             %rcx, %r8
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
+.Lgcm_dec_rectailstitched1_ghash_vector:
+	cmp             $64, %rcx
+	{disp32} jb     .Lgcm_dec_rectailstitched1_ghash_load_part
+	vmovdqu8        (%rdx), %zmm4
+	{disp32} jmp    .Lgcm_dec_rectailstitched1_ghash_loaded
+.Lgcm_dec_rectailstitched1_ghash_load_part:
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the bytes that remain
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %zmm4{%k1}{z}
+.Lgcm_dec_rectailstitched1_ghash_loaded:
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpclmulqdq      $0, (%r8), %zmm4, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, (%r8), %zmm4, %zmm9        # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, (%r8), %zmm4, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, (%r8), %zmm4, %zmm8        # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+	add             $64, %rdx
+	add             $64, %r8
+	sub             $64, %rcx
+	ja              .Lgcm_dec_rectailstitched1_ghash_vector
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
+	mov             8(%rsp), %rcx
+	mov             (%rsp), %rdx
+
+.Lgcm_dec_rectailstitched1_final:
+# 1..256 bytes remain: pick the final group by the number of vectors they need,
+# so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             $64, %rcx
+	{disp32} jbe    .Lgcm_dec_rectailstitched1_final1
+	cmp             $128, %rcx
+	{disp32} jbe    .Lgcm_dec_rectailstitched1_final2
+	cmp             $192, %rcx
+	{disp32} jbe    .Lgcm_dec_rectailstitched1_final3
+.Lgcm_dec_rectailstitched1_final4:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rectailstitched1_final4_aes128
+	{disp32} je     .Lgcm_dec_rectailstitched1_final4_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_dec_rectailstitched1_final4_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_dec_rectailstitched1_final4_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm3, %zmm3
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm3, %zmm3
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm3, %zmm3
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm3, %zmm3
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	add             $192, %rdx
+	add             $192, %rsi
+	sub             $192, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm3
+	vmovdqu8        %zmm3, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_rectailstitched1_store
+.Lgcm_dec_rectailstitched1_final3:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rectailstitched1_final3_aes128
+	{disp32} je     .Lgcm_dec_rectailstitched1_final3_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+.Lgcm_dec_rectailstitched1_final3_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+.Lgcm_dec_rectailstitched1_final3_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	add             $128, %rdx
+	add             $128, %rsi
+	sub             $128, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_rectailstitched1_store
+.Lgcm_dec_rectailstitched1_final2:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rectailstitched1_final2_aes128
+	{disp32} je     .Lgcm_dec_rectailstitched1_final2_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+.Lgcm_dec_rectailstitched1_final2_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+.Lgcm_dec_rectailstitched1_final2_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+# last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+# output block (the XOR with the source is off the rounds' dependency chain)
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	add             $64, %rdx
+	add             $64, %rsi
+	sub             $64, %rcx
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_rectailstitched1_store
+.Lgcm_dec_rectailstitched1_final1:
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rectailstitched1_final1_aes128
+	{disp32} je     .Lgcm_dec_rectailstitched1_final1_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+.Lgcm_dec_rectailstitched1_final1_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+.Lgcm_dec_rectailstitched1_final1_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm0, %zmm0
+# the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+# read or written, so a page boundary right after the buffers is safe
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the first LEN bytes
+	kmovq           %r11, %k1
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_rectailstitched1_store
+.Lgcm_dec_rectailstitched1_store:
+	vmovdqu8        %xmm10, (%r9)
+.Lgcm_dec_rectailstitched1_return:
+	xor             %eax, %eax
+	vzeroupper
+	add             $16, %rsp
+	.cfi_adjust_cfa_offset -16
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_dec_update_avx10_512_rectailstitched1, . - aesgen_gcm_dec_update_avx10_512_rectailstitched1
+
+# int aesgen_gcm_enc_record_avx10_512_rectailstitched1(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+#   any len
+#
+# One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
+# loop as aesgen_gcm_enc_update_avx10_512_rectailstitched1, then the last 1..16 blocks and the lengths block
+# in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
+#                      KEYEND=r10, TMPG=r11, HPTR=r9, CTRSECRET=rbx
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+# Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
+#                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
+#                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
+#                     GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
+#                     HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
+#                     KLAST-5=zmm30, KLAST-6=zmm31
+# T0 doubles as TMP.
+# Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_enc_record_avx10_512_rectailstitched1
+	.hidden	aesgen_gcm_enc_record_avx10_512_rectailstitched1
+	.type	aesgen_gcm_enc_record_avx10_512_rectailstitched1, @function
+aesgen_gcm_enc_record_avx10_512_rectailstitched1:
+	.cfi_startproc
+	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
+# the byte-reflection mask and the reduction constant, one copy per lane
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
+	vpxord          %xmm10, %xmm10, %xmm10
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
+# GHASH of the AAD (AAD, AADLEN from the record)
+	mov             40(%r8), %r10
+	test            %r10, %r10
+	{disp32} jz     .Lgcm_enc_rectailstitched1_rec_aad_done
+	mov             32(%r8), %rax
+# A record without a bulk loop whose AAD, text and lengths blocks number at most
+# 68 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
+# for the tail's, with the powers H^(all blocks) down.
+	lea             15(%r10), %r11
+	and             $-16, %r11                      # 16 x the AAD's blocks
+	cmp             $512, %rcx
+	{disp32} ja     .Lgcm_enc_rectailstitched1_rec_aad_alone
+	lea             15(%rcx), %r9
+	and             $-16, %r9                       # 16 x the text's blocks
+	lea             16(%r11,%r9,1), %r9             # 16 x all blocks
+	cmp             $1088, %r9
+	{disp32} ja     .Lgcm_enc_rectailstitched1_rec_aad_alone
+	mov             %r9, %r11
+	lea             2304(%rdi), %r9
+	sub             %r11, %r9
+# An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
+# vector's last lane, with H^1 there in place of the AAD's power, so the final group
+# makes four products fewer; CTRSECRET bit 40 tells it so.
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_enc_rectailstitched1_rec_aad_sum_general
+	cmp             $48, %r10
+	{disp32} ja     .Lgcm_enc_rectailstitched1_rec_aad_sum_general
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # k1: the AAD's bytes
+	kmovq           %r11, %k1
+	vmovdqu8        (%rax), %zmm4{%k1}{z}
+	vpshufb         %zmm20, %zmm4, %zmm4
+	mov             $61440, %r11d
+	kmovw           %r11d, %k2                      # k2: the last lane's dwords
+	vbroadcasti32x4 16(%r8), %zmm4{%k2}             # reflected: bits of text, bits of AAD
+	vmovdqu8        (%r9), %zmm0                    # X0: the AAD's powers, H^1 last
+	vbroadcasti32x4 2288(%rdi), %zmm0{%k2}
+	vpclmulqdq      $0, %zmm0, %zmm4, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, %zmm0, %zmm4, %zmm9        # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, %zmm0, %zmm4, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, %zmm0, %zmm4, %zmm8        # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+	bts             $40, %rbx
+	{disp32} jmp    .Lgcm_enc_rectailstitched1_rec_aad_done
+.Lgcm_enc_rectailstitched1_rec_aad_sum_general:
+# GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
+.Lgcm_enc_rectailstitched1_rec_aad_sum_vector:
+	cmp             $64, %r10
+	{disp32} jb     .Lgcm_enc_rectailstitched1_rec_aad_sum_load_part
+	vmovdqu8        (%rax), %zmm4
+	{disp32} jmp    .Lgcm_enc_rectailstitched1_rec_aad_sum_loaded
+.Lgcm_enc_rectailstitched1_rec_aad_sum_load_part:
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # k1: the bytes that remain
+	kmovq           %r11, %k1
+	vmovdqu8        (%rax), %zmm4{%k1}{z}
+.Lgcm_enc_rectailstitched1_rec_aad_sum_loaded:
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm9        # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm8        # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+	add             $64, %rax
+	add             $64, %r9
+	sub             $64, %r10
+	ja              .Lgcm_enc_rectailstitched1_rec_aad_sum_vector
+	{disp32} jmp    .Lgcm_enc_rectailstitched1_rec_aad_done
+.Lgcm_enc_rectailstitched1_rec_aad_alone:
+	lea             2304(%rdi), %r9
+	sub             %r11, %r9
+# GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
+.Lgcm_enc_rectailstitched1_rec_aad_vector:
+	cmp             $64, %r10
+	{disp32} jb     .Lgcm_enc_rectailstitched1_rec_aad_load_part
+	vmovdqu8        (%rax), %zmm4
+	{disp32} jmp    .Lgcm_enc_rectailstitched1_rec_aad_loaded
+.Lgcm_enc_rectailstitched1_rec_aad_load_part:
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # k1: the bytes that remain
+	kmovq           %r11, %k1
+	vmovdqu8        (%rax), %zmm4{%k1}{z}
+.Lgcm_enc_rectailstitched1_rec_aad_loaded:
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm9        # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm8        # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+	add             $64, %rax
+	add             $64, %r9
+	sub             $64, %r10
+	ja              .Lgcm_enc_rectailstitched1_rec_aad_vector
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
+.Lgcm_enc_rectailstitched1_rec_aad_done:
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
+	vbroadcasti32x4 (%rdi), %zmm13
+	vbroadcasti32x4 (%r10), %zmm14
+	vbroadcasti32x4 -16(%r10), %zmm26
+	vbroadcasti32x4 -32(%r10), %zmm27
+	vbroadcasti32x4 -48(%r10), %zmm28
+	vbroadcasti32x4 -64(%r10), %zmm29
+	vbroadcasti32x4 -80(%r10), %zmm30
+	vbroadcasti32x4 -96(%r10), %zmm31
+# E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu8        (%r8), %xmm4
+	vpxord          %xmm13, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rectailstitched1_rec_j0_aes128
+	{disp32} je     .Lgcm_enc_rectailstitched1_rec_j0_aes192
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lgcm_enc_rectailstitched1_rec_j0_aes192:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lgcm_enc_rectailstitched1_rec_j0_aes128:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         %xmm31, %xmm4, %xmm4
+	vaesenc         %xmm30, %xmm4, %xmm4
+	vaesenc         %xmm29, %xmm4, %xmm4
+	vaesenc         %xmm28, %xmm4, %xmm4
+	vaesenc         %xmm27, %xmm4, %xmm4
+	vaesenc         %xmm26, %xmm4, %xmm4
+	vaesenclast     %xmm14, %xmm4, %xmm4
+	vmovdqu8        %xmm4, 48(%r8)
+	vbroadcasti32x4 (%r8), %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm11
+	vpaddd          .Lgcm_record_offsets_64(%rip), %zmm11, %zmm11 # CTR: J0 + 1, + 2, ... per lane
+	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_enc_rectailstitched1_rec_no_data
+# bulk: whole iterations of 16 blocks, CTR and GHASH stitched
+	sub             $256, %rcx
+	{disp32} jbe    .Lgcm_enc_rectailstitched1_rec_tail
+# the powers of a full iteration (H^16..H^1) into HPOW
+	vmovdqu8        2048(%rdi), %zmm22
+	vmovdqu8        2112(%rdi), %zmm23
+	vmovdqu8        2176(%rdi), %zmm24
+	vmovdqu8        2240(%rdi), %zmm25
+	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
+	vpshufb         %zmm20, %zmm11, %zmm11
+# CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+# the first iteration only encrypts; each later one hashes its predecessor's output
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 236, one of them would carry
+	cmp             $237, %r11d
+	{disp32} jae    .Lgcm_enc_rectailstitched1_rec_first_ctr_carry # a last byte would carry: out of line
+	vpxord          %zmm13, %zmm11, %zmm0
+	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
+	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
+	vpaddd          .Lgcm_be_inc_64+128(%rip), %zmm11, %zmm3
+	vpaddd          .Lgcm_be_inc_64+192(%rip), %zmm11, %zmm11
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+.Lgcm_enc_rectailstitched1_rec_first_ctr_done:
+	add             $16, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rectailstitched1_rec_first_aes128
+	{disp32} je     .Lgcm_enc_rectailstitched1_rec_first_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_rectailstitched1_rec_first_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_rectailstitched1_rec_first_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm3, %zmm3
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm3, %zmm3
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm3, %zmm3
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm3, %zmm3
+# last round with the source folded into the key: out = AES(counter) ^ src
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm16
+	vmovdqu8        %zmm16, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm17
+	vmovdqu8        %zmm17, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm18
+	vmovdqu8        %zmm18, 128(%rsi)
+	vpxord          192(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm19
+	vmovdqu8        %zmm19, 192(%rsi)
+	add             $256, %rdx
+	add             $256, %rsi
+	sub             $256, %rcx
+	{disp32} jbe    .Lgcm_enc_rectailstitched1_rec_hash_last
+.Lgcm_enc_rectailstitched1_rec_loop:
+# LLVM-MCA-BEGIN gcm_enc_rectailstitched1_rec_avx10_512_main_loop
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 236, one of them would carry
+	cmp             $237, %r11d
+	{disp32} jae    .Lgcm_enc_rectailstitched1_rec_main_ctr_carry # a last byte would carry: out of line
+	vpxord          %zmm13, %zmm11, %zmm0
+	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
+	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
+	vpaddd          .Lgcm_be_inc_64+128(%rip), %zmm11, %zmm3
+	vpaddd          .Lgcm_be_inc_64+192(%rip), %zmm11, %zmm11
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+.Lgcm_enc_rectailstitched1_rec_main_ctr_done:
+	add             $16, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rectailstitched1_rec_main_aes128
+	{disp32} je     .Lgcm_enc_rectailstitched1_rec_main_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_rectailstitched1_rec_main_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_rectailstitched1_rec_main_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH step 3: LO = the low products of vectors 0 and 1
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
+	vpxord          %zmm9, %zmm8, %zmm5
+
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+# GHASH step 4: MI = the middle products of vectors 0 and 1
+	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm22, %zmm16, %zmm9      # a_L*ha_H
+	vpxord          %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm23, %zmm17, %zmm9      # b_L*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+# GHASH step 5: HI = the high products of vectors 0 and 1
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm16     # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm17     # b_H*hb_H
+	vpxord          %zmm17, %zmm16, %zmm7
+# GHASH step 6: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8      # a_H*ha_H
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9      # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm3, %zmm3
+# GHASH step 7: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm3, %zmm3
+
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm3, %zmm3
+# GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18     # a_L*ha_H
+	vpternlogd      $150, %zmm18, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19     # b_L*hb_H
+	vpternlogd      $150, %zmm19, %zmm8, %zmm6
+# GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm3, %zmm3
+
+# last round with the source folded into the key: out = AES(counter) ^ src
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm16
+	vmovdqu8        %zmm16, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm17
+	vmovdqu8        %zmm17, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm18
+	vmovdqu8        %zmm18, 128(%rsi)
+	vpxord          192(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm19
+	vmovdqu8        %zmm19, 192(%rsi)
+# GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
+	add             $256, %rdx
+	add             $256, %rsi
+	sub             $256, %rcx
+	ja              .Lgcm_enc_rectailstitched1_rec_loop
+# LLVM-MCA-END
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
+.Lgcm_enc_rectailstitched1_rec_hash_last:
+# the last iteration's ciphertext waits in GD for .Lgcm_enc_rectailstitched1_rec_sum_tail
+	{disp32} jmp    .Lgcm_enc_rectailstitched1_rec_bulk_done
+.Lgcm_enc_rectailstitched1_rec_first_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
+	vpshufb         %zmm20, %zmm11, %zmm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm11, %zmm11
+	jmp             .Lgcm_enc_rectailstitched1_rec_first_ctr_done
+.Lgcm_enc_rectailstitched1_rec_main_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
+	vpshufb         %zmm20, %zmm11, %zmm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm11, %zmm11
+	jmp             .Lgcm_enc_rectailstitched1_rec_main_ctr_done
+.Lgcm_enc_rectailstitched1_rec_bulk_done:
+	vpshufb         %zmm20, %zmm11, %zmm11
+	{disp32} jmp    .Lgcm_enc_rectailstitched1_rec_sum_tail
+# LO/MI/HI from here on: the AAD's products, or zeros
+.Lgcm_enc_rectailstitched1_rec_tail:
+	add             $256, %rcx
+	{disp32} jz     .Lgcm_enc_rectailstitched1_rec_no_data
+# 1..256 bytes remain: pick the final group by the number of vectors they need,
+# so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             $64, %rcx
+	{disp32} jbe    .Lgcm_enc_rectailstitched1_rec_final1
+	cmp             $128, %rcx
+	{disp32} jbe    .Lgcm_enc_rectailstitched1_rec_final2
+	cmp             $192, %rcx
+	{disp32} jbe    .Lgcm_enc_rectailstitched1_rec_final3
+.Lgcm_enc_rectailstitched1_rec_final4:
+# the last 4 vectors (1..256 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             2288(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $192, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rectailstitched1_rec_final4_aes128
+	{disp32} je     .Lgcm_enc_rectailstitched1_rec_final4_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_rectailstitched1_rec_final4_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_rectailstitched1_rec_final4_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm3, %zmm3
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm3, %zmm3
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm3, %zmm3
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm3, %zmm3
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	vmovdqu8        192(%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm3
+	vmovdqu8        %zmm3, 192(%rsi){%k1}
+	vmovdqu8        %zmm3, %zmm3{%k1}{z}            # GHASH sees the padding as zeros
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_rectailstitched1_rec_final4_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_enc_rectailstitched1_rec_final4_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm8
+	vpshufb         %zmm20, %zmm8, %zmm8            # GCM's byte order, as the data's
+	vmovdqa64       %zmm8, %zmm3{%k2}
+	bts             $40, %rbx
+.Lgcm_enc_rectailstitched1_rec_final4_lane_done:
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpshufb         %zmm20, %zmm1, %zmm1
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm20, %zmm2, %zmm2
+	vpshufb         %zmm20, %zmm3, %zmm3
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm0, %zmm0
+# GHASH step 3: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9       # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 4: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9      # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 5: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
+	vpternlogd      $150, %zmm0, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
+	vpternlogd      $150, %zmm1, %zmm8, %zmm6
+# GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8      # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm9      # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 7: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8     # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm9     # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8      # a_H*ha_L
+	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm2     # a_L*ha_H
+	vpternlogd      $150, %zmm2, %zmm8, %zmm6
+	vpclmulqdq      $1, 192(%r9), %zmm3, %zmm8      # b_H*hb_L
+	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3     # b_L*hb_H
+	vpternlogd      $150, %zmm3, %zmm8, %zmm6
+# GHASH step 9: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_rectailstitched1_rec_final4_lengths_done
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 2288(%rdi), %zmm4, %zmm8    # d_L*h_L
+	vpclmulqdq      $16, 2288(%rdi), %zmm4, %zmm9   # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 2288(%rdi), %zmm4, %zmm8    # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 2288(%rdi), %zmm4, %zmm8   # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_enc_rectailstitched1_rec_final4_lengths_done:
+# GHASH step 10: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
+	{disp32} jmp    .Lgcm_enc_rectailstitched1_rec_tag
+.Lgcm_enc_rectailstitched1_rec_final3:
+# the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             2288(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $128, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rectailstitched1_rec_final3_aes128
+	{disp32} je     .Lgcm_enc_rectailstitched1_rec_final3_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+.Lgcm_enc_rectailstitched1_rec_final3_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+.Lgcm_enc_rectailstitched1_rec_final3_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vmovdqu8        128(%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi){%k1}
+	vmovdqu8        %zmm2, %zmm2{%k1}{z}            # GHASH sees the padding as zeros
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_rectailstitched1_rec_final3_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_enc_rectailstitched1_rec_final3_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm8
+	vpshufb         %zmm20, %zmm8, %zmm8            # GCM's byte order, as the data's
+	vmovdqa64       %zmm8, %zmm2{%k2}
+	bts             $40, %rbx
+.Lgcm_enc_rectailstitched1_rec_final3_lane_done:
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpshufb         %zmm20, %zmm1, %zmm1
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm0, %zmm0
+# GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9       # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9      # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 4: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
+	vpternlogd      $150, %zmm0, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
+	vpternlogd      $150, %zmm1, %zmm8, %zmm6
+# GHASH step 5: the products of vector 2
+	vpshufb         %zmm20, %zmm2, %zmm2
+	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8      # d_L*h_L
+	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm9     # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8      # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8     # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+# GHASH step 6: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_rectailstitched1_rec_final3_lengths_done
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 2288(%rdi), %zmm4, %zmm8    # d_L*h_L
+	vpclmulqdq      $16, 2288(%rdi), %zmm4, %zmm9   # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 2288(%rdi), %zmm4, %zmm8    # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 2288(%rdi), %zmm4, %zmm8   # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_enc_rectailstitched1_rec_final3_lengths_done:
+# GHASH step 7: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 8: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
+	{disp32} jmp    .Lgcm_enc_rectailstitched1_rec_tag
+.Lgcm_enc_rectailstitched1_rec_final2:
+# the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             2288(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $64, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rectailstitched1_rec_final2_aes128
+	{disp32} je     .Lgcm_enc_rectailstitched1_rec_final2_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+.Lgcm_enc_rectailstitched1_rec_final2_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+.Lgcm_enc_rectailstitched1_rec_final2_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vmovdqu8        64(%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi){%k1}
+	vmovdqu8        %zmm1, %zmm1{%k1}{z}            # GHASH sees the padding as zeros
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_rectailstitched1_rec_final2_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_enc_rectailstitched1_rec_final2_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm8
+	vpshufb         %zmm20, %zmm8, %zmm8            # GCM's byte order, as the data's
+	vmovdqa64       %zmm8, %zmm1{%k2}
+	bts             $40, %rbx
+.Lgcm_enc_rectailstitched1_rec_final2_lane_done:
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpshufb         %zmm20, %zmm1, %zmm1
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm0, %zmm0
+# GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9       # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9      # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 4: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
+	vpternlogd      $150, %zmm0, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
+	vpternlogd      $150, %zmm1, %zmm8, %zmm6
+# GHASH step 5: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_rectailstitched1_rec_final2_lengths_done
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 2288(%rdi), %zmm4, %zmm8    # d_L*h_L
+	vpclmulqdq      $16, 2288(%rdi), %zmm4, %zmm9   # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 2288(%rdi), %zmm4, %zmm8    # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 2288(%rdi), %zmm4, %zmm8   # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_enc_rectailstitched1_rec_final2_lengths_done:
+# GHASH step 6: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 7: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
+	{disp32} jmp    .Lgcm_enc_rectailstitched1_rec_tag
+.Lgcm_enc_rectailstitched1_rec_final1:
+# the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             2288(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rectailstitched1_rec_final1_aes128
+	{disp32} je     .Lgcm_enc_rectailstitched1_rec_final1_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+.Lgcm_enc_rectailstitched1_rec_final1_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+.Lgcm_enc_rectailstitched1_rec_final1_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi){%k1}
+	vmovdqu8        %zmm0, %zmm0{%k1}{z}            # GHASH sees the padding as zeros
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_rectailstitched1_rec_final1_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_enc_rectailstitched1_rec_final1_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm8
+	vpshufb         %zmm20, %zmm8, %zmm8            # GCM's byte order, as the data's
+	vmovdqa64       %zmm8, %zmm0{%k2}
+	bts             $40, %rbx
+.Lgcm_enc_rectailstitched1_rec_final1_lane_done:
+# GHASH step 0: the products of vector 0
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm9        # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+# GHASH step 1: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_rectailstitched1_rec_final1_lengths_done
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 2288(%rdi), %zmm4, %zmm8    # d_L*h_L
+	vpclmulqdq      $16, 2288(%rdi), %zmm4, %zmm9   # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 2288(%rdi), %zmm4, %zmm8    # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 2288(%rdi), %zmm4, %zmm8   # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_enc_rectailstitched1_rec_final1_lengths_done:
+# GHASH step 2: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 3: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
+	{disp32} jmp    .Lgcm_enc_rectailstitched1_rec_tag
+.Lgcm_enc_rectailstitched1_rec_sum_tail:
+# after the bulk loop (GD holds its last iteration's ciphertext, not hashed):
+# 1..256 bytes remain
+	add             $256, %rcx
+# 1..256 bytes remain: pick the final group by the number of vectors they need,
+# so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             $64, %rcx
+	{disp32} jbe    .Lgcm_enc_rectailstitched1_rec_sum_final1
+	cmp             $128, %rcx
+	{disp32} jbe    .Lgcm_enc_rectailstitched1_rec_sum_final2
+	cmp             $192, %rcx
+	{disp32} jbe    .Lgcm_enc_rectailstitched1_rec_sum_final3
+.Lgcm_enc_rectailstitched1_rec_sum_final4:
+# the last 4 vectors (1..256 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             2288(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $192, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# the bulk loop's last ciphertext (GD) is hashed between this group's rounds, with
+# the 16 powers above this group's, into the sums (one reduction for both)
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rectailstitched1_rec_sum_final4_aes128
+	{disp32} je     .Lgcm_enc_rectailstitched1_rec_sum_final4_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_rectailstitched1_rec_sum_final4_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_enc_rectailstitched1_rec_sum_final4_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH step 2: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, -128(%r9), %zmm18, %zmm8    # a_L*ha_L
+	vpclmulqdq      $0, -64(%r9), %zmm19, %zmm9     # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 3: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, -128(%r9), %zmm18, %zmm8   # a_H*ha_H
+	vpclmulqdq      $17, -64(%r9), %zmm19, %zmm9    # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH step 4: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, -128(%r9), %zmm18, %zmm8    # a_H*ha_L
+	vpclmulqdq      $16, -128(%r9), %zmm18, %zmm18  # a_L*ha_H
+	vpternlogd      $150, %zmm18, %zmm8, %zmm6
+	vpclmulqdq      $1, -64(%r9), %zmm19, %zmm8     # b_H*hb_L
+	vpclmulqdq      $16, -64(%r9), %zmm19, %zmm19   # b_L*hb_H
+	vpternlogd      $150, %zmm19, %zmm8, %zmm6
+# GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+# GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, -256(%r9), %zmm16, %zmm8    # a_L*ha_L
+	vpclmulqdq      $0, -192(%r9), %zmm17, %zmm9    # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+# GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, -256(%r9), %zmm16, %zmm8   # a_H*ha_H
+	vpclmulqdq      $17, -192(%r9), %zmm17, %zmm9   # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm3, %zmm3
+# GHASH step 8: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, -256(%r9), %zmm16, %zmm8    # a_H*ha_L
+	vpclmulqdq      $16, -256(%r9), %zmm16, %zmm16  # a_L*ha_H
+	vpternlogd      $150, %zmm16, %zmm8, %zmm6
+	vpclmulqdq      $1, -192(%r9), %zmm17, %zmm8    # b_H*hb_L
+	vpclmulqdq      $16, -192(%r9), %zmm17, %zmm17  # b_L*hb_H
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm3, %zmm3
+
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm3, %zmm3
+
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm3, %zmm3
+
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	vmovdqu8        192(%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm3
+	vmovdqu8        %zmm3, 192(%rsi){%k1}
+	vpxord          %xmm10, %xmm10, %xmm10          # the running hash joined GD's block 0
+	vmovdqu8        %zmm3, %zmm3{%k1}{z}            # GHASH sees the padding as zeros
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_rectailstitched1_rec_sum_final4_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_enc_rectailstitched1_rec_sum_final4_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm8
+	vpshufb         %zmm20, %zmm8, %zmm8            # GCM's byte order, as the data's
+	vmovdqa64       %zmm8, %zmm3{%k2}
+	bts             $40, %rbx
+.Lgcm_enc_rectailstitched1_rec_sum_final4_lane_done:
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpshufb         %zmm20, %zmm1, %zmm1
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm20, %zmm2, %zmm2
+	vpshufb         %zmm20, %zmm3, %zmm3
+# GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm0, %zmm0
+# GHASH step 3: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9       # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 4: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9      # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 5: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
+	vpternlogd      $150, %zmm0, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
+	vpternlogd      $150, %zmm1, %zmm8, %zmm6
+# GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8      # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm3, %zmm9      # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 7: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8     # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm3, %zmm9     # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8      # a_H*ha_L
+	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm2     # a_L*ha_H
+	vpternlogd      $150, %zmm2, %zmm8, %zmm6
+	vpclmulqdq      $1, 192(%r9), %zmm3, %zmm8      # b_H*hb_L
+	vpclmulqdq      $16, 192(%r9), %zmm3, %zmm3     # b_L*hb_H
+	vpternlogd      $150, %zmm3, %zmm8, %zmm6
+# GHASH step 9: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_rectailstitched1_rec_sum_final4_lengths_done
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 2288(%rdi), %zmm4, %zmm8    # d_L*h_L
+	vpclmulqdq      $16, 2288(%rdi), %zmm4, %zmm9   # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 2288(%rdi), %zmm4, %zmm8    # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 2288(%rdi), %zmm4, %zmm8   # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_enc_rectailstitched1_rec_sum_final4_lengths_done:
+# GHASH step 10: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
+	{disp32} jmp    .Lgcm_enc_rectailstitched1_rec_tag
+.Lgcm_enc_rectailstitched1_rec_sum_final3:
+# the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             2288(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $128, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# the bulk loop's last ciphertext (GD) is hashed between this group's rounds, with
+# the 16 powers above this group's, into the sums (one reduction for both)
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rectailstitched1_rec_sum_final3_aes128
+	{disp32} je     .Lgcm_enc_rectailstitched1_rec_sum_final3_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+.Lgcm_enc_rectailstitched1_rec_sum_final3_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+.Lgcm_enc_rectailstitched1_rec_sum_final3_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+# GHASH step 2: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, -128(%r9), %zmm18, %zmm8    # a_L*ha_L
+	vpclmulqdq      $0, -64(%r9), %zmm19, %zmm9     # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 3: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, -128(%r9), %zmm18, %zmm8   # a_H*ha_H
+	vpclmulqdq      $17, -64(%r9), %zmm19, %zmm9    # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+# GHASH step 4: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, -128(%r9), %zmm18, %zmm8    # a_H*ha_L
+	vpclmulqdq      $16, -128(%r9), %zmm18, %zmm18  # a_L*ha_H
+	vpternlogd      $150, %zmm18, %zmm8, %zmm6
+	vpclmulqdq      $1, -64(%r9), %zmm19, %zmm8     # b_H*hb_L
+	vpclmulqdq      $16, -64(%r9), %zmm19, %zmm19   # b_L*hb_H
+	vpternlogd      $150, %zmm19, %zmm8, %zmm6
+# GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+# GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, -256(%r9), %zmm16, %zmm8    # a_L*ha_L
+	vpclmulqdq      $0, -192(%r9), %zmm17, %zmm9    # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+# GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, -256(%r9), %zmm16, %zmm8   # a_H*ha_H
+	vpclmulqdq      $17, -192(%r9), %zmm17, %zmm9   # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+# GHASH step 8: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, -256(%r9), %zmm16, %zmm8    # a_H*ha_L
+	vpclmulqdq      $16, -256(%r9), %zmm16, %zmm16  # a_L*ha_H
+	vpternlogd      $150, %zmm16, %zmm8, %zmm6
+	vpclmulqdq      $1, -192(%r9), %zmm17, %zmm8    # b_H*hb_L
+	vpclmulqdq      $16, -192(%r9), %zmm17, %zmm17  # b_L*hb_H
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vmovdqu8        128(%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi){%k1}
+	vpxord          %xmm10, %xmm10, %xmm10          # the running hash joined GD's block 0
+	vmovdqu8        %zmm2, %zmm2{%k1}{z}            # GHASH sees the padding as zeros
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_rectailstitched1_rec_sum_final3_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_enc_rectailstitched1_rec_sum_final3_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm8
+	vpshufb         %zmm20, %zmm8, %zmm8            # GCM's byte order, as the data's
+	vmovdqa64       %zmm8, %zmm2{%k2}
+	bts             $40, %rbx
+.Lgcm_enc_rectailstitched1_rec_sum_final3_lane_done:
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpshufb         %zmm20, %zmm1, %zmm1
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm0, %zmm0
+# GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9       # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9      # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 4: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
+	vpternlogd      $150, %zmm0, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
+	vpternlogd      $150, %zmm1, %zmm8, %zmm6
+# GHASH step 5: the products of vector 2
+	vpshufb         %zmm20, %zmm2, %zmm2
+	vpclmulqdq      $0, 128(%r9), %zmm2, %zmm8      # d_L*h_L
+	vpclmulqdq      $16, 128(%r9), %zmm2, %zmm9     # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 128(%r9), %zmm2, %zmm8      # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 128(%r9), %zmm2, %zmm8     # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+# GHASH step 6: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_rectailstitched1_rec_sum_final3_lengths_done
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 2288(%rdi), %zmm4, %zmm8    # d_L*h_L
+	vpclmulqdq      $16, 2288(%rdi), %zmm4, %zmm9   # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 2288(%rdi), %zmm4, %zmm8    # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 2288(%rdi), %zmm4, %zmm8   # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_enc_rectailstitched1_rec_sum_final3_lengths_done:
+# GHASH step 7: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 8: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
+	{disp32} jmp    .Lgcm_enc_rectailstitched1_rec_tag
+.Lgcm_enc_rectailstitched1_rec_sum_final2:
+# the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             2288(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $64, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# the bulk loop's last ciphertext (GD) is hashed between this group's rounds, with
+# the 16 powers above this group's, into the sums (one reduction for both)
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rectailstitched1_rec_sum_final2_aes128
+	{disp32} je     .Lgcm_enc_rectailstitched1_rec_sum_final2_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+.Lgcm_enc_rectailstitched1_rec_sum_final2_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+.Lgcm_enc_rectailstitched1_rec_sum_final2_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+# GHASH step 2: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, -128(%r9), %zmm18, %zmm8    # a_L*ha_L
+	vpclmulqdq      $0, -64(%r9), %zmm19, %zmm9     # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 3: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, -128(%r9), %zmm18, %zmm8   # a_H*ha_H
+	vpclmulqdq      $17, -64(%r9), %zmm19, %zmm9    # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+# GHASH step 4: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, -128(%r9), %zmm18, %zmm8    # a_H*ha_L
+	vpclmulqdq      $16, -128(%r9), %zmm18, %zmm18  # a_L*ha_H
+	vpternlogd      $150, %zmm18, %zmm8, %zmm6
+	vpclmulqdq      $1, -64(%r9), %zmm19, %zmm8     # b_H*hb_L
+	vpclmulqdq      $16, -64(%r9), %zmm19, %zmm19   # b_L*hb_H
+	vpternlogd      $150, %zmm19, %zmm8, %zmm6
+# GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+# GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, -256(%r9), %zmm16, %zmm8    # a_L*ha_L
+	vpclmulqdq      $0, -192(%r9), %zmm17, %zmm9    # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+# GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, -256(%r9), %zmm16, %zmm8   # a_H*ha_H
+	vpclmulqdq      $17, -192(%r9), %zmm17, %zmm9   # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+# GHASH step 8: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, -256(%r9), %zmm16, %zmm8    # a_H*ha_L
+	vpclmulqdq      $16, -256(%r9), %zmm16, %zmm16  # a_L*ha_H
+	vpternlogd      $150, %zmm16, %zmm8, %zmm6
+	vpclmulqdq      $1, -192(%r9), %zmm17, %zmm8    # b_H*hb_L
+	vpclmulqdq      $16, -192(%r9), %zmm17, %zmm17  # b_L*hb_H
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vmovdqu8        64(%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi){%k1}
+	vpxord          %xmm10, %xmm10, %xmm10          # the running hash joined GD's block 0
+	vmovdqu8        %zmm1, %zmm1{%k1}{z}            # GHASH sees the padding as zeros
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_rectailstitched1_rec_sum_final2_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_enc_rectailstitched1_rec_sum_final2_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm8
+	vpshufb         %zmm20, %zmm8, %zmm8            # GCM's byte order, as the data's
+	vmovdqa64       %zmm8, %zmm1{%k2}
+	bts             $40, %rbx
+.Lgcm_enc_rectailstitched1_rec_sum_final2_lane_done:
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpshufb         %zmm20, %zmm1, %zmm1
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm0, %zmm0
+# GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm1, %zmm9       # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm1, %zmm9      # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+# GHASH step 4: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm0        # a_L*ha_H
+	vpternlogd      $150, %zmm0, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm1, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm1, %zmm1      # b_L*hb_H
+	vpternlogd      $150, %zmm1, %zmm8, %zmm6
+# GHASH step 5: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_rectailstitched1_rec_sum_final2_lengths_done
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 2288(%rdi), %zmm4, %zmm8    # d_L*h_L
+	vpclmulqdq      $16, 2288(%rdi), %zmm4, %zmm9   # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 2288(%rdi), %zmm4, %zmm8    # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 2288(%rdi), %zmm4, %zmm8   # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_enc_rectailstitched1_rec_sum_final2_lengths_done:
+# GHASH step 6: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 7: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
+	{disp32} jmp    .Lgcm_enc_rectailstitched1_rec_tag
+.Lgcm_enc_rectailstitched1_rec_sum_final1:
+# the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             2288(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# the bulk loop's last ciphertext (GD) is hashed between this group's rounds, with
+# the 16 powers above this group's, into the sums (one reduction for both)
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rectailstitched1_rec_sum_final1_aes128
+	{disp32} je     .Lgcm_enc_rectailstitched1_rec_sum_final1_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+.Lgcm_enc_rectailstitched1_rec_sum_final1_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+.Lgcm_enc_rectailstitched1_rec_sum_final1_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+# GHASH step 2: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, -128(%r9), %zmm18, %zmm8    # a_L*ha_L
+	vpclmulqdq      $0, -64(%r9), %zmm19, %zmm9     # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# GHASH step 3: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, -128(%r9), %zmm18, %zmm8   # a_H*ha_H
+	vpclmulqdq      $17, -64(%r9), %zmm19, %zmm9    # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+# GHASH step 4: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, -128(%r9), %zmm18, %zmm8    # a_H*ha_L
+	vpclmulqdq      $16, -128(%r9), %zmm18, %zmm18  # a_L*ha_H
+	vpternlogd      $150, %zmm18, %zmm8, %zmm6
+	vpclmulqdq      $1, -64(%r9), %zmm19, %zmm8     # b_H*hb_L
+	vpclmulqdq      $16, -64(%r9), %zmm19, %zmm19   # b_L*hb_H
+	vpternlogd      $150, %zmm19, %zmm8, %zmm6
+# GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+
+	vaesenc         %zmm31, %zmm0, %zmm0
+# GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, -256(%r9), %zmm16, %zmm8    # a_L*ha_L
+	vpclmulqdq      $0, -192(%r9), %zmm17, %zmm9    # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+
+	vaesenc         %zmm30, %zmm0, %zmm0
+# GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, -256(%r9), %zmm16, %zmm8   # a_H*ha_H
+	vpclmulqdq      $17, -192(%r9), %zmm17, %zmm9   # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+
+	vaesenc         %zmm29, %zmm0, %zmm0
+# GHASH step 8: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, -256(%r9), %zmm16, %zmm8    # a_H*ha_L
+	vpclmulqdq      $16, -256(%r9), %zmm16, %zmm16  # a_L*ha_H
+	vpternlogd      $150, %zmm16, %zmm8, %zmm6
+	vpclmulqdq      $1, -192(%r9), %zmm17, %zmm8    # b_H*hb_L
+	vpclmulqdq      $16, -192(%r9), %zmm17, %zmm17  # b_L*hb_H
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+
+	vaesenc         %zmm28, %zmm0, %zmm0
+
+	vaesenc         %zmm27, %zmm0, %zmm0
+
+	vaesenc         %zmm26, %zmm0, %zmm0
+
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi){%k1}
+	vpxord          %xmm10, %xmm10, %xmm10          # the running hash joined GD's block 0
+	vmovdqu8        %zmm0, %zmm0{%k1}{z}            # GHASH sees the padding as zeros
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_rectailstitched1_rec_sum_final1_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_enc_rectailstitched1_rec_sum_final1_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm8
+	vpshufb         %zmm20, %zmm8, %zmm8            # GCM's byte order, as the data's
+	vmovdqa64       %zmm8, %zmm0{%k2}
+	bts             $40, %rbx
+.Lgcm_enc_rectailstitched1_rec_sum_final1_lane_done:
+# GHASH step 0: the products of vector 0
+	vpshufb         %zmm20, %zmm0, %zmm0
+	vpxord          %zmm10, %zmm0, %zmm0            # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm0, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %zmm0, %zmm9        # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, (%r9), %zmm0, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, (%r9), %zmm0, %zmm8        # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+# GHASH step 1: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_enc_rectailstitched1_rec_sum_final1_lengths_done
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 2288(%rdi), %zmm4, %zmm8    # d_L*h_L
+	vpclmulqdq      $16, 2288(%rdi), %zmm4, %zmm9   # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 2288(%rdi), %zmm4, %zmm8    # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 2288(%rdi), %zmm4, %zmm8   # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_enc_rectailstitched1_rec_sum_final1_lengths_done:
+# GHASH step 2: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+# GHASH step 3: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
+	{disp32} jmp    .Lgcm_enc_rectailstitched1_rec_tag
+.Lgcm_enc_rectailstitched1_rec_no_data:
+# no text left: the lengths block alone joins the sum
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpxord          %xmm10, %xmm4, %xmm4
+	vpclmulqdq      $0, 2288(%rdi), %zmm4, %zmm8    # d_L*h_L
+	vpclmulqdq      $16, 2288(%rdi), %zmm4, %zmm9   # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 2288(%rdi), %zmm4, %zmm8    # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 2288(%rdi), %zmm4, %zmm8   # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
+.Lgcm_enc_rectailstitched1_rec_tag:
+# tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
+	vpshufb         %xmm20, %xmm10, %xmm10
+	vpxord          48(%r8), %xmm10, %xmm10
+	vmovdqu8        %xmm10, 48(%r8)
+	xor             %eax, %eax
+	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_enc_record_avx10_512_rectailstitched1, . - aesgen_gcm_enc_record_avx10_512_rectailstitched1
+
+# int aesgen_gcm_dec_record_avx10_512_rectailstitched1(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+#   any len
+#
+# One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
+# loop as aesgen_gcm_dec_update_avx10_512_rectailstitched1, then the last 1..16 blocks and the lengths block
+# in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+#
+# Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
+#                      KEYEND=r10, TMPG=r11, HPTR=r9, CTRSECRET=rbx
+#                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+#                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+# Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
+#                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
+#                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
+#                     GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
+#                     HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
+#                     KLAST-5=zmm30, KLAST-6=zmm31
+# T0 doubles as TMP.
+# Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_gcm_dec_record_avx10_512_rectailstitched1
+	.hidden	aesgen_gcm_dec_record_avx10_512_rectailstitched1
+	.type	aesgen_gcm_dec_record_avx10_512_rectailstitched1, @function
+aesgen_gcm_dec_record_avx10_512_rectailstitched1:
+	.cfi_startproc
+	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             %rcx, %rbx
+	shr             $55, %rbx                       # AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             $63, %rcx                       # the length without the flag
+# the byte-reflection mask and the reduction constant, one copy per lane
+	vbroadcasti32x4 .Lgcm_bswap_mask_16(%rip), %zmm20
+	vbroadcasti32x4 .Lgcm_gfpoly_16(%rip), %zmm21
+	vpxord          %xmm10, %xmm10, %xmm10
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
+# GHASH of the AAD (AAD, AADLEN from the record)
+	mov             40(%r8), %r10
+	test            %r10, %r10
+	{disp32} jz     .Lgcm_dec_rectailstitched1_rec_aad_done
+	mov             32(%r8), %rax
+# A record without a bulk loop whose AAD, text and lengths blocks number at most
+# 68 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
+# for the tail's, with the powers H^(all blocks) down.
+	lea             15(%r10), %r11
+	and             $-16, %r11                      # 16 x the AAD's blocks
+	cmp             $256, %rcx
+	{disp32} ja     .Lgcm_dec_rectailstitched1_rec_aad_alone
+	lea             15(%rcx), %r9
+	and             $-16, %r9                       # 16 x the text's blocks
+	lea             16(%r11,%r9,1), %r9             # 16 x all blocks
+	cmp             $1088, %r9
+	{disp32} ja     .Lgcm_dec_rectailstitched1_rec_aad_alone
+	mov             %r9, %r11
+	lea             2304(%rdi), %r9
+	sub             %r11, %r9
+# An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
+# vector's last lane, with H^1 there in place of the AAD's power, so the final group
+# makes four products fewer; CTRSECRET bit 40 tells it so.
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_dec_rectailstitched1_rec_aad_sum_general
+	cmp             $48, %r10
+	{disp32} ja     .Lgcm_dec_rectailstitched1_rec_aad_sum_general
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # k1: the AAD's bytes
+	kmovq           %r11, %k1
+	vmovdqu8        (%rax), %zmm4{%k1}{z}
+	vpshufb         %zmm20, %zmm4, %zmm4
+	mov             $61440, %r11d
+	kmovw           %r11d, %k2                      # k2: the last lane's dwords
+	vbroadcasti32x4 16(%r8), %zmm4{%k2}             # reflected: bits of text, bits of AAD
+	vmovdqu8        (%r9), %zmm0                    # X0: the AAD's powers, H^1 last
+	vbroadcasti32x4 2288(%rdi), %zmm0{%k2}
+	vpclmulqdq      $0, %zmm0, %zmm4, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, %zmm0, %zmm4, %zmm9        # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, %zmm0, %zmm4, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, %zmm0, %zmm4, %zmm8        # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+	bts             $40, %rbx
+	{disp32} jmp    .Lgcm_dec_rectailstitched1_rec_aad_done
+.Lgcm_dec_rectailstitched1_rec_aad_sum_general:
+# GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
+.Lgcm_dec_rectailstitched1_rec_aad_sum_vector:
+	cmp             $64, %r10
+	{disp32} jb     .Lgcm_dec_rectailstitched1_rec_aad_sum_load_part
+	vmovdqu8        (%rax), %zmm4
+	{disp32} jmp    .Lgcm_dec_rectailstitched1_rec_aad_sum_loaded
+.Lgcm_dec_rectailstitched1_rec_aad_sum_load_part:
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # k1: the bytes that remain
+	kmovq           %r11, %k1
+	vmovdqu8        (%rax), %zmm4{%k1}{z}
+.Lgcm_dec_rectailstitched1_rec_aad_sum_loaded:
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm9        # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm8        # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+	add             $64, %rax
+	add             $64, %r9
+	sub             $64, %r10
+	ja              .Lgcm_dec_rectailstitched1_rec_aad_sum_vector
+	{disp32} jmp    .Lgcm_dec_rectailstitched1_rec_aad_done
+.Lgcm_dec_rectailstitched1_rec_aad_alone:
+	lea             2304(%rdi), %r9
+	sub             %r11, %r9
+# GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
+.Lgcm_dec_rectailstitched1_rec_aad_vector:
+	cmp             $64, %r10
+	{disp32} jb     .Lgcm_dec_rectailstitched1_rec_aad_load_part
+	vmovdqu8        (%rax), %zmm4
+	{disp32} jmp    .Lgcm_dec_rectailstitched1_rec_aad_loaded
+.Lgcm_dec_rectailstitched1_rec_aad_load_part:
+	mov             $-1, %r11
+	bzhi            %r10, %r11, %r11                # k1: the bytes that remain
+	kmovq           %r11, %k1
+	vmovdqu8        (%rax), %zmm4{%k1}{z}
+.Lgcm_dec_rectailstitched1_rec_aad_loaded:
+	vpshufb         %zmm20, %zmm4, %zmm4
+	vpxord          %zmm10, %zmm4, %zmm4            # the running hash joins block 0
+	vpxord          %zmm10, %zmm10, %zmm10
+	vpclmulqdq      $0, (%r9), %zmm4, %zmm8         # d_L*h_L
+	vpclmulqdq      $16, (%r9), %zmm4, %zmm9        # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, (%r9), %zmm4, %zmm8         # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, (%r9), %zmm4, %zmm8        # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+	add             $64, %rax
+	add             $64, %r9
+	sub             $64, %r10
+	ja              .Lgcm_dec_rectailstitched1_rec_aad_vector
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
+.Lgcm_dec_rectailstitched1_rec_aad_done:
+# ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+# from the end so that every key size runs the same last nine rounds
+	mov             240(%rdi), %eax
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &rk[rounds]
+# round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+# and AES-256 have two and four more middle keys than AES-128
+	vbroadcasti32x4 (%rdi), %zmm13
+	vbroadcasti32x4 (%r10), %zmm14
+	vbroadcasti32x4 -16(%r10), %zmm26
+	vbroadcasti32x4 -32(%r10), %zmm27
+	vbroadcasti32x4 -48(%r10), %zmm28
+	vbroadcasti32x4 -64(%r10), %zmm29
+	vbroadcasti32x4 -80(%r10), %zmm30
+	vbroadcasti32x4 -96(%r10), %zmm31
+# E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu8        (%r8), %xmm4
+	vpxord          %xmm13, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rectailstitched1_rec_j0_aes128
+	{disp32} je     .Lgcm_dec_rectailstitched1_rec_j0_aes192
+	vaesenc         -208(%r10), %xmm4, %xmm4
+	vaesenc         -192(%r10), %xmm4, %xmm4
+.Lgcm_dec_rectailstitched1_rec_j0_aes192:
+	vaesenc         -176(%r10), %xmm4, %xmm4
+	vaesenc         -160(%r10), %xmm4, %xmm4
+.Lgcm_dec_rectailstitched1_rec_j0_aes128:
+	vaesenc         -144(%r10), %xmm4, %xmm4
+	vaesenc         -128(%r10), %xmm4, %xmm4
+	vaesenc         -112(%r10), %xmm4, %xmm4
+	vaesenc         %xmm31, %xmm4, %xmm4
+	vaesenc         %xmm30, %xmm4, %xmm4
+	vaesenc         %xmm29, %xmm4, %xmm4
+	vaesenc         %xmm28, %xmm4, %xmm4
+	vaesenc         %xmm27, %xmm4, %xmm4
+	vaesenc         %xmm26, %xmm4, %xmm4
+	vaesenclast     %xmm14, %xmm4, %xmm4
+	vmovdqu8        %xmm4, 48(%r8)
+	vbroadcasti32x4 (%r8), %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm11
+	vpaddd          .Lgcm_record_offsets_64(%rip), %zmm11, %zmm11 # CTR: J0 + 1, + 2, ... per lane
+	vbroadcasti32x4 .Lgcm_lane_count(%rip), %zmm12
+	test            %rcx, %rcx
+	{disp32} jz     .Lgcm_dec_rectailstitched1_rec_no_data
+# bulk: whole iterations of 16 blocks, CTR and GHASH stitched
+	sub             $256, %rcx
+	{disp32} jbe    .Lgcm_dec_rectailstitched1_rec_tail
+# the powers of a full iteration (H^16..H^1) into HPOW
+	vmovdqu8        2048(%rdi), %zmm22
+	vmovdqu8        2112(%rdi), %zmm23
+	vmovdqu8        2176(%rdi), %zmm24
+	vmovdqu8        2240(%rdi), %zmm25
+	vmovd           %xmm11, %r11d                   # low byte of the first counter
+	movzbl          %r11b, %r11d
+	or              %ebx, %r11d                     # 256 if secret: always the carry path
+	vpshufb         %zmm20, %zmm11, %zmm11
+# CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+.Lgcm_dec_rectailstitched1_rec_loop:
+# LLVM-MCA-BEGIN gcm_dec_rectailstitched1_rec_avx10_512_main_loop
+# counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+# the first counter's last byte: past 236, one of them would carry
+	cmp             $237, %r11d
+	{disp32} jae    .Lgcm_dec_rectailstitched1_rec_main_ctr_carry # a last byte would carry: out of line
+	vpxord          %zmm13, %zmm11, %zmm0
+	vpaddd          .Lgcm_be_inc_64(%rip), %zmm11, %zmm1
+	vpaddd          .Lgcm_be_inc_64+64(%rip), %zmm11, %zmm2
+	vpaddd          .Lgcm_be_inc_64+128(%rip), %zmm11, %zmm3
+	vpaddd          .Lgcm_be_inc_64+192(%rip), %zmm11, %zmm11
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+.Lgcm_dec_rectailstitched1_rec_main_ctr_done:
+	add             $16, %r11b
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rectailstitched1_rec_main_aes128
+	{disp32} je     .Lgcm_dec_rectailstitched1_rec_main_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_dec_rectailstitched1_rec_main_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_dec_rectailstitched1_rec_main_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH step 0: load the 4 source vectors
+	vmovdqu8        (%rdx), %zmm16
+	vmovdqu8        64(%rdx), %zmm17
+	vmovdqu8        128(%rdx), %zmm18
+	vmovdqu8        192(%rdx), %zmm19
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH step 2: LO = the low products of vectors 2 and 3
+	vpclmulqdq      $0, %zmm24, %zmm18, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm25, %zmm19, %zmm9       # b_L*hb_L
+	vpxord          %zmm9, %zmm8, %zmm5
+# GHASH step 3: HI = the high products of vectors 2 and 3
+	vpclmulqdq      $17, %zmm24, %zmm18, %zmm8      # a_H*ha_H
+	vpclmulqdq      $17, %zmm25, %zmm19, %zmm9      # b_H*hb_H
+	vpxord          %zmm9, %zmm8, %zmm7
+
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+# GHASH step 4: MI = the middle products of vectors 2 and 3
+	vpclmulqdq      $1, %zmm24, %zmm18, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm24, %zmm18, %zmm18     # a_L*ha_H
+	vpxord          %zmm18, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm25, %zmm19, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm25, %zmm19, %zmm19     # b_L*hb_H
+	vpternlogd      $150, %zmm19, %zmm8, %zmm6
+# GHASH step 5: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+# GHASH step 6: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+# GHASH step 7: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, %zmm22, %zmm16, %zmm8       # a_L*ha_L
+	vpclmulqdq      $0, %zmm23, %zmm17, %zmm9       # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm3, %zmm3
+# GHASH step 8: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, %zmm22, %zmm16, %zmm8      # a_H*ha_H
+	vpclmulqdq      $17, %zmm23, %zmm17, %zmm9      # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm3, %zmm3
+# GHASH step 9: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, %zmm22, %zmm16, %zmm8       # a_H*ha_L
+	vpclmulqdq      $16, %zmm22, %zmm16, %zmm16     # a_L*ha_H
+	vpternlogd      $150, %zmm16, %zmm8, %zmm6
+	vpclmulqdq      $1, %zmm23, %zmm17, %zmm8       # b_H*hb_L
+	vpclmulqdq      $16, %zmm23, %zmm17, %zmm17     # b_L*hb_H
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm3, %zmm3
+# GHASH step 10: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm3, %zmm3
+# GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
+
+# last round with the source folded into the key: out = AES(counter) ^ src
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	vpxord          192(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm3
+	vmovdqu8        %zmm3, 192(%rsi)
+	add             $256, %rdx
+	add             $256, %rsi
+	sub             $256, %rcx
+	ja              .Lgcm_dec_rectailstitched1_rec_loop
+# LLVM-MCA-END
+	{disp32} jmp    .Lgcm_dec_rectailstitched1_rec_bulk_done
+.Lgcm_dec_rectailstitched1_rec_main_ctr_carry:
+# a last byte carries: inc32 on the reflected form, CTR big-endian again after
+	vpshufb         %zmm20, %zmm11, %zmm11
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+	vpshufb         %zmm20, %zmm11, %zmm11
+	jmp             .Lgcm_dec_rectailstitched1_rec_main_ctr_done
+.Lgcm_dec_rectailstitched1_rec_bulk_done:
+	vpshufb         %zmm20, %zmm11, %zmm11
+	vpxord          %zmm5, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm6, %zmm6
+	vpxord          %zmm7, %zmm7, %zmm7
+# LO/MI/HI from here on: the AAD's products, or zeros
+.Lgcm_dec_rectailstitched1_rec_tail:
+	add             $256, %rcx
+	{disp32} jz     .Lgcm_dec_rectailstitched1_rec_no_data
+# 1..256 bytes remain: pick the final group by the number of vectors they need,
+# so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             $64, %rcx
+	{disp32} jbe    .Lgcm_dec_rectailstitched1_rec_final1
+	cmp             $128, %rcx
+	{disp32} jbe    .Lgcm_dec_rectailstitched1_rec_final2
+	cmp             $192, %rcx
+	{disp32} jbe    .Lgcm_dec_rectailstitched1_rec_final3
+.Lgcm_dec_rectailstitched1_rec_final4:
+# the last 4 vectors (1..256 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             2288(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $192, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %zmm16
+	vmovdqu8        64(%rdx), %zmm17
+	vmovdqu8        128(%rdx), %zmm18
+	vmovdqu8        192(%rdx), %zmm19{%k1}{z}       # zero-padded
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_rectailstitched1_rec_final4_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_dec_rectailstitched1_rec_final4_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm8
+	vpshufb         %zmm20, %zmm8, %zmm8            # GCM's byte order, as the data's
+	vmovdqa64       %zmm8, %zmm19{%k2}
+	bts             $40, %rbx
+.Lgcm_dec_rectailstitched1_rec_final4_lane_done:
+# the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+# GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpshufb         %zmm20, %zmm19, %zmm19
+# GHASH step 2: LO += the low products of vectors 2 and 3
+	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8     # a_L*ha_L
+	vpclmulqdq      $0, 192(%r9), %zmm19, %zmm9     # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm3
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+	vpxord          %zmm13, %zmm3, %zmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rectailstitched1_rec_final4_aes128
+	{disp32} je     .Lgcm_dec_rectailstitched1_rec_final4_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_dec_rectailstitched1_rec_final4_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+.Lgcm_dec_rectailstitched1_rec_final4_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH step 3: HI += the high products of vectors 2 and 3
+	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm8    # a_H*ha_H
+	vpclmulqdq      $17, 192(%r9), %zmm19, %zmm9    # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH step 4: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      $1, 128(%r9), %zmm18, %zmm8     # a_H*ha_L
+	vpclmulqdq      $16, 128(%r9), %zmm18, %zmm18   # a_L*ha_H
+	vpternlogd      $150, %zmm18, %zmm8, %zmm6
+	vpclmulqdq      $1, 192(%r9), %zmm19, %zmm8     # b_H*hb_L
+	vpclmulqdq      $16, 192(%r9), %zmm19, %zmm19   # b_L*hb_H
+	vpternlogd      $150, %zmm19, %zmm8, %zmm6
+
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vaesenc         %zmm15, %zmm3, %zmm3
+# GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+	vaesenc         %zmm31, %zmm3, %zmm3
+# GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+	vaesenc         %zmm30, %zmm3, %zmm3
+# GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+	vaesenc         %zmm29, %zmm3, %zmm3
+# GHASH step 8: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm16, %zmm16      # a_L*ha_H
+	vpternlogd      $150, %zmm16, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8      # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17    # b_L*hb_H
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+	vaesenc         %zmm28, %zmm3, %zmm3
+# GHASH step 9: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_rectailstitched1_rec_final4_lengths_done
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 2288(%rdi), %zmm4, %zmm8    # d_L*h_L
+	vpclmulqdq      $16, 2288(%rdi), %zmm4, %zmm9   # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 2288(%rdi), %zmm4, %zmm8    # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 2288(%rdi), %zmm4, %zmm8   # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_dec_rectailstitched1_rec_final4_lengths_done:
+# GHASH step 10: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+	vaesenc         %zmm27, %zmm3, %zmm3
+# GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+	vaesenc         %zmm26, %zmm3, %zmm3
+# GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
+
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vpxord          128(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi)
+	vmovdqu8        192(%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm3, %zmm3
+	vmovdqu8        %zmm3, 192(%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_rectailstitched1_rec_tag
+.Lgcm_dec_rectailstitched1_rec_final3:
+# the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             2288(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $128, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %zmm16
+	vmovdqu8        64(%rdx), %zmm17
+	vmovdqu8        128(%rdx), %zmm18{%k1}{z}       # zero-padded
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_rectailstitched1_rec_final3_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_dec_rectailstitched1_rec_final3_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm8
+	vpshufb         %zmm20, %zmm8, %zmm8            # GCM's byte order, as the data's
+	vmovdqa64       %zmm8, %zmm18{%k2}
+	bts             $40, %rbx
+.Lgcm_dec_rectailstitched1_rec_final3_lane_done:
+# the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm2
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+	vpxord          %zmm13, %zmm2, %zmm2
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rectailstitched1_rec_final3_aes128
+	{disp32} je     .Lgcm_dec_rectailstitched1_rec_final3_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+.Lgcm_dec_rectailstitched1_rec_final3_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+.Lgcm_dec_rectailstitched1_rec_final3_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vaesenc         %zmm15, %zmm2, %zmm2
+# GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+	vaesenc         %zmm31, %zmm2, %zmm2
+# GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+	vaesenc         %zmm30, %zmm2, %zmm2
+# GHASH step 4: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm16, %zmm16      # a_L*ha_H
+	vpternlogd      $150, %zmm16, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8      # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17    # b_L*hb_H
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+	vaesenc         %zmm29, %zmm2, %zmm2
+# GHASH step 5: the products of vector 2
+	vpshufb         %zmm20, %zmm18, %zmm18
+	vpclmulqdq      $0, 128(%r9), %zmm18, %zmm8     # d_L*h_L
+	vpclmulqdq      $16, 128(%r9), %zmm18, %zmm9    # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 128(%r9), %zmm18, %zmm8     # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 128(%r9), %zmm18, %zmm8    # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+	vaesenc         %zmm28, %zmm2, %zmm2
+# GHASH step 6: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_rectailstitched1_rec_final3_lengths_done
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 2288(%rdi), %zmm4, %zmm8    # d_L*h_L
+	vpclmulqdq      $16, 2288(%rdi), %zmm4, %zmm9   # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 2288(%rdi), %zmm4, %zmm8    # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 2288(%rdi), %zmm4, %zmm8   # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_dec_rectailstitched1_rec_final3_lengths_done:
+# GHASH step 7: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+	vaesenc         %zmm27, %zmm2, %zmm2
+# GHASH step 8: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+	vaesenc         %zmm26, %zmm2, %zmm2
+# GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
+
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vpxord          64(%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi)
+	vmovdqu8        128(%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm2, %zmm2
+	vmovdqu8        %zmm2, 128(%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_rectailstitched1_rec_tag
+.Lgcm_dec_rectailstitched1_rec_final2:
+# the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             2288(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	sub             $64, %rcx
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %zmm16
+	vmovdqu8        64(%rdx), %zmm17{%k1}{z}        # zero-padded
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_rectailstitched1_rec_final2_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_dec_rectailstitched1_rec_final2_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm8
+	vpshufb         %zmm20, %zmm8, %zmm8            # GCM's byte order, as the data's
+	vmovdqa64       %zmm8, %zmm17{%k2}
+	bts             $40, %rbx
+.Lgcm_dec_rectailstitched1_rec_final2_lane_done:
+# the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpshufb         %zmm20, %zmm11, %zmm1
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+	vpxord          %zmm13, %zmm1, %zmm1
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rectailstitched1_rec_final2_aes128
+	{disp32} je     .Lgcm_dec_rectailstitched1_rec_final2_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+.Lgcm_dec_rectailstitched1_rec_final2_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+.Lgcm_dec_rectailstitched1_rec_final2_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+# GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpshufb         %zmm20, %zmm17, %zmm17
+
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+# GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          %zmm10, %zmm16, %zmm16
+
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vaesenc         %zmm15, %zmm1, %zmm1
+# GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # a_L*ha_L
+	vpclmulqdq      $0, 64(%r9), %zmm17, %zmm9      # b_L*hb_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm5
+
+	vaesenc         %zmm31, %zmm0, %zmm0
+	vaesenc         %zmm31, %zmm1, %zmm1
+# GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # a_H*ha_H
+	vpclmulqdq      $17, 64(%r9), %zmm17, %zmm9     # b_H*hb_H
+	vpternlogd      $150, %zmm9, %zmm8, %zmm7
+
+	vaesenc         %zmm30, %zmm0, %zmm0
+	vaesenc         %zmm30, %zmm1, %zmm1
+# GHASH step 4: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # a_H*ha_L
+	vpclmulqdq      $16, (%r9), %zmm16, %zmm16      # a_L*ha_H
+	vpternlogd      $150, %zmm16, %zmm8, %zmm6
+	vpclmulqdq      $1, 64(%r9), %zmm17, %zmm8      # b_H*hb_L
+	vpclmulqdq      $16, 64(%r9), %zmm17, %zmm17    # b_L*hb_H
+	vpternlogd      $150, %zmm17, %zmm8, %zmm6
+
+	vaesenc         %zmm29, %zmm0, %zmm0
+	vaesenc         %zmm29, %zmm1, %zmm1
+
+	vaesenc         %zmm28, %zmm0, %zmm0
+	vaesenc         %zmm28, %zmm1, %zmm1
+# GHASH step 5: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_rectailstitched1_rec_final2_lengths_done
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 2288(%rdi), %zmm4, %zmm8    # d_L*h_L
+	vpclmulqdq      $16, 2288(%rdi), %zmm4, %zmm9   # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 2288(%rdi), %zmm4, %zmm8    # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 2288(%rdi), %zmm4, %zmm8   # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_dec_rectailstitched1_rec_final2_lengths_done:
+# GHASH step 6: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+
+	vaesenc         %zmm27, %zmm0, %zmm0
+	vaesenc         %zmm27, %zmm1, %zmm1
+# GHASH step 7: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+
+	vaesenc         %zmm26, %zmm0, %zmm0
+	vaesenc         %zmm26, %zmm1, %zmm1
+# GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
+
+	vpxord          (%rdx), %zmm14, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi)
+	vmovdqu8        64(%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm1, %zmm1
+	vmovdqu8        %zmm1, 64(%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_rectailstitched1_rec_tag
+.Lgcm_dec_rectailstitched1_rec_final1:
+# the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             15(%rcx), %r11
+	and             $-16, %r11                      # 16 x the block count
+	lea             2288(%rdi), %r9
+	sub             %r11, %r9                       # H^(blocks + 1): the lengths block takes H^1
+	mov             $-1, %r11
+	bzhi            %rcx, %r11, %r11                # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# the ciphertext, read before any output is written (the data may be decrypted in
+# place); its GHASH runs between the AES rounds
+	vmovdqu8        (%rdx), %zmm16{%k1}{z}          # zero-padded
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_rectailstitched1_rec_final1_lane_done
+	cmp             $48, %rcx
+	{disp32} ja     .Lgcm_dec_rectailstitched1_rec_final1_lane_done
+	add             $15, %rcx
+	shr             $4, %rcx                        # the last vector's blocks: the free lane
+	add             %rcx, %rcx                      # its first quadword
+	mov             $3, %r11d
+	shlx            %ecx, %r11d, %r11d
+	kmovb           %r11d, %k2                      # k2: the free lane's two quadwords
+	vbroadcasti32x4 16(%r8), %zmm8
+	vpshufb         %zmm20, %zmm8, %zmm8            # GCM's byte order, as the data's
+	vmovdqa64       %zmm8, %zmm16{%k2}
+	bts             $40, %rbx
+.Lgcm_dec_rectailstitched1_rec_final1_lane_done:
+# the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %zmm20, %zmm11, %zmm0
+	vpaddd          %zmm12, %zmm11, %zmm11
+	vpxord          %zmm13, %zmm0, %zmm0
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_dec_rectailstitched1_rec_final1_aes128
+	{disp32} je     .Lgcm_dec_rectailstitched1_rec_final1_aes192
+	vbroadcasti32x4 -208(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -192(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+.Lgcm_dec_rectailstitched1_rec_final1_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+	vbroadcasti32x4 -160(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+.Lgcm_dec_rectailstitched1_rec_final1_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+# GHASH step 0: the products of vector 0
+	vpshufb         %zmm20, %zmm16, %zmm16
+	vpxord          %zmm10, %zmm16, %zmm16          # the running hash joins block 0
+	vpclmulqdq      $0, (%r9), %zmm16, %zmm8        # d_L*h_L
+	vpclmulqdq      $16, (%r9), %zmm16, %zmm9       # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, (%r9), %zmm16, %zmm8        # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, (%r9), %zmm16, %zmm8       # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+
+	vbroadcasti32x4 -128(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+
+	vbroadcasti32x4 -112(%r10), %zmm15
+	vaesenc         %zmm15, %zmm0, %zmm0
+
+	vaesenc         %zmm31, %zmm0, %zmm0
+
+	vaesenc         %zmm30, %zmm0, %zmm0
+
+	vaesenc         %zmm29, %zmm0, %zmm0
+
+	vaesenc         %zmm28, %zmm0, %zmm0
+# GHASH step 1: the lengths block
+	bt              $40, %rbx                       # the lengths block went with the AAD?
+	{disp32} jc     .Lgcm_dec_rectailstitched1_rec_final1_lengths_done
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpclmulqdq      $0, 2288(%rdi), %zmm4, %zmm8    # d_L*h_L
+	vpclmulqdq      $16, 2288(%rdi), %zmm4, %zmm9   # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 2288(%rdi), %zmm4, %zmm8    # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 2288(%rdi), %zmm4, %zmm8   # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+.Lgcm_dec_rectailstitched1_rec_final1_lengths_done:
+# GHASH step 2: fold LO into MI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+
+	vaesenc         %zmm27, %zmm0, %zmm0
+# GHASH step 3: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+
+	vaesenc         %zmm26, %zmm0, %zmm0
+# GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
+
+	vmovdqu8        (%rdx), %zmm8{%k1}{z}
+	vpxord          %zmm14, %zmm8, %zmm8
+	vaesenclast     %zmm8, %zmm0, %zmm0
+	vmovdqu8        %zmm0, (%rsi){%k1}
+	{disp32} jmp    .Lgcm_dec_rectailstitched1_rec_tag
+.Lgcm_dec_rectailstitched1_rec_no_data:
+# no text left: the lengths block alone joins the sum
+	vmovdqu8        16(%r8), %xmm4                  # reflected: bits of text, bits of AAD
+	vpxord          %xmm10, %xmm4, %xmm4
+	vpclmulqdq      $0, 2288(%rdi), %zmm4, %zmm8    # d_L*h_L
+	vpclmulqdq      $16, 2288(%rdi), %zmm4, %zmm9   # d_L*h_H
+	vpxord          %zmm8, %zmm5, %zmm5
+	vpclmulqdq      $1, 2288(%rdi), %zmm4, %zmm8    # d_H*h_L
+	vpternlogd      $150, %zmm9, %zmm8, %zmm6
+	vpclmulqdq      $17, 2288(%rdi), %zmm4, %zmm8   # d_H*h_H
+	vpxord          %zmm8, %zmm7, %zmm7
+# reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      $16, %zmm21, %zmm5, %zmm8       # LO_L * (0xc2 << 56)
+	vpshufd         $78, %zmm5, %zmm5               # swap(LO)
+	vpternlogd      $150, %zmm8, %zmm5, %zmm6
+	vpclmulqdq      $16, %zmm21, %zmm6, %zmm8       # MI_L * (0xc2 << 56)
+	vpshufd         $78, %zmm6, %zmm6               # swap(MI)
+	vpternlogd      $150, %zmm8, %zmm6, %zmm7
+# ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         $4, %zmm7, %zmm7, %zmm8         # lanes 2, 3, 0, 1
+	vpxord          %zmm8, %zmm7, %zmm7             # lane i ^ lane i+2
+	valignq         $2, %zmm7, %zmm7, %zmm8         # lane 1 to lane 0
+	vpxord          %xmm8, %xmm7, %xmm10
+.Lgcm_dec_rectailstitched1_rec_tag:
+# tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
+	vpshufb         %xmm20, %xmm10, %xmm10
+	vpxord          48(%r8), %xmm10, %xmm10
+	vmovdqu8        %xmm10, 48(%r8)
+	xor             %eax, %eax
+	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
+	ret
+	.cfi_endproc
+	.size	aesgen_gcm_dec_record_avx10_512_rectailstitched1, . - aesgen_gcm_dec_record_avx10_512_rectailstitched1
 
 # GCM for avx10_512, the functions with GHASH=karatsuba (suffix _ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8).
 

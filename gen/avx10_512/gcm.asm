@@ -3,7 +3,9 @@
 ; mode: gcm (GCM: GHASH and CTR (inc32) with GHASH, one pass (SP 800-38D))
 ; isa:  avx10_512 (VAES on zmm, EVEX, 32 registers and opmasks); abi: sysv
 ; knobs: GHASH=school HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 UNROLL=4
+; variant _rectailstitched1: RECTAIL=stitched1 (for default; generator/tuning.json), named <symbol>_rectailstitched1
 ; variant _ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8: GHASH=karatsuba HALVES=unpack KEYS=rows RECTAIL=stitched TAIL=2 UNROLL=8 (for znver5; generator/tuning.json), named <symbol>_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8
+; (default: a CPU in no row of generator/uarch.py)
 ; regenerate: python3 -m generator gen --isa avx10_512 --mode gcm GHASH=school HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 UNROLL=4
 ;   (or: make gen ISA=avx10_512 MODE=gcm GHASH=school HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 UNROLL=4)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -3848,6 +3850,4486 @@ L.gcm_record_offsets_64:
 	dd 4, 16, 5
 	db 'GNU', 0
 	dd 0xc0000002, 0x4, 0x3, 0x0
+
+; GCM for avx10_512, the functions with GHASH=school (suffix _rectailstitched1).
+
+; int aesgen_gcm_ghash_avx10_512_rectailstitched1(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+;   len a multiple of 16
+;
+; acc = (...((acc + B0)*H + B1)*H ...)*H over the blocks: 16 blocks per iteration are
+; multiplied by H^16..H^1 and summed before one reduction.
+;
+; Registers (general): KEY=rdi, ACCP=rsi, SRC=rdx, LEN=rcx, TMPG=rax, HPTR=r10
+; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
+;                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, BSWAP=zmm20
+;                     GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23, HPOW2=zmm24, HPOW3=zmm25
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_ghash_avx10_512_rectailstitched1:function hidden
+aesgen_gcm_ghash_avx10_512_rectailstitched1:
+	endbr64
+	vmovdqu8        xmm10, oword [rsi]
+	test            rcx, rcx
+	jz              near L.gcm_ghash_rectailstitched1_store
+; the byte-reflection mask and the reduction constant, one copy per lane
+	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
+	sub             rcx, 256
+	jb              near L.gcm_ghash_rectailstitched1_tail
+; the powers of a full iteration (H^16..H^1) into HPOW
+	vmovdqu8        zmm22, zword [rdi + 2048]
+	vmovdqu8        zmm23, zword [rdi + 2112]
+	vmovdqu8        zmm24, zword [rdi + 2176]
+	vmovdqu8        zmm25, zword [rdi + 2240]
+L.gcm_ghash_rectailstitched1_loop:
+	vmovdqu8        zmm0, zword [rdx]
+	vmovdqu8        zmm1, zword [rdx + 64]
+	vmovdqu8        zmm2, zword [rdx + 128]
+	vmovdqu8        zmm3, zword [rdx + 192]
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm0, zmm0, zmm20
+	vpshufb         zmm1, zmm1, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm2, zmm2, zmm20
+	vpshufb         zmm3, zmm3, zmm20
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm0, zmm0, zmm10
+; GHASH step 3: LO = the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm0, zmm22, 0            ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm1, zmm23, 0            ; b_L*hb_L
+	vpxord          zmm5, zmm8, zmm9
+; GHASH step 4: HI = the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm0, zmm22, 17           ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm1, zmm23, 17           ; b_H*hb_H
+	vpxord          zmm7, zmm8, zmm9
+; GHASH step 5: MI = the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm0, zmm22, 1            ; a_H*ha_L
+	vpclmulqdq      zmm0, zmm0, zmm22, 16           ; a_L*ha_H
+	vpxord          zmm6, zmm8, zmm0
+	vpclmulqdq      zmm8, zmm1, zmm23, 1            ; b_H*hb_L
+	vpclmulqdq      zmm1, zmm1, zmm23, 16           ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm1, 150
+; GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm2, zmm24, 0            ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm3, zmm25, 0            ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 7: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm2, zmm24, 17           ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm3, zmm25, 17           ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm2, zmm24, 1            ; a_H*ha_L
+	vpclmulqdq      zmm2, zmm2, zmm24, 16           ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm2, 150
+	vpclmulqdq      zmm8, zmm3, zmm25, 1            ; b_H*hb_L
+	vpclmulqdq      zmm3, zmm3, zmm25, 16           ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm3, 150
+; GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+; GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
+	add             rdx, 256
+	sub             rcx, 256
+	jae             L.gcm_ghash_rectailstitched1_loop
+L.gcm_ghash_rectailstitched1_tail:
+	add             rcx, 256
+	jz              near L.gcm_ghash_rectailstitched1_store
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
+	lea             r10, [rdi + 2304]
+	sub             r10, rcx
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
+L.gcm_ghash_rectailstitched1_tail_vector:
+	cmp             rcx, 64
+	jb              near L.gcm_ghash_rectailstitched1_tail_load_part
+	vmovdqu8        zmm4, [rdx]
+	jmp             near L.gcm_ghash_rectailstitched1_tail_loaded
+L.gcm_ghash_rectailstitched1_tail_load_part:
+	mov             rax, -1
+	bzhi            rax, rax, rcx                   ; k1: the bytes that remain
+	kmovq           k1, rax
+	vmovdqu8        zmm4{k1}{z}, [rdx]
+L.gcm_ghash_rectailstitched1_tail_loaded:
+	vpshufb         zmm4, zmm4, zmm20
+	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
+	vpxord          zmm10, zmm10, zmm10
+	vpclmulqdq      zmm8, zmm4, zword [r10], 0      ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [r10], 16     ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r10], 1      ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r10], 17     ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+	add             rdx, 64
+	add             r10, 64
+	sub             rcx, 64
+	ja              L.gcm_ghash_rectailstitched1_tail_vector
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
+L.gcm_ghash_rectailstitched1_store:
+	vmovdqu8        oword [rsi], xmm10
+	xor             eax, eax
+	vzeroupper
+	ret
+
+; int aesgen_gcm_enc_update_avx10_512_rectailstitched1(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+;   len % 16 == 0
+;
+; Encrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
+; ciphertext into acc.  Per iteration 4 vectors (16 blocks): the AES rounds of the
+; counters and the GHASH of the ciphertext just produced, whose 16 products with
+; H^16..H^1 are summed and reduced once.
+;
+; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, CTRSECRET=rbx
+;                      HPTR=r8 (CTRP's register, once the counter is loaded)
+; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
+;                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
+;                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
+;                     GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
+;                     HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
+;                     KLAST-5=zmm30, KLAST-6=zmm31
+; Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
+; T0 doubles as TMP.
+; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_enc_update_avx10_512_rectailstitched1:function hidden
+aesgen_gcm_enc_update_avx10_512_rectailstitched1:
+	endbr64
+	push            rbx
+	sub             rsp, 16
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
+	test            rcx, rcx
+	jz              near L.gcm_enc_rectailstitched1_return
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
+	vbroadcasti32x4 zmm13, oword [rdi]
+	vbroadcasti32x4 zmm14, oword [r10]
+	vbroadcasti32x4 zmm26, oword [r10 - 16]
+	vbroadcasti32x4 zmm27, oword [r10 - 32]
+	vbroadcasti32x4 zmm28, oword [r10 - 48]
+	vbroadcasti32x4 zmm29, oword [r10 - 64]
+	vbroadcasti32x4 zmm30, oword [r10 - 80]
+	vbroadcasti32x4 zmm31, oword [r10 - 96]
+; the byte-reflection mask and the reduction constant, one copy per lane
+	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
+; ACC = acc; CTR = the counter block reflected, lane i counting from block i
+	vmovdqu8        xmm10, oword [r9]
+	vbroadcasti32x4 zmm11, oword [r8]
+	vpshufb         zmm11, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_lane_offsets_64]
+	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
+; bulk: whole iterations of 16 blocks, CTR and GHASH stitched
+	sub             rcx, 256
+	jb              near L.gcm_enc_rectailstitched1_tail
+; the powers of a full iteration (H^16..H^1) into HPOW
+	vmovdqu8        zmm22, zword [rdi + 2048]
+	vmovdqu8        zmm23, zword [rdi + 2112]
+	vmovdqu8        zmm24, zword [rdi + 2176]
+	vmovdqu8        zmm25, zword [rdi + 2240]
+	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
+	vpshufb         zmm11, zmm11, zmm20
+; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+; the first iteration only encrypts; each later one hashes its predecessor's output
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 236, one of them would carry
+	cmp             r11d, 237
+	jae             near L.gcm_enc_rectailstitched1_first_ctr_carry ; a last byte would carry: out of line
+	vpxord          zmm0, zmm11, zmm13
+	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
+	vpaddd          zmm2, zmm11, zword [rel L.gcm_be_inc_64 + 64]
+	vpaddd          zmm3, zmm11, zword [rel L.gcm_be_inc_64 + 128]
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_be_inc_64 + 192]
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+L.gcm_enc_rectailstitched1_first_ctr_done:
+	add             r11b, 16
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_rectailstitched1_first_aes128
+	je              near L.gcm_enc_rectailstitched1_first_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_rectailstitched1_first_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_rectailstitched1_first_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm3, zmm3, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm3, zmm3, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm3, zmm3, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vaesenc         zmm3, zmm3, zmm26
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm16, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm16
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm17, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm17
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm18, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm18
+	vpxord          zmm8, zmm14, zword [rdx + 192]
+	vaesenclast     zmm19, zmm3, zmm8
+	vmovdqu8        zword [rsi + 192], zmm19
+	add             rdx, 256
+	add             rsi, 256
+	sub             rcx, 256
+	jb              near L.gcm_enc_rectailstitched1_hash_last
+L.gcm_enc_rectailstitched1_loop:
+; LLVM-MCA-BEGIN gcm_enc_rectailstitched1_avx10_512_main_loop
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 236, one of them would carry
+	cmp             r11d, 237
+	jae             near L.gcm_enc_rectailstitched1_main_ctr_carry ; a last byte would carry: out of line
+	vpxord          zmm0, zmm11, zmm13
+	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
+	vpaddd          zmm2, zmm11, zword [rel L.gcm_be_inc_64 + 64]
+	vpaddd          zmm3, zmm11, zword [rel L.gcm_be_inc_64 + 128]
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_be_inc_64 + 192]
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+L.gcm_enc_rectailstitched1_main_ctr_done:
+	add             r11b, 16
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_rectailstitched1_main_aes128
+	je              near L.gcm_enc_rectailstitched1_main_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_rectailstitched1_main_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_rectailstitched1_main_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+; GHASH step 3: LO = the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
+	vpxord          zmm5, zmm8, zmm9
+
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+; GHASH step 4: MI = the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 1           ; a_H*ha_L
+	vpclmulqdq      zmm9, zmm16, zmm22, 16          ; a_L*ha_H
+	vpxord          zmm6, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm17, zmm23, 1           ; b_H*hb_L
+	vpclmulqdq      zmm9, zmm17, zmm23, 16          ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+; GHASH step 5: HI = the high products of vectors 0 and 1
+	vpclmulqdq      zmm16, zmm16, zmm22, 17         ; a_H*ha_H
+	vpclmulqdq      zmm17, zmm17, zmm23, 17         ; b_H*hb_H
+	vpxord          zmm7, zmm16, zmm17
+; GHASH step 6: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 17          ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm19, zmm25, 17          ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm3, zmm3, zmm29
+; GHASH step 7: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm3, zmm3, zmm28
+
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm3, zmm3, zmm27
+; GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 1           ; a_H*ha_L
+	vpclmulqdq      zmm18, zmm18, zmm24, 16         ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm18, 150
+	vpclmulqdq      zmm8, zmm19, zmm25, 1           ; b_H*hb_L
+	vpclmulqdq      zmm19, zmm19, zmm25, 16         ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm19, 150
+; GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vaesenc         zmm3, zmm3, zmm26
+
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm16, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm16
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm17, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm17
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm18, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm18
+	vpxord          zmm8, zmm14, zword [rdx + 192]
+	vaesenclast     zmm19, zmm3, zmm8
+	vmovdqu8        zword [rsi + 192], zmm19
+; GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
+	add             rdx, 256
+	add             rsi, 256
+	sub             rcx, 256
+	jae             L.gcm_enc_rectailstitched1_loop
+; LLVM-MCA-END
+L.gcm_enc_rectailstitched1_hash_last:
+; the GHASH of the last iteration's ciphertext, still in GD
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+; GHASH step 3: LO = the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
+	vpxord          zmm5, zmm8, zmm9
+; GHASH step 4: HI = the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 17          ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zmm23, 17          ; b_H*hb_H
+	vpxord          zmm7, zmm8, zmm9
+; GHASH step 5: MI = the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 1           ; a_H*ha_L
+	vpclmulqdq      zmm16, zmm16, zmm22, 16         ; a_L*ha_H
+	vpxord          zmm6, zmm8, zmm16
+	vpclmulqdq      zmm8, zmm17, zmm23, 1           ; b_H*hb_L
+	vpclmulqdq      zmm17, zmm17, zmm23, 16         ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm17, 150
+; GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 7: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 17          ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm19, zmm25, 17          ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 1           ; a_H*ha_L
+	vpclmulqdq      zmm18, zmm18, zmm24, 16         ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm18, 150
+	vpclmulqdq      zmm8, zmm19, zmm25, 1           ; b_H*hb_L
+	vpclmulqdq      zmm19, zmm19, zmm25, 16         ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm19, 150
+; GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+; GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
+	jmp             near L.gcm_enc_rectailstitched1_bulk_done
+L.gcm_enc_rectailstitched1_first_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
+	vpshufb         zmm11, zmm11, zmm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	vpshufb         zmm11, zmm11, zmm20
+	jmp             L.gcm_enc_rectailstitched1_first_ctr_done
+L.gcm_enc_rectailstitched1_main_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
+	vpshufb         zmm11, zmm11, zmm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	vpshufb         zmm11, zmm11, zmm20
+	jmp             L.gcm_enc_rectailstitched1_main_ctr_done
+L.gcm_enc_rectailstitched1_bulk_done:
+	vpshufb         zmm11, zmm11, zmm20
+L.gcm_enc_rectailstitched1_tail:
+; what the bulk loop left: LEN + 256 = 0..240 bytes of whole blocks
+	add             rcx, 256
+	jz              near L.gcm_enc_rectailstitched1_store
+; CTR first, then GHASH of the ciphertext it wrote: the CTR pass advances DST and
+; LEN, so their start waits in the stack slots for the GHASH pass; its last
+; vector waits in zmm0
+	mov             qword [rsp], rsi
+	mov             qword [rsp + 8], rcx
+
+L.gcm_enc_rectailstitched1_final:
+; 1..256 bytes remain: pick the final group by the number of vectors they need,
+; so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             rcx, 64
+	jbe             near L.gcm_enc_rectailstitched1_final1
+	cmp             rcx, 128
+	jbe             near L.gcm_enc_rectailstitched1_final2
+	cmp             rcx, 192
+	jbe             near L.gcm_enc_rectailstitched1_final3
+L.gcm_enc_rectailstitched1_final4:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_rectailstitched1_final4_aes128
+	je              near L.gcm_enc_rectailstitched1_final4_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_rectailstitched1_final4_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_rectailstitched1_final4_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm3, zmm3, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm3, zmm3, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm3, zmm3, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vaesenc         zmm3, zmm3, zmm26
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm2
+	add             rdx, 192
+	add             rsi, 192
+	sub             rcx, 192
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
+	kmovq           k1, r11
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm3, zmm3, zmm8
+	vmovdqu8        [rsi]{k1}, zmm3
+	vmovdqa64       zmm0, zmm3                      ; the last vector, for the hash
+	jmp             near L.gcm_enc_rectailstitched1_tail_crypted
+L.gcm_enc_rectailstitched1_final3:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_rectailstitched1_final3_aes128
+	je              near L.gcm_enc_rectailstitched1_final3_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+L.gcm_enc_rectailstitched1_final3_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+L.gcm_enc_rectailstitched1_final3_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	add             rdx, 128
+	add             rsi, 128
+	sub             rcx, 128
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
+	kmovq           k1, r11
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        [rsi]{k1}, zmm2
+	vmovdqa64       zmm0, zmm2                      ; the last vector, for the hash
+	jmp             near L.gcm_enc_rectailstitched1_tail_crypted
+L.gcm_enc_rectailstitched1_final2:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_rectailstitched1_final2_aes128
+	je              near L.gcm_enc_rectailstitched1_final2_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+L.gcm_enc_rectailstitched1_final2_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+L.gcm_enc_rectailstitched1_final2_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
+	kmovq           k1, r11
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        [rsi]{k1}, zmm1
+	vmovdqa64       zmm0, zmm1                      ; the last vector, for the hash
+	jmp             near L.gcm_enc_rectailstitched1_tail_crypted
+L.gcm_enc_rectailstitched1_final1:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_rectailstitched1_final1_aes128
+	je              near L.gcm_enc_rectailstitched1_final1_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+L.gcm_enc_rectailstitched1_final1_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+L.gcm_enc_rectailstitched1_final1_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
+	kmovq           k1, r11
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        [rsi]{k1}, zmm0
+	jmp             near L.gcm_enc_rectailstitched1_tail_crypted
+L.gcm_enc_rectailstitched1_tail_crypted:
+	mov             rdx, qword [rsp]                ; hash the ciphertext just written
+	mov             rcx, qword [rsp + 8]
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
+	lea             r8, [rdi + 2304]
+	sub             r8, rcx
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
+L.gcm_enc_rectailstitched1_ghash_vector:
+	cmp             rcx, 64
+	jbe             near L.gcm_enc_rectailstitched1_ghash_load_last
+	vmovdqu8        zmm4, [rdx]
+	jmp             near L.gcm_enc_rectailstitched1_ghash_loaded
+L.gcm_enc_rectailstitched1_ghash_load_last:
+; the last vector from zmm0, where the CTR pass left it: its masked store
+; would not forward to a load
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the bytes that remain
+	kmovq           k1, r11
+	vmovdqu8        zmm4{k1}{z}, zmm0
+L.gcm_enc_rectailstitched1_ghash_loaded:
+	vpshufb         zmm4, zmm4, zmm20
+	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
+	vpxord          zmm10, zmm10, zmm10
+	vpclmulqdq      zmm8, zmm4, zword [r8], 0       ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [r8], 16      ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r8], 1       ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r8], 17      ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+	add             rdx, 64
+	add             r8, 64
+	sub             rcx, 64
+	ja              L.gcm_enc_rectailstitched1_ghash_vector
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
+L.gcm_enc_rectailstitched1_store:
+	vmovdqu8        oword [r9], xmm10
+L.gcm_enc_rectailstitched1_return:
+	xor             eax, eax
+	vzeroupper
+	add             rsp, 16
+	pop             rbx
+	ret
+
+; int aesgen_gcm_dec_update_avx10_512_rectailstitched1(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+;   len % 16 == 0
+;
+; Decrypts with CTR (inc32 on the counter block's last 4 bytes) and hashes the
+; ciphertext into acc.  Per iteration 4 vectors (16 blocks): the AES rounds of the
+; counters and the GHASH of the source blocks, whose 16 products with
+; H^16..H^1 are summed and reduced once.
+;
+; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, CTRP=r8, ACCP=r9
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, CTRSECRET=rbx
+;                      HPTR=r8 (CTRP's register, once the counter is loaded)
+; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
+;                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
+;                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
+;                     GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
+;                     HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
+;                     KLAST-5=zmm30, KLAST-6=zmm31
+; Stack slots: SAVED_PTR=[rsp + 0], SAVED_LEN=[rsp + 8]
+; T0 doubles as TMP.
+; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_dec_update_avx10_512_rectailstitched1:function hidden
+aesgen_gcm_dec_update_avx10_512_rectailstitched1:
+	endbr64
+	push            rbx
+	sub             rsp, 16
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
+	test            rcx, rcx
+	jz              near L.gcm_dec_rectailstitched1_return
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
+	vbroadcasti32x4 zmm13, oword [rdi]
+	vbroadcasti32x4 zmm14, oword [r10]
+	vbroadcasti32x4 zmm26, oword [r10 - 16]
+	vbroadcasti32x4 zmm27, oword [r10 - 32]
+	vbroadcasti32x4 zmm28, oword [r10 - 48]
+	vbroadcasti32x4 zmm29, oword [r10 - 64]
+	vbroadcasti32x4 zmm30, oword [r10 - 80]
+	vbroadcasti32x4 zmm31, oword [r10 - 96]
+; the byte-reflection mask and the reduction constant, one copy per lane
+	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
+; ACC = acc; CTR = the counter block reflected, lane i counting from block i
+	vmovdqu8        xmm10, oword [r9]
+	vbroadcasti32x4 zmm11, oword [r8]
+	vpshufb         zmm11, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_lane_offsets_64]
+	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
+; bulk: whole iterations of 16 blocks, CTR and GHASH stitched
+	sub             rcx, 256
+	jb              near L.gcm_dec_rectailstitched1_tail
+; the powers of a full iteration (H^16..H^1) into HPOW
+	vmovdqu8        zmm22, zword [rdi + 2048]
+	vmovdqu8        zmm23, zword [rdi + 2112]
+	vmovdqu8        zmm24, zword [rdi + 2176]
+	vmovdqu8        zmm25, zword [rdi + 2240]
+	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
+	vpshufb         zmm11, zmm11, zmm20
+; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+L.gcm_dec_rectailstitched1_loop:
+; LLVM-MCA-BEGIN gcm_dec_rectailstitched1_avx10_512_main_loop
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 236, one of them would carry
+	cmp             r11d, 237
+	jae             near L.gcm_dec_rectailstitched1_main_ctr_carry ; a last byte would carry: out of line
+	vpxord          zmm0, zmm11, zmm13
+	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
+	vpaddd          zmm2, zmm11, zword [rel L.gcm_be_inc_64 + 64]
+	vpaddd          zmm3, zmm11, zword [rel L.gcm_be_inc_64 + 128]
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_be_inc_64 + 192]
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+L.gcm_dec_rectailstitched1_main_ctr_done:
+	add             r11b, 16
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_rectailstitched1_main_aes128
+	je              near L.gcm_dec_rectailstitched1_main_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_dec_rectailstitched1_main_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_dec_rectailstitched1_main_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+; GHASH step 0: load the 4 source vectors
+	vmovdqu8        zmm16, zword [rdx]
+	vmovdqu8        zmm17, zword [rdx + 64]
+	vmovdqu8        zmm18, zword [rdx + 128]
+	vmovdqu8        zmm19, zword [rdx + 192]
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+; GHASH step 2: LO = the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
+	vpxord          zmm5, zmm8, zmm9
+; GHASH step 3: HI = the high products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 17          ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm19, zmm25, 17          ; b_H*hb_H
+	vpxord          zmm7, zmm8, zmm9
+
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+; GHASH step 4: MI = the middle products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 1           ; a_H*ha_L
+	vpclmulqdq      zmm18, zmm18, zmm24, 16         ; a_L*ha_H
+	vpxord          zmm6, zmm8, zmm18
+	vpclmulqdq      zmm8, zmm19, zmm25, 1           ; b_H*hb_L
+	vpclmulqdq      zmm19, zmm19, zmm25, 16         ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm19, 150
+; GHASH step 5: byte-reflect vectors 0 and 1
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+; GHASH step 6: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+; GHASH step 7: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm3, zmm3, zmm29
+; GHASH step 8: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 17          ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zmm23, 17          ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm3, zmm3, zmm28
+; GHASH step 9: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 1           ; a_H*ha_L
+	vpclmulqdq      zmm16, zmm16, zmm22, 16         ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm16, 150
+	vpclmulqdq      zmm8, zmm17, zmm23, 1           ; b_H*hb_L
+	vpclmulqdq      zmm17, zmm17, zmm23, 16         ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm17, 150
+
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm3, zmm3, zmm27
+; GHASH step 10: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vaesenc         zmm3, zmm3, zmm26
+; GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+; GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
+
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm2
+	vpxord          zmm8, zmm14, zword [rdx + 192]
+	vaesenclast     zmm3, zmm3, zmm8
+	vmovdqu8        zword [rsi + 192], zmm3
+	add             rdx, 256
+	add             rsi, 256
+	sub             rcx, 256
+	jae             L.gcm_dec_rectailstitched1_loop
+; LLVM-MCA-END
+	jmp             near L.gcm_dec_rectailstitched1_bulk_done
+L.gcm_dec_rectailstitched1_main_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
+	vpshufb         zmm11, zmm11, zmm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	vpshufb         zmm11, zmm11, zmm20
+	jmp             L.gcm_dec_rectailstitched1_main_ctr_done
+L.gcm_dec_rectailstitched1_bulk_done:
+	vpshufb         zmm11, zmm11, zmm20
+L.gcm_dec_rectailstitched1_tail:
+; what the bulk loop left: LEN + 256 = 0..240 bytes of whole blocks
+	add             rcx, 256
+	jz              near L.gcm_dec_rectailstitched1_store
+; GHASH of the ciphertext first (it may be overwritten in place), then CTR: the
+; GHASH pass advances SRC and LEN, so their start waits in the stack slots
+	mov             qword [rsp], rdx
+	mov             qword [rsp + 8], rcx
+; GHASH of LEN bytes at rdx, a vector at a time, the k-th block from the end times H^k
+	lea             r8, [rdi + 2304]
+	sub             r8, rcx
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
+L.gcm_dec_rectailstitched1_ghash_vector:
+	cmp             rcx, 64
+	jb              near L.gcm_dec_rectailstitched1_ghash_load_part
+	vmovdqu8        zmm4, [rdx]
+	jmp             near L.gcm_dec_rectailstitched1_ghash_loaded
+L.gcm_dec_rectailstitched1_ghash_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the bytes that remain
+	kmovq           k1, r11
+	vmovdqu8        zmm4{k1}{z}, [rdx]
+L.gcm_dec_rectailstitched1_ghash_loaded:
+	vpshufb         zmm4, zmm4, zmm20
+	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
+	vpxord          zmm10, zmm10, zmm10
+	vpclmulqdq      zmm8, zmm4, zword [r8], 0       ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [r8], 16      ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r8], 1       ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r8], 17      ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+	add             rdx, 64
+	add             r8, 64
+	sub             rcx, 64
+	ja              L.gcm_dec_rectailstitched1_ghash_vector
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
+	mov             rcx, qword [rsp + 8]
+	mov             rdx, qword [rsp]
+
+L.gcm_dec_rectailstitched1_final:
+; 1..256 bytes remain: pick the final group by the number of vectors they need,
+; so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             rcx, 64
+	jbe             near L.gcm_dec_rectailstitched1_final1
+	cmp             rcx, 128
+	jbe             near L.gcm_dec_rectailstitched1_final2
+	cmp             rcx, 192
+	jbe             near L.gcm_dec_rectailstitched1_final3
+L.gcm_dec_rectailstitched1_final4:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_rectailstitched1_final4_aes128
+	je              near L.gcm_dec_rectailstitched1_final4_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_dec_rectailstitched1_final4_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_dec_rectailstitched1_final4_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm3, zmm3, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm3, zmm3, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm3, zmm3, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vaesenc         zmm3, zmm3, zmm26
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm2
+	add             rdx, 192
+	add             rsi, 192
+	sub             rcx, 192
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
+	kmovq           k1, r11
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm3, zmm3, zmm8
+	vmovdqu8        [rsi]{k1}, zmm3
+	jmp             near L.gcm_dec_rectailstitched1_store
+L.gcm_dec_rectailstitched1_final3:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_rectailstitched1_final3_aes128
+	je              near L.gcm_dec_rectailstitched1_final3_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+L.gcm_dec_rectailstitched1_final3_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+L.gcm_dec_rectailstitched1_final3_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	add             rdx, 128
+	add             rsi, 128
+	sub             rcx, 128
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
+	kmovq           k1, r11
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        [rsi]{k1}, zmm2
+	jmp             near L.gcm_dec_rectailstitched1_store
+L.gcm_dec_rectailstitched1_final2:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_rectailstitched1_final2_aes128
+	je              near L.gcm_dec_rectailstitched1_final2_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+L.gcm_dec_rectailstitched1_final2_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+L.gcm_dec_rectailstitched1_final2_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+; last round with the data folded into the key: aesenclast(x, KLAST ^ src) is the
+; output block (the XOR with the source is off the rounds' dependency chain)
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
+	kmovq           k1, r11
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        [rsi]{k1}, zmm1
+	jmp             near L.gcm_dec_rectailstitched1_store
+L.gcm_dec_rectailstitched1_final1:
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_rectailstitched1_final1_aes128
+	je              near L.gcm_dec_rectailstitched1_final1_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+L.gcm_dec_rectailstitched1_final1_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+L.gcm_dec_rectailstitched1_final1_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+; the last vector's LEN bytes: k1 = the low LEN bits set; masked-off bytes are never
+; read or written, so a page boundary right after the buffers is safe
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the first LEN bytes
+	kmovq           k1, r11
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        [rsi]{k1}, zmm0
+	jmp             near L.gcm_dec_rectailstitched1_store
+L.gcm_dec_rectailstitched1_store:
+	vmovdqu8        oword [r9], xmm10
+L.gcm_dec_rectailstitched1_return:
+	xor             eax, eax
+	vzeroupper
+	add             rsp, 16
+	pop             rbx
+	ret
+
+; int aesgen_gcm_enc_record_avx10_512_rectailstitched1(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+;   any len
+;
+; One whole message: GHASH of the AAD, E_K(J0), encryption with the same stitched
+; loop as aesgen_gcm_enc_update_avx10_512_rectailstitched1, then the last 1..16 blocks and the lengths block
+; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+;
+; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
+;                      KEYEND=r10, TMPG=r11, HPTR=r9, CTRSECRET=rbx
+;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
+;                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
+;                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
+;                     GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
+;                     HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
+;                     KLAST-5=zmm30, KLAST-6=zmm31
+; T0 doubles as TMP.
+; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_enc_record_avx10_512_rectailstitched1:function hidden
+aesgen_gcm_enc_record_avx10_512_rectailstitched1:
+	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
+; the byte-reflection mask and the reduction constant, one copy per lane
+	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
+	vpxord          xmm10, xmm10, xmm10
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
+; GHASH of the AAD (AAD, AADLEN from the record)
+	mov             r10, qword [r8 + 40]
+	test            r10, r10
+	jz              near L.gcm_enc_rectailstitched1_rec_aad_done
+	mov             rax, qword [r8 + 32]
+; A record without a bulk loop whose AAD, text and lengths blocks number at most
+; 68 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
+; for the tail's, with the powers H^(all blocks) down.
+	lea             r11, [r10 + 15]
+	and             r11, -16                        ; 16 x the AAD's blocks
+	cmp             rcx, 512
+	ja              near L.gcm_enc_rectailstitched1_rec_aad_alone
+	lea             r9, [rcx + 15]
+	and             r9, -16                         ; 16 x the text's blocks
+	lea             r9, [r11 + r9*1 + 16]           ; 16 x all blocks
+	cmp             r9, 1088
+	ja              near L.gcm_enc_rectailstitched1_rec_aad_alone
+	mov             r11, r9
+	lea             r9, [rdi + 2304]
+	sub             r9, r11
+; An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
+; vector's last lane, with H^1 there in place of the AAD's power, so the final group
+; makes four products fewer; CTRSECRET bit 40 tells it so.
+	test            rcx, rcx
+	jz              near L.gcm_enc_rectailstitched1_rec_aad_sum_general
+	cmp             r10, 48
+	ja              near L.gcm_enc_rectailstitched1_rec_aad_sum_general
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; k1: the AAD's bytes
+	kmovq           k1, r11
+	vmovdqu8        zmm4{k1}{z}, [rax]
+	vpshufb         zmm4, zmm4, zmm20
+	mov             r11d, 61440
+	kmovw           k2, r11d                        ; k2: the last lane's dwords
+	vbroadcasti32x4 zmm4{k2}, oword [r8 + 16]       ; reflected: bits of text, bits of AAD
+	vmovdqu8        zmm0, [r9]                      ; X0: the AAD's powers, H^1 last
+	vbroadcasti32x4 zmm0{k2}, oword [rdi + 2288]
+	vpclmulqdq      zmm8, zmm4, zmm0, 0             ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zmm0, 16            ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm0, 1             ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zmm0, 17            ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+	bts             rbx, 40
+	jmp             near L.gcm_enc_rectailstitched1_rec_aad_done
+L.gcm_enc_rectailstitched1_rec_aad_sum_general:
+; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
+L.gcm_enc_rectailstitched1_rec_aad_sum_vector:
+	cmp             r10, 64
+	jb              near L.gcm_enc_rectailstitched1_rec_aad_sum_load_part
+	vmovdqu8        zmm4, [rax]
+	jmp             near L.gcm_enc_rectailstitched1_rec_aad_sum_loaded
+L.gcm_enc_rectailstitched1_rec_aad_sum_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; k1: the bytes that remain
+	kmovq           k1, r11
+	vmovdqu8        zmm4{k1}{z}, [rax]
+L.gcm_enc_rectailstitched1_rec_aad_sum_loaded:
+	vpshufb         zmm4, zmm4, zmm20
+	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
+	vpxord          zmm10, zmm10, zmm10
+	vpclmulqdq      zmm8, zmm4, zword [r9], 0       ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [r9], 16      ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1       ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r9], 17      ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+	add             rax, 64
+	add             r9, 64
+	sub             r10, 64
+	ja              L.gcm_enc_rectailstitched1_rec_aad_sum_vector
+	jmp             near L.gcm_enc_rectailstitched1_rec_aad_done
+L.gcm_enc_rectailstitched1_rec_aad_alone:
+	lea             r9, [rdi + 2304]
+	sub             r9, r11
+; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
+L.gcm_enc_rectailstitched1_rec_aad_vector:
+	cmp             r10, 64
+	jb              near L.gcm_enc_rectailstitched1_rec_aad_load_part
+	vmovdqu8        zmm4, [rax]
+	jmp             near L.gcm_enc_rectailstitched1_rec_aad_loaded
+L.gcm_enc_rectailstitched1_rec_aad_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; k1: the bytes that remain
+	kmovq           k1, r11
+	vmovdqu8        zmm4{k1}{z}, [rax]
+L.gcm_enc_rectailstitched1_rec_aad_loaded:
+	vpshufb         zmm4, zmm4, zmm20
+	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
+	vpxord          zmm10, zmm10, zmm10
+	vpclmulqdq      zmm8, zmm4, zword [r9], 0       ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [r9], 16      ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1       ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r9], 17      ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+	add             rax, 64
+	add             r9, 64
+	sub             r10, 64
+	ja              L.gcm_enc_rectailstitched1_rec_aad_vector
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
+L.gcm_enc_rectailstitched1_rec_aad_done:
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
+	vbroadcasti32x4 zmm13, oword [rdi]
+	vbroadcasti32x4 zmm14, oword [r10]
+	vbroadcasti32x4 zmm26, oword [r10 - 16]
+	vbroadcasti32x4 zmm27, oword [r10 - 32]
+	vbroadcasti32x4 zmm28, oword [r10 - 48]
+	vbroadcasti32x4 zmm29, oword [r10 - 64]
+	vbroadcasti32x4 zmm30, oword [r10 - 80]
+	vbroadcasti32x4 zmm31, oword [r10 - 96]
+; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu8        xmm4, oword [r8]
+	vpxord          xmm4, xmm4, xmm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_rectailstitched1_rec_j0_aes128
+	je              near L.gcm_enc_rectailstitched1_rec_j0_aes192
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.gcm_enc_rectailstitched1_rec_j0_aes192:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.gcm_enc_rectailstitched1_rec_j0_aes128:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, xmm31
+	vaesenc         xmm4, xmm4, xmm30
+	vaesenc         xmm4, xmm4, xmm29
+	vaesenc         xmm4, xmm4, xmm28
+	vaesenc         xmm4, xmm4, xmm27
+	vaesenc         xmm4, xmm4, xmm26
+	vaesenclast     xmm4, xmm4, xmm14
+	vmovdqu8        oword [r8 + 48], xmm4
+	vbroadcasti32x4 zmm11, oword [r8]
+	vpshufb         zmm11, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_record_offsets_64] ; CTR: J0 + 1, + 2, ... per lane
+	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
+	test            rcx, rcx
+	jz              near L.gcm_enc_rectailstitched1_rec_no_data
+; bulk: whole iterations of 16 blocks, CTR and GHASH stitched
+	sub             rcx, 256
+	jbe             near L.gcm_enc_rectailstitched1_rec_tail
+; the powers of a full iteration (H^16..H^1) into HPOW
+	vmovdqu8        zmm22, zword [rdi + 2048]
+	vmovdqu8        zmm23, zword [rdi + 2112]
+	vmovdqu8        zmm24, zword [rdi + 2176]
+	vmovdqu8        zmm25, zword [rdi + 2240]
+	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
+	vpshufb         zmm11, zmm11, zmm20
+; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+; the first iteration only encrypts; each later one hashes its predecessor's output
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 236, one of them would carry
+	cmp             r11d, 237
+	jae             near L.gcm_enc_rectailstitched1_rec_first_ctr_carry ; a last byte would carry: out of line
+	vpxord          zmm0, zmm11, zmm13
+	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
+	vpaddd          zmm2, zmm11, zword [rel L.gcm_be_inc_64 + 64]
+	vpaddd          zmm3, zmm11, zword [rel L.gcm_be_inc_64 + 128]
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_be_inc_64 + 192]
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+L.gcm_enc_rectailstitched1_rec_first_ctr_done:
+	add             r11b, 16
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_rectailstitched1_rec_first_aes128
+	je              near L.gcm_enc_rectailstitched1_rec_first_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_rectailstitched1_rec_first_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_rectailstitched1_rec_first_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm3, zmm3, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm3, zmm3, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm3, zmm3, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vaesenc         zmm3, zmm3, zmm26
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm16, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm16
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm17, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm17
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm18, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm18
+	vpxord          zmm8, zmm14, zword [rdx + 192]
+	vaesenclast     zmm19, zmm3, zmm8
+	vmovdqu8        zword [rsi + 192], zmm19
+	add             rdx, 256
+	add             rsi, 256
+	sub             rcx, 256
+	jbe             near L.gcm_enc_rectailstitched1_rec_hash_last
+L.gcm_enc_rectailstitched1_rec_loop:
+; LLVM-MCA-BEGIN gcm_enc_rectailstitched1_rec_avx10_512_main_loop
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 236, one of them would carry
+	cmp             r11d, 237
+	jae             near L.gcm_enc_rectailstitched1_rec_main_ctr_carry ; a last byte would carry: out of line
+	vpxord          zmm0, zmm11, zmm13
+	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
+	vpaddd          zmm2, zmm11, zword [rel L.gcm_be_inc_64 + 64]
+	vpaddd          zmm3, zmm11, zword [rel L.gcm_be_inc_64 + 128]
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_be_inc_64 + 192]
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+L.gcm_enc_rectailstitched1_rec_main_ctr_done:
+	add             r11b, 16
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_rectailstitched1_rec_main_aes128
+	je              near L.gcm_enc_rectailstitched1_rec_main_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_rectailstitched1_rec_main_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_rectailstitched1_rec_main_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+; GHASH step 3: LO = the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
+	vpxord          zmm5, zmm8, zmm9
+
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+; GHASH step 4: MI = the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 1           ; a_H*ha_L
+	vpclmulqdq      zmm9, zmm16, zmm22, 16          ; a_L*ha_H
+	vpxord          zmm6, zmm8, zmm9
+	vpclmulqdq      zmm8, zmm17, zmm23, 1           ; b_H*hb_L
+	vpclmulqdq      zmm9, zmm17, zmm23, 16          ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+; GHASH step 5: HI = the high products of vectors 0 and 1
+	vpclmulqdq      zmm16, zmm16, zmm22, 17         ; a_H*ha_H
+	vpclmulqdq      zmm17, zmm17, zmm23, 17         ; b_H*hb_H
+	vpxord          zmm7, zmm16, zmm17
+; GHASH step 6: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 17          ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm19, zmm25, 17          ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm3, zmm3, zmm29
+; GHASH step 7: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm3, zmm3, zmm28
+
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm3, zmm3, zmm27
+; GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 1           ; a_H*ha_L
+	vpclmulqdq      zmm18, zmm18, zmm24, 16         ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm18, 150
+	vpclmulqdq      zmm8, zmm19, zmm25, 1           ; b_H*hb_L
+	vpclmulqdq      zmm19, zmm19, zmm25, 16         ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm19, 150
+; GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vaesenc         zmm3, zmm3, zmm26
+
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm16, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm16
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm17, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm17
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm18, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm18
+	vpxord          zmm8, zmm14, zword [rdx + 192]
+	vaesenclast     zmm19, zmm3, zmm8
+	vmovdqu8        zword [rsi + 192], zmm19
+; GHASH step 11: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
+	add             rdx, 256
+	add             rsi, 256
+	sub             rcx, 256
+	ja              L.gcm_enc_rectailstitched1_rec_loop
+; LLVM-MCA-END
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
+L.gcm_enc_rectailstitched1_rec_hash_last:
+; the last iteration's ciphertext waits in GD for .Lgcm_enc_rectailstitched1_rec_sum_tail
+	jmp             near L.gcm_enc_rectailstitched1_rec_bulk_done
+L.gcm_enc_rectailstitched1_rec_first_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
+	vpshufb         zmm11, zmm11, zmm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	vpshufb         zmm11, zmm11, zmm20
+	jmp             L.gcm_enc_rectailstitched1_rec_first_ctr_done
+L.gcm_enc_rectailstitched1_rec_main_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
+	vpshufb         zmm11, zmm11, zmm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	vpshufb         zmm11, zmm11, zmm20
+	jmp             L.gcm_enc_rectailstitched1_rec_main_ctr_done
+L.gcm_enc_rectailstitched1_rec_bulk_done:
+	vpshufb         zmm11, zmm11, zmm20
+	jmp             near L.gcm_enc_rectailstitched1_rec_sum_tail
+; LO/MI/HI from here on: the AAD's products, or zeros
+L.gcm_enc_rectailstitched1_rec_tail:
+	add             rcx, 256
+	jz              near L.gcm_enc_rectailstitched1_rec_no_data
+; 1..256 bytes remain: pick the final group by the number of vectors they need,
+; so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             rcx, 64
+	jbe             near L.gcm_enc_rectailstitched1_rec_final1
+	cmp             rcx, 128
+	jbe             near L.gcm_enc_rectailstitched1_rec_final2
+	cmp             rcx, 192
+	jbe             near L.gcm_enc_rectailstitched1_rec_final3
+L.gcm_enc_rectailstitched1_rec_final4:
+; the last 4 vectors (1..256 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 2288]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 192
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_rectailstitched1_rec_final4_aes128
+	je              near L.gcm_enc_rectailstitched1_rec_final4_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_rectailstitched1_rec_final4_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_rectailstitched1_rec_final4_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm3, zmm3, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm3, zmm3, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm3, zmm3, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vaesenc         zmm3, zmm3, zmm26
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm2
+	vmovdqu8        zmm8{k1}{z}, [rdx + 192]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm3, zmm3, zmm8
+	vmovdqu8        [rsi + 192]{k1}, zmm3
+	vmovdqu8        zmm3{k1}{z}, zmm3               ; GHASH sees the padding as zeros
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_rectailstitched1_rec_final4_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_enc_rectailstitched1_rec_final4_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm8, oword [r8 + 16]
+	vpshufb         zmm8, zmm8, zmm20               ; GCM's byte order, as the data's
+	vmovdqa64       zmm3{k2}, zmm8
+	bts             rbx, 40
+L.gcm_enc_rectailstitched1_rec_final4_lane_done:
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm0, zmm0, zmm20
+	vpshufb         zmm1, zmm1, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm2, zmm2, zmm20
+	vpshufb         zmm3, zmm3, zmm20
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm0, zmm0, zmm10
+; GHASH step 3: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0  ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 4: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 5: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; a_H*ha_L
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm0, 150
+	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1  ; b_H*hb_L
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm1, 150
+; GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 0 ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 7: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1 ; a_H*ha_L
+	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 16 ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm2, 150
+	vpclmulqdq      zmm8, zmm3, zword [r9 + 192], 1 ; b_H*hb_L
+	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16 ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm3, 150
+; GHASH step 9: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_rectailstitched1_rec_final4_lengths_done
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 2288], 16 ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 17 ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+L.gcm_enc_rectailstitched1_rec_final4_lengths_done:
+; GHASH step 10: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+; GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
+	jmp             near L.gcm_enc_rectailstitched1_rec_tag
+L.gcm_enc_rectailstitched1_rec_final3:
+; the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 2288]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 128
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_rectailstitched1_rec_final3_aes128
+	je              near L.gcm_enc_rectailstitched1_rec_final3_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+L.gcm_enc_rectailstitched1_rec_final3_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+L.gcm_enc_rectailstitched1_rec_final3_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	vmovdqu8        zmm8{k1}{z}, [rdx + 128]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        [rsi + 128]{k1}, zmm2
+	vmovdqu8        zmm2{k1}{z}, zmm2               ; GHASH sees the padding as zeros
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_rectailstitched1_rec_final3_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_enc_rectailstitched1_rec_final3_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm8, oword [r8 + 16]
+	vpshufb         zmm8, zmm8, zmm20               ; GCM's byte order, as the data's
+	vmovdqa64       zmm2{k2}, zmm8
+	bts             rbx, 40
+L.gcm_enc_rectailstitched1_rec_final3_lane_done:
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm0, zmm0, zmm20
+	vpshufb         zmm1, zmm1, zmm20
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm0, zmm0, zmm10
+; GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0  ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 4: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; a_H*ha_L
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm0, 150
+	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1  ; b_H*hb_L
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm1, 150
+; GHASH step 5: the products of vector 2
+	vpshufb         zmm2, zmm2, zmm20
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm2, zword [r9 + 128], 16 ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17 ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+; GHASH step 6: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_rectailstitched1_rec_final3_lengths_done
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 2288], 16 ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 17 ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+L.gcm_enc_rectailstitched1_rec_final3_lengths_done:
+; GHASH step 7: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 8: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+; GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
+	jmp             near L.gcm_enc_rectailstitched1_rec_tag
+L.gcm_enc_rectailstitched1_rec_final2:
+; the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 2288]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 64
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_rectailstitched1_rec_final2_aes128
+	je              near L.gcm_enc_rectailstitched1_rec_final2_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+L.gcm_enc_rectailstitched1_rec_final2_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+L.gcm_enc_rectailstitched1_rec_final2_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vmovdqu8        zmm8{k1}{z}, [rdx + 64]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        [rsi + 64]{k1}, zmm1
+	vmovdqu8        zmm1{k1}{z}, zmm1               ; GHASH sees the padding as zeros
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_rectailstitched1_rec_final2_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_enc_rectailstitched1_rec_final2_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm8, oword [r8 + 16]
+	vpshufb         zmm8, zmm8, zmm20               ; GCM's byte order, as the data's
+	vmovdqa64       zmm1{k2}, zmm8
+	bts             rbx, 40
+L.gcm_enc_rectailstitched1_rec_final2_lane_done:
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm0, zmm0, zmm20
+	vpshufb         zmm1, zmm1, zmm20
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm0, zmm0, zmm10
+; GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0  ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 4: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; a_H*ha_L
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm0, 150
+	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1  ; b_H*hb_L
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm1, 150
+; GHASH step 5: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_rectailstitched1_rec_final2_lengths_done
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 2288], 16 ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 17 ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+L.gcm_enc_rectailstitched1_rec_final2_lengths_done:
+; GHASH step 6: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 7: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+; GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
+	jmp             near L.gcm_enc_rectailstitched1_rec_tag
+L.gcm_enc_rectailstitched1_rec_final1:
+; the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 2288]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_rectailstitched1_rec_final1_aes128
+	je              near L.gcm_enc_rectailstitched1_rec_final1_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+L.gcm_enc_rectailstitched1_rec_final1_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+L.gcm_enc_rectailstitched1_rec_final1_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm0, zmm0, zmm26
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        [rsi]{k1}, zmm0
+	vmovdqu8        zmm0{k1}{z}, zmm0               ; GHASH sees the padding as zeros
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_rectailstitched1_rec_final1_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_enc_rectailstitched1_rec_final1_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm8, oword [r8 + 16]
+	vpshufb         zmm8, zmm8, zmm20               ; GCM's byte order, as the data's
+	vmovdqa64       zmm0{k2}, zmm8
+	bts             rbx, 40
+L.gcm_enc_rectailstitched1_rec_final1_lane_done:
+; GHASH step 0: the products of vector 0
+	vpshufb         zmm0, zmm0, zmm20
+	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; d_L*h_L
+	vpclmulqdq      zmm9, zmm0, zword [r9], 16      ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+; GHASH step 1: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_rectailstitched1_rec_final1_lengths_done
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 2288], 16 ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 17 ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+L.gcm_enc_rectailstitched1_rec_final1_lengths_done:
+; GHASH step 2: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 3: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+; GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
+	jmp             near L.gcm_enc_rectailstitched1_rec_tag
+L.gcm_enc_rectailstitched1_rec_sum_tail:
+; after the bulk loop (GD holds its last iteration's ciphertext, not hashed):
+; 1..256 bytes remain
+	add             rcx, 256
+; 1..256 bytes remain: pick the final group by the number of vectors they need,
+; so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             rcx, 64
+	jbe             near L.gcm_enc_rectailstitched1_rec_sum_final1
+	cmp             rcx, 128
+	jbe             near L.gcm_enc_rectailstitched1_rec_sum_final2
+	cmp             rcx, 192
+	jbe             near L.gcm_enc_rectailstitched1_rec_sum_final3
+L.gcm_enc_rectailstitched1_rec_sum_final4:
+; the last 4 vectors (1..256 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 2288]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 192
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; the bulk loop's last ciphertext (GD) is hashed between this group's rounds, with
+; the 16 powers above this group's, into the sums (one reduction for both)
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_rectailstitched1_rec_sum_final4_aes128
+	je              near L.gcm_enc_rectailstitched1_rec_sum_final4_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_rectailstitched1_rec_sum_final4_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_enc_rectailstitched1_rec_sum_final4_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+; GHASH step 2: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zword [r9 - 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zword [r9 - 64], 0 ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 3: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zword [r9 - 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm19, zword [r9 - 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+; GHASH step 4: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zword [r9 - 128], 1 ; a_H*ha_L
+	vpclmulqdq      zmm18, zmm18, zword [r9 - 128], 16 ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm18, 150
+	vpclmulqdq      zmm8, zmm19, zword [r9 - 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm19, zmm19, zword [r9 - 64], 16 ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm19, 150
+; GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+; GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9 - 256], 0 ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zword [r9 - 192], 0 ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+; GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9 - 256], 17 ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zword [r9 - 192], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm3, zmm3, zmm29
+; GHASH step 8: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9 - 256], 1 ; a_H*ha_L
+	vpclmulqdq      zmm16, zmm16, zword [r9 - 256], 16 ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm16, 150
+	vpclmulqdq      zmm8, zmm17, zword [r9 - 192], 1 ; b_H*hb_L
+	vpclmulqdq      zmm17, zmm17, zword [r9 - 192], 16 ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm17, 150
+
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm3, zmm3, zmm28
+
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm3, zmm3, zmm27
+
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vaesenc         zmm3, zmm3, zmm26
+
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm2
+	vmovdqu8        zmm8{k1}{z}, [rdx + 192]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm3, zmm3, zmm8
+	vmovdqu8        [rsi + 192]{k1}, zmm3
+	vpxord          xmm10, xmm10, xmm10             ; the running hash joined GD's block 0
+	vmovdqu8        zmm3{k1}{z}, zmm3               ; GHASH sees the padding as zeros
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_rectailstitched1_rec_sum_final4_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_enc_rectailstitched1_rec_sum_final4_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm8, oword [r8 + 16]
+	vpshufb         zmm8, zmm8, zmm20               ; GCM's byte order, as the data's
+	vmovdqa64       zmm3{k2}, zmm8
+	bts             rbx, 40
+L.gcm_enc_rectailstitched1_rec_sum_final4_lane_done:
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm0, zmm0, zmm20
+	vpshufb         zmm1, zmm1, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm2, zmm2, zmm20
+	vpshufb         zmm3, zmm3, zmm20
+; GHASH step 2: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm0, zmm0, zmm10
+; GHASH step 3: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0  ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 4: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 5: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; a_H*ha_L
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm0, 150
+	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1  ; b_H*hb_L
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm1, 150
+; GHASH step 6: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 0 ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 7: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm3, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 8: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1 ; a_H*ha_L
+	vpclmulqdq      zmm2, zmm2, zword [r9 + 128], 16 ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm2, 150
+	vpclmulqdq      zmm8, zmm3, zword [r9 + 192], 1 ; b_H*hb_L
+	vpclmulqdq      zmm3, zmm3, zword [r9 + 192], 16 ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm3, 150
+; GHASH step 9: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_rectailstitched1_rec_sum_final4_lengths_done
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 2288], 16 ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 17 ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+L.gcm_enc_rectailstitched1_rec_sum_final4_lengths_done:
+; GHASH step 10: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+; GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
+	jmp             near L.gcm_enc_rectailstitched1_rec_tag
+L.gcm_enc_rectailstitched1_rec_sum_final3:
+; the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 2288]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 128
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; the bulk loop's last ciphertext (GD) is hashed between this group's rounds, with
+; the 16 powers above this group's, into the sums (one reduction for both)
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_rectailstitched1_rec_sum_final3_aes128
+	je              near L.gcm_enc_rectailstitched1_rec_sum_final3_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+L.gcm_enc_rectailstitched1_rec_sum_final3_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+L.gcm_enc_rectailstitched1_rec_sum_final3_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+; GHASH step 2: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zword [r9 - 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zword [r9 - 64], 0 ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 3: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zword [r9 - 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm19, zword [r9 - 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+; GHASH step 4: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zword [r9 - 128], 1 ; a_H*ha_L
+	vpclmulqdq      zmm18, zmm18, zword [r9 - 128], 16 ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm18, 150
+	vpclmulqdq      zmm8, zmm19, zword [r9 - 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm19, zmm19, zword [r9 - 64], 16 ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm19, 150
+; GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+; GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9 - 256], 0 ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zword [r9 - 192], 0 ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+; GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9 - 256], 17 ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zword [r9 - 192], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+; GHASH step 8: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9 - 256], 1 ; a_H*ha_L
+	vpclmulqdq      zmm16, zmm16, zword [r9 - 256], 16 ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm16, 150
+	vpclmulqdq      zmm8, zmm17, zword [r9 - 192], 1 ; b_H*hb_L
+	vpclmulqdq      zmm17, zmm17, zword [r9 - 192], 16 ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm17, 150
+
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	vmovdqu8        zmm8{k1}{z}, [rdx + 128]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        [rsi + 128]{k1}, zmm2
+	vpxord          xmm10, xmm10, xmm10             ; the running hash joined GD's block 0
+	vmovdqu8        zmm2{k1}{z}, zmm2               ; GHASH sees the padding as zeros
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_rectailstitched1_rec_sum_final3_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_enc_rectailstitched1_rec_sum_final3_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm8, oword [r8 + 16]
+	vpshufb         zmm8, zmm8, zmm20               ; GCM's byte order, as the data's
+	vmovdqa64       zmm2{k2}, zmm8
+	bts             rbx, 40
+L.gcm_enc_rectailstitched1_rec_sum_final3_lane_done:
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm0, zmm0, zmm20
+	vpshufb         zmm1, zmm1, zmm20
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm0, zmm0, zmm10
+; GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0  ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 4: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; a_H*ha_L
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm0, 150
+	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1  ; b_H*hb_L
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm1, 150
+; GHASH step 5: the products of vector 2
+	vpshufb         zmm2, zmm2, zmm20
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm2, zword [r9 + 128], 16 ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm2, zword [r9 + 128], 17 ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+; GHASH step 6: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_rectailstitched1_rec_sum_final3_lengths_done
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 2288], 16 ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 17 ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+L.gcm_enc_rectailstitched1_rec_sum_final3_lengths_done:
+; GHASH step 7: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 8: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+; GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
+	jmp             near L.gcm_enc_rectailstitched1_rec_tag
+L.gcm_enc_rectailstitched1_rec_sum_final2:
+; the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 2288]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 64
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; the bulk loop's last ciphertext (GD) is hashed between this group's rounds, with
+; the 16 powers above this group's, into the sums (one reduction for both)
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_rectailstitched1_rec_sum_final2_aes128
+	je              near L.gcm_enc_rectailstitched1_rec_sum_final2_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+L.gcm_enc_rectailstitched1_rec_sum_final2_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+L.gcm_enc_rectailstitched1_rec_sum_final2_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+; GHASH step 2: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zword [r9 - 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zword [r9 - 64], 0 ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 3: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zword [r9 - 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm19, zword [r9 - 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+; GHASH step 4: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zword [r9 - 128], 1 ; a_H*ha_L
+	vpclmulqdq      zmm18, zmm18, zword [r9 - 128], 16 ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm18, 150
+	vpclmulqdq      zmm8, zmm19, zword [r9 - 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm19, zmm19, zword [r9 - 64], 16 ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm19, 150
+; GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+; GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9 - 256], 0 ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zword [r9 - 192], 0 ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+; GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9 - 256], 17 ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zword [r9 - 192], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+; GHASH step 8: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9 - 256], 1 ; a_H*ha_L
+	vpclmulqdq      zmm16, zmm16, zword [r9 - 256], 16 ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm16, 150
+	vpclmulqdq      zmm8, zmm17, zword [r9 - 192], 1 ; b_H*hb_L
+	vpclmulqdq      zmm17, zmm17, zword [r9 - 192], 16 ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm17, 150
+
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vmovdqu8        zmm8{k1}{z}, [rdx + 64]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        [rsi + 64]{k1}, zmm1
+	vpxord          xmm10, xmm10, xmm10             ; the running hash joined GD's block 0
+	vmovdqu8        zmm1{k1}{z}, zmm1               ; GHASH sees the padding as zeros
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_rectailstitched1_rec_sum_final2_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_enc_rectailstitched1_rec_sum_final2_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm8, oword [r8 + 16]
+	vpshufb         zmm8, zmm8, zmm20               ; GCM's byte order, as the data's
+	vmovdqa64       zmm1{k2}, zmm8
+	bts             rbx, 40
+L.gcm_enc_rectailstitched1_rec_sum_final2_lane_done:
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm0, zmm0, zmm20
+	vpshufb         zmm1, zmm1, zmm20
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm0, zmm0, zmm10
+; GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 0  ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm1, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+; GHASH step 4: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; a_H*ha_L
+	vpclmulqdq      zmm0, zmm0, zword [r9], 16      ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm0, 150
+	vpclmulqdq      zmm8, zmm1, zword [r9 + 64], 1  ; b_H*hb_L
+	vpclmulqdq      zmm1, zmm1, zword [r9 + 64], 16 ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm1, 150
+; GHASH step 5: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_rectailstitched1_rec_sum_final2_lengths_done
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 2288], 16 ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 17 ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+L.gcm_enc_rectailstitched1_rec_sum_final2_lengths_done:
+; GHASH step 6: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 7: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+; GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
+	jmp             near L.gcm_enc_rectailstitched1_rec_tag
+L.gcm_enc_rectailstitched1_rec_sum_final1:
+; the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 2288]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; the bulk loop's last ciphertext (GD) is hashed between this group's rounds, with
+; the 16 powers above this group's, into the sums (one reduction for both)
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_rectailstitched1_rec_sum_final1_aes128
+	je              near L.gcm_enc_rectailstitched1_rec_sum_final1_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+L.gcm_enc_rectailstitched1_rec_sum_final1_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+L.gcm_enc_rectailstitched1_rec_sum_final1_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+; GHASH step 2: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zword [r9 - 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zword [r9 - 64], 0 ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+; GHASH step 3: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zword [r9 - 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm19, zword [r9 - 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+; GHASH step 4: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zword [r9 - 128], 1 ; a_H*ha_L
+	vpclmulqdq      zmm18, zmm18, zword [r9 - 128], 16 ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm18, 150
+	vpclmulqdq      zmm8, zmm19, zword [r9 - 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm19, zmm19, zword [r9 - 64], 16 ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm19, 150
+; GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+
+	vaesenc         zmm0, zmm0, zmm31
+; GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9 - 256], 0 ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zword [r9 - 192], 0 ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm30
+; GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9 - 256], 17 ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zword [r9 - 192], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm29
+; GHASH step 8: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9 - 256], 1 ; a_H*ha_L
+	vpclmulqdq      zmm16, zmm16, zword [r9 - 256], 16 ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm16, 150
+	vpclmulqdq      zmm8, zmm17, zword [r9 - 192], 1 ; b_H*hb_L
+	vpclmulqdq      zmm17, zmm17, zword [r9 - 192], 16 ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm17, 150
+
+	vaesenc         zmm0, zmm0, zmm28
+
+	vaesenc         zmm0, zmm0, zmm27
+
+	vaesenc         zmm0, zmm0, zmm26
+
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        [rsi]{k1}, zmm0
+	vpxord          xmm10, xmm10, xmm10             ; the running hash joined GD's block 0
+	vmovdqu8        zmm0{k1}{z}, zmm0               ; GHASH sees the padding as zeros
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_rectailstitched1_rec_sum_final1_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_enc_rectailstitched1_rec_sum_final1_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm8, oword [r8 + 16]
+	vpshufb         zmm8, zmm8, zmm20               ; GCM's byte order, as the data's
+	vmovdqa64       zmm0{k2}, zmm8
+	bts             rbx, 40
+L.gcm_enc_rectailstitched1_rec_sum_final1_lane_done:
+; GHASH step 0: the products of vector 0
+	vpshufb         zmm0, zmm0, zmm20
+	vpxord          zmm0, zmm0, zmm10               ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm0, zword [r9], 0       ; d_L*h_L
+	vpclmulqdq      zmm9, zmm0, zword [r9], 16      ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm0, zword [r9], 1       ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm0, zword [r9], 17      ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+; GHASH step 1: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_enc_rectailstitched1_rec_sum_final1_lengths_done
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 2288], 16 ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 17 ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+L.gcm_enc_rectailstitched1_rec_sum_final1_lengths_done:
+; GHASH step 2: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+; GHASH step 3: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+; GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
+	jmp             near L.gcm_enc_rectailstitched1_rec_tag
+L.gcm_enc_rectailstitched1_rec_no_data:
+; no text left: the lengths block alone joins the sum
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpxord          xmm4, xmm4, xmm10
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 2288], 16 ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 17 ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
+L.gcm_enc_rectailstitched1_rec_tag:
+; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
+	vpshufb         xmm10, xmm10, xmm20
+	vpxord          xmm10, xmm10, oword [r8 + 48]
+	vmovdqu8        oword [r8 + 48], xmm10
+	xor             eax, eax
+	vzeroupper
+	pop             rbx
+	ret
+
+; int aesgen_gcm_dec_record_avx10_512_rectailstitched1(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+;   any len
+;
+; One whole message: GHASH of the AAD, E_K(J0), decryption with the same stitched
+; loop as aesgen_gcm_dec_update_avx10_512_rectailstitched1, then the last 1..16 blocks and the lengths block
+; in one GHASH sum, and tag = bswap(GHASH) ^ E_K(J0) into rec->tag.
+;
+; Registers (general): KEY=rdi, DST=rsi, SRC=rdx, LEN=rcx, REC=r8, ROUNDS=rax
+;                      KEYEND=r10, TMPG=r11, HPTR=r9, CTRSECRET=rbx
+;                      AAD=rax (ROUNDS's register, until the rounds are loaded)
+;                      AADLEN=r10 (KEYEND's register, until the rounds are loaded)
+; Registers (vector): X0=zmm0, X1=zmm1, X2=zmm2, X3=zmm3, D=zmm4, LO=zmm5
+;                     MI=zmm6, HI=zmm7, T0=zmm8, T1=zmm9, ACC=zmm10, CTR=zmm11
+;                     INC=zmm12, K0=zmm13, KLAST=zmm14, KT=zmm15, GD0=zmm16, GD1=zmm17
+;                     GD2=zmm18, GD3=zmm19, BSWAP=zmm20, GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23
+;                     HPOW2=zmm24, HPOW3=zmm25, KLAST-1=zmm26, KLAST-2=zmm27, KLAST-3=zmm28, KLAST-4=zmm29
+;                     KLAST-5=zmm30, KLAST-6=zmm31
+; T0 doubles as TMP.
+; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
+	section .text
+	align 32, db 0xcc
+	global aesgen_gcm_dec_record_avx10_512_rectailstitched1:function hidden
+aesgen_gcm_dec_record_avx10_512_rectailstitched1:
+	endbr64
+	push            rbx
+	mov             rbx, rcx
+	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
+	btr             rcx, 63                         ; the length without the flag
+; the byte-reflection mask and the reduction constant, one copy per lane
+	vbroadcasti32x4 zmm20, oword [rel L.gcm_bswap_mask_16]
+	vbroadcasti32x4 zmm21, oword [rel L.gcm_gfpoly_16]
+	vpxord          xmm10, xmm10, xmm10
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
+; GHASH of the AAD (AAD, AADLEN from the record)
+	mov             r10, qword [r8 + 40]
+	test            r10, r10
+	jz              near L.gcm_dec_rectailstitched1_rec_aad_done
+	mov             rax, qword [r8 + 32]
+; A record without a bulk loop whose AAD, text and lengths blocks number at most
+; 68 hashes them all in one sum: the AAD's products wait unreduced in LO/MI/HI
+; for the tail's, with the powers H^(all blocks) down.
+	lea             r11, [r10 + 15]
+	and             r11, -16                        ; 16 x the AAD's blocks
+	cmp             rcx, 256
+	ja              near L.gcm_dec_rectailstitched1_rec_aad_alone
+	lea             r9, [rcx + 15]
+	and             r9, -16                         ; 16 x the text's blocks
+	lea             r9, [r11 + r9*1 + 16]           ; 16 x all blocks
+	cmp             r9, 1088
+	ja              near L.gcm_dec_rectailstitched1_rec_aad_alone
+	mov             r11, r9
+	lea             r9, [rdi + 2304]
+	sub             r9, r11
+; An AAD of up to 48 bytes before a text: the lengths block rides in the AAD
+; vector's last lane, with H^1 there in place of the AAD's power, so the final group
+; makes four products fewer; CTRSECRET bit 40 tells it so.
+	test            rcx, rcx
+	jz              near L.gcm_dec_rectailstitched1_rec_aad_sum_general
+	cmp             r10, 48
+	ja              near L.gcm_dec_rectailstitched1_rec_aad_sum_general
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; k1: the AAD's bytes
+	kmovq           k1, r11
+	vmovdqu8        zmm4{k1}{z}, [rax]
+	vpshufb         zmm4, zmm4, zmm20
+	mov             r11d, 61440
+	kmovw           k2, r11d                        ; k2: the last lane's dwords
+	vbroadcasti32x4 zmm4{k2}, oword [r8 + 16]       ; reflected: bits of text, bits of AAD
+	vmovdqu8        zmm0, [r9]                      ; X0: the AAD's powers, H^1 last
+	vbroadcasti32x4 zmm0{k2}, oword [rdi + 2288]
+	vpclmulqdq      zmm8, zmm4, zmm0, 0             ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zmm0, 16            ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zmm0, 1             ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zmm0, 17            ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+	bts             rbx, 40
+	jmp             near L.gcm_dec_rectailstitched1_rec_aad_done
+L.gcm_dec_rectailstitched1_rec_aad_sum_general:
+; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
+L.gcm_dec_rectailstitched1_rec_aad_sum_vector:
+	cmp             r10, 64
+	jb              near L.gcm_dec_rectailstitched1_rec_aad_sum_load_part
+	vmovdqu8        zmm4, [rax]
+	jmp             near L.gcm_dec_rectailstitched1_rec_aad_sum_loaded
+L.gcm_dec_rectailstitched1_rec_aad_sum_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; k1: the bytes that remain
+	kmovq           k1, r11
+	vmovdqu8        zmm4{k1}{z}, [rax]
+L.gcm_dec_rectailstitched1_rec_aad_sum_loaded:
+	vpshufb         zmm4, zmm4, zmm20
+	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
+	vpxord          zmm10, zmm10, zmm10
+	vpclmulqdq      zmm8, zmm4, zword [r9], 0       ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [r9], 16      ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1       ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r9], 17      ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+	add             rax, 64
+	add             r9, 64
+	sub             r10, 64
+	ja              L.gcm_dec_rectailstitched1_rec_aad_sum_vector
+	jmp             near L.gcm_dec_rectailstitched1_rec_aad_done
+L.gcm_dec_rectailstitched1_rec_aad_alone:
+	lea             r9, [rdi + 2304]
+	sub             r9, r11
+; GHASH of LEN bytes at rax, a vector at a time, with the powers from r9 on
+L.gcm_dec_rectailstitched1_rec_aad_vector:
+	cmp             r10, 64
+	jb              near L.gcm_dec_rectailstitched1_rec_aad_load_part
+	vmovdqu8        zmm4, [rax]
+	jmp             near L.gcm_dec_rectailstitched1_rec_aad_loaded
+L.gcm_dec_rectailstitched1_rec_aad_load_part:
+	mov             r11, -1
+	bzhi            r11, r11, r10                   ; k1: the bytes that remain
+	kmovq           k1, r11
+	vmovdqu8        zmm4{k1}{z}, [rax]
+L.gcm_dec_rectailstitched1_rec_aad_loaded:
+	vpshufb         zmm4, zmm4, zmm20
+	vpxord          zmm4, zmm4, zmm10               ; the running hash joins block 0
+	vpxord          zmm10, zmm10, zmm10
+	vpclmulqdq      zmm8, zmm4, zword [r9], 0       ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [r9], 16      ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [r9], 1       ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [r9], 17      ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+	add             rax, 64
+	add             r9, 64
+	sub             r10, 64
+	ja              L.gcm_dec_rectailstitched1_rec_aad_vector
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
+L.gcm_dec_rectailstitched1_rec_aad_done:
+; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
+; from the end so that every key size runs the same last nine rounds
+	mov             eax, dword [rdi + 240]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &rk[rounds]
+; round keys into their registers (the plan's KLAST-m = rk[ROUNDS - m]); AES-192
+; and AES-256 have two and four more middle keys than AES-128
+	vbroadcasti32x4 zmm13, oword [rdi]
+	vbroadcasti32x4 zmm14, oword [r10]
+	vbroadcasti32x4 zmm26, oword [r10 - 16]
+	vbroadcasti32x4 zmm27, oword [r10 - 32]
+	vbroadcasti32x4 zmm28, oword [r10 - 48]
+	vbroadcasti32x4 zmm29, oword [r10 - 64]
+	vbroadcasti32x4 zmm30, oword [r10 - 80]
+	vbroadcasti32x4 zmm31, oword [r10 - 96]
+; E_K(J0) masks the tag: one block on xmm, beside the data's blocks
+	vmovdqu8        xmm4, oword [r8]
+	vpxord          xmm4, xmm4, xmm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_rectailstitched1_rec_j0_aes128
+	je              near L.gcm_dec_rectailstitched1_rec_j0_aes192
+	vaesenc         xmm4, xmm4, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, oword [r10 - 192]
+L.gcm_dec_rectailstitched1_rec_j0_aes192:
+	vaesenc         xmm4, xmm4, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, oword [r10 - 160]
+L.gcm_dec_rectailstitched1_rec_j0_aes128:
+	vaesenc         xmm4, xmm4, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, xmm31
+	vaesenc         xmm4, xmm4, xmm30
+	vaesenc         xmm4, xmm4, xmm29
+	vaesenc         xmm4, xmm4, xmm28
+	vaesenc         xmm4, xmm4, xmm27
+	vaesenc         xmm4, xmm4, xmm26
+	vaesenclast     xmm4, xmm4, xmm14
+	vmovdqu8        oword [r8 + 48], xmm4
+	vbroadcasti32x4 zmm11, oword [r8]
+	vpshufb         zmm11, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_record_offsets_64] ; CTR: J0 + 1, + 2, ... per lane
+	vbroadcasti32x4 zmm12, oword [rel L.gcm_lane_count]
+	test            rcx, rcx
+	jz              near L.gcm_dec_rectailstitched1_rec_no_data
+; bulk: whole iterations of 16 blocks, CTR and GHASH stitched
+	sub             rcx, 256
+	jbe             near L.gcm_dec_rectailstitched1_rec_tail
+; the powers of a full iteration (H^16..H^1) into HPOW
+	vmovdqu8        zmm22, zword [rdi + 2048]
+	vmovdqu8        zmm23, zword [rdi + 2112]
+	vmovdqu8        zmm24, zword [rdi + 2176]
+	vmovdqu8        zmm25, zword [rdi + 2240]
+	vmovd           r11d, xmm11                     ; low byte of the first counter
+	movzx           r11d, r11b
+	or              r11d, ebx                       ; 256 if secret: always the carry path
+	vpshufb         zmm11, zmm11, zmm20
+; CTR holds big-endian counter blocks until the loop ends (see bulk_counters)
+L.gcm_dec_rectailstitched1_rec_loop:
+; LLVM-MCA-BEGIN gcm_dec_rectailstitched1_rec_avx10_512_main_loop
+; counter blocks from the big-endian CTR, one vpaddd per vector; TMPG's low byte is
+; the first counter's last byte: past 236, one of them would carry
+	cmp             r11d, 237
+	jae             near L.gcm_dec_rectailstitched1_rec_main_ctr_carry ; a last byte would carry: out of line
+	vpxord          zmm0, zmm11, zmm13
+	vpaddd          zmm1, zmm11, zword [rel L.gcm_be_inc_64]
+	vpaddd          zmm2, zmm11, zword [rel L.gcm_be_inc_64 + 64]
+	vpaddd          zmm3, zmm11, zword [rel L.gcm_be_inc_64 + 128]
+	vpaddd          zmm11, zmm11, zword [rel L.gcm_be_inc_64 + 192]
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+L.gcm_dec_rectailstitched1_rec_main_ctr_done:
+	add             r11b, 16
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_rectailstitched1_rec_main_aes128
+	je              near L.gcm_dec_rectailstitched1_rec_main_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_dec_rectailstitched1_rec_main_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_dec_rectailstitched1_rec_main_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+; GHASH step 0: load the 4 source vectors
+	vmovdqu8        zmm16, zword [rdx]
+	vmovdqu8        zmm17, zword [rdx + 64]
+	vmovdqu8        zmm18, zword [rdx + 128]
+	vmovdqu8        zmm19, zword [rdx + 192]
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+; GHASH step 2: LO = the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zmm25, 0           ; b_L*hb_L
+	vpxord          zmm5, zmm8, zmm9
+; GHASH step 3: HI = the high products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 17          ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm19, zmm25, 17          ; b_H*hb_H
+	vpxord          zmm7, zmm8, zmm9
+
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+; GHASH step 4: MI = the middle products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zmm24, 1           ; a_H*ha_L
+	vpclmulqdq      zmm18, zmm18, zmm24, 16         ; a_L*ha_H
+	vpxord          zmm6, zmm8, zmm18
+	vpclmulqdq      zmm8, zmm19, zmm25, 1           ; b_H*hb_L
+	vpclmulqdq      zmm19, zmm19, zmm25, 16         ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm19, 150
+; GHASH step 5: byte-reflect vectors 0 and 1
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+; GHASH step 6: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+; GHASH step 7: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 0           ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zmm23, 0           ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm3, zmm3, zmm29
+; GHASH step 8: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 17          ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zmm23, 17          ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm3, zmm3, zmm28
+; GHASH step 9: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zmm22, 1           ; a_H*ha_L
+	vpclmulqdq      zmm16, zmm16, zmm22, 16         ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm16, 150
+	vpclmulqdq      zmm8, zmm17, zmm23, 1           ; b_H*hb_L
+	vpclmulqdq      zmm17, zmm17, zmm23, 16         ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm17, 150
+
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm3, zmm3, zmm27
+; GHASH step 10: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vaesenc         zmm3, zmm3, zmm26
+; GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+; GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
+
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm2
+	vpxord          zmm8, zmm14, zword [rdx + 192]
+	vaesenclast     zmm3, zmm3, zmm8
+	vmovdqu8        zword [rsi + 192], zmm3
+	add             rdx, 256
+	add             rsi, 256
+	sub             rcx, 256
+	ja              L.gcm_dec_rectailstitched1_rec_loop
+; LLVM-MCA-END
+	jmp             near L.gcm_dec_rectailstitched1_rec_bulk_done
+L.gcm_dec_rectailstitched1_rec_main_ctr_carry:
+; a last byte carries: inc32 on the reflected form, CTR big-endian again after
+	vpshufb         zmm11, zmm11, zmm20
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+	vpshufb         zmm11, zmm11, zmm20
+	jmp             L.gcm_dec_rectailstitched1_rec_main_ctr_done
+L.gcm_dec_rectailstitched1_rec_bulk_done:
+	vpshufb         zmm11, zmm11, zmm20
+	vpxord          zmm5, zmm5, zmm5
+	vpxord          zmm6, zmm6, zmm6
+	vpxord          zmm7, zmm7, zmm7
+; LO/MI/HI from here on: the AAD's products, or zeros
+L.gcm_dec_rectailstitched1_rec_tail:
+	add             rcx, 256
+	jz              near L.gcm_dec_rectailstitched1_rec_no_data
+; 1..256 bytes remain: pick the final group by the number of vectors they need,
+; so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             rcx, 64
+	jbe             near L.gcm_dec_rectailstitched1_rec_final1
+	cmp             rcx, 128
+	jbe             near L.gcm_dec_rectailstitched1_rec_final2
+	cmp             rcx, 192
+	jbe             near L.gcm_dec_rectailstitched1_rec_final3
+L.gcm_dec_rectailstitched1_rec_final4:
+; the last 4 vectors (1..256 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 2288]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 192
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        zmm16, [rdx]
+	vmovdqu8        zmm17, [rdx + 64]
+	vmovdqu8        zmm18, [rdx + 128]
+	vmovdqu8        zmm19{k1}{z}, [rdx + 192]       ; zero-padded
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_rectailstitched1_rec_final4_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_dec_rectailstitched1_rec_final4_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm8, oword [r8 + 16]
+	vpshufb         zmm8, zmm8, zmm20               ; GCM's byte order, as the data's
+	vmovdqa64       zmm19{k2}, zmm8
+	bts             rbx, 40
+L.gcm_dec_rectailstitched1_rec_final4_lane_done:
+; the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+; GHASH step 1: byte-reflect vectors 2 and 3
+	vpshufb         zmm18, zmm18, zmm20
+	vpshufb         zmm19, zmm19, zmm20
+; GHASH step 2: LO += the low products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0 ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 0 ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm3, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+	vpxord          zmm3, zmm3, zmm13
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_rectailstitched1_rec_final4_aes128
+	je              near L.gcm_dec_rectailstitched1_rec_final4_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_dec_rectailstitched1_rec_final4_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+L.gcm_dec_rectailstitched1_rec_final4_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+; GHASH step 3: HI += the high products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 17 ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm19, zword [r9 + 192], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+; GHASH step 4: MI += the middle products of vectors 2 and 3
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 1 ; a_H*ha_L
+	vpclmulqdq      zmm18, zmm18, zword [r9 + 128], 16 ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm18, 150
+	vpclmulqdq      zmm8, zmm19, zword [r9 + 192], 1 ; b_H*hb_L
+	vpclmulqdq      zmm19, zmm19, zword [r9 + 192], 16 ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm19, 150
+
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vaesenc         zmm3, zmm3, zmm15
+; GHASH step 5: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+	vaesenc         zmm3, zmm3, zmm31
+; GHASH step 6: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+	vaesenc         zmm3, zmm3, zmm30
+; GHASH step 7: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+	vaesenc         zmm3, zmm3, zmm29
+; GHASH step 8: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; a_H*ha_L
+	vpclmulqdq      zmm16, zmm16, zword [r9], 16    ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm16, 150
+	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16 ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm17, 150
+
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+	vaesenc         zmm3, zmm3, zmm28
+; GHASH step 9: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_rectailstitched1_rec_final4_lengths_done
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 2288], 16 ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 17 ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+L.gcm_dec_rectailstitched1_rec_final4_lengths_done:
+; GHASH step 10: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+	vaesenc         zmm3, zmm3, zmm27
+; GHASH step 11: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+	vaesenc         zmm3, zmm3, zmm26
+; GHASH step 12: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
+
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	vpxord          zmm8, zmm14, zword [rdx + 128]
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        zword [rsi + 128], zmm2
+	vmovdqu8        zmm8{k1}{z}, [rdx + 192]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm3, zmm3, zmm8
+	vmovdqu8        [rsi + 192]{k1}, zmm3
+	jmp             near L.gcm_dec_rectailstitched1_rec_tag
+L.gcm_dec_rectailstitched1_rec_final3:
+; the last 3 vectors (1..192 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 2288]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 128
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        zmm16, [rdx]
+	vmovdqu8        zmm17, [rdx + 64]
+	vmovdqu8        zmm18{k1}{z}, [rdx + 128]       ; zero-padded
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_rectailstitched1_rec_final3_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_dec_rectailstitched1_rec_final3_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm8, oword [r8 + 16]
+	vpshufb         zmm8, zmm8, zmm20               ; GCM's byte order, as the data's
+	vmovdqa64       zmm18{k2}, zmm8
+	bts             rbx, 40
+L.gcm_dec_rectailstitched1_rec_final3_lane_done:
+; the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm2, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+	vpxord          zmm2, zmm2, zmm13
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_rectailstitched1_rec_final3_aes128
+	je              near L.gcm_dec_rectailstitched1_rec_final3_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+L.gcm_dec_rectailstitched1_rec_final3_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+L.gcm_dec_rectailstitched1_rec_final3_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vaesenc         zmm2, zmm2, zmm15
+; GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+	vaesenc         zmm2, zmm2, zmm31
+; GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+	vaesenc         zmm2, zmm2, zmm30
+; GHASH step 4: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; a_H*ha_L
+	vpclmulqdq      zmm16, zmm16, zword [r9], 16    ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm16, 150
+	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16 ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm17, 150
+
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+	vaesenc         zmm2, zmm2, zmm29
+; GHASH step 5: the products of vector 2
+	vpshufb         zmm18, zmm18, zmm20
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm18, zword [r9 + 128], 16 ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm18, zword [r9 + 128], 17 ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+	vaesenc         zmm2, zmm2, zmm28
+; GHASH step 6: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_rectailstitched1_rec_final3_lengths_done
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 2288], 16 ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 17 ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+L.gcm_dec_rectailstitched1_rec_final3_lengths_done:
+; GHASH step 7: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+	vaesenc         zmm2, zmm2, zmm27
+; GHASH step 8: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+	vaesenc         zmm2, zmm2, zmm26
+; GHASH step 9: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
+
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vpxord          zmm8, zmm14, zword [rdx + 64]
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        zword [rsi + 64], zmm1
+	vmovdqu8        zmm8{k1}{z}, [rdx + 128]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm2, zmm2, zmm8
+	vmovdqu8        [rsi + 128]{k1}, zmm2
+	jmp             near L.gcm_dec_rectailstitched1_rec_tag
+L.gcm_dec_rectailstitched1_rec_final2:
+; the last 2 vectors (1..128 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 2288]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	sub             rcx, 64
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        zmm16, [rdx]
+	vmovdqu8        zmm17{k1}{z}, [rdx + 64]        ; zero-padded
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_rectailstitched1_rec_final2_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_dec_rectailstitched1_rec_final2_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm8, oword [r8 + 16]
+	vpshufb         zmm8, zmm8, zmm20               ; GCM's byte order, as the data's
+	vmovdqa64       zmm17{k2}, zmm8
+	bts             rbx, 40
+L.gcm_dec_rectailstitched1_rec_final2_lane_done:
+; the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpshufb         zmm1, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+	vpxord          zmm1, zmm1, zmm13
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_rectailstitched1_rec_final2_aes128
+	je              near L.gcm_dec_rectailstitched1_rec_final2_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+L.gcm_dec_rectailstitched1_rec_final2_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+L.gcm_dec_rectailstitched1_rec_final2_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+; GHASH step 0: byte-reflect vectors 0 and 1
+	vpshufb         zmm16, zmm16, zmm20
+	vpshufb         zmm17, zmm17, zmm20
+
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+; GHASH step 1: the running hash joins block 0 (the loop-carried dependence)
+	vpxord          zmm16, zmm16, zmm10
+
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+	vaesenc         zmm1, zmm1, zmm15
+; GHASH step 2: LO += the low products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; a_L*ha_L
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 0 ; b_L*hb_L
+	vpternlogd      zmm5, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm31
+	vaesenc         zmm1, zmm1, zmm31
+; GHASH step 3: HI += the high products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; a_H*ha_H
+	vpclmulqdq      zmm9, zmm17, zword [r9 + 64], 17 ; b_H*hb_H
+	vpternlogd      zmm7, zmm8, zmm9, 150
+
+	vaesenc         zmm0, zmm0, zmm30
+	vaesenc         zmm1, zmm1, zmm30
+; GHASH step 4: MI += the middle products of vectors 0 and 1
+	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; a_H*ha_L
+	vpclmulqdq      zmm16, zmm16, zword [r9], 16    ; a_L*ha_H
+	vpternlogd      zmm6, zmm8, zmm16, 150
+	vpclmulqdq      zmm8, zmm17, zword [r9 + 64], 1 ; b_H*hb_L
+	vpclmulqdq      zmm17, zmm17, zword [r9 + 64], 16 ; b_L*hb_H
+	vpternlogd      zmm6, zmm8, zmm17, 150
+
+	vaesenc         zmm0, zmm0, zmm29
+	vaesenc         zmm1, zmm1, zmm29
+
+	vaesenc         zmm0, zmm0, zmm28
+	vaesenc         zmm1, zmm1, zmm28
+; GHASH step 5: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_rectailstitched1_rec_final2_lengths_done
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 2288], 16 ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 17 ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+L.gcm_dec_rectailstitched1_rec_final2_lengths_done:
+; GHASH step 6: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+
+	vaesenc         zmm0, zmm0, zmm27
+	vaesenc         zmm1, zmm1, zmm27
+; GHASH step 7: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+
+	vaesenc         zmm0, zmm0, zmm26
+	vaesenc         zmm1, zmm1, zmm26
+; GHASH step 8: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
+
+	vpxord          zmm8, zmm14, zword [rdx]
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        zword [rsi], zmm0
+	vmovdqu8        zmm8{k1}{z}, [rdx + 64]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm1, zmm1, zmm8
+	vmovdqu8        [rsi + 64]{k1}, zmm1
+	jmp             near L.gcm_dec_rectailstitched1_rec_tag
+L.gcm_dec_rectailstitched1_rec_final1:
+; the last 1 vector (1..64 bytes): HPTR = their first power, k1 = the last vector's bytes
+	lea             r11, [rcx + 15]
+	and             r11, -16                        ; 16 x the block count
+	lea             r9, [rdi + 2288]
+	sub             r9, r11                         ; H^(blocks + 1): the lengths block takes H^1
+	mov             r11, -1
+	bzhi            r11, r11, rcx                   ; k1: the last vector's bytes
+	kmovq           k1, r11
+; the ciphertext, read before any output is written (the data may be decrypted in
+; place); its GHASH runs between the AES rounds
+	vmovdqu8        zmm16{k1}{z}, [rdx]             ; zero-padded
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_rectailstitched1_rec_final1_lane_done
+	cmp             rcx, 48
+	ja              near L.gcm_dec_rectailstitched1_rec_final1_lane_done
+	add             rcx, 15
+	shr             rcx, 4                          ; the last vector's blocks: the free lane
+	add             rcx, rcx                        ; its first quadword
+	mov             r11d, 3
+	shlx            r11d, r11d, ecx
+	kmovb           k2, r11d                        ; k2: the free lane's two quadwords
+	vbroadcasti32x4 zmm8, oword [r8 + 16]
+	vpshufb         zmm8, zmm8, zmm20               ; GCM's byte order, as the data's
+	vmovdqa64       zmm16{k2}, zmm8
+	bts             rbx, 40
+L.gcm_dec_rectailstitched1_rec_final1_lane_done:
+; the ciphertext's first GHASH steps, ahead of the counter blocks (RECTAIL=stitched)
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         zmm0, zmm11, zmm20
+	vpaddd          zmm11, zmm11, zmm12
+	vpxord          zmm0, zmm0, zmm13
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_dec_rectailstitched1_rec_final1_aes128
+	je              near L.gcm_dec_rectailstitched1_rec_final1_aes192
+	vbroadcasti32x4 zmm15, oword [r10 - 208]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 192]
+	vaesenc         zmm0, zmm0, zmm15
+L.gcm_dec_rectailstitched1_rec_final1_aes192:
+	vbroadcasti32x4 zmm15, oword [r10 - 176]
+	vaesenc         zmm0, zmm0, zmm15
+	vbroadcasti32x4 zmm15, oword [r10 - 160]
+	vaesenc         zmm0, zmm0, zmm15
+L.gcm_dec_rectailstitched1_rec_final1_aes128:
+	vbroadcasti32x4 zmm15, oword [r10 - 144]
+	vaesenc         zmm0, zmm0, zmm15
+; GHASH step 0: the products of vector 0
+	vpshufb         zmm16, zmm16, zmm20
+	vpxord          zmm16, zmm16, zmm10             ; the running hash joins block 0
+	vpclmulqdq      zmm8, zmm16, zword [r9], 0      ; d_L*h_L
+	vpclmulqdq      zmm9, zmm16, zword [r9], 16     ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm16, zword [r9], 1      ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm16, zword [r9], 17     ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+
+	vbroadcasti32x4 zmm15, oword [r10 - 128]
+	vaesenc         zmm0, zmm0, zmm15
+
+	vbroadcasti32x4 zmm15, oword [r10 - 112]
+	vaesenc         zmm0, zmm0, zmm15
+
+	vaesenc         zmm0, zmm0, zmm31
+
+	vaesenc         zmm0, zmm0, zmm30
+
+	vaesenc         zmm0, zmm0, zmm29
+
+	vaesenc         zmm0, zmm0, zmm28
+; GHASH step 1: the lengths block
+	bt              rbx, 40                         ; the lengths block went with the AAD?
+	jc              near L.gcm_dec_rectailstitched1_rec_final1_lengths_done
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 2288], 16 ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 17 ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+L.gcm_dec_rectailstitched1_rec_final1_lengths_done:
+; GHASH step 2: fold LO into MI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+
+	vaesenc         zmm0, zmm0, zmm27
+; GHASH step 3: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+
+	vaesenc         zmm0, zmm0, zmm26
+; GHASH step 4: ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
+
+	vmovdqu8        zmm8{k1}{z}, [rdx]
+	vpxord          zmm8, zmm8, zmm14
+	vaesenclast     zmm0, zmm0, zmm8
+	vmovdqu8        [rsi]{k1}, zmm0
+	jmp             near L.gcm_dec_rectailstitched1_rec_tag
+L.gcm_dec_rectailstitched1_rec_no_data:
+; no text left: the lengths block alone joins the sum
+	vmovdqu8        xmm4, oword [r8 + 16]           ; reflected: bits of text, bits of AAD
+	vpxord          xmm4, xmm4, xmm10
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 0 ; d_L*h_L
+	vpclmulqdq      zmm9, zmm4, zword [rdi + 2288], 16 ; d_L*h_H
+	vpxord          zmm5, zmm5, zmm8
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 1 ; d_H*h_L
+	vpternlogd      zmm6, zmm8, zmm9, 150
+	vpclmulqdq      zmm8, zmm4, zword [rdi + 2288], 17 ; d_H*h_H
+	vpxord          zmm7, zmm7, zmm8
+; reduce LO:MI:HI to HI: fold LO into MI, then MI into HI (see the header)
+	vpclmulqdq      zmm8, zmm5, zmm21, 16           ; LO_L * (0xc2 << 56)
+	vpshufd         zmm5, zmm5, 78                  ; swap(LO)
+	vpternlogd      zmm6, zmm5, zmm8, 150
+	vpclmulqdq      zmm8, zmm6, zmm21, 16           ; MI_L * (0xc2 << 56)
+	vpshufd         zmm6, zmm6, 78                  ; swap(MI)
+	vpternlogd      zmm7, zmm6, zmm8, 150
+; ACC = the XOR of HI's 4 lanes (the upper lanes of ACC zeroed)
+	valignq         zmm8, zmm7, zmm7, 4             ; lanes 2, 3, 0, 1
+	vpxord          zmm7, zmm7, zmm8                ; lane i ^ lane i+2
+	valignq         zmm8, zmm7, zmm7, 2             ; lane 1 to lane 0
+	vpxord          xmm10, xmm7, xmm8
+L.gcm_dec_rectailstitched1_rec_tag:
+; tag = bswap(ACC) ^ E_K(J0) (rec->tag holds E_K(J0) until here)
+	vpshufb         xmm10, xmm10, xmm20
+	vpxord          xmm10, xmm10, oword [r8 + 48]
+	vmovdqu8        oword [r8 + 48], xmm10
+	xor             eax, eax
+	vzeroupper
+	pop             rbx
+	ret
 
 ; GCM for avx10_512, the functions with GHASH=karatsuba (suffix _ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8).
 

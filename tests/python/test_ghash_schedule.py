@@ -210,10 +210,10 @@ class RecordFinalGroupsTest(unittest.TestCase):
                 self.assertRegex(group[rounds:].split("vaesenc", 1)[0], STEP.pattern[1:])
 
     def test_stitched_decryption_groups_start_ghash_ahead_of_the_counters(self):
-        # RECTAIL=stitched: a decryption group of four or more vectors runs its early
-        # steps (ghash_schedule._spread's early rule) before its counter blocks; serial:
-        # the counter blocks come first, as in every other final group
-        for rectail in ("serial", "stitched"):
+        # RECTAIL=stitched (and stitched1): a decryption group of four or more vectors
+        # runs its early steps (ghash_schedule._spread's early rule) before its counter
+        # blocks; serial: the counter blocks come first, as in every other final group
+        for rectail in ("serial", "stitched", "stitched1"):
             plan = default_plan("avx10_512", GHASH="karatsuba", UNROLL=8, TAIL=2,
                                 KEYS="rows", HALVES="unpack", RECTAIL=rectail)
             text = render_neutral(plan, SYSV)
@@ -224,38 +224,46 @@ class RecordFinalGroupsTest(unittest.TestCase):
                     group = text[start:after.search(text, start + 2).start()]
                     counters = group.index("# counter blocks")
                     ahead = [int(n) for n in STEP.findall(group[:counters])]
+                    stitched = rectail != "serial"
                     slots = plan.ghash_schedule("dec", count, fresh=False, lengths=True,
-                                                early=rectail == "stitched")
+                                                early=stitched)
                     self.assertEqual(ahead, [s.number for s in slots[ghash_schedule.BEFORE]])
-                    self.assertEqual(bool(ahead), rectail == "stitched" and count >= 4)
+                    self.assertEqual(bool(ahead), stitched and count >= 4)
                     numbers = sorted(int(n) for n in STEP.findall(group))
                     self.assertEqual(numbers, list(range(sum(map(len, slots)))))
 
 
 class RecordTwoGroupsTest(unittest.TestCase):
     """RECTAIL=stitched on a key of 68 powers: a record's last
-    two groups are one GHASH sum, reduced once; serial keeps a reduction per group."""
+    two groups are one GHASH sum, reduced once; serial keeps a reduction per group;
+    stitched1 does as stitched for encryption and as serial for decryption."""
 
     def test_the_last_two_groups_are_reduced_once(self):
-        for rectail in ("serial", "stitched"):
+        for rectail in ("serial", "stitched", "stitched1"):
             plan = default_plan("avx10_512", GHASH="karatsuba", UNROLL=8, TAIL=2,
                                 KEYS="rows", HALVES="unpack", RECTAIL=rectail)
             text = render_neutral(plan, SYSV)
             fold = re.compile(rf"vpclmulqdq \w+, \w+, {plan.R['GFPOLY']}, 0x10")
-            two = rectail == "stitched"
+            two = rectail != "serial"                   # encryption's
+            two_dec = rectail == "stitched"
             self.assertEqual(plan.records_stitch_tail, two)
+            self.assertEqual(plan.records_dec_two_groups, two_dec)
             # the AAD waits unreduced for the sum of a record of up to two iterations
             for direction in ("enc", "dec"):
                 with self.subTest(rectail=rectail, direction=direction):
                     aad = text.index(f"\n.Lgcm_{direction}_rec_aad_alone:")
                     bound = re.findall(r"cmp rcx, (\d+)\n\s*ja \.L\w+_rec_aad_alone\n",
                                        text[:aad])
-                    self.assertEqual(bound[-1], "1024" if two else "512")
+                    self.assertEqual(bound[-1], "1024" if (two if direction == "enc"
+                                                           else two_dec) else "512")
             # decryption: the first of the last two groups hashes from HPTR, its products
             # left in the sums (no fold), the running hash joined and then zeroed
             with self.subTest(rectail=rectail, direction="dec"):
-                self.assertEqual(".Lgcm_dec_rec_final_groups:" in text, two)
-                if two:
+                self.assertEqual(".Lgcm_dec_rec_final_groups:" in text, two_dec)
+                tail = text[text.index("\n.Lgcm_dec_rec_tail:"):]
+                self.assertIn("add rcx, 1024" if two_dec else "add rcx, 512",
+                              tail[:tail.index("\n.Lgcm_dec_rec_final")])
+                if two_dec:
                     start = text.index("\n.Lgcm_dec_rec_tail:")
                     group = text[start:text.index("\n.Lgcm_dec_rec_final_groups:")]
                     self.assertIn("add rcx, 1024", group)
@@ -289,20 +297,20 @@ class LengthsLaneTest(unittest.TestCase):
     AAD's vector took it or the vector is full; serial never does."""
 
     def test_the_lengths_block_rides_in_a_free_lane(self):
-        for rectail in ("serial", "stitched"):
+        for rectail in ("serial", "stitched", "stitched1"):
             plan = default_plan("avx10_512", GHASH="karatsuba", UNROLL=8, TAIL=2,
                                 KEYS="rows", HALVES="unpack", RECTAIL=rectail)
             text = render_neutral(plan, SYSV)
+            stitched = rectail != "serial"
             after = re.compile(r"^\.Lgcm_(enc|dec)_rec_(\w+_)?(final\d+|tag|no_data):$", re.M)
             for direction in ("enc", "dec"):
                 for count in range(1, 9):
                     with self.subTest(rectail=rectail, direction=direction, count=count):
-                        name = "sum_final" if direction == "enc" and rectail == "stitched" \
-                            else "final"
+                        name = "sum_final" if direction == "enc" and stitched else "final"
                         start = text.index(f"\n.Lgcm_{direction}_rec_{name}{count}:\n")
                         group = text[start:after.search(text, start + 2).start()]
                         lane = group.find("kmovb k2, ")
-                        self.assertEqual(lane >= 0, rectail == "stitched")
+                        self.assertEqual(lane >= 0, stitched)
                         if lane < 0:
                             continue
                         last = (plan.R["GD"] if direction == "dec" else plan.R["X"])[count - 1]
