@@ -33,7 +33,7 @@ def check_isa_registers(statements, isa):
     allowed_kinds = {"gpr", "xmm"} | ({"ymm"} if isa.vector_bytes >= 32 else set())
     allowed_kinds |= {"zmm"} if isa.vector_bytes == 64 else set()
     allowed_kinds |= {"k"} if isa.evex else set()
-    for s in statements:
+    for s in dict.fromkeys(statements):         # each distinct statement once, in order
         if not isinstance(s, Instr):
             continue
         registers = list(_registers(s))

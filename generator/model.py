@@ -64,30 +64,30 @@ class LabelRef:
 Operand = Union[Reg, Mem, Imm, LabelRef]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Instr:
     mnemonic: str
     operands: Tuple[Operand, ...]       # Intel order: destination first
     comment: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Label:
     name: str
     is_global: bool = False
 
 
-@dataclass
+@dataclass(frozen=True)
 class Comment:
     text: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class Blank:
     pass
 
 
-@dataclass
+@dataclass(frozen=True)
 class Directive:
     """A neutral directive.  Printers know each name; see parse.DIRECTIVES."""
     name: str

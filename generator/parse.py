@@ -209,12 +209,17 @@ def parse_line(raw: str) -> Statement:
 
 
 def parse(text: str) -> List[Statement]:
-    statements = []
+    # a GCM file repeats each distinct line about six times: each is parsed once (the
+    # statements are frozen, so one object may stand for every copy)
+    statements, seen = [], {}
     for number, raw in enumerate(text.splitlines(), 1):
-        try:
-            statements.append(parse_line(raw))
-        except TemplateError as error:
-            raise TemplateError(f"line {number}: {error}") from None
+        statement = seen.get(raw)
+        if statement is None:
+            try:
+                statement = seen[raw] = parse_line(raw)
+            except TemplateError as error:
+                raise TemplateError(f"line {number}: {error}") from None
+        statements.append(statement)
     return _squeeze_blanks(statements)
 
 
