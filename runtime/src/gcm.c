@@ -50,23 +50,51 @@ static uint64_t load64(const uint8_t *p)
     return v;
 }
 
-/* n bytes at p (0 < n < 16) as the low bytes of a zero-padded block, read with a few
- * loads that stay inside [p, p + n), then stored with one 16-byte store. */
-static void store_partial_block(uint8_t out[16], const uint8_t *p, size_t n)
+/* n bytes at p (0 < n < 16) as the low bytes of a zero-padded little-endian 128-bit
+ * value, read with a few loads that stay inside [p, p + n). */
+static void load_partial(const uint8_t *p, size_t n, uint64_t *low, uint64_t *high)
 {
-    uint64_t low = 0, high = 0;
+    *low = *high = 0;
     if (n >= 8) {
-        low = load64(p);
-        high = n > 8 ? load64(p + n - 8) >> (8 * (16 - n)) : 0;
+        *low = load64(p);
+        *high = n > 8 ? load64(p + n - 8) >> (8 * (16 - n)) : 0;
     } else if (n >= 4) {
         uint32_t a, b;
         memcpy(&a, p, 4);
         memcpy(&b, p + n - 4, 4);
-        low = a | (uint64_t)b << (8 * (n - 4));
+        *low = a | (uint64_t)b << (8 * (n - 4));
     } else {
         for (size_t i = 0; i < n; i++)
-            low |= (uint64_t)p[i] << (8 * i);
+            *low |= (uint64_t)p[i] << (8 * i);
     }
+}
+
+/* The low n bytes (0 < n < 16) of (low, high) to p, with stores that stay inside
+ * [p, p + n) (two overlapping ones write the same bytes twice). */
+static void store_partial(uint8_t *p, uint64_t low, uint64_t high, size_t n)
+{
+    if (n >= 8) {
+        memcpy(p, &low, 8);
+        if (n > 8) {
+            const uint64_t last = n == 16 ? high : high << (8 * (16 - n)) | low >> (8 * (n - 8));
+            memcpy(p + n - 8, &last, 8);
+        }
+    } else if (n >= 4) {
+        const uint32_t a = (uint32_t)low, b = (uint32_t)(low >> (8 * (n - 4)));
+        memcpy(p, &a, 4);
+        memcpy(p + n - 4, &b, 4);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            p[i] = (uint8_t)(low >> (8 * i));
+    }
+}
+
+/* n bytes at p (0 < n < 16) as the low bytes of a zero-padded block, stored with one
+ * 16-byte store. */
+static void store_partial_block(uint8_t out[16], const uint8_t *p, size_t n)
+{
+    uint64_t low, high;
+    load_partial(p, n, &low, &high);
     store_block(out, low, high);
 }
 
@@ -326,18 +354,48 @@ static int update_check(const aesgen_gcm_ctx *ctx, uint32_t phase, const uint8_t
     return text_valid(dst, src, len, ctx->data_len) ? AESGEN_OK : AESGEN_EINVAL;
 }
 
-/* n bytes with the keystream of the block in progress (ks from offset buf_len);
- * the ciphertext bytes join buf.  In place works: each input byte is read
- * before its output byte is written. */
+/* n bytes (0 < n, buf_len + n <= 16) with the keystream of the block in progress (ks
+ * from offset buf_len); the ciphertext bytes join buf.  In registers, not byte by
+ * byte: the block is hashed as one 16-byte load once complete (buf_flush, often in
+ * the same call), which byte stores would make wait for them to reach the cache; so
+ * buf is written with one 16-byte store.  In place works: src is read before dst is
+ * written. */
 static void crypt_bytes(aesgen_gcm_ctx *ctx, uint32_t phase, uint8_t *dst, const uint8_t *src,
                         size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        const uint8_t in = src[i];
-        const uint8_t out = in ^ ctx->ks[ctx->buf_len];
-        ctx->buf[ctx->buf_len++] = phase == GCM_DEC ? in : out;
-        dst[i] = out;
+    const size_t at = ctx->buf_len;
+    uint64_t in_low, in_high;
+    load_partial(src, n, &in_low, &in_high);
+    /* the keystream from byte `at` on, shifted down to the input's byte 0 */
+    uint64_t ks_low = load64(ctx->ks), ks_high = load64(ctx->ks + 8);
+    if (at >= 8) {
+        ks_low = ks_high >> (8 * (at - 8));
+        ks_high = 0;
+    } else if (at != 0) {
+        ks_low = ks_low >> (8 * at) | ks_high << (8 * (8 - at));
+        ks_high >>= 8 * at;
     }
+    const uint64_t out_low = in_low ^ ks_low, out_high = in_high ^ ks_high;
+    store_partial(dst, out_low, out_high, n);
+    /* the ciphertext's n bytes (zero above them: buf stays zero past buf_len), moved
+     * up to byte `at` */
+    uint64_t c_low = phase == GCM_DEC ? in_low : out_low;
+    uint64_t c_high = phase == GCM_DEC ? in_high : out_high;
+    if (n < 8) {
+        c_low &= (UINT64_C(1) << (8 * n)) - 1;
+        c_high = 0;
+    } else if (n < 16) {
+        c_high = n == 8 ? 0 : c_high & ((UINT64_C(1) << (8 * (n - 8))) - 1);
+    }
+    if (at >= 8) {
+        c_high = c_low << (8 * (at - 8));
+        c_low = 0;
+    } else if (at != 0) {
+        c_high = c_high << (8 * at) | c_low >> (8 * (8 - at));
+        c_low <<= 8 * at;
+    }
+    store_block(ctx->buf, load64(ctx->buf) | c_low, load64(ctx->buf + 8) | c_high);
+    ctx->buf_len = (uint32_t)(at + n);
 }
 
 /* Continues the partial block of an earlier call; returns the bytes used. */
