@@ -165,6 +165,23 @@ static void check_message(struct material *m, const struct shape *sh)
                           na, dst.data, m->want, sh->len, text_chunks, nt, t, sh->tag_len);
     check(rc == AESGEN_OK && memcmp(dst.data, m->in, sh->len) == 0 && guarded_intact(&dst),
           "%s: streamed decrypt (%zu text chunks) (rc %d)", name, nt + 1, rc);
+    /* in place (dst == src), both ways, in other chunks: a partial block's bytes are read
+     * before they are written */
+    nt = gcm_random_chunks(text_chunks, MAX_CHUNKS, sh->len);
+    memcpy(dst.data, m->in, sh->len);
+    rc = gcm_api_streamed(GCM_ENCRYPT, &m->gk, iv, sh->iv_len, m->aad, sh->aad_len, aad_chunks,
+                          na, dst.data, dst.data, sh->len, text_chunks, nt, t, sh->tag_len);
+    check(rc == AESGEN_OK && memcmp(dst.data, m->want, sh->len) == 0
+          && memcmp(t, want_tag, sh->tag_len) == 0 && guarded_intact(&dst),
+          "%s: streamed encrypt in place (%zu text chunks) matches OpenSSL (rc %d)", name,
+          nt + 1, rc);
+    nt = gcm_random_chunks(text_chunks, MAX_CHUNKS, sh->len);
+    memcpy(dst.data, m->want, sh->len);
+    memcpy(t, want_tag, 16);
+    rc = gcm_api_streamed(GCM_DECRYPT, &m->gk, iv, sh->iv_len, m->aad, sh->aad_len, aad_chunks,
+                          na, dst.data, dst.data, sh->len, text_chunks, nt, t, sh->tag_len);
+    check(rc == AESGEN_OK && memcmp(dst.data, m->in, sh->len) == 0 && guarded_intact(&dst),
+          "%s: streamed decrypt in place (%zu text chunks) (rc %d)", name, nt + 1, rc);
     guarded_free(&dst);
     guarded_free(&tag);
 
