@@ -49,7 +49,10 @@ RT_LIB_SO_LINKS := $(BUILD)/$(RT_SONAME) $(BUILD)/$(RT_SO_LINK)
 # The exported names, taken from the AESGEN_API declarations of the header, so
 # that the .so exports exactly the public API (the asm entry points stay local).
 RT_MAP      := $(RT_OBJ_DIR)/libaesgen.map
-# Rebuild everything when the compile flags or the list of generated objects change.
+# Rebuild everything when the compile flags or the list of generated files change.  The
+# line names no path under BUILD, so that the same directory spelled another way (make
+# BUILD=$$PWD/build, as tests/python/test_install.py runs `make install` while other
+# tests read the libraries) finds it up to date instead of rebuilding it under them.
 RT_FLAGS    := $(RT_OBJ_DIR)/runtime.flags
 
 .PHONY: lib install uninstall rt-force
@@ -58,8 +61,8 @@ rt-force: ;
 
 $(RT_FLAGS): rt-force
 	@mkdir -p $(@D)
-	@echo '$(CC) $(CFLAGS) $(RT_CFLAGS) $(ASFLAGS) $(RT_ASM_OBJS)' | cmp -s - $@ \
-	  || echo '$(CC) $(CFLAGS) $(RT_CFLAGS) $(ASFLAGS) $(RT_ASM_OBJS)' > $@
+	@echo '$(CC) $(CFLAGS) $(RT_CFLAGS) $(ASFLAGS) $(GEN_S)' | cmp -s - $@ \
+	  || echo '$(CC) $(CFLAGS) $(RT_CFLAGS) $(ASFLAGS) $(GEN_S)' > $@
 
 $(RT_OBJ_DIR)/runtime/%.o: $(RT_SRC_DIR)/%.c $(RT_FLAGS)
 	@mkdir -p $(@D)
