@@ -3418,7 +3418,7 @@ L.gcm_tail_bytes:
 	db 'GNU', 0
 	dd 0xc0000002, 0x4, 0x3, 0x0
 
-; GCM for aesni_avx, the functions with GHASH=karatsuba (suffix _ghashkaratsuba_tail2).
+; GCM for aesni_avx, the variant's functions (suffix _ghashkaratsuba_tail2), with GHASH=karatsuba KEYS=mem TAIL=2 UNROLL=4.
 
 ; int aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
 ;   len a multiple of 16

@@ -3798,7 +3798,7 @@ L.gcm_record_offsets_32:
 	db 'GNU', 0
 	dd 0xc0000002, 0x4, 0x3, 0x0
 
-; GCM for avx10_256, the functions with GHASH=karatsuba (suffix _ghashkaratsuba).
+; GCM for avx10_256, the variant's functions (suffix _ghashkaratsuba), with GHASH=karatsuba HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 UNROLL=4.
 
 ; int aesgen_gcm_ghash_avx10_256_ghashkaratsuba(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
 ;   len a multiple of 16

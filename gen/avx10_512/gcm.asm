@@ -3851,7 +3851,7 @@ L.gcm_record_offsets_64:
 	db 'GNU', 0
 	dd 0xc0000002, 0x4, 0x3, 0x0
 
-; GCM for avx10_512, the functions with GHASH=school (suffix _rectailstitched1).
+; GCM for avx10_512, the variant's functions (suffix _rectailstitched1), with GHASH=school HALVES=pshufd KEYS=reg RECTAIL=stitched1 TAIL=4 UNROLL=4.
 
 ; int aesgen_gcm_ghash_avx10_512_rectailstitched1(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
 ;   len a multiple of 16
@@ -8331,7 +8331,7 @@ L.gcm_dec_rectailstitched1_rec_tag:
 	pop             rbx
 	ret
 
-; GCM for avx10_512, the functions with GHASH=karatsuba (suffix _ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8).
+; GCM for avx10_512, the variant's functions (suffix _ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8), with GHASH=karatsuba HALVES=unpack KEYS=rows RECTAIL=stitched TAIL=2 UNROLL=8.
 
 ; int aesgen_gcm_ghash_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
 ;   len a multiple of 16
