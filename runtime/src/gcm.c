@@ -76,7 +76,7 @@ static void store_partial(uint8_t *p, uint64_t low, uint64_t high, size_t n)
     if (n >= 8) {
         memcpy(p, &low, 8);
         if (n > 8) {
-            const uint64_t last = n == 16 ? high : high << (8 * (16 - n)) | low >> (8 * (n - 8));
+            const uint64_t last = high << (8 * (16 - n)) | low >> (8 * (n - 8));
             memcpy(p + n - 8, &last, 8);
         }
     } else if (n >= 4) {
@@ -354,7 +354,7 @@ static int update_check(const aesgen_gcm_ctx *ctx, uint32_t phase, const uint8_t
     return text_valid(dst, src, len, ctx->data_len) ? AESGEN_OK : AESGEN_EINVAL;
 }
 
-/* n bytes (0 < n, buf_len + n <= 16) with the keystream of the block in progress (ks
+/* n bytes (0 < n < 16, buf_len + n <= 16) with the keystream of the block in progress (ks
  * from offset buf_len); the ciphertext bytes join buf.  In registers, not byte by
  * byte: the block is hashed as one 16-byte load once complete (buf_flush, often in
  * the same call), which byte stores would make wait for them to reach the cache; so
@@ -384,7 +384,7 @@ static void crypt_bytes(aesgen_gcm_ctx *ctx, uint32_t phase, uint8_t *dst, const
     if (n < 8) {
         c_low &= (UINT64_C(1) << (8 * n)) - 1;
         c_high = 0;
-    } else if (n < 16) {
+    } else {
         c_high = n == 8 ? 0 : c_high & ((UINT64_C(1) << (8 * (n - 8))) - 1);
     }
     if (at >= 8) {
