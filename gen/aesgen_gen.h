@@ -201,37 +201,41 @@ enum {
     X(avx10_512, gcm, _rectailstitched1, default, 4, 256) \
     X(avx10_512, gcm, _ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8, znver5, 8, 512)
 /* Length plans: X(mode, NAME of the uarch, isa, ISA, CLASSES, STREAM_CLASSES): where
- * "auto" takes isa on that uarch, a call of at most max_len bytes takes another
- * ISA: CLASSES(C) is C(max_len, its isa, ITS_NAME, FNS), ascending max_len (gcm: the
- * records; STREAM_CLASSES: gcm's streaming calls); FNS: TUNED (that ISA's functions
- * for the uarch, its variant where it has one) or OWN (the file's own functions) */
+ * "auto" takes isa on that uarch, a call of min_len..max_len bytes whose last
+ * vector of isa (period bytes) holds at most at_most bytes takes another ISA:
+ * CLASSES(C) is C(max_len, its isa, ITS_NAME, FNS, min_len, period, at_most),
+ * ascending max_len, the first that covers a call taking it (gcm: the records;
+ * STREAM_CLASSES: gcm's streaming calls); FNS: TUNED (that ISA's functions for the
+ * uarch, its variant where it has one) or OWN (the file's own functions); at_most =
+ * period: any last vector.  AESGEN_GEN_LENGTH_CLASSES_FROM_<mode> (ctr, xctr): the
+ * shortest call any class of the mode covers (the API looks at plans from there) */
 #define AESGEN_GEN_LENGTH_CLASSES_gcm_default(C) \
-    C(32, avx10_256, AVX10_256, TUNED)
+    C(32, avx10_256, AVX10_256, TUNED, 1, 64, 64)
 #define AESGEN_GEN_LENGTH_CLASSES_gcm_default_STREAM(C) \
-    C(31, aesni_avx, AESNI_AVX, TUNED) \
-    C(47, avx10_256, AVX10_256, TUNED)
+    C(31, aesni_avx, AESNI_AVX, TUNED, 1, 64, 64) \
+    C(47, avx10_256, AVX10_256, TUNED, 1, 64, 64)
 #define AESGEN_GEN_LENGTH_CLASSES_gcm_znver4(C) \
-    C(32, avx10_256, AVX10_256, TUNED)
+    C(32, avx10_256, AVX10_256, TUNED, 1, 64, 64)
 #define AESGEN_GEN_LENGTH_CLASSES_gcm_znver4_STREAM(C) \
-    C(32, aesni_avx, AESNI_AVX, TUNED) \
-    C(96, avx10_256, AVX10_256, TUNED)
+    C(32, aesni_avx, AESNI_AVX, TUNED, 1, 64, 64) \
+    C(96, avx10_256, AVX10_256, TUNED, 1, 64, 64)
 #define AESGEN_GEN_LENGTH_CLASSES_gcm_znver5(C)
 #define AESGEN_GEN_LENGTH_CLASSES_gcm_znver5_STREAM(C) \
-    C(48, aesni_avx, AESNI_AVX, TUNED) \
-    C(97, avx10_256, AVX10_256, TUNED) \
-    C(511, avx10_512, AVX10_512, OWN)
+    C(48, aesni_avx, AESNI_AVX, TUNED, 1, 64, 64) \
+    C(97, avx10_256, AVX10_256, TUNED, 1, 64, 64) \
+    C(511, avx10_512, AVX10_512, OWN, 1, 64, 64)
 #define AESGEN_GEN_LENGTH_CLASSES_xts_default(C) \
-    C(31, aesni_avx, AESNI_AVX, TUNED) \
-    C(47, avx10_256, AVX10_256, TUNED)
+    C(31, aesni_avx, AESNI_AVX, TUNED, 1, 64, 64) \
+    C(47, avx10_256, AVX10_256, TUNED, 1, 64, 64)
 #define AESGEN_GEN_LENGTH_CLASSES_xts_default_STREAM(C)
 #define AESGEN_GEN_LENGTH_CLASSES_xts_znver4(C) \
-    C(31, aesni_avx, AESNI_AVX, TUNED) \
-    C(128, avx10_256, AVX10_256, TUNED)
+    C(31, aesni_avx, AESNI_AVX, TUNED, 1, 64, 64) \
+    C(128, avx10_256, AVX10_256, TUNED, 1, 64, 64)
 #define AESGEN_GEN_LENGTH_CLASSES_xts_znver4_STREAM(C)
 #define AESGEN_GEN_LENGTH_CLASSES_xts_znver5(C) \
-    C(31, aesni_avx, AESNI_AVX, TUNED) \
-    C(32, avx10_256, AVX10_256, TUNED) \
-    C(47, aesni_avx, AESNI_AVX, TUNED)
+    C(31, aesni_avx, AESNI_AVX, TUNED, 1, 64, 64) \
+    C(32, avx10_256, AVX10_256, TUNED, 1, 64, 64) \
+    C(47, aesni_avx, AESNI_AVX, TUNED, 1, 64, 64)
 #define AESGEN_GEN_LENGTH_CLASSES_xts_znver5_STREAM(C)
 #define AESGEN_GEN_LENGTH_PLANS(X) \
     X(gcm, DEFAULT, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_gcm_default, AESGEN_GEN_LENGTH_CLASSES_gcm_default_STREAM) \

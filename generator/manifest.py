@@ -109,16 +109,23 @@ def document(entries: List[dict], header_text: str) -> dict:
                      "models": [list(r) for r in u.models], "summary": u.summary}
                     for u in UARCHES.values()],
         "length_plans": {mode: {uarch: {"isa": isa,
-                                        "classes": [{"max_len": n, "isa": i, "variant": v}
-                                                    for n, i, v in classes],
-                                        "stream_classes": [{"max_len": n, "isa": i,
-                                                            "variant": v}
-                                                           for n, i, v in streams]}
+                                        "classes": [_class_json(c) for c in classes],
+                                        "stream_classes": [_class_json(c) for c in streams]}
                                 for uarch, (isa, classes, streams) in plans.items()}
                          for mode, plans in tuning.length_plans().items()},
         "layout": layout.as_json(),
         "generated": entries,
     }
+
+
+def _class_json(length_class) -> dict:
+    max_len, isa, variant, min_len, at_most = length_class
+    out = {"max_len": max_len, "isa": isa, "variant": variant}
+    if min_len != 1:
+        out["min_len"] = min_len
+    if at_most is not None:
+        out["last_vector_at_most"] = at_most
+    return out
 
 
 def manifest_text(entries: List[dict], header_text: str) -> str:
@@ -188,12 +195,16 @@ def _uarch_lines(entries: List[dict], isas) -> List[str]:
                    f"{v['knobs'].get('UNROLL', 0)}, {variant_stride(e, v['name'])})"
                    for e in entries for v in e["variants"]])
     out += ["/* Length plans: X(mode, NAME of the uarch, isa, ISA, CLASSES, STREAM_CLASSES): where",
-            " * \"auto\" takes isa on that uarch, a call of at most max_len bytes takes another",
-            " * ISA: CLASSES(C) is C(max_len, its isa, ITS_NAME, FNS), ascending max_len (gcm: the",
-            " * records; STREAM_CLASSES: gcm's streaming calls); FNS: TUNED (that ISA's functions",
-            " * for the uarch, its variant where it has one) or OWN (the file's own functions) */"]
+            " * \"auto\" takes isa on that uarch, a call of min_len..max_len bytes whose last",
+            " * vector of isa (period bytes) holds at most at_most bytes takes another ISA:",
+            " * CLASSES(C) is C(max_len, its isa, ITS_NAME, FNS, min_len, period, at_most),",
+            " * ascending max_len, the first that covers a call taking it (gcm: the records;",
+            " * STREAM_CLASSES: gcm's streaming calls); FNS: TUNED (that ISA's functions for the",
+            " * uarch, its variant where it has one) or OWN (the file's own functions); at_most =",
+            " * period: any last vector.  AESGEN_GEN_LENGTH_CLASSES_FROM_<mode> (ctr, xctr): the",
+            " * shortest call any class of the mode covers (the API looks at plans from there) */"]
     plans = tuning.length_plans()
-    rows = []
+    rows, shortest = [], {}
     for mode in sorted(plans):
         if mode not in modes:
             continue
@@ -204,13 +215,21 @@ def _uarch_lines(entries: List[dict], isas) -> List[str]:
             streams = [c for c in streams if c[1] in held]
             name = f"AESGEN_GEN_LENGTH_CLASSES_{mode}_{uarch}"
             which = {"uarch": "TUNED", "own": "OWN"}
-            out += _macro(f"{name}(C)", [f"C({n}, {i}, {i.upper()}, {which[v]})"
-                                         for n, i, v in classes])
-            out += _macro(f"{name}_STREAM(C)", [f"C({n}, {i}, {i.upper()}, {which[v]})"
-                                                for n, i, v in streams])
+            period = ISAS[isa].vector_bytes
+
+            def items(of):
+                return [f"C({n}, {i}, {i.upper()}, {which[v]}, {low}, {period}, "
+                        f"{period if at_most is None else at_most})"
+                        for n, i, v, low, at_most in of]
+            out += _macro(f"{name}(C)", items(classes))
+            out += _macro(f"{name}_STREAM(C)", items(streams))
+            for c in classes:
+                shortest[mode] = min(shortest.get(mode, c[3]), c[3])
             rows.append(f"X({mode}, {uarch.upper()}, {isa}, {isa.upper()}, {name}, "
                         f"{name}_STREAM)")
     out += _macro("AESGEN_GEN_LENGTH_PLANS(X)", rows)
+    out += [f"#define AESGEN_GEN_LENGTH_CLASSES_FROM_{mode} {shortest[mode]}"
+            for mode in ("ctr", "xctr") if mode in shortest]
     out.append("")
     return out
 

@@ -104,11 +104,15 @@ CLASS_VARIANTS = ("uarch", "own")
 
 
 def _classes(where: str, entry: dict, key: str) -> tuple:
-    """((max_len, isa, variant), ...) of entry[key], checked: ascending, other ISAs than
-    entry's.  variant: "uarch" (absent: the ISA's functions for the plan's uarch, its
-    variant where it has one) or "own" (the file's own functions, which may then be
-    the plan's ISA itself: e.g. short calls keep the built-in knobs a uarch variant
-    trades for long ones)."""
+    """((max_len, isa, variant, min_len, at_most), ...) of entry[key], checked: ascending
+    max_len, other ISAs than entry's.  variant: "uarch" (absent: the ISA's functions for
+    the plan's uarch, its variant where it has one) or "own" (the file's own functions,
+    which may then be the plan's ISA itself: e.g. short calls keep the built-in knobs a
+    uarch variant trades for long ones).  min_len (absent: 1): the class covers
+    min_len..max_len bytes.  at_most ("last_vector_at_most"; absent: None, any): only the
+    calls whose last vector of the plan's ISA holds at most that many bytes (a multiple
+    of 16 below the vector), e.g. 129-1120 B with a last 64-byte vector of 16-32 bytes,
+    which a narrower ISA fills where the plan's would leave lanes idle."""
     from .isa import ISAS
     classes, last = [], 0
     for c in entry.get(key, []):
@@ -127,14 +131,30 @@ def _classes(where: str, entry: dict, key: str) -> tuple:
         if c["isa"] == entry["isa"] and variant == "uarch":
             raise UsageError(f"{where}: a class of {entry['isa']} itself (its own "
                              "functions: \"variant\": \"own\")")
-        classes.append((max_len, c["isa"], variant))
+        min_len = c.get("min_len", 1)
+        if not isinstance(min_len, int) or not 1 <= min_len <= max_len:
+            raise UsageError(f"{where}: {key}: min_len {min_len!r}: expected an integer "
+                             f"1..{max_len} (the class's max_len)")
+        at_most = c.get("last_vector_at_most")
+        vector = ISAS[entry["isa"]].vector_bytes
+        if at_most is not None and (not isinstance(at_most, int) or at_most % 16
+                                    or not 16 <= at_most < vector):
+            raise UsageError(f"{where}: {key}: last_vector_at_most {at_most!r}: expected a "
+                             f"multiple of 16 below {entry['isa']}'s vector of {vector} bytes"
+                             f" (valid: {', '.join(str(n) for n in range(16, vector, 16))})")
+        unknown = sorted(set(c) - {"isa", "max_len", "variant", "min_len",
+                                   "last_vector_at_most"})
+        if unknown:
+            raise UsageError(f"{where}: {key}: unknown field {unknown[0]!r}; valid: isa, "
+                             "max_len, min_len, last_vector_at_most, variant")
+        classes.append((max_len, c["isa"], variant, min_len, at_most))
         last = max_len
     return tuple(classes)
 
 
 def length_plans(path=None) -> dict:
-    """{mode: {uarch: (isa, ((max_len, isa, variant), ...), stream classes)}} of the lengths table,
-    checked (the stream classes, gcm only, may be empty)."""
+    """{mode: {uarch: (isa, ((max_len, isa, variant, min_len, at_most), ...), stream classes)}}
+    of the lengths table, checked (the stream classes, gcm only, may be empty)."""
     from .isa import ISAS
     from .modes import MODES
     where_file = path or TUNING_FILE

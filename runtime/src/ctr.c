@@ -35,6 +35,7 @@ int aesgen_ctr_init_isa(aesgen_ctr_ctx *ctx, const uint8_t *key, size_t key_len,
     const uint64_t hi = load_be64(iv), lo = load_be64(iv + 8);
     impl->expand(&ctx->key, key, key_len);
     ctx->crypt = fns.ctr;
+    ctx->plan = (uint16_t)fns.ctr_plan;
     ctx->ctr[0] = lo;
     ctx->ctr[1] = hi;
     memset(ctx->ks, 0, sizeof ctx->ks);
@@ -63,6 +64,19 @@ int aesgen_ctr_get_iv(const aesgen_ctr_ctx *ctx, uint8_t iv[16])
     store_be64(iv + 8, ctx->ctr[0]);
     return AESGEN_OK;
 }
+
+aesgen_ctr_fn *aesgen_ctr_target(const aesgen_ctr_ctx *ctx, size_t len)
+{
+    if (ctx->plan != 0 && len >= AESGEN_GEN_LENGTH_CLASSES_FROM_ctr)
+        return aesgen_length_plan_ctr(ctx->plan, len);
+    return ctx->crypt;
+}
+
+/* A call of len bytes on ctx goes through its plan (aesgen_ctr_call_planned: the plan's
+ * choice, or ctx->crypt without one) from the shortest length a class of any ctr plan
+ * covers; never where no ctr plan was generated. */
+#define CTR_PLANNED(len)                                                                  \
+    (AESGEN_GEN_LENGTH_CLASSES_FROM_ctr != SIZE_MAX && (len) >= AESGEN_GEN_LENGTH_CLASSES_FROM_ctr)
 
 /* Uses the rest of the block in progress (pos != 0); returns the bytes consumed. */
 static size_t ctr_finish_block(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t *src,
@@ -93,7 +107,8 @@ static void ctr_from_boundary(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t *
         ctx->ctr[0] = 0;
         ctx->ctr[1] += 1;
     }
-    ctx->crypt(&ctx->key, dst, src, len, ctx->ctr[0], ctx->ctr[1]);
+    (CTR_PLANNED(len) ? aesgen_ctr_call_planned : ctx->crypt)(&ctx->key, dst, src, len,
+                                                            ctx->ctr[0], ctx->ctr[1]);
     const uint64_t lo = ctx->ctr[0] + blocks;
     ctx->ctr[1] += lo < ctx->ctr[0];
     ctx->ctr[0] = lo;
@@ -136,6 +151,8 @@ int aesgen_ctr_crypt(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t *src, size
         ctx->ctr[0] = last + 1;                   /* 0 when the last block was 2^64 - 1 */
         ctx->ctr[1] = hi + (last == UINT64_MAX);
         ctx->pos = (uint32_t)len % 16;
+        if (CTR_PLANNED(len))   /* cold: the short calls fall through */
+            return aesgen_ctr_call_planned(&ctx->key, dst, src, len, lo, hi);
         return ctx->crypt(&ctx->key, dst, src, len, lo, hi);
     }
     return ctr_crypt_general(ctx, dst, src, len);

@@ -26,6 +26,16 @@
 #define AESGEN_NOINLINE
 #endif
 
+/* A path the short calls never take, placed away from them (GCC's .text.unlikely): their
+ * common path then falls through a single compare to its tail call (with the compare's
+ * branch taken there, GCC's layout otherwise, ctr/xctr calls of 16-64 bytes were 3-12%
+ * slower on the Intel Xeon guest, 2026-12-07). */
+#if defined(__GNUC__) || defined(__clang__)
+#define AESGEN_COLD __attribute__((cold, noinline))
+#else
+#define AESGEN_COLD AESGEN_NOINLINE
+#endif
+
 /* A helper of one hot path folded into it: a one-shot GCM call is short enough that
  * passing twelve arguments through the stack to an out-of-line helper shows
  * (gcm.c record_run). */
@@ -117,6 +127,11 @@ typedef struct aesgen_mode_fns {
      * by "auto" the xmm code of aesni_avx (the cheapest prologue) or the length plan's
      * streaming functions where the uarch has them, else the ISA's own. */
     aesgen_gcm_fns  gcm_short;
+    /* aesgen_isa_resolve only: with an ISA chosen by "auto", the length plan of ctr / xctr
+     * (1 + the uarch whose plan it is; 0: none), which ctr and xctr above the shortest
+     * length a class covers consult (aesgen_ctr_call_planned); ctr / xctr are then the
+     * plan's ISA's functions, which the other calls take. */
+    unsigned ctr_plan, xctr_plan;
 } aesgen_mode_fns;
 
 /* Microarchitectures (generator/uarch.py, gen/aesgen_gen.h).  0 is "default": a CPU in
@@ -162,6 +177,24 @@ aesgen_uarch_id aesgen_variant_current(void);
  * the context's pointers), *out gets the functions of that mode a call of len bytes
  * takes, and 1 is returned; 0 if context holds no plan's function. */
 int aesgen_length_plan_pick(const aesgen_mode_fns *context, size_t len, aesgen_mode_fns *out);
+/* The function a ctr / xctr call of len bytes takes under a context's plan (ctr_plan,
+ * xctr_plan above; len 0: the plan's ISA's, which the context holds). */
+aesgen_ctr_fn *aesgen_length_plan_ctr(unsigned plan, size_t len);
+aesgen_xctr_fn *aesgen_length_plan_xctr(unsigned plan, size_t len);
+/* A call through the plan of the context whose key is key (&ctx->key), or its function.
+ * Cold: the calls that branch here then fall through to their short path (see ctr.c). */
+AESGEN_COLD aesgen_ctr_fn aesgen_ctr_call_planned;
+AESGEN_COLD aesgen_xctr_fn aesgen_xctr_call_planned;
+/* The function a call of len bytes on ctx takes: ctx->crypt, or its plan's choice from
+ * AESGEN_GEN_LENGTH_CLASSES_FROM_<mode>.  What the calls do (and the tests look at). */
+aesgen_ctr_fn *aesgen_ctr_target(const aesgen_ctr_ctx *ctx, size_t len);
+aesgen_xctr_fn *aesgen_xctr_target(const aesgen_xctr_ctx *ctx, size_t len);
+#ifndef AESGEN_GEN_LENGTH_CLASSES_FROM_ctr
+#define AESGEN_GEN_LENGTH_CLASSES_FROM_ctr SIZE_MAX   /* no ctr class: never */
+#endif
+#ifndef AESGEN_GEN_LENGTH_CLASSES_FROM_xctr
+#define AESGEN_GEN_LENGTH_CLASSES_FROM_xctr SIZE_MAX
+#endif
 /* The uarch of a CPUID vendor and display family/model (the first row of
  * generator/uarch.py's table that matches), or AESGEN_UARCH_DEFAULT. */
 aesgen_uarch_id aesgen_uarch_for_cpu(const char *vendor, unsigned family, unsigned model);
@@ -320,11 +353,11 @@ static inline void aesgen_wipe16(uint8_t p[16])
 
 /* Wipes the keystream block in progress and marks it gone (out of line: the streaming
  * calls' common path, which tests ks_valid first, stays without saved registers). */
-void aesgen_drop_keystream(uint8_t ks[16], uint32_t *ks_valid);
+void aesgen_drop_keystream(uint8_t ks[16], uint16_t *ks_valid);
 
 /* XORs the rest of the keystream block in progress (ks from byte *pos on) into up to len
  * bytes; advances *pos and wipes ks when the block is used up.  Returns the bytes done. */
-size_t aesgen_use_keystream(uint8_t ks[16], uint32_t *pos, uint32_t *ks_valid, uint8_t *dst,
+size_t aesgen_use_keystream(uint8_t ks[16], uint32_t *pos, uint16_t *ks_valid, uint8_t *dst,
                             const uint8_t *src, size_t len);
 
 #endif /* AESGEN_INTERNAL_H */

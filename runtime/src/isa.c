@@ -399,62 +399,65 @@ const char *aesgen_variant_name(void)
 #define CLASS_FN_TUNED(ISA, U, member, own) ON_UARCH(ISA, U, member, own)
 #define CLASS_FN_OWN(ISA, U, member, own) (isa_table[AESGEN_ISA_##ISA].own)
 
+/* Does a class cover a call of len bytes: min_len..max_len (one unsigned compare: below
+ * min_len wraps above the range), and its last vector of the plan's ISA (period bytes)
+ * holds at most at_most of them (at_most = period: any; the compiler drops the test). */
+#define CLASS_COVERS(max_len, min_len, period, at_most)                             \
+    ((size_t)(len - (size_t)(min_len)) <= (size_t)(max_len) - (size_t)(min_len) &&  \
+     (len - 1) % (period) < (size_t)(at_most))
+
 /* Per plan: pick fills the functions of its mode for a call of len bytes (the first class
- * covering len, else the ISA's), and one function per contract calls through it (pick is
- * static and inlined: the classes become compares and direct calls). */
-#define CLASS_PICK_ctr(max_len, isa, ISA, FNS) \
-    if (len <= (max_len)) { f->ctr = CLASS_FN_##FNS(ISA, U, ctr, ctr); return; }
-#define CLASS_PICK_xctr(max_len, isa, ISA, FNS) \
-    if (len <= (max_len)) { f->xctr = CLASS_FN_##FNS(ISA, U, xctr, xctr); return; }
-#define CLASS_PICK_xts(max_len, isa, ISA, FNS)                                      \
-    if (len <= (max_len)) {                                                         \
+ * covering len, else the ISA's; len 0: the ISA's), and, for xts and gcm, one function per
+ * contract calls through it (pick is static and inlined: the classes become compares and
+ * direct calls); ctr and xctr contexts hold the ISA's function and the plan, which their
+ * calls consult from the shortest length a class covers (ctr.c, xctr.c). */
+#define CLASS_PICK_ctr(max_len, isa, ISA, FNS, min_len, period, at_most)           \
+    if (CLASS_COVERS(max_len, min_len, period, at_most)) {                          \
+        f->ctr = CLASS_FN_##FNS(ISA, U, ctr, ctr);                                  \
+        return;                                                                     \
+    }
+#define CLASS_PICK_xctr(max_len, isa, ISA, FNS, min_len, period, at_most)          \
+    if (CLASS_COVERS(max_len, min_len, period, at_most)) {                          \
+        f->xctr = CLASS_FN_##FNS(ISA, U, xctr, xctr);                               \
+        return;                                                                     \
+    }
+#define CLASS_PICK_xts(max_len, isa, ISA, FNS, min_len, period, at_most)           \
+    if (CLASS_COVERS(max_len, min_len, period, at_most)) {                          \
         f->xts_encrypt = CLASS_FN_##FNS(ISA, U, xts_encrypt, xts_encrypt);          \
         f->xts_decrypt = CLASS_FN_##FNS(ISA, U, xts_decrypt, xts_decrypt);          \
         return;                                                                     \
     }
-#define CLASS_PICK_gcm(max_len, isa, ISA, FNS)                                      \
-    if (len <= (max_len)) {                                                         \
+#define CLASS_PICK_gcm(max_len, isa, ISA, FNS, min_len, period, at_most)           \
+    if (CLASS_COVERS(max_len, min_len, period, at_most)) {                          \
         f->gcm.enc_record = CLASS_FN_##FNS(ISA, U, gcm.enc_record, gcm_enc_record); \
         f->gcm.dec_record = CLASS_FN_##FNS(ISA, U, gcm.dec_record, gcm_dec_record); \
         return;                                                                     \
     }
-#define CLASS_PICK_gcm_stream(max_len, isa, ISA, FNS)                               \
-    if (len <= (max_len)) {                                                         \
+#define CLASS_PICK_gcm_stream(max_len, isa, ISA, FNS, min_len, period, at_most)    \
+    if (CLASS_COVERS(max_len, min_len, period, at_most)) {                          \
         f->gcm.ghash = CLASS_FN_##FNS(ISA, U, gcm.ghash, gcm_ghash);                \
         f->gcm.enc_update = CLASS_FN_##FNS(ISA, U, gcm.enc_update, gcm_enc_update); \
         f->gcm.dec_update = CLASS_FN_##FNS(ISA, U, gcm.dec_update, gcm_dec_update); \
         return;                                                                     \
     }
-#define CLASS_ISA_BIT(max_len, isa, ISA, FNS) | (1u << AESGEN_ISA_##ISA)
-#define CLASS_COUNT(max_len, isa, ISA, FNS) + 1
+#define CLASS_ISA_BIT(max_len, isa, ISA, FNS, min_len, period, at_most) | (1u << AESGEN_ISA_##ISA)
+#define CLASS_COUNT(max_len, isa, ISA, FNS, min_len, period, at_most) + 1
 
 #define PLAN_PICK(mode, UARCH, isa, ISA, CLASSES)                                          \
-    static void pick_##mode##_##isa##_##UARCH(size_t len, aesgen_mode_fns *f)               \
+    static AESGEN_ALWAYS_INLINE void pick_##mode##_##isa##_##UARCH(size_t len,              \
+                                                                   aesgen_mode_fns *f)      \
     {                                                                                       \
         enum { U = AESGEN_UARCH_##UARCH };                                                  \
         CLASSES(CLASS_PICK_##mode)                                                          \
-        CLASS_PICK_##mode(SIZE_MAX, isa, ISA, TUNED)                                        \
+        CLASS_PICK_##mode(SIZE_MAX, isa, ISA, TUNED, 0, 1, 1)                               \
     }
 #define PICK(mode, isa, UARCH, len) \
     aesgen_mode_fns f;              \
     pick_##mode##_##isa##_##UARCH(len, &f)
 
-#define PLAN_ctr(UARCH, isa, ISA)                                                          \
-    static int plan_ctr_##isa##_##UARCH(const aesgen_aes_key *key, uint8_t *dst,             \
-                                        const uint8_t *src, size_t len, uint64_t lo,         \
-                                        uint64_t hi)                                         \
-    {                                                                                        \
-        PICK(ctr, isa, UARCH, len);                                                          \
-        return f.ctr(key, dst, src, len, lo, hi);                                            \
-    }
-#define PLAN_xctr(UARCH, isa, ISA)                                                         \
-    static int plan_xctr_##isa##_##UARCH(const aesgen_aes_key *key, uint8_t *dst,            \
-                                         const uint8_t *src, size_t len,                     \
-                                         const uint8_t iv[16], uint64_t index)               \
-    {                                                                                        \
-        PICK(xctr, isa, UARCH, len);                                                         \
-        return f.xctr(key, dst, src, len, iv, index);                                        \
-    }
+/* ctr and xctr: no function calls through the plan; their contexts hold it (below). */
+#define PLAN_ctr(UARCH, isa, ISA)
+#define PLAN_xctr(UARCH, isa, ISA)
 #define PLAN_xts(UARCH, isa, ISA)                                                          \
     static int plan_xts_enc_##isa##_##UARCH(const aesgen_aes_key *k1,                        \
                                             const aesgen_aes_key *k2, uint8_t *dst,          \
@@ -522,12 +525,16 @@ const char *aesgen_variant_name(void)
     PLAN_##mode(UARCH, isa, ISA)
 AESGEN_GEN_LENGTH_PLANS(PLAN_FUNCTIONS)
 
+typedef enum plan_mode { PLAN_MODE_ctr, PLAN_MODE_xctr, PLAN_MODE_xts, PLAN_MODE_gcm } plan_mode;
+
 typedef struct length_plan {
+    plan_mode mode;
     aesgen_uarch_id uarch;      /* AESGEN_UARCH_DEFAULT: a CPU in no row of the uarch table */
     aesgen_isa_id isa;
     unsigned class_isas;        /* 1 << id of each class's ISA: all must be usable */
     unsigned record_isas;       /* those of GCM records: they must pad as the ISA does */
-    aesgen_mode_fns fns;        /* the plan's functions of its mode, the others NULL */
+    aesgen_mode_fns fns;        /* the plan's functions of its mode, the others NULL (ctr,
+                                   xctr: none, their contexts hold the plan itself) */
     void (*pick)(size_t len, aesgen_mode_fns *f);
     void (*pick_stream)(size_t len, aesgen_mode_fns *f);   /* gcm's streaming calls */
 } length_plan;
@@ -535,8 +542,8 @@ typedef struct length_plan {
 /* Only the functions of non-empty class lists (a plan without record classes leaves the
  * records alone). */
 #define IF_CLASSES(LIST, fn) ((0 LIST(CLASS_COUNT)) ? (fn) : NULL)
-#define PLAN_FNS_ctr(UARCH, isa, C, S) .ctr = plan_ctr_##isa##_##UARCH
-#define PLAN_FNS_xctr(UARCH, isa, C, S) .xctr = plan_xctr_##isa##_##UARCH
+#define PLAN_FNS_ctr(UARCH, isa, C, S) .ctr = NULL
+#define PLAN_FNS_xctr(UARCH, isa, C, S) .xctr = NULL
 #define PLAN_FNS_xts(UARCH, isa, C, S) \
     .xts_encrypt = plan_xts_enc_##isa##_##UARCH, .xts_decrypt = plan_xts_dec_##isa##_##UARCH
 #define PLAN_FNS_gcm(UARCH, isa, C, S)                                                 \
@@ -554,13 +561,13 @@ typedef struct length_plan {
 #define RECORD_ISAS_xts(CLASSES) 0u
 #define RECORD_ISAS_gcm(CLASSES) (0u CLASSES(CLASS_ISA_BIT))
 #define PLAN_ROW(mode, UARCH, isa, ISA, CLASSES, STREAMS)                              \
-    { AESGEN_UARCH_##UARCH, AESGEN_ISA_##ISA,                                          \
+    { PLAN_MODE_##mode, AESGEN_UARCH_##UARCH, AESGEN_ISA_##ISA,                        \
       0u CLASSES(CLASS_ISA_BIT) STREAMS(CLASS_ISA_BIT), RECORD_ISAS_##mode(CLASSES),   \
       { PLAN_FNS_##mode(UARCH, isa, CLASSES, STREAMS) }, pick_##mode##_##isa##_##UARCH, \
       PICK_STREAM_##mode(UARCH, isa) },
 static const length_plan length_plans[] = {
     AESGEN_GEN_LENGTH_PLANS(PLAN_ROW)
-    { AESGEN_UARCH_DEFAULT, AESGEN_ISA_GENERIC, 0, 0, { 0 }, NULL, NULL }   /* the end */
+    { PLAN_MODE_ctr, AESGEN_UARCH_DEFAULT, AESGEN_ISA_GENERIC, 0, 0, { 0 }, NULL, NULL }   /* the end */
 };
 
 int aesgen_length_plan_pick(const aesgen_mode_fns *context, size_t len, aesgen_mode_fns *out)
@@ -581,6 +588,80 @@ int aesgen_length_plan_pick(const aesgen_mode_fns *context, size_t len, aesgen_m
         }
     }
     return 0;
+}
+
+/* ctr and xctr: a context's plan is 1 + the uarch whose plan it is (a mode has one plan
+ * per uarch).  Its picks, as a function for the tests and as a call for the API's long
+ * calls: that takes the contract's arguments, so the API jumps to it as it would to the
+ * context's function (key is the context's own, at its start). */
+#define IF_ctr_ctr(x) x
+#define IF_ctr_xctr(x)
+#define IF_ctr_xts(x)
+#define IF_ctr_gcm(x)
+#define IF_xctr_ctr(x)
+#define IF_xctr_xctr(x) x
+#define IF_xctr_xts(x)
+#define IF_xctr_gcm(x)
+#define PICK_CASE(mode, UARCH, isa)   \
+    case AESGEN_UARCH_##UARCH + 1: {  \
+        PICK(mode, isa, UARCH, len);  \
+        return f.mode;                \
+    }
+#define CTR_PICK_CASE(mode, UARCH, isa, ISA, C, S) IF_ctr_##mode(PICK_CASE(ctr, UARCH, isa))
+#define XCTR_PICK_CASE(mode, UARCH, isa, ISA, C, S) IF_xctr_##mode(PICK_CASE(xctr, UARCH, isa))
+#define CTR_CALL_CASE(mode, UARCH, isa, ISA, C, S)      \
+    IF_ctr_##mode(case AESGEN_UARCH_##UARCH + 1: {      \
+        PICK(ctr, isa, UARCH, len);                     \
+        return f.ctr(key, dst, src, len, lo, hi);       \
+    })
+#define XCTR_CALL_CASE(mode, UARCH, isa, ISA, C, S)     \
+    IF_xctr_##mode(case AESGEN_UARCH_##UARCH + 1: {     \
+        PICK(xctr, isa, UARCH, len);                    \
+        return f.xctr(key, dst, src, len, iv, index);   \
+    })
+
+aesgen_ctr_fn *aesgen_length_plan_ctr(unsigned plan, size_t len)
+{
+    (void)len;   /* no ctr plan: no case */
+    switch (plan) {
+        AESGEN_GEN_LENGTH_PLANS(CTR_PICK_CASE)
+    default:
+        return NULL;
+    }
+}
+
+aesgen_xctr_fn *aesgen_length_plan_xctr(unsigned plan, size_t len)
+{
+    (void)len;   /* no xctr plan: no case */
+    switch (plan) {
+        AESGEN_GEN_LENGTH_PLANS(XCTR_PICK_CASE)
+    default:
+        return NULL;
+    }
+}
+
+int aesgen_ctr_call_planned(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+                            size_t len, uint64_t lo, uint64_t hi)
+{
+    const aesgen_ctr_ctx *ctx = (const aesgen_ctr_ctx *)(const void *)((const char *)key -
+                                                                      offsetof(aesgen_ctr_ctx, key));
+    switch (ctx->plan) {
+        AESGEN_GEN_LENGTH_PLANS(CTR_CALL_CASE)
+    default:
+        return ctx->crypt(key, dst, src, len, lo, hi);
+    }
+}
+
+int aesgen_xctr_call_planned(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+                             size_t len, const uint8_t iv[16], uint64_t index)
+{
+    const aesgen_xctr_ctx *ctx = (const aesgen_xctr_ctx *)(const void *)((const char *)key -
+                                                                        offsetof(aesgen_xctr_ctx, key));
+    switch (ctx->plan) {
+        AESGEN_GEN_LENGTH_PLANS(XCTR_CALL_CASE)
+    default:
+        return ctx->crypt(key, dst, src, len, iv, index);
+    }
 }
 
 static int class_isas_usable(const length_plan *p, const aesgen_isa_impl *impl)
@@ -649,10 +730,14 @@ static void context_fns(const aesgen_isa_impl *impl, int automatic, aesgen_mode_
         const length_plan *p = &length_plans[i];
         if (p->uarch != u || &isa_table[p->isa] != impl || !class_isas_usable(p, impl))
             continue;
-        if (p->fns.ctr != NULL)
-            fns->ctr = p->fns.ctr;
-        if (p->fns.xctr != NULL)
-            fns->xctr = p->fns.xctr;
+        if (p->mode == PLAN_MODE_ctr) {   /* the plan's ISA at len 0: no class */
+            fns->ctr_plan = (unsigned)u + 1;
+            fns->ctr = aesgen_length_plan_ctr(fns->ctr_plan, 0);
+        }
+        if (p->mode == PLAN_MODE_xctr) {
+            fns->xctr_plan = (unsigned)u + 1;
+            fns->xctr = aesgen_length_plan_xctr(fns->xctr_plan, 0);
+        }
         if (p->fns.xts_encrypt != NULL) {
             fns->xts_encrypt = p->fns.xts_encrypt;
             fns->xts_decrypt = p->fns.xts_decrypt;

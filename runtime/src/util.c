@@ -4,13 +4,13 @@
 #include "ct.h"
 #include "internal.h"
 
-AESGEN_NOINLINE void aesgen_drop_keystream(uint8_t ks[16], uint32_t *ks_valid)
+AESGEN_NOINLINE void aesgen_drop_keystream(uint8_t ks[16], uint16_t *ks_valid)
 {
     aesgen_wipe(ks, 16);
     *ks_valid = 0;
 }
 
-size_t aesgen_use_keystream(uint8_t ks[16], uint32_t *pos, uint32_t *ks_valid, uint8_t *dst,
+size_t aesgen_use_keystream(uint8_t ks[16], uint32_t *pos, uint16_t *ks_valid, uint8_t *dst,
                             const uint8_t *src, size_t len)
 {
     size_t n = 16 - *pos;

@@ -34,6 +34,7 @@ int aesgen_xctr_init_isa(aesgen_xctr_ctx *ctx, const uint8_t *key, size_t key_le
     ctx->pos = 0;
     ctx->ks_valid = 0;
     ctx->crypt = fns.xctr;
+    ctx->plan = (uint16_t)fns.xctr_plan;
     return AESGEN_OK;
 }
 
@@ -56,6 +57,19 @@ int aesgen_xctr_get_index(const aesgen_xctr_ctx *ctx, uint64_t *index)
     *index = ctx->index;
     return AESGEN_OK;
 }
+
+aesgen_xctr_fn *aesgen_xctr_target(const aesgen_xctr_ctx *ctx, size_t len)
+{
+    if (ctx->plan != 0 && len >= AESGEN_GEN_LENGTH_CLASSES_FROM_xctr)
+        return aesgen_length_plan_xctr(ctx->plan, len);
+    return ctx->crypt;
+}
+
+/* A call of len bytes on ctx goes through its plan (aesgen_xctr_call_planned: the plan's
+ * choice, or ctx->crypt without one) from the shortest length a class of any xctr plan
+ * covers; never where no xctr plan was generated. */
+#define XCTR_PLANNED(len)                                                                  \
+    (AESGEN_GEN_LENGTH_CLASSES_FROM_xctr != SIZE_MAX && (len) >= AESGEN_GEN_LENGTH_CLASSES_FROM_xctr)
 
 /* 1 if blocks (>= 1) more blocks starting at index next stay below 2^64. */
 static int xctr_blocks_left(uint64_t next, uint64_t blocks)
@@ -89,7 +103,8 @@ static AESGEN_NOINLINE int xctr_crypt_general(aesgen_xctr_ctx *ctx, uint8_t *dst
         src += head;
     }
     if (rest != 0) {
-        ctx->crypt(&ctx->key, dst, src, rest, ctx->iv, ctx->index);
+        (XCTR_PLANNED(rest) ? aesgen_xctr_call_planned : ctx->crypt)(&ctx->key, dst, src, rest,
+                                                                    ctx->iv, ctx->index);
         ctx->index += blocks;
         ctx->pos = (uint32_t)(rest % 16);
         ctx->ks_valid = 0;
@@ -110,9 +125,22 @@ int aesgen_xctr_crypt(aesgen_xctr_ctx *ctx, uint8_t *dst, const uint8_t *src, si
             return AESGEN_EINVAL;
         ctx->index = last + 1;                   /* 0 (exhausted) after block 2^64 - 1 */
         ctx->pos = (uint32_t)len % 16;
+        if (XCTR_PLANNED(len))   /* cold: the short calls fall through */
+            return aesgen_xctr_call_planned(&ctx->key, dst, src, len, ctx->iv, index);
         return ctx->crypt(&ctx->key, dst, src, len, ctx->iv, index);
     }
     return xctr_crypt_general(ctx, dst, src, len);
+}
+
+/* aesgen_xctr_crypt_iv with iv inside the output: from a copy (out of line, so that the
+ * common path keeps its tail call and saves no register). */
+static AESGEN_COLD int xctr_crypt_iv_copied(const aesgen_xctr_ctx *ctx, const uint8_t iv[16],
+                                            uint8_t *dst, const uint8_t *src, size_t len)
+{
+    uint8_t iv_copy[16];
+    memcpy(iv_copy, iv, sizeof iv_copy);
+    return (XCTR_PLANNED(len) ? aesgen_xctr_call_planned : ctx->crypt)(&ctx->key, dst, src, len,
+                                                                     iv_copy, 1);
 }
 
 int aesgen_xctr_crypt_iv(const aesgen_xctr_ctx *ctx, const uint8_t iv[16], uint8_t *dst,
@@ -125,10 +153,9 @@ int aesgen_xctr_crypt_iv(const aesgen_xctr_ctx *ctx, const uint8_t iv[16], uint8
      * implementations may read iv again after writing (vperm_ssse3 reads it per block),
      * so an iv inside the output is copied first; otherwise it is passed as it is. */
     const uintptr_t at = (uintptr_t)iv, out = (uintptr_t)dst;
-    if (__builtin_expect(at < out + len && out < at + 16, 0)) {
-        uint8_t iv_copy[16];
-        memcpy(iv_copy, iv, sizeof iv_copy);
-        return ctx->crypt(&ctx->key, dst, src, len, iv_copy, 1);
-    }
+    if (__builtin_expect(at < out + len && out < at + 16, 0))
+        return xctr_crypt_iv_copied(ctx, iv, dst, src, len);
+    if (XCTR_PLANNED(len))   /* cold: the short calls fall through */
+        return aesgen_xctr_call_planned(&ctx->key, dst, src, len, iv, 1);
     return ctx->crypt(&ctx->key, dst, src, len, iv, 1);
 }

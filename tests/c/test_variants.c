@@ -275,6 +275,8 @@ struct plan_class {
     size_t max_len;
     const char *isa;
     bool own;                         /* FNS OWN: the file's own functions, not the uarch's */
+    size_t min_len, period, at_most;  /* min_len..max_len, last vector of the plan's ISA
+                                         (period bytes) holding at most at_most bytes */
 };
 struct plan_row {
     const char *mode, *isa;
@@ -286,12 +288,13 @@ struct plan_row {
 };
 #define PLAN_FNS_TUNED false
 #define PLAN_FNS_OWN true
-#define PLAN_CLASS(max_len, isa, ISA, FNS) { max_len, #isa, PLAN_FNS_##FNS },
+#define PLAN_CLASS(max_len, isa, ISA, FNS, min_len, period, at_most) \
+    { max_len, #isa, PLAN_FNS_##FNS, min_len, period, at_most },
 #define PLAN_ROW(mode, U, isa, ISA, CLASSES, STREAMS) \
     { #mode, #isa, AESGEN_UARCH_##U, { CLASSES(PLAN_CLASS) }, 0, { STREAMS(PLAN_CLASS) }, 0 },
 static struct plan_row plan_rows[] = {
     AESGEN_GEN_LENGTH_PLANS(PLAN_ROW)
-    { NULL, NULL, 0, { { 0, NULL, false } }, 0, { { 0, NULL, false } }, 0 }
+    { NULL, NULL, 0, { { 0, NULL, false, 0, 0, 0 } }, 0, { { 0, NULL, false, 0, 0, 0 } }, 0 }
 };
 
 union plan_ctx {
@@ -315,7 +318,8 @@ static const char *planned_isa(const struct plan_row *p, const struct plan_class
                                size_t n, size_t len, bool *own)
 {
     for (size_t c = 0; c < n; c++)
-        if (len <= classes[c].max_len) {
+        if (len >= classes[c].min_len && len <= classes[c].max_len &&
+            (len - 1) % classes[c].period < classes[c].at_most) {
             *own = classes[c].own;
             return classes[c].isa;
         }
@@ -323,19 +327,33 @@ static const char *planned_isa(const struct plan_row *p, const struct plan_class
     return p->isa;
 }
 
-/* The lengths worth checking: 16, each boundary and its neighbours, and past the last. */
+/* The lengths worth checking: 16, each boundary and its neighbours, and past the last;
+ * a class from min_len: that edge too, and where it takes only calls whose last vector
+ * holds at most at_most bytes, both sides of that edge in its first and last periods. */
 static size_t plan_lengths(const struct plan_class *classes, size_t n_classes, size_t *lens,
                            size_t cap)
 {
     size_t n = 0;
     lens[n++] = 16;
     lens[n++] = 17;
-    for (size_t c = 0; c < n_classes && n + 4 <= cap; c++) {
-        size_t m = classes[c].max_len;
+    for (size_t c = 0; c < n_classes && n + 14 <= cap; c++) {
+        size_t m = classes[c].max_len, low = classes[c].min_len, p = classes[c].period;
         lens[n++] = m - 1;
         lens[n++] = m;
         lens[n++] = m + 1;
         lens[n++] = m + 16;
+        if (low > 1) {
+            lens[n++] = low - 1;
+            lens[n++] = low;
+        }
+        if (classes[c].at_most < p) {
+            size_t first = (low - 1) / p * p, last = (m - 1) / p * p;
+            for (size_t base = first; base <= last; base += last - first > 0 ? last - first : 1) {
+                lens[n++] = base + classes[c].at_most;        /* the last in the class */
+                lens[n++] = base + classes[c].at_most + 1;    /* one byte more: not */
+                lens[n++] = base + p;                         /* a full last vector */
+            }
+        }
     }
     lens[n++] = n_classes ? classes[n_classes - 1].max_len + 500 : 1000;
     return n;
@@ -405,15 +423,20 @@ static void run_stream_classes(const struct plan_row *p, union plan_ctx *c, cons
     }
 }
 
-static void (*plan_pick_fn(const struct plan_row *p, const aesgen_mode_fns *ctx, size_t len))(void)
+static aesgen_mode_fns context_of(const char *mode, const void *ctx);
+
+/* The function a call of len bytes on context c takes through its plan; NULL if c holds
+ * no plan.  ctr, xctr: the calls' own choice (aesgen_ctr_target: the context holds its
+ * plan); xts, gcm: the plan's function the context holds (aesgen_length_plan_pick). */
+static void (*plan_pick_fn(const struct plan_row *p, const union plan_ctx *c, size_t len))(void)
 {
-    aesgen_mode_fns out;
-    if (!aesgen_length_plan_pick(ctx, len, &out))
-        return NULL;
     if (strcmp(p->mode, "ctr") == 0)
-        return (void (*)(void))out.ctr;
+        return c->ctr.plan ? (void (*)(void))aesgen_ctr_target(&c->ctr, len) : NULL;
     if (strcmp(p->mode, "xctr") == 0)
-        return (void (*)(void))out.xctr;
+        return c->xctr.plan ? (void (*)(void))aesgen_xctr_target(&c->xctr, len) : NULL;
+    aesgen_mode_fns out, held = context_of(p->mode, c);
+    if (!aesgen_length_plan_pick(&held, len, &out))
+        return NULL;
     if (strcmp(p->mode, "xts") == 0)
         return (void (*)(void))out.xts_encrypt;
     return (void (*)(void))out.gcm.enc_record;
@@ -513,12 +536,13 @@ static bool plan_output_right(const char *mode, union plan_ctx *c, const uint8_t
  * (gcm: the record's, and the streaming update's). */
 struct held_fns {
     void (*call)(void), (*update)(void);
+    unsigned plan;                    /* ctr, xctr: the plan the context holds (0: none) */
 };
 static struct held_fns auto_context_fns(const struct plan_row *p, const uint8_t *key,
                                         const uint8_t iv[16])
 {
     union plan_ctx c;
-    struct held_fns h = { NULL, NULL };
+    struct held_fns h = { NULL, NULL, 0 };
     if (plan_init(p->mode, &c, key, 128, iv, NULL) != AESGEN_OK)
         return h;
     aesgen_mode_fns f = context_of(p->mode, &c);
@@ -528,6 +552,7 @@ static struct held_fns auto_context_fns(const struct plan_row *p, const uint8_t 
                                             : (void (*)(void))f.gcm.enc_record;
     if (strcmp(p->mode, "gcm") == 0)
         h.update = (void (*)(void))c.gcm.enc_update;
+    h.plan = strcmp(p->mode, "ctr") == 0 ? c.ctr.plan : strcmp(p->mode, "xctr") == 0 ? c.xctr.plan : 0;
     return h;
 }
 
@@ -544,7 +569,8 @@ static void default_plan_is_for_no_uarch(const struct plan_row *p, const uint8_t
         struct held_fns got = auto_context_fns(p, key, iv);
         /* only the functions the plan sets: gcm's records with classes, its streaming
          * calls with stream classes */
-        bool call = p->n && got.call == dflt.call;
+        bool direct = strcmp(p->mode, "ctr") == 0 || strcmp(p->mode, "xctr") == 0;
+        bool call = p->n && (direct ? got.plan == dflt.plan : got.call == dflt.call);
         bool update = p->n_streams && got.update == dflt.update;
         check(!call && !update, "length plan %s default: %s does not take it", p->mode,
               uarch_names[id]);
@@ -611,19 +637,25 @@ static void run_plan(const struct plan_row *p)
         }
         if (!p->n)
             continue;
-        check(aesgen_length_plan_pick(&auto_fns, 16, &unused) == 1,
-              "length plan %s %s: an auto context on %s holds the plan's function", p->mode, u,
-              p->isa);
+        check(plan_pick_fn(p, &c, 16) != NULL,
+              "length plan %s %s: an auto context on %s holds the plan", p->mode, u, p->isa);
         check(aesgen_length_plan_pick(&named_fns, 16, &unused) == 0 &&
-                  plan_pick_fn(p, &named_fns, 16) == NULL,
+                  plan_pick_fn(p, &named, 16) == NULL,
               "length plan %s %s: a context that names %s holds its own function "
               "(that ISA at every length)", p->mode, u, p->isa);
+        if (strcmp(p->mode, "ctr") == 0 || strcmp(p->mode, "xctr") == 0) {
+            /* the context's own function is the plan's ISA's, which short calls take */
+            void (*held)(void) = strcmp(p->mode, "ctr") == 0 ? (void (*)(void))auto_fns.ctr
+                                                             : (void (*)(void))auto_fns.xctr;
+            check(held == own_fn(p, main_isa), "length plan %s %s: an auto context holds "
+                  "%s's function for the calls no class covers", p->mode, u, p->isa);
+        }
         for (size_t l = 0; l < n; l++) {
             bool own;
             const struct test_isa *want_isa = isa_named(planned_isa(p, p->classes, p->n,
                                                                     lens[l], &own));
             void (*want)(void) = own ? file_fn(p, want_isa) : own_fn(p, want_isa);
-            void (*got)(void) = plan_pick_fn(p, &auto_fns, lens[l]);
+            void (*got)(void) = plan_pick_fn(p, &c, lens[l]);
             check(got != NULL && got == want, "length plan %s %s AES-%zu: %zu bytes take %s",
                   p->mode, u, bits, lens[l], want_isa->name);
             size_t cut = strcmp(p->mode, "ctr") == 0 || strcmp(p->mode, "xctr") == 0

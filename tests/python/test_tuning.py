@@ -75,8 +75,8 @@ class TuningFile(unittest.TestCase):
                              {"max_len": 256, "isa": "avx10_256"}])
         self.write(lengths={"xts": {"znver4": good}})
         self.assertEqual(tuning.length_plans(),
-                         {"xts": {"znver4": ("avx10_512", ((31, "aesni_avx", "uarch"),
-                                                           (256, "avx10_256", "uarch")),
+                         {"xts": {"znver4": ("avx10_512", ((31, "aesni_avx", "uarch", 1, None),
+                                                           (256, "avx10_256", "uarch", 1, None)),
                                                ())}})
         self.write(lengths={"xts": {"znver4": dict(good, stream_classes=[
             {"max_len": 64, "isa": "aesni_avx"}])}})
@@ -85,12 +85,18 @@ class TuningFile(unittest.TestCase):
         self.write(lengths={"gcm": {"znver4": dict(good, stream_classes=[
             {"max_len": 32, "isa": "aesni_avx"}, {"max_len": 128, "isa": "avx10_256"}])}})
         self.assertEqual(tuning.length_plans()["gcm"]["znver4"][2],
-                         ((32, "aesni_avx", "uarch"), (128, "avx10_256", "uarch")))
+                         ((32, "aesni_avx", "uarch", 1, None),
+                          (128, "avx10_256", "uarch", 1, None)))
         # the plan's own ISA, as its file's own functions (not the uarch's variant)
         self.write(lengths={"gcm": {"znver5": dict(good, stream_classes=[
             {"max_len": 511, "isa": "avx10_512", "variant": "own"}])}})
         self.assertEqual(tuning.length_plans()["gcm"]["znver5"][2],
-                         ((511, "avx10_512", "own"),))
+                         ((511, "avx10_512", "own", 1, None),))
+        # a class of lengths whose last vector of the plan's ISA holds at most 32 bytes
+        fill = {"max_len": 1120, "isa": "avx10_256", "min_len": 129, "last_vector_at_most": 32}
+        self.write(lengths={"xctr": {"default": dict(good, classes=[fill])}})
+        self.assertEqual(tuning.length_plans()["xctr"]["default"][1],
+                         ((1120, "avx10_256", "uarch", 129, 32),))
         bad_cases = [
             (dict(good, classes=[{"max_len": 256, "isa": "avx10_256"},
                                  {"max_len": 31, "isa": "aesni_avx"}]), "ascending"),
@@ -104,6 +110,18 @@ class TuningFile(unittest.TestCase):
              "bad variant 'default'; valid: uarch, own"),
             (dict(good, classes=[]), "no classes"),
             (dict(good, classes=[{"max_len": 0, "isa": "aesni_avx"}]), "ascending"),
+            (dict(good, classes=[{"max_len": 64, "isa": "aesni_avx", "min_len": 65}]),
+             "min_len 65: expected an integer 1..64"),
+            (dict(good, classes=[{"max_len": 64, "isa": "aesni_avx", "min_len": 0}]),
+             "min_len 0: expected an integer 1..64"),
+            (dict(good, classes=[{"max_len": 640, "isa": "avx10_256",
+                                  "last_vector_at_most": 64}]),
+             "last_vector_at_most 64: expected a multiple of 16 below avx10_512's vector of "
+             "64 bytes \\(valid: 16, 32, 48\\)"),
+            (dict(good, classes=[{"max_len": 640, "isa": "avx10_256",
+                                  "last_vector_at_most": 20}]), "last_vector_at_most 20"),
+            (dict(good, classes=[{"max_len": 640, "isa": "avx10_256", "min": 129}]),
+             "unknown field 'min'; valid: isa, max_len, min_len, last_vector_at_most, variant"),
         ]
         for entry, message in bad_cases:
             self.write(lengths={"xts": {"znver4": entry}})
@@ -112,6 +130,28 @@ class TuningFile(unittest.TestCase):
         self.write(lengths={"ecb": {"znver4": good}})
         with self.assertRaisesRegex(UsageError, "lengths.ecb: unknown mode"):
             tuning.length_plans()
+
+    def test_length_classes_in_the_header(self):
+        # C(max_len, isa, ISA, FNS, min_len, period, at_most): period = the plan ISA's vector,
+        # at_most = period for any last vector; FROM_<mode>: where ctr/xctr calls look
+        from generator import manifest
+        from generator.isa import ISAS
+        fill = {"max_len": 1120, "isa": "avx10_256", "min_len": 129, "last_vector_at_most": 32}
+        self.write(lengths={
+            "xctr": {"default": dict(PROVENANCE, isa="avx10_512", classes=[fill])},
+            "xts": {"default": dict(PROVENANCE, isa="avx10_512",
+                                    classes=[{"max_len": 31, "isa": "aesni_avx"}])}})
+        entries = [{"mode": m, "isa": "avx10_512", "variants": []} for m in ("xctr", "xts")]
+        text = "\n".join(manifest._uarch_lines(entries, ISAS.values()))
+        self.assertIn("C(1120, avx10_256, AVX10_256, TUNED, 129, 64, 32)", text)
+        self.assertIn("C(31, aesni_avx, AESNI_AVX, TUNED, 1, 64, 64)", text)
+        self.assertIn("#define AESGEN_GEN_LENGTH_CLASSES_FROM_xctr 129", text)
+        self.assertNotIn("FROM_xts", text)
+        self.assertNotIn("FROM_ctr", text)
+        # a bundle without avx10_256 keeps the plan without its class, and no FROM
+        text = "\n".join(manifest._uarch_lines(entries, [ISAS["avx10_512"], ISAS["aesni_avx"]]))
+        self.assertNotIn("AVX10_256", text)
+        self.assertNotIn("FROM_xctr", text)
 
     def test_the_default_plan(self):
         # "default": the plan of a CPU in no row of generator/uarch.py (checked like any)
