@@ -224,6 +224,9 @@ enum {
     C(48, aesni_avx, AESNI_AVX, TUNED, 1, 64, 64) \
     C(97, avx10_256, AVX10_256, TUNED, 1, 64, 64) \
     C(511, avx10_512, AVX10_512, OWN, 1, 64, 64)
+#define AESGEN_GEN_LENGTH_CLASSES_xctr_default(C) \
+    C(1120, avx10_256, AVX10_256, TUNED, 129, 64, 32)
+#define AESGEN_GEN_LENGTH_CLASSES_xctr_default_STREAM(C)
 #define AESGEN_GEN_LENGTH_CLASSES_xts_default(C) \
     C(31, aesni_avx, AESNI_AVX, TUNED, 1, 64, 64) \
     C(47, avx10_256, AVX10_256, TUNED, 1, 64, 64)
@@ -241,9 +244,11 @@ enum {
     X(gcm, DEFAULT, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_gcm_default, AESGEN_GEN_LENGTH_CLASSES_gcm_default_STREAM) \
     X(gcm, ZNVER4, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_gcm_znver4, AESGEN_GEN_LENGTH_CLASSES_gcm_znver4_STREAM) \
     X(gcm, ZNVER5, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_gcm_znver5, AESGEN_GEN_LENGTH_CLASSES_gcm_znver5_STREAM) \
+    X(xctr, DEFAULT, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_xctr_default, AESGEN_GEN_LENGTH_CLASSES_xctr_default_STREAM) \
     X(xts, DEFAULT, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_xts_default, AESGEN_GEN_LENGTH_CLASSES_xts_default_STREAM) \
     X(xts, ZNVER4, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_xts_znver4, AESGEN_GEN_LENGTH_CLASSES_xts_znver4_STREAM) \
     X(xts, ZNVER5, avx10_512, AVX10_512, AESGEN_GEN_LENGTH_CLASSES_xts_znver5, AESGEN_GEN_LENGTH_CLASSES_xts_znver5_STREAM)
+#define AESGEN_GEN_LENGTH_CLASSES_FROM_xctr 129
 
 /* ---- Layouts the assembly reads (generator/layout.py) ---- */
 
