@@ -210,7 +210,8 @@ enum {
  * period: any last vector.  AESGEN_GEN_LENGTH_CLASSES_FROM_<mode> (ctr, xctr): the
  * shortest call any class of the mode covers (the API looks at plans from there) */
 #define AESGEN_GEN_LENGTH_CLASSES_gcm_default(C) \
-    C(32, avx10_256, AVX10_256, TUNED, 1, 64, 64)
+    C(32, avx10_256, AVX10_256, TUNED, 1, 64, 64) \
+    C(96, avx10_256, AVX10_256, TUNED, 65, 64, 64)
 #define AESGEN_GEN_LENGTH_CLASSES_gcm_default_STREAM(C) \
     C(31, aesni_avx, AESNI_AVX, TUNED, 1, 64, 64) \
     C(47, avx10_256, AVX10_256, TUNED, 1, 64, 64)
