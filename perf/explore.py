@@ -61,6 +61,7 @@ from . import mca, plots
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LENGTHS = (1420, 4096, 16384)
+BENCH_MAX_LENGTHS = 32         # tests/bench/bench.h
 KEY_BITS = (128, 256)
 APPLY_MARGIN = 0.03
 APPLY_NOISE = 0.01     # a median this much below the default counts as a loss
@@ -270,8 +271,11 @@ class Workspace:
 
 def bench_env(c: Candidate, **extra) -> Dict[str, str]:
     """The environment of a variant's bench run: the candidate's own functions are timed
-    (the file's), not a uarch variant the file also holds for this CPU."""
-    return dict(os.environ, AESGEN_VARIANT="none", **extra)
+    (the file's), not a uarch variant the file also holds for this CPU; the bench's
+    message lengths are the run's (its len= filters pick among those: a length the bench
+    did not run was a workload it did not have)."""
+    return dict(os.environ, AESGEN_VARIANT="none",
+                BENCH_LENGTHS=",".join(str(n) for n in LENGTHS), **extra)
 
 
 def bench_modes(c: Candidate, mode: str, isa: str) -> List[str]:
@@ -626,9 +630,14 @@ def explore(mode, isa, build, rounds, samples, do_apply, only="") -> int:
 
 
 def parse_lengths(text: str):
-    """'512,1420': the lengths, each 16..16384 (the bench's range), in the order given."""
+    """'512,1420': the lengths, each 16..16384 (the bench's range), in the order given, at
+    most BENCH_MAX_LENGTHS (tests/bench/bench.h) of them."""
     lengths = []
-    for part in text.split(","):
+    parts = text.split(",")
+    if len(parts) > BENCH_MAX_LENGTHS:
+        raise UsageError(f"--lengths: {len(parts)} lengths; valid: at most "
+                         f"{BENCH_MAX_LENGTHS} (the bench's limit)")
+    for part in parts:
         try:
             n = int(part, 10)
         except ValueError:

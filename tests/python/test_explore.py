@@ -54,6 +54,23 @@ class Sweep(unittest.TestCase):
             explore.parse_only("GHASH=school", mode)
 
 
+class BenchRun(unittest.TestCase):
+    def test_the_bench_runs_the_sweeps_lengths(self):
+        # the bench's len= filters pick among the lengths it runs: without BENCH_LENGTHS a
+        # sweep of 128, 320 B measured nothing ("the bench has no xts workload")
+        saved = explore.LENGTHS
+        self.addCleanup(setattr, explore, "LENGTHS", saved)
+        explore.LENGTHS = explore.parse_lengths("128,320,16384")
+        c = explore.Candidate({"UNROLL": 4}, False)
+        env = explore.bench_env(c, BENCH_QUICK="1")
+        self.assertEqual(env["BENCH_LENGTHS"], "128,320,16384")
+        self.assertEqual(env["AESGEN_VARIANT"], "none")
+        with open(os.path.join(GEN, "..", "tests", "bench", "bench.h"), encoding="utf-8") as f:
+            self.assertIn(f"#define BENCH_MAX_LENGTHS {explore.BENCH_MAX_LENGTHS} ", f.read())
+        with self.assertRaisesRegex(UsageError, "33 lengths; valid: at most 32"):
+            explore.parse_lengths(",".join(["64"] * 33))
+
+
 class Ranking(unittest.TestCase):
     def test_wrong_variants_are_never_ranked(self):
         default = candidate({"UNROLL": 8}, [90, 90, 90], default=True)
