@@ -207,8 +207,8 @@ enum {
  * ascending max_len, the first that covers a call taking it (gcm: the records;
  * STREAM_CLASSES: gcm's streaming calls); FNS: TUNED (that ISA's functions for the
  * uarch, its variant where it has one) or OWN (the file's own functions); at_most =
- * period: any last vector.  AESGEN_GEN_LENGTH_CLASSES_FROM_<mode> (ctr, xctr): the
- * shortest call any class of the mode covers (the API looks at plans from there) */
+ * period: any last vector.  AESGEN_GEN_LENGTH_CLASSES_FROM_xctr: the shortest call
+ * any class of xctr covers (its calls look at the context's plan from there) */
 #define AESGEN_GEN_LENGTH_CLASSES_gcm_default(C) \
     C(32, avx10_256, AVX10_256, TUNED, 1, 64, 64) \
     C(96, avx10_256, AVX10_256, TUNED, 65, 64, 64)

@@ -201,8 +201,8 @@ def _uarch_lines(entries: List[dict], isas) -> List[str]:
             " * ascending max_len, the first that covers a call taking it (gcm: the records;",
             " * STREAM_CLASSES: gcm's streaming calls); FNS: TUNED (that ISA's functions for the",
             " * uarch, its variant where it has one) or OWN (the file's own functions); at_most =",
-            " * period: any last vector.  AESGEN_GEN_LENGTH_CLASSES_FROM_<mode> (ctr, xctr): the",
-            " * shortest call any class of the mode covers (the API looks at plans from there) */"]
+            " * period: any last vector.  AESGEN_GEN_LENGTH_CLASSES_FROM_xctr: the shortest call",
+            " * any class of xctr covers (its calls look at the context's plan from there) */"]
     plans = tuning.length_plans()
     rows, shortest = [], {}
     for mode in sorted(plans):
@@ -229,7 +229,7 @@ def _uarch_lines(entries: List[dict], isas) -> List[str]:
                         f"{name}_STREAM)")
     out += _macro("AESGEN_GEN_LENGTH_PLANS(X)", rows)
     out += [f"#define AESGEN_GEN_LENGTH_CLASSES_FROM_{mode} {shortest[mode]}"
-            for mode in ("ctr", "xctr") if mode in shortest]
+            for mode in ("xctr",) if mode in shortest]
     out.append("")
     return out
 

@@ -149,8 +149,7 @@ typedef struct aesgen_ctr_ctx {
     uint64_t ctr[2];     /* counter value of the next block not yet started: [0] low, [1] high */
     uint8_t  ks[16];     /* keystream of the block in progress, when ks_valid */
     uint32_t pos;        /* bytes of the block in progress already used; 0: on a block boundary */
-    uint16_t ks_valid;   /* ks holds the keystream of the block in progress */
-    uint16_t plan;       /* "auto": the length plan some calls take another ISA by (0: none) */
+    uint32_t ks_valid;   /* ks holds the keystream of the block in progress */
     int (*crypt)(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
                  size_t len, uint64_t ctr_lo, uint64_t ctr_hi); /* chosen at init; returns 0 */
 } aesgen_ctr_ctx;
@@ -162,7 +161,7 @@ typedef struct aesgen_xctr_ctx {
     uint8_t  ks[16];     /* keystream of the block in progress, when ks_valid */
     uint32_t pos;        /* bytes of the block in progress already used; 0: on a block boundary */
     uint16_t ks_valid;
-    uint16_t plan;       /* as in aesgen_ctr_ctx */
+    uint16_t plan;       /* "auto": the length plan some calls take another ISA by (0: none) */
     int (*crypt)(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
                  size_t len, const uint8_t iv[16], uint64_t index);  /* returns 0 */
 } aesgen_xctr_ctx;

@@ -35,7 +35,6 @@ int aesgen_ctr_init_isa(aesgen_ctr_ctx *ctx, const uint8_t *key, size_t key_len,
     const uint64_t hi = load_be64(iv), lo = load_be64(iv + 8);
     impl->expand(&ctx->key, key, key_len);
     ctx->crypt = fns.ctr;
-    ctx->plan = (uint16_t)fns.ctr_plan;
     ctx->ctr[0] = lo;
     ctx->ctr[1] = hi;
     memset(ctx->ks, 0, sizeof ctx->ks);
@@ -51,8 +50,10 @@ int aesgen_ctr_set_iv(aesgen_ctr_ctx *ctx, const uint8_t iv[16])
     ctx->ctr[1] = load_be64(iv);
     ctx->ctr[0] = load_be64(iv + 8);
     ctx->pos = 0;
-    if (ctx->ks_valid)
-        aesgen_drop_keystream(ctx->ks, &ctx->ks_valid);
+    if (ctx->ks_valid) {
+        ctx->ks_valid = 0;
+        aesgen_drop_keystream(ctx->ks);
+    }
     return AESGEN_OK;
 }
 
@@ -65,19 +66,6 @@ int aesgen_ctr_get_iv(const aesgen_ctr_ctx *ctx, uint8_t iv[16])
     return AESGEN_OK;
 }
 
-aesgen_ctr_fn *aesgen_ctr_target(const aesgen_ctr_ctx *ctx, size_t len)
-{
-    if (ctx->plan != 0 && len >= AESGEN_GEN_LENGTH_CLASSES_FROM_ctr)
-        return aesgen_length_plan_ctr(ctx->plan, len);
-    return ctx->crypt;
-}
-
-/* A call of len bytes on ctx goes through its plan (aesgen_ctr_call_planned: the plan's
- * choice, or ctx->crypt without one) from the shortest length a class of any ctr plan
- * covers; never where no ctr plan was generated. */
-#define CTR_PLANNED(len)                                                                  \
-    (AESGEN_GEN_LENGTH_CLASSES_FROM_ctr != SIZE_MAX && (len) >= AESGEN_GEN_LENGTH_CLASSES_FROM_ctr)
-
 /* Uses the rest of the block in progress (pos != 0); returns the bytes consumed. */
 static size_t ctr_finish_block(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t *src,
                                size_t len)
@@ -88,7 +76,10 @@ static size_t ctr_finish_block(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t 
                    ctx->ctr[1] - (ctx->ctr[0] == 0));
         ctx->ks_valid = 1;
     }
-    return aesgen_use_keystream(ctx->ks, &ctx->pos, &ctx->ks_valid, dst, src, len);
+    const size_t n = aesgen_use_keystream(ctx->ks, &ctx->pos, dst, src, len);
+    if (ctx->pos == 0)            /* used up (and wiped) */
+        ctx->ks_valid = 0;
+    return n;
 }
 
 /* Starts at a block boundary; splits the call where the low counter half wraps. */
@@ -107,8 +98,7 @@ static void ctr_from_boundary(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t *
         ctx->ctr[0] = 0;
         ctx->ctr[1] += 1;
     }
-    (CTR_PLANNED(len) ? aesgen_ctr_call_planned : ctx->crypt)(&ctx->key, dst, src, len,
-                                                            ctx->ctr[0], ctx->ctr[1]);
+    ctx->crypt(&ctx->key, dst, src, len, ctx->ctr[0], ctx->ctr[1]);
     const uint64_t lo = ctx->ctr[0] + blocks;
     ctx->ctr[1] += lo < ctx->ctr[0];
     ctx->ctr[0] = lo;
@@ -151,8 +141,6 @@ int aesgen_ctr_crypt(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t *src, size
         ctx->ctr[0] = last + 1;                   /* 0 when the last block was 2^64 - 1 */
         ctx->ctr[1] = hi + (last == UINT64_MAX);
         ctx->pos = (uint32_t)len % 16;
-        if (CTR_PLANNED(len))   /* cold: the short calls fall through */
-            return aesgen_ctr_call_planned(&ctx->key, dst, src, len, lo, hi);
         return ctx->crypt(&ctx->key, dst, src, len, lo, hi);
     }
     return ctr_crypt_general(ctx, dst, src, len);

@@ -127,11 +127,12 @@ typedef struct aesgen_mode_fns {
      * by "auto" the xmm code of aesni_avx (the cheapest prologue) or the length plan's
      * streaming functions where the uarch has them, else the ISA's own. */
     aesgen_gcm_fns  gcm_short;
-    /* aesgen_isa_resolve only: with an ISA chosen by "auto", the length plan of ctr / xctr
-     * (1 + the uarch whose plan it is; 0: none), which ctr and xctr above the shortest
-     * length a class covers consult (aesgen_ctr_call_planned); ctr / xctr are then the
-     * plan's ISA's functions, which the other calls take. */
-    unsigned ctr_plan, xctr_plan;
+    /* aesgen_isa_resolve only: with an ISA chosen by "auto", the length plan of xctr (1 +
+     * the uarch whose plan it is; 0: none), which xctr calls from the shortest length a
+     * class covers consult (aesgen_xctr_call_planned); xctr is then the plan's ISA's
+     * function, which the other calls take.  (ctr's plans, like xts's and gcm's, put a
+     * function that picks by length into the context.) */
+    unsigned xctr_plan;
 } aesgen_mode_fns;
 
 /* Microarchitectures (generator/uarch.py, gen/aesgen_gen.h).  0 is "default": a CPU in
@@ -177,23 +178,17 @@ aesgen_uarch_id aesgen_variant_current(void);
  * the context's pointers), *out gets the functions of that mode a call of len bytes
  * takes, and 1 is returned; 0 if context holds no plan's function. */
 int aesgen_length_plan_pick(const aesgen_mode_fns *context, size_t len, aesgen_mode_fns *out);
-/* The function a ctr / xctr call of len bytes takes under a context's plan (ctr_plan,
- * xctr_plan above; len 0: the plan's ISA's, which the context holds). */
-aesgen_ctr_fn *aesgen_length_plan_ctr(unsigned plan, size_t len);
+/* The function an xctr call of len bytes takes under a context's plan (xctr_plan above;
+ * len 0: the plan's ISA's, which the context holds). */
 aesgen_xctr_fn *aesgen_length_plan_xctr(unsigned plan, size_t len);
 /* A call through the plan of the context whose key is key (&ctx->key), or its function.
- * Cold: the calls that branch here then fall through to their short path (see ctr.c). */
-AESGEN_COLD aesgen_ctr_fn aesgen_ctr_call_planned;
+ * Cold: the calls that branch here then fall through to their short path (xctr.c). */
 AESGEN_COLD aesgen_xctr_fn aesgen_xctr_call_planned;
 /* The function a call of len bytes on ctx takes: ctx->crypt, or its plan's choice from
- * AESGEN_GEN_LENGTH_CLASSES_FROM_<mode>.  What the calls do (and the tests look at). */
-aesgen_ctr_fn *aesgen_ctr_target(const aesgen_ctr_ctx *ctx, size_t len);
+ * AESGEN_GEN_LENGTH_CLASSES_FROM_xctr.  What the calls do (and the tests look at). */
 aesgen_xctr_fn *aesgen_xctr_target(const aesgen_xctr_ctx *ctx, size_t len);
-#ifndef AESGEN_GEN_LENGTH_CLASSES_FROM_ctr
-#define AESGEN_GEN_LENGTH_CLASSES_FROM_ctr SIZE_MAX   /* no ctr class: never */
-#endif
 #ifndef AESGEN_GEN_LENGTH_CLASSES_FROM_xctr
-#define AESGEN_GEN_LENGTH_CLASSES_FROM_xctr SIZE_MAX
+#define AESGEN_GEN_LENGTH_CLASSES_FROM_xctr SIZE_MAX   /* no xctr class: never */
 #endif
 /* The uarch of a CPUID vendor and display family/model (the first row of
  * generator/uarch.py's table that matches), or AESGEN_UARCH_DEFAULT. */
@@ -351,13 +346,15 @@ static inline void aesgen_wipe16(uint8_t p[16])
     aesgen_keep_stores(p);
 }
 
-/* Wipes the keystream block in progress and marks it gone (out of line: the streaming
- * calls' common path, which tests ks_valid first, stays without saved registers). */
-void aesgen_drop_keystream(uint8_t ks[16], uint16_t *ks_valid);
+/* Wipes the keystream block in progress; the caller marks it gone (out of line: the
+ * streaming calls' common path, which tests ks_valid first, stays without saved
+ * registers). */
+void aesgen_drop_keystream(uint8_t ks[16]);
 
 /* XORs the rest of the keystream block in progress (ks from byte *pos on) into up to len
- * bytes; advances *pos and wipes ks when the block is used up.  Returns the bytes done. */
-size_t aesgen_use_keystream(uint8_t ks[16], uint32_t *pos, uint16_t *ks_valid, uint8_t *dst,
-                            const uint8_t *src, size_t len);
+ * bytes; advances *pos and wipes ks when the block is used up (*pos 0 again: the caller
+ * marks it gone).  Returns the bytes done. */
+size_t aesgen_use_keystream(uint8_t ks[16], uint32_t *pos, uint8_t *dst, const uint8_t *src,
+                            size_t len);
 
 #endif /* AESGEN_INTERNAL_H */

@@ -455,8 +455,15 @@ const char *aesgen_variant_name(void)
     aesgen_mode_fns f;              \
     pick_##mode##_##isa##_##UARCH(len, &f)
 
-/* ctr and xctr: no function calls through the plan; their contexts hold it (below). */
-#define PLAN_ctr(UARCH, isa, ISA)
+#define PLAN_ctr(UARCH, isa, ISA)                                                          \
+    static int plan_ctr_##isa##_##UARCH(const aesgen_aes_key *key, uint8_t *dst,             \
+                                        const uint8_t *src, size_t len, uint64_t lo,         \
+                                        uint64_t hi)                                         \
+    {                                                                                        \
+        PICK(ctr, isa, UARCH, len);                                                          \
+        return f.ctr(key, dst, src, len, lo, hi);                                            \
+    }
+/* xctr: no function calls through the plan; its contexts hold it (below). */
 #define PLAN_xctr(UARCH, isa, ISA)
 #define PLAN_xts(UARCH, isa, ISA)                                                          \
     static int plan_xts_enc_##isa##_##UARCH(const aesgen_aes_key *k1,                        \
@@ -533,8 +540,8 @@ typedef struct length_plan {
     aesgen_isa_id isa;
     unsigned class_isas;        /* 1 << id of each class's ISA: all must be usable */
     unsigned record_isas;       /* those of GCM records: they must pad as the ISA does */
-    aesgen_mode_fns fns;        /* the plan's functions of its mode, the others NULL (ctr,
-                                   xctr: none, their contexts hold the plan itself) */
+    aesgen_mode_fns fns;        /* the plan's functions of its mode, the others NULL (xctr:
+                                   none, its contexts hold the plan itself) */
     void (*pick)(size_t len, aesgen_mode_fns *f);
     void (*pick_stream)(size_t len, aesgen_mode_fns *f);   /* gcm's streaming calls */
 } length_plan;
@@ -542,7 +549,7 @@ typedef struct length_plan {
 /* Only the functions of non-empty class lists (a plan without record classes leaves the
  * records alone). */
 #define IF_CLASSES(LIST, fn) ((0 LIST(CLASS_COUNT)) ? (fn) : NULL)
-#define PLAN_FNS_ctr(UARCH, isa, C, S) .ctr = NULL
+#define PLAN_FNS_ctr(UARCH, isa, C, S) .ctr = plan_ctr_##isa##_##UARCH
 #define PLAN_FNS_xctr(UARCH, isa, C, S) .xctr = NULL
 #define PLAN_FNS_xts(UARCH, isa, C, S) \
     .xts_encrypt = plan_xts_enc_##isa##_##UARCH, .xts_decrypt = plan_xts_dec_##isa##_##UARCH
@@ -590,45 +597,24 @@ int aesgen_length_plan_pick(const aesgen_mode_fns *context, size_t len, aesgen_m
     return 0;
 }
 
-/* ctr and xctr: a context's plan is 1 + the uarch whose plan it is (a mode has one plan
- * per uarch).  Its picks, as a function for the tests and as a call for the API's long
- * calls: that takes the contract's arguments, so the API jumps to it as it would to the
+/* xctr: a context's plan is 1 + the uarch whose plan it is (a mode has one plan per
+ * uarch).  Its pick, as a function for the tests and as a call for the API's long calls:
+ * that takes the contract's arguments, so the API jumps to it as it would to the
  * context's function (key is the context's own, at its start). */
-#define IF_ctr_ctr(x) x
-#define IF_ctr_xctr(x)
-#define IF_ctr_xts(x)
-#define IF_ctr_gcm(x)
 #define IF_xctr_ctr(x)
 #define IF_xctr_xctr(x) x
 #define IF_xctr_xts(x)
 #define IF_xctr_gcm(x)
-#define PICK_CASE(mode, UARCH, isa)   \
-    case AESGEN_UARCH_##UARCH + 1: {  \
-        PICK(mode, isa, UARCH, len);  \
-        return f.mode;                \
-    }
-#define CTR_PICK_CASE(mode, UARCH, isa, ISA, C, S) IF_ctr_##mode(PICK_CASE(ctr, UARCH, isa))
-#define XCTR_PICK_CASE(mode, UARCH, isa, ISA, C, S) IF_xctr_##mode(PICK_CASE(xctr, UARCH, isa))
-#define CTR_CALL_CASE(mode, UARCH, isa, ISA, C, S)      \
-    IF_ctr_##mode(case AESGEN_UARCH_##UARCH + 1: {      \
-        PICK(ctr, isa, UARCH, len);                     \
-        return f.ctr(key, dst, src, len, lo, hi);       \
+#define XCTR_PICK_CASE(mode, UARCH, isa, ISA, C, S) \
+    IF_xctr_##mode(case AESGEN_UARCH_##UARCH + 1: { \
+        PICK(xctr, isa, UARCH, len);                \
+        return f.xctr;                              \
     })
 #define XCTR_CALL_CASE(mode, UARCH, isa, ISA, C, S)     \
     IF_xctr_##mode(case AESGEN_UARCH_##UARCH + 1: {     \
         PICK(xctr, isa, UARCH, len);                    \
         return f.xctr(key, dst, src, len, iv, index);   \
     })
-
-aesgen_ctr_fn *aesgen_length_plan_ctr(unsigned plan, size_t len)
-{
-    (void)len;   /* no ctr plan: no case */
-    switch (plan) {
-        AESGEN_GEN_LENGTH_PLANS(CTR_PICK_CASE)
-    default:
-        return NULL;
-    }
-}
 
 aesgen_xctr_fn *aesgen_length_plan_xctr(unsigned plan, size_t len)
 {
@@ -637,18 +623,6 @@ aesgen_xctr_fn *aesgen_length_plan_xctr(unsigned plan, size_t len)
         AESGEN_GEN_LENGTH_PLANS(XCTR_PICK_CASE)
     default:
         return NULL;
-    }
-}
-
-int aesgen_ctr_call_planned(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
-                            size_t len, uint64_t lo, uint64_t hi)
-{
-    const aesgen_ctr_ctx *ctx = (const aesgen_ctr_ctx *)(const void *)((const char *)key -
-                                                                      offsetof(aesgen_ctr_ctx, key));
-    switch (ctx->plan) {
-        AESGEN_GEN_LENGTH_PLANS(CTR_CALL_CASE)
-    default:
-        return ctx->crypt(key, dst, src, len, lo, hi);
     }
 }
 
@@ -730,11 +704,9 @@ static void context_fns(const aesgen_isa_impl *impl, int automatic, aesgen_mode_
         const length_plan *p = &length_plans[i];
         if (p->uarch != u || &isa_table[p->isa] != impl || !class_isas_usable(p, impl))
             continue;
-        if (p->mode == PLAN_MODE_ctr) {   /* the plan's ISA at len 0: no class */
-            fns->ctr_plan = (unsigned)u + 1;
-            fns->ctr = aesgen_length_plan_ctr(fns->ctr_plan, 0);
-        }
-        if (p->mode == PLAN_MODE_xctr) {
+        if (p->fns.ctr != NULL)
+            fns->ctr = p->fns.ctr;
+        if (p->mode == PLAN_MODE_xctr) {   /* the plan's ISA at len 0: no class */
             fns->xctr_plan = (unsigned)u + 1;
             fns->xctr = aesgen_length_plan_xctr(fns->xctr_plan, 0);
         }

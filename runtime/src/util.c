@@ -4,14 +4,13 @@
 #include "ct.h"
 #include "internal.h"
 
-AESGEN_NOINLINE void aesgen_drop_keystream(uint8_t ks[16], uint16_t *ks_valid)
+AESGEN_NOINLINE void aesgen_drop_keystream(uint8_t ks[16])
 {
     aesgen_wipe(ks, 16);
-    *ks_valid = 0;
 }
 
-size_t aesgen_use_keystream(uint8_t ks[16], uint32_t *pos, uint16_t *ks_valid, uint8_t *dst,
-                            const uint8_t *src, size_t len)
+size_t aesgen_use_keystream(uint8_t ks[16], uint32_t *pos, uint8_t *dst, const uint8_t *src,
+                            size_t len)
 {
     size_t n = 16 - *pos;
     if (n > len)
@@ -20,7 +19,7 @@ size_t aesgen_use_keystream(uint8_t ks[16], uint32_t *pos, uint16_t *ks_valid, u
         dst[i] = src[i] ^ ks[*pos + i];
     *pos = (uint32_t)((*pos + n) % 16);
     if (*pos == 0)                /* block used up: nothing of it stays in the context */
-        aesgen_drop_keystream(ks, ks_valid);
+        aesgen_drop_keystream(ks);
     return n;
 }
 

@@ -426,17 +426,17 @@ static void run_stream_classes(const struct plan_row *p, union plan_ctx *c, cons
 static aesgen_mode_fns context_of(const char *mode, const void *ctx);
 
 /* The function a call of len bytes on context c takes through its plan; NULL if c holds
- * no plan.  ctr, xctr: the calls' own choice (aesgen_ctr_target: the context holds its
- * plan); xts, gcm: the plan's function the context holds (aesgen_length_plan_pick). */
+ * no plan.  xctr: the calls' own choice (aesgen_xctr_target: the context holds its plan);
+ * ctr, xts, gcm: the plan's function the context holds (aesgen_length_plan_pick). */
 static void (*plan_pick_fn(const struct plan_row *p, const union plan_ctx *c, size_t len))(void)
 {
-    if (strcmp(p->mode, "ctr") == 0)
-        return c->ctr.plan ? (void (*)(void))aesgen_ctr_target(&c->ctr, len) : NULL;
     if (strcmp(p->mode, "xctr") == 0)
         return c->xctr.plan ? (void (*)(void))aesgen_xctr_target(&c->xctr, len) : NULL;
     aesgen_mode_fns out, held = context_of(p->mode, c);
     if (!aesgen_length_plan_pick(&held, len, &out))
         return NULL;
+    if (strcmp(p->mode, "ctr") == 0)
+        return (void (*)(void))out.ctr;
     if (strcmp(p->mode, "xts") == 0)
         return (void (*)(void))out.xts_encrypt;
     return (void (*)(void))out.gcm.enc_record;
@@ -536,7 +536,7 @@ static bool plan_output_right(const char *mode, union plan_ctx *c, const uint8_t
  * (gcm: the record's, and the streaming update's). */
 struct held_fns {
     void (*call)(void), (*update)(void);
-    unsigned plan;                    /* ctr, xctr: the plan the context holds (0: none) */
+    unsigned plan;                    /* xctr: the plan the context holds (0: none) */
 };
 static struct held_fns auto_context_fns(const struct plan_row *p, const uint8_t *key,
                                         const uint8_t iv[16])
@@ -552,7 +552,7 @@ static struct held_fns auto_context_fns(const struct plan_row *p, const uint8_t 
                                             : (void (*)(void))f.gcm.enc_record;
     if (strcmp(p->mode, "gcm") == 0)
         h.update = (void (*)(void))c.gcm.enc_update;
-    h.plan = strcmp(p->mode, "ctr") == 0 ? c.ctr.plan : strcmp(p->mode, "xctr") == 0 ? c.xctr.plan : 0;
+    h.plan = strcmp(p->mode, "xctr") == 0 ? c.xctr.plan : 0;
     return h;
 }
 
@@ -569,13 +569,49 @@ static void default_plan_is_for_no_uarch(const struct plan_row *p, const uint8_t
         struct held_fns got = auto_context_fns(p, key, iv);
         /* only the functions the plan sets: gcm's records with classes, its streaming
          * calls with stream classes */
-        bool direct = strcmp(p->mode, "ctr") == 0 || strcmp(p->mode, "xctr") == 0;
-        bool call = p->n && (direct ? got.plan == dflt.plan : got.call == dflt.call);
+        bool call = p->n && (strcmp(p->mode, "xctr") == 0 ? got.plan == dflt.plan
+                                                          : got.call == dflt.call);
         bool update = p->n_streams && got.update == dflt.update;
         check(!call && !update, "length plan %s default: %s does not take it", p->mode,
               uarch_names[id]);
     }
     aesgen_select_variant("default");
+}
+
+/* xctr's calls route by length (xctr.c): through the context's function below
+ * AESGEN_GEN_LENGTH_CLASSES_FROM_xctr, through the plan from there.  A spy in place of the
+ * context's function (it calls the real one) counts which calls reached it. */
+static aesgen_xctr_fn *spied_xctr;
+static unsigned spy_calls;
+static int xctr_spy(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len,
+                    const uint8_t iv[16], uint64_t index)
+{
+    spy_calls++;
+    return spied_xctr(key, dst, src, len, iv, index);
+}
+
+static void xctr_calls_route_by_length(const struct plan_row *p, const aesgen_xctr_ctx *c,
+                                       const uint8_t *key, size_t bits, const uint8_t iv[16],
+                                       const uint8_t *pt, size_t len)
+{
+    static uint8_t got[4096 + 64], want[4096 + 64];
+    aesgen_xctr_ctx spied = *c;
+    spied_xctr = c->crypt;
+    spied.crypt = xctr_spy;
+    ref_xctr(key, bits / 8, iv, 1, want, pt, len);
+    bool planned = c->plan != 0 && len >= AESGEN_GEN_LENGTH_CLASSES_FROM_xctr;
+    spy_calls = 0;
+    bool right = aesgen_xctr_crypt_iv(&spied, iv, got, pt, len) == AESGEN_OK &&
+                 memcmp(got, want, len) == 0;
+    unsigned one_shot = spy_calls;
+    spy_calls = 0;
+    right = right && aesgen_xctr_set_iv(&spied, iv) == AESGEN_OK &&
+            aesgen_xctr_crypt(&spied, got, pt, len) == AESGEN_OK && memcmp(got, want, len) == 0;
+    check(right && one_shot == !planned && spy_calls == !planned,
+          "length plan xctr %s AES-%zu: %zu bytes go %s (aesgen_xctr_crypt_iv and "
+          "aesgen_xctr_crypt: %u and %u calls of the context's function)",
+          uarch_names[p->uarch], bits, len,
+          planned ? "through the plan" : "to the context's function", one_shot, spy_calls);
 }
 
 static void run_plan(const struct plan_row *p)
@@ -643,13 +679,10 @@ static void run_plan(const struct plan_row *p)
                   plan_pick_fn(p, &named, 16) == NULL,
               "length plan %s %s: a context that names %s holds its own function "
               "(that ISA at every length)", p->mode, u, p->isa);
-        if (strcmp(p->mode, "ctr") == 0 || strcmp(p->mode, "xctr") == 0) {
-            /* the context's own function is the plan's ISA's, which short calls take */
-            void (*held)(void) = strcmp(p->mode, "ctr") == 0 ? (void (*)(void))auto_fns.ctr
-                                                             : (void (*)(void))auto_fns.xctr;
-            check(held == own_fn(p, main_isa), "length plan %s %s: an auto context holds "
-                  "%s's function for the calls no class covers", p->mode, u, p->isa);
-        }
+        if (strcmp(p->mode, "xctr") == 0)   /* the calls no class covers take it */
+            check((void (*)(void))auto_fns.xctr == own_fn(p, main_isa),
+                  "length plan xctr %s: an auto context holds %s's function beside the plan",
+                  u, p->isa);
         for (size_t l = 0; l < n; l++) {
             bool own;
             const struct test_isa *want_isa = isa_named(planned_isa(p, p->classes, p->n,
@@ -664,6 +697,10 @@ static void run_plan(const struct plan_row *p)
                       plan_output_right(p->mode, &c, key, bits, iv, pt, lens[l], cut),
                   "length plan %s %s AES-%zu: %zu bytes match the reference (one call, and "
                   "streamed in two)", p->mode, u, bits, lens[l]);
+            if (strcmp(p->mode, "xctr") == 0) {
+                xctr_calls_route_by_length(p, &c.xctr, key, bits, iv, pt, lens[l]);
+                xctr_calls_route_by_length(p, &named.xctr, key, bits, iv, pt, lens[l]);
+            }
         }
     }
     free(pt);
