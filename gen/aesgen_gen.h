@@ -443,13 +443,13 @@ AESGEN_GEN_VARIANT int aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahe
 
 /* gen/avx10_512/gcm.S: GHASH=school HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 UNROLL=4; main loop 256 bytes per iteration */
 int aesgen_gcm_ghash_avx10_512(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+AESGEN_GEN_VARIANT int aesgen_gcm_ghash_avx10_512_rectailstitched1(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
 int aesgen_gcm_enc_update_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+AESGEN_GEN_VARIANT int aesgen_gcm_enc_update_avx10_512_rectailstitched1(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 int aesgen_gcm_dec_update_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+AESGEN_GEN_VARIANT int aesgen_gcm_dec_update_avx10_512_rectailstitched1(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 int aesgen_gcm_enc_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 int aesgen_gcm_dec_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
-AESGEN_GEN_VARIANT int aesgen_gcm_ghash_avx10_512_rectailstitched1(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
-AESGEN_GEN_VARIANT int aesgen_gcm_enc_update_avx10_512_rectailstitched1(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
-AESGEN_GEN_VARIANT int aesgen_gcm_dec_update_avx10_512_rectailstitched1(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 AESGEN_GEN_VARIANT int aesgen_gcm_enc_record_avx10_512_rectailstitched1(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_rectailstitched1(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 AESGEN_GEN_VARIANT int aesgen_gcm_ghash_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
@@ -527,13 +527,13 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_ghashkaratsuba_halvesunpa
     X(avx10_512, xts, aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows) \
     X(avx10_512, xts, aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows) \
     X(avx10_512, gcm, aesgen_gcm_ghash_avx10_512) \
+    X(avx10_512, gcm, aesgen_gcm_ghash_avx10_512_rectailstitched1) \
     X(avx10_512, gcm, aesgen_gcm_enc_update_avx10_512) \
+    X(avx10_512, gcm, aesgen_gcm_enc_update_avx10_512_rectailstitched1) \
     X(avx10_512, gcm, aesgen_gcm_dec_update_avx10_512) \
+    X(avx10_512, gcm, aesgen_gcm_dec_update_avx10_512_rectailstitched1) \
     X(avx10_512, gcm, aesgen_gcm_enc_record_avx10_512) \
     X(avx10_512, gcm, aesgen_gcm_dec_record_avx10_512) \
-    X(avx10_512, gcm, aesgen_gcm_ghash_avx10_512_rectailstitched1) \
-    X(avx10_512, gcm, aesgen_gcm_enc_update_avx10_512_rectailstitched1) \
-    X(avx10_512, gcm, aesgen_gcm_dec_update_avx10_512_rectailstitched1) \
     X(avx10_512, gcm, aesgen_gcm_enc_record_avx10_512_rectailstitched1) \
     X(avx10_512, gcm, aesgen_gcm_dec_record_avx10_512_rectailstitched1) \
     X(avx10_512, gcm, aesgen_gcm_ghash_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8) \
@@ -659,20 +659,20 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_avx10_
                "aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_ghash_avx10_512), aesgen_gcm_ghash_fn),
                "aesgen_gcm_ghash_avx10_512: the aesgen_gcm_ghash_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_ghash_avx10_512_rectailstitched1), aesgen_gcm_ghash_fn),
+               "aesgen_gcm_ghash_avx10_512_rectailstitched1: the aesgen_gcm_ghash_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_update_avx10_512), aesgen_gcm_update_fn),
                "aesgen_gcm_enc_update_avx10_512: the aesgen_gcm_update_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_update_avx10_512_rectailstitched1), aesgen_gcm_update_fn),
+               "aesgen_gcm_enc_update_avx10_512_rectailstitched1: the aesgen_gcm_update_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_update_avx10_512), aesgen_gcm_update_fn),
                "aesgen_gcm_dec_update_avx10_512: the aesgen_gcm_update_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_update_avx10_512_rectailstitched1), aesgen_gcm_update_fn),
+               "aesgen_gcm_dec_update_avx10_512_rectailstitched1: the aesgen_gcm_update_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_record_avx10_512), aesgen_gcm_record_fn),
                "aesgen_gcm_enc_record_avx10_512: the aesgen_gcm_record_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_record_avx10_512), aesgen_gcm_record_fn),
                "aesgen_gcm_dec_record_avx10_512: the aesgen_gcm_record_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_ghash_avx10_512_rectailstitched1), aesgen_gcm_ghash_fn),
-               "aesgen_gcm_ghash_avx10_512_rectailstitched1: the aesgen_gcm_ghash_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_update_avx10_512_rectailstitched1), aesgen_gcm_update_fn),
-               "aesgen_gcm_enc_update_avx10_512_rectailstitched1: the aesgen_gcm_update_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_update_avx10_512_rectailstitched1), aesgen_gcm_update_fn),
-               "aesgen_gcm_dec_update_avx10_512_rectailstitched1: the aesgen_gcm_update_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_record_avx10_512_rectailstitched1), aesgen_gcm_record_fn),
                "aesgen_gcm_enc_record_avx10_512_rectailstitched1: the aesgen_gcm_record_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_record_avx10_512_rectailstitched1), aesgen_gcm_record_fn),

@@ -91,7 +91,7 @@ def check_labels(statements):
 def check_functions(statements, clear_upper):
     """endbr64 first at every global entry; vzeroupper right before every ret."""
     functions = {s.args[0] for s in statements
-                 if isinstance(s, Directive) and s.name == "function"}
+                 if isinstance(s, Directive) and s.name in ("function", "alias")}
     code, xmm_only_returns, pending = [], set(), False
     for s in statements:
         if isinstance(s, Directive) and s.name == "xmm_only":
@@ -104,7 +104,9 @@ def check_functions(statements, clear_upper):
             code.append(s)
     for position, s in enumerate(code):
         if isinstance(s, Label) and s.name in functions:
-            following = code[position + 1] if position + 1 < len(code) else None
+            # an alias's label stands right before the function's own
+            following = next((c for c in code[position + 1:] if not isinstance(c, Label)),
+                             None)
             if not (isinstance(following, Instr) and following.mnemonic == "endbr64"):
                 raise TemplateError(f"function {s.name} does not start with endbr64")
         if clear_upper and isinstance(s, Instr) and s.mnemonic == "ret":

@@ -41,12 +41,17 @@ def sha256(text: str) -> str:
 
 def file_entry(mode, isa, knobs, abi, output) -> dict:
     """The manifest's entry for gen/<isa>/<mode>.{S,asm}; output: render.build()'s."""
-    functions, regions = [], []
+    functions, regions, current = [], [], None
     for s in output.statements:
-        if isinstance(s, Directive) and s.name == "function":
+        if isinstance(s, Directive) and s.name in ("function", "alias"):
             f = parse_symbol(s.args[0], isa.name)
-            functions.append({"symbol": f.symbol, "base": f.base, "contract": f.contract.typedef,
-                              "prototype": f.prototype, "variant": f.variant})
+            entry = {"symbol": f.symbol, "base": f.base, "contract": f.contract.typedef,
+                     "prototype": f.prototype, "variant": f.variant}
+            if s.name == "alias":       # a variant's function its knobs leave unchanged
+                entry["same_code_as"] = current
+            else:
+                current = f.symbol
+            functions.append(entry)
         elif isinstance(s, Directive) and s.name == "mca_begin":
             # a uarch variant's loops carry _<its name> (GCM's templates name it inside,
             # the others get it at the end, render._apart); "" is the file's own knobs.

@@ -27,6 +27,7 @@ DIRECTIVES = {
     "text": (0, 0),             # switch to the code section
     "rodata": (0, 0),           # switch to the read-only data section
     "function": (1, 1),         # start a global (hidden) function: alignment, symbol, endbr64
+    "alias": (1, 1),            # a second name of the function being defined (its label follows)
     "endfunction": (1, 1),      # end it (symbol size)
     "align": (1, 1),            # align data or function starts (padding never executed)
     "byte": (1, 64),

@@ -4,7 +4,7 @@
 import os
 import re
 from dataclasses import dataclass
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 import jinja2
 
@@ -167,6 +167,53 @@ def _apart(text: str, before: str, suffix: str) -> str:
                           + (suffix if m.group(2) in regions else ""), text)
 
 
+def _function_spans(lines: List[str]) -> Dict[str, Tuple[int, int]]:
+    """{symbol: (first, last)} line indexes of each function of a neutral text: from its
+    prototype comment (the template's `# int <symbol>(...)`) to its `.endfunction`."""
+    spans = {}
+    for index, line in enumerate(lines):
+        if not line.startswith(".function "):
+            continue
+        symbol = line.split()[1]
+        first = next((k for k in range(index - 1, -1, -1)
+                      if lines[k].startswith("# ") and f" {symbol}(" in lines[k]), None)
+        last = next((k for k in range(index, len(lines))
+                     if lines[k] == f".endfunction {symbol}"), None)
+        if first is not None and last is not None:
+            spans[symbol] = (first, last)
+    return spans
+
+
+def _share_unchanged(primary: str, text: str, suffix: str) -> Tuple[str, str]:
+    """A variant's functions that its knobs leave unchanged (the same text as the file's
+    own once its suffix is taken out: labels, symbols, comments, every instruction) are
+    not rendered again: each becomes a second name of the file's own function (`.alias`,
+    its label beside the function's own), so the symbol the runtime and the manifest
+    name stays.  Returns (primary with the aliases, the variant's text without those
+    functions)."""
+    own_lines, lines = primary.split("\n"), text.split("\n")
+    own, theirs = _function_spans(own_lines), _function_spans(lines)
+    removed, aliases = [], {}
+    for symbol, (first, last) in theirs.items():
+        base = symbol[:-len(suffix)] if symbol.endswith(suffix) else None
+        if base not in own:
+            continue
+        a, b = own[base]
+        if [line.replace(suffix, "") for line in lines[first:last + 1]] == own_lines[a:b + 1]:
+            removed.append((first, last, symbol, base))
+            aliases[base] = aliases.get(base, []) + [symbol]
+    for first, last, symbol, base in sorted(removed, reverse=True):
+        lines[first:last + 1] = [f"# {symbol}: the code of {base}, which the variant's "
+                                 "knobs leave unchanged (a second name of it)"]
+    out = []
+    for line in own_lines:
+        out.append(line)
+        if line.startswith(".function ") and line.split()[1] in aliases:
+            for symbol in aliases[line.split()[1]]:
+                out += [f".alias {symbol}", f"{symbol}:"]
+    return "\n".join(out), "\n".join(lines)
+
+
 def generate(mode: Mode, isa: Isa, knobs, abi: Abi, printers=None,
              symbol_prefix: str = "", with_variants: bool = True) -> Dict[str, str]:
     """Returns {'S': GNU as text, 'asm': NASM text}, or {key: text} of the given printers
@@ -192,12 +239,16 @@ def build(mode: Mode, isa: Isa, knobs, abi: Abi, printers=None,
     plan = make_plan(mode, isa, knobs)
     extra, skipped = variants(mode, isa, knobs) if with_variants else ([], [])
     primary = render_neutral(plan, abi)
-    neutral = primary
+    texts = []
     for v in extra:
+        primary, text = _share_unchanged(primary, render_neutral(v.plan, abi, "_" + v.name),
+                                         "_" + v.name)
+        texts.append((v, text))
+    neutral = primary
+    for v, text in texts:
         # apart from the primary text and every variant before it (two variants may
         # share a local label the primary does not have, e.g. ONEPASS=groups's loop)
-        neutral += "\n" + _apart(render_neutral(v.plan, abi, "_" + v.name), neutral,
-                                 "_" + v.name)
+        neutral += "\n" + _apart(text, neutral, "_" + v.name)
     try:
         statements = parse(neutral)
         lint(statements, isa, abi)

@@ -30,6 +30,7 @@ class AppleAttPrinter(AttPrinter):
         return [f"{INDENT}.globl\t{symbol}", f"{INDENT}.private_extern\t{symbol}"]
 
     def directive_endfunction(self, name):
+        self.aliases = []
         return []
 
     def directive_notes(self):

@@ -16,6 +16,10 @@ SUFFIX = {1: "b", 2: "w", 4: "l", 8: "q"}
 class AttPrinter(Printer):
     comment_prefix = "#"
 
+    def __init__(self, symbol_prefix: str = ""):
+        super().__init__(symbol_prefix)
+        self.aliases = []       # the second names of the function being printed (.size)
+
     def comment(self, text):
         words = text.split()
         if words and words[0].lower() in CPP_DIRECTIVES:
@@ -92,9 +96,14 @@ class AttPrinter(Printer):
         return [f"{INDENT}.globl\t{name}", f"{INDENT}.hidden\t{name}",
                 f"{INDENT}.type\t{name}, @function"]
 
+    def directive_alias(self, name):
+        self.aliases.append(name)
+        return self.directive_function(name)
+
     def directive_endfunction(self, name):
-        name = self.label_name(name)
-        return [f"{INDENT}.size\t{name}, . - {name}"]
+        names = [self.label_name(n) for n in [name] + self.aliases]
+        self.aliases = []
+        return [f"{INDENT}.size\t{n}, . - {n}" for n in names]
 
     def directive_align(self, value):
         fill = ", 0xcc" if self.section == "text" else ""

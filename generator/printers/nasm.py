@@ -70,6 +70,9 @@ class NasmPrinter(Printer):
     def directive_function(self, name):
         return [f"{INDENT}global {self.label_name(name)}:function hidden"]
 
+    def directive_alias(self, name):
+        return self.directive_function(name)
+
     def directive_endfunction(self, name):
         return []
 

@@ -59,6 +59,10 @@ class Win64NasmPrinter(NasmPrinter):
         self.functions.append(self.current)
         return [f"{INDENT}global {symbol}"]
 
+    def directive_alias(self, name):
+        # the same code and unwind table as the function it names a second time
+        return [f"{INDENT}global {self.label_name(name)}"]
+
     def _mark(self, op, argument):
         """A label just after the prologue instruction that did op (its code offset)."""
         if self.current is None:

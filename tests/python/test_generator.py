@@ -1,24 +1,27 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """Unit tests of the generator: knob validation, parser, printers, lints, CLI errors."""
 
+import json
 import os
 import re
 import subprocess
 import sys
 import unittest
 
-from repo import REPO
+from repo import GEN, REPO
 from generator.errors import TemplateError, UsageError
 from generator.features import instruction_features
 from generator import layout
 from generator.isa import ISAS, get_isa
 from generator.knobs import parse_assignment, resolve
-from generator.lint import lint
+from generator.lint import check_functions, lint
 from generator.modes import MODES, generated_pairs, get_mode
 from generator.abi import SYSV, WIN64, Function
 from generator.parse import parse, parse_line
 from generator.printers.att import AttPrinter
 from generator.printers.nasm import NasmPrinter
+from generator.printers.win64 import Win64NasmPrinter
+from generator import render
 from generator.render import build, generate
 from generator.plan import BITSLICE_COUNTER_FRAME, Refused
 from generator.vregs import DoesNotFit
@@ -307,6 +310,57 @@ endbr64
 vzeroupper
 ret
 """
+
+
+class UnchangedVariantFunctions(unittest.TestCase):
+    """render._share_unchanged: a variant's function its knobs leave unchanged becomes a
+    second name of the file's own (`.alias`), not a second copy."""
+
+    OWN = ("# int f_x(int a);\n.text\n.align 32\n.function f_x\nf_x:\nendbr64\n"
+           ".Lf_loop:\n{body}\nvzeroupper\nret\n.endfunction f_x\n")
+    THEIRS = ("# int f_x_v(int a);\n.text\n.align 32\n.function f_x_v\nf_x_v:\nendbr64\n"
+              ".Lf_v_loop:\n{body}\nvzeroupper\nret\n.endfunction f_x_v\n")
+
+    def test_the_same_code_becomes_a_second_name(self):
+        own, theirs = render._share_unchanged(self.OWN.format(body="nop"),
+                                              self.THEIRS.format(body="nop"), "_v")
+        self.assertNotIn(".function f_x_v", theirs)
+        self.assertIn("# f_x_v: the code of f_x", theirs)
+        self.assertIn(".function f_x\n.alias f_x_v\nf_x_v:\nf_x:", own)
+        statements = parse(own)
+        elf = AttPrinter().render([], statements)
+        for line in ("\t.globl\tf_x_v", "\t.hidden\tf_x_v", "\t.type\tf_x_v, @function",
+                     "\t.size\tf_x_v, . - f_x_v", "\t.size\tf_x, . - f_x"):
+            self.assertIn(line, elf)
+        self.assertIn("global f_x_v:function hidden", NasmPrinter().render([], statements))
+        win = Win64NasmPrinter().render([], parse(own))
+        self.assertIn("global f_x_v\n", win)
+        self.assertEqual(win.count("dd f_x wrt ..imagebase"), 1)   # one unwind entry
+        self.assertNotIn("f_x_v wrt", win)
+        check_functions(statements, clear_upper=True)    # endbr64 first at both names
+        with self.assertRaisesRegex(TemplateError, "function f_x_v does not start"):
+            check_functions(parse(own.replace("f_x:\nendbr64", "f_x:\nnop\nendbr64")),
+                            clear_upper=True)
+
+    def test_other_code_stays(self):
+        own, theirs = render._share_unchanged(self.OWN.format(body="nop"),
+                                              self.THEIRS.format(body="int3"), "_v")
+        self.assertIn(".function f_x_v", theirs)
+        self.assertNotIn(".alias", own)
+
+    def test_the_gcm_default_variant_shares_its_unchanged_functions(self):
+        # RECTAIL changes only the records: GHASH and the update functions are the file's
+        with open(os.path.join(GEN, "manifest.json"), encoding="utf-8") as handle:
+            entry = next(e for e in json.load(handle)["generated"]
+                         if e["mode"] == "gcm" and e["isa"] == "avx10_512")
+        shared = {f["symbol"]: f.get("same_code_as") for f in entry["functions"]
+                  if f["variant"] == "rectailstitched1"}
+        self.assertEqual(shared, {
+            "aesgen_gcm_ghash_avx10_512_rectailstitched1": "aesgen_gcm_ghash_avx10_512",
+            "aesgen_gcm_enc_update_avx10_512_rectailstitched1": "aesgen_gcm_enc_update_avx10_512",
+            "aesgen_gcm_dec_update_avx10_512_rectailstitched1": "aesgen_gcm_dec_update_avx10_512",
+            "aesgen_gcm_enc_record_avx10_512_rectailstitched1": None,
+            "aesgen_gcm_dec_record_avx10_512_rectailstitched1": None})
 
 
 class Lints(unittest.TestCase):
