@@ -407,10 +407,10 @@ const char *aesgen_variant_name(void)
      (len - 1) % (period) < (size_t)(at_most))
 
 /* Per plan: pick fills the functions of its mode for a call of len bytes (the first class
- * covering len, else the ISA's; len 0: the ISA's), and, for xts and gcm, one function per
- * contract calls through it (pick is static and inlined: the classes become compares and
- * direct calls); ctr and xctr contexts hold the ISA's function and the plan, which their
- * calls consult from the shortest length a class covers (ctr.c, xctr.c). */
+ * covering len, else the ISA's; len 0: the ISA's), and, for ctr, xts and gcm, one function
+ * per contract calls through it (pick is static and inlined: the classes become compares
+ * and direct calls); xctr contexts hold the ISA's function and the plan, which their
+ * calls consult from the shortest length a class covers (xctr.c). */
 #define CLASS_PICK_ctr(max_len, isa, ISA, FNS, min_len, period, at_most)           \
     if (CLASS_COVERS(max_len, min_len, period, at_most)) {                          \
         f->ctr = CLASS_FN_##FNS(ISA, U, ctr, ctr);                                  \
@@ -598,9 +598,9 @@ int aesgen_length_plan_pick(const aesgen_mode_fns *context, size_t len, aesgen_m
 }
 
 /* xctr: a context's plan is 1 + the uarch whose plan it is (a mode has one plan per
- * uarch).  Its pick, as a function for the tests and as a call for the API's long calls:
- * that takes the contract's arguments, so the API jumps to it as it would to the
- * context's function (key is the context's own, at its start). */
+ * uarch).  Its pick, as a function for the tests and inside the API's long calls, which
+ * take the contract's arguments: the API jumps there as it would to the context's
+ * function (key is the context's own, at its start). */
 #define IF_xctr_ctr(x)
 #define IF_xctr_xctr(x) x
 #define IF_xctr_xts(x)
@@ -610,13 +610,8 @@ int aesgen_length_plan_pick(const aesgen_mode_fns *context, size_t len, aesgen_m
         PICK(xctr, isa, UARCH, len);                \
         return f.xctr;                              \
     })
-#define XCTR_CALL_CASE(mode, UARCH, isa, ISA, C, S)     \
-    IF_xctr_##mode(case AESGEN_UARCH_##UARCH + 1: {     \
-        PICK(xctr, isa, UARCH, len);                    \
-        return f.xctr(key, dst, src, len, iv, index);   \
-    })
 
-aesgen_xctr_fn *aesgen_length_plan_xctr(unsigned plan, size_t len)
+static AESGEN_ALWAYS_INLINE aesgen_xctr_fn *xctr_plan_pick(unsigned plan, size_t len)
 {
     (void)len;   /* no xctr plan: no case */
     switch (plan) {
@@ -626,16 +621,18 @@ aesgen_xctr_fn *aesgen_length_plan_xctr(unsigned plan, size_t len)
     }
 }
 
+aesgen_xctr_fn *aesgen_length_plan_xctr(unsigned plan, size_t len)
+{
+    return xctr_plan_pick(plan, len);
+}
+
 int aesgen_xctr_call_planned(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
                              size_t len, const uint8_t iv[16], uint64_t index)
 {
     const aesgen_xctr_ctx *ctx = (const aesgen_xctr_ctx *)(const void *)((const char *)key -
                                                                         offsetof(aesgen_xctr_ctx, key));
-    switch (ctx->plan) {
-        AESGEN_GEN_LENGTH_PLANS(XCTR_CALL_CASE)
-    default:
-        return ctx->crypt(key, dst, src, len, iv, index);
-    }
+    aesgen_xctr_fn *f = xctr_plan_pick(ctx->plan, len);
+    return (f != NULL ? f : ctx->crypt)(key, dst, src, len, iv, index);
 }
 
 static int class_isas_usable(const length_plan *p, const aesgen_isa_impl *impl)

@@ -60,13 +60,6 @@ int aesgen_xctr_get_index(const aesgen_xctr_ctx *ctx, uint64_t *index)
     return AESGEN_OK;
 }
 
-aesgen_xctr_fn *aesgen_xctr_target(const aesgen_xctr_ctx *ctx, size_t len)
-{
-    if (ctx->plan != 0 && len >= AESGEN_GEN_LENGTH_CLASSES_FROM_xctr)
-        return aesgen_length_plan_xctr(ctx->plan, len);
-    return ctx->crypt;
-}
-
 /* A call of len bytes on ctx goes through its plan (aesgen_xctr_call_planned: the plan's
  * choice, or ctx->crypt without one) from the shortest length a class of any xctr plan
  * covers; never where no xctr plan was generated. */
@@ -79,6 +72,12 @@ aesgen_xctr_fn *aesgen_xctr_target(const aesgen_xctr_ctx *ctx, size_t len)
     (AESGEN_GEN_LENGTH_CLASSES_FROM_xctr == SIZE_MAX                                       \
          ? (len) == 0                                                                      \
          : (size_t)((len) - 1) >= AESGEN_GEN_LENGTH_CLASSES_FROM_xctr - 1)
+
+aesgen_xctr_fn *aesgen_xctr_target(const aesgen_xctr_ctx *ctx, size_t len)
+{
+    aesgen_xctr_fn *f = XCTR_PLANNED(len) ? aesgen_length_plan_xctr(ctx->plan, len) : NULL;
+    return f != NULL ? f : ctx->crypt;
+}
 
 /* 1 if blocks (>= 1) more blocks starting at index next stay below 2^64. */
 static int xctr_blocks_left(uint64_t next, uint64_t blocks)
