@@ -9,7 +9,7 @@ they do is the machine's business (how it assigns each instruction to a pipe, an
 a result costs to reach the other pipe).  This probe times a loop of ROUNDS rounds on K
 chains for K = 1 .. 15 and prints, per width, the cycles a round of K takes and the
 instructions a cycle that gives, so the length at which one group of vectors stops
-leaving the pipes idle is measured, not assumed.  README.md "What limits CTR and XCTR"
+leaving the pipes idle is measured, not assumed.  docs/tuning.md "What limits CTR and XCTR"
 has what it gave on Zen 5.
 
 The timing is perf/bitslice_order.py's (perf/round_loop.c): the loop's median cycles

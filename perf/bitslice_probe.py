@@ -18,7 +18,7 @@ wait for:
 
 The bound beside them is the round's vector operations over the pipes the out-of-order
 model gives the machine (perf/ooo_model.py ZEN4: four, two of them for shuffles).
-README.md "make bitslice-probe" has what it measured on Zen 4 and what follows from it.
+docs/perf-tools.md "make bitslice-probe" has what it measured on Zen 4 and what follows from it.
 """
 
 import re

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 # perf/perf.mk -- llvm-mca estimates and the knob sweep.  Included by the top Makefile
 # after tests/tests.mk and tests/bench/bench.mk (PYTHON, BUILD, BENCH_BIN).
-# README.md "Performance tooling (llvm-mca, explore)" explains the outputs.
+# docs/perf-tools.md explains the outputs (README.md "Performance tooling" lists them).
 #
 #   make mca                 llvm-mca estimates of every marked loop in gen/, on each legal
 #                            model: a table, and $(BUILD)/mca/estimates.json
