@@ -557,6 +557,43 @@ def sources_bzl(opts, c, headers, private, asm) -> str:
     return "\n".join(out)
 
 
+# Bazel: the OS a flavour of the assembly is for, as an @platforms constraint.  Bazel's cc
+# rules assemble .S files with the C compiler; they do not run NASM, so the Windows
+# flavour is left to the user (README.md) and the library is incompatible there.
+BAZEL_OS = (("apple", "@platforms//os:macos"), ("win", "@platforms//os:windows"))
+
+
+def build_bazel(opts, asm) -> str:
+    t = target_name(opts)
+    v = var(opts, "")
+    incompatible = '["@platforms//:incompatible"]'
+    by_os, compatible = [], []
+    for os_name, constraint in BAZEL_OS:
+        usable = os_name in asm and os_name != "win"
+        if usable:
+            by_os.append(f'        "{constraint}": {v}ASM_{os_name.upper()},\n')
+        compatible.append(f'        "{constraint}": {"[]" if usable else incompatible},\n')
+    # The default is ELF: Linux and the other ELF systems.
+    by_os.append(f'        "//conditions:default": {v + "ASM_LINUX" if "linux" in asm else "[]"},\n')
+    compatible.append(f'        "//conditions:default": {"[]" if "linux" in asm else incompatible},\n')
+    names = [f"{v}{n}" for n in ("C_SOURCES", "PUBLIC_HEADERS", "PRIVATE_HEADERS")]
+    names += [f"{v}ASM_{o.upper()}" for o in ("linux", "apple") if o in asm]
+    load = "load(\n    \":sources.bzl\",\n" + "".join(f'    "{n}",\n' for n in names) + ")\n"
+    return (spdx_hash() + hash_comment(banner(opts, "the Bazel package"))
+            + f"# Use: deps = [\"//<this directory>:{t}\"].  Each assembly file assembles to\n"
+            + "# nothing off x86-64.  Bazel's cc rules do not run NASM: on Windows build the\n"
+            + "# bundle with CMake, or assemble asm/*-win.asm yourself (README.md).\n"
+            + load + "\n"
+            + f"cc_library(\n    name = \"{t}\",\n"
+            + f"    srcs = {v}C_SOURCES + {v}PRIVATE_HEADERS + select({{\n"
+            + "".join(by_os) + "    }),\n"
+            + f"    hdrs = {v}PUBLIC_HEADERS,\n"
+            + "    includes = [\"include\"],\n"
+            + "    copts = [\"-std=c11\", \"-fvisibility=hidden\"],\n"
+            + "    target_compatible_with = select({\n" + "".join(compatible) + "    }),\n"
+            + "    visibility = [\"//visibility:public\"],\n)\n")
+
+
 def cmakelists(opts, asm) -> str:
     t = target_name(opts)
     alias = f"aesgen::{t}"
@@ -678,6 +715,7 @@ def bundle(opts, knobs_of=None) -> Dict[str, str]:
     files["sources.cmake"] = sources_cmake(opts, c, headers, private, asm)
     files["sources.mk"] = sources_mk(opts, c, headers, private, asm)
     files["sources.bzl"] = sources_bzl(opts, c, headers, private, asm)
+    files["BUILD.bazel"] = build_bazel(opts, asm)
     files["CMakeLists.txt"] = cmakelists(opts, asm)
     files["meson.build"] = meson_build(opts, c, asm)
     files["LICENSE"] = license_text(opts)

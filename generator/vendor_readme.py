@@ -9,7 +9,9 @@ TESTED_WITH = ("GNU as 2.40 and GCC 12.2 (Linux, ELF)",
                "clang 14.0.6 (`-target x86_64-apple-macos11`: the -apple.S files assemble "
                "and disassemble to the Linux code; not run on macOS)",
                "NASM 2.16.01",
-               "CMake 3.25.1, Meson 1.0.1 with ninja, GNU make 4.3")
+               "CMake 3.25.1, Meson 1.0.1 with ninja, GNU make 4.3",
+               "Bazel 4.2.3 (Debian's `bazel-bootstrap`, offline; Linux only: the macOS "
+               "branch of `BUILD.bazel` has not run)")
 
 # What tests/python/test_vendor_win.py builds and runs the Windows flavour with (Debian 12).
 TESTED_WINDOWS = (
@@ -28,7 +30,8 @@ TESTED_WINDOWS = (
     "Not tested: real Windows, MSVC and clang-cl (the C files are written for them: "
     "`__cpuid`/`_xgetbv` where the compiler is MSVC-like, but no MSVC has built them), "
     "lld, GNU ld before 2.40, CMake on Windows itself or with another generator than "
-    "Ninja, `meson.build` for Windows (its NASM branch has not run), Bazel.")
+    "Ninja, `meson.build` for Windows (its NASM branch has not run), Bazel other than "
+    "4.2.3 or on macOS.")
 
 
 def text(opts, c, asm, entries, banner) -> str:
@@ -111,7 +114,7 @@ Made by `{' '.join(banner[1].split())}`: ISAs {', '.join(opts['isas'])}; modes
 | `asm/` | the assembly, one file per mode, ISA and OS; each assembles to nothing on a non-x86-64 target |
 | `CMakeLists.txt`, `sources.cmake` | CMake |
 | `meson.build` | Meson |
-| `sources.bzl` | Bazel lists |
+| `BUILD.bazel`, `sources.bzl` | Bazel (the package and its lists) |
 | `sources.mk` | plain make lists |
 | `sources.json` | the same lists for anything else |
 | `manifest.json` | the options, every file's sha256, each assembly file's knobs, functions and CPU features |
@@ -156,22 +159,17 @@ Meson (0.64 or later): put the directory at `subprojects/{target}/`, then
 executable('app', 'app.c', dependencies: {target}_dep)
 ```
 
-Bazel (`sources.bzl` has the lists; a `BUILD.bazel` beside it):
+Bazel: the directory is a package (`BUILD.bazel`, a `cc_library` named `{target}`; its lists
+in `sources.bzl`), here put at `third_party/aesgen/`:
 
 ```python
-load(":sources.bzl", "{var}_C_SOURCES", "{var}_PUBLIC_HEADERS", "{var}_PRIVATE_HEADERS",
-     "{var}_ASM_LINUX")
-cc_library(
-    name = "{target}",
-    srcs = {var}_C_SOURCES + {var}_PRIVATE_HEADERS + {var}_ASM_LINUX,  # _ASM_APPLE on macOS
-    hdrs = {var}_PUBLIC_HEADERS,
-    includes = ["include"],
-    copts = ["-std=c11"],
-)
+cc_binary(name = "app", srcs = ["app.c"], deps = ["//third_party/aesgen:{target}"])
 ```
 
-(Windows: Bazel's cc rules do not run NASM; assemble the `-win.asm` files with
-`nasm -f win64` in a genrule, or use CMake.)
+It takes the `-apple.S` files on macOS and the `-linux.S` files elsewhere (each assembles
+to nothing off x86-64), and is incompatible with Windows: Bazel's cc rules do not run
+NASM, so there assemble the `-win.asm` files with `nasm -f win64` in a genrule, or use
+CMake.
 
 Plain make:
 

@@ -9,7 +9,9 @@ project would use them.
 - The known-answer bytes of include/aesgen_asm.h against OpenSSL (AES_set_encrypt_key's
   schedule, H = AES_K(0)); kat.c checks them against what the runtime writes.
 - Builds (cached in $AESGEN_BUILD/vendor): the full bundle through CMake add_subdirectory
-  (and aa_ with bb_ in the same CMake build, one program with both), the bb_ bundle as a Meson subproject, the subset and the aa_/bb_ bundles through
+  (and aa_ with bb_ in the same CMake build, one program with both), the bb_ bundle as a Meson subproject,
+  the full bundle and aa_ with bb_ as Bazel packages (their own BUILD.bazel; Debian's Bazel
+  4.2.3 offline, tests/vendor/bazel/offline), the subset and the aa_/bb_ bundles through
   sources.mk (tests/vendor/consumer.mk); each runs
   tests/vendor/kat.c: every vector of tests/vectors/normalized of the bundle's modes on
   every ISA the CPU has, and the ISA picked must be the one the library picks (no
@@ -295,6 +297,35 @@ class WindowsDesign(unittest.TestCase):
     names, NASM enabled on Windows in CMake and Meson, the lists, and the guard that
     leaves nothing for another NASM format (nasm -f win32)."""
 
+    def test_bazel_package_per_flavour(self):
+        """BUILD.bazel takes the flavour of the target OS and is incompatible where the
+        bundle has none Bazel's cc rules can build (Windows always: no NASM there)."""
+        def select_entries(text, attribute):
+            block = re.search(attribute + r" = [^\n]*select\(\{\n(.*?)\n    \}\)", text, re.S)
+            return dict(re.findall(r'"([^"]+)": ([^,\n]+),', block.group(1)))
+        incompatible = '["@platforms//:incompatible"]'
+        cases = {"linux,apple,win": ({"@platforms//os:macos": "DD_AESGEN_ASM_APPLE",
+                                      "//conditions:default": "DD_AESGEN_ASM_LINUX"},
+                                     {"@platforms//os:macos": "[]",
+                                      "@platforms//os:windows": incompatible,
+                                      "//conditions:default": "[]"}),
+                 "apple": ({"@platforms//os:macos": "DD_AESGEN_ASM_APPLE",
+                            "//conditions:default": "[]"},
+                           {"@platforms//os:macos": "[]",
+                            "@platforms//os:windows": incompatible,
+                            "//conditions:default": incompatible}),
+                 "linux": ({"//conditions:default": "DD_AESGEN_ASM_LINUX"},
+                           {"@platforms//os:macos": incompatible,
+                            "@platforms//os:windows": incompatible,
+                            "//conditions:default": "[]"})}
+        for flavours, (sources, compatible) in cases.items():
+            with self.subTest(os=flavours):
+                text = vendor.bundle(vendor.options("dd_", "aesni_avx", "ctr", flavours))[
+                    "BUILD.bazel"]
+                self.assertIn('    name = "dd_aesgen",\n', text)
+                self.assertEqual(select_entries(text, "srcs"), sources)
+                self.assertEqual(select_entries(text, "target_compatible_with"), compatible)
+
     def test_a_nasm_flavour(self):
         from generator import flavours
         from generator.printers.nasm import NasmPrinter
@@ -426,6 +457,32 @@ class Builds(unittest.TestCase):
             run(["meson", "setup", "--buildtype=release", build, source])
         run(["ninja", "-C", build, "-j", "2"])
         self.run_kat(os.path.join(build, "kat"), list(ISAS))
+
+    @unittest.skipUnless(have("bazel"), "bazel missing")
+    def test_bazel_packages(self):
+        """The full bundle as //third_party/aesgen (program kat), and the aa_ and bb_
+        bundles as //third_party/aa_aesgen and //third_party/bb_aesgen in one program
+        (two), each package built from the bundle's own BUILD.bazel."""
+        workspace = os.path.join(ROOT, "bazel", "ws")
+        offline = os.path.join(CONSUMER, "bazel", "offline")
+        os.makedirs(os.path.join(workspace, "third_party"), exist_ok=True)
+        files = {"WORKSPACE": "".join(
+            f'local_repository(name = "{name}", path = "{os.path.join(offline, name)}")\n'
+            for name in ("rules_cc", "rules_java"))}
+        for name in ("kat.c", "main_one.c", "main_two.c", "bazel/BUILD.bazel"):
+            with open(os.path.join(CONSUMER, name), encoding="utf-8") as handle:
+                files[os.path.basename(name)] = handle.read()
+        write_if_changed(workspace, files)
+        for name, package in (("full", "aesgen"), ("aa", "aa_aesgen"), ("bb", "bb_aesgen")):
+            directory, _ = bundle(name)            # written if it changed
+            link = os.path.join(workspace, "third_party", package)
+            if not os.path.islink(link):
+                os.symlink(directory, link)
+        # --batch: no server outlives the test; the output base stays under build/.
+        run(["bazel", "--batch", f"--output_user_root={os.path.join(ROOT, 'bazel', 'root')}",
+             "build", "--spawn_strategy=local", "//:kat", "//:two"], cwd=workspace)
+        self.run_kat(os.path.join(workspace, "bazel-bin", "kat"), list(ISAS))
+        run_two(self, os.path.join(workspace, "bazel-bin", "two"))
 
     def test_cxx(self):
         if not have("c++"):
