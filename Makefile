@@ -27,7 +27,7 @@ GEN_S   := $(shell $(PYTHON) -c 'import json, sys; \
              print(" ".join("gen/" + e["files"]["S"]["path"] for e in \
                    json.load(open(sys.argv[1]))["generated"]))' $(GEN_MANIFEST) 2>/dev/null)
 ifeq ($(GEN_S),)
-ifneq ($(filter-out gen help,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out gen help clean,$(or $(MAKECMDGOALS),all)),)
 $(error $(GEN_MANIFEST): missing or unreadable (run make gen))
 endif
 endif
@@ -69,8 +69,15 @@ dist:
 	  -cf - $(DIST_NAME) | gzip -n -9 > $(BUILD)/$(DIST_NAME).tar.gz
 	@echo "$(BUILD)/$(DIST_NAME).tar.gz"
 
+# make clean: every build directory (the library, tests, bench, vendored-bundle builds with
+# their Bazel output base, the sanitizer, fuzz and constant-time builds); gen/ stays.
+.PHONY: clean
+clean:
+	rm -rf $(BUILD) $(SANITIZE_BUILD) $(FUZZ_BUILD) $(CT_BUILD)
+
 help:
 	@echo "make                 build $(BUILD)/libaesgen.a and $(BUILD)/libaesgen.so"
+	@echo "make clean           remove $(BUILD)/ and the other build directories (gen/ stays)"
 	@echo "make gen [ISA=..] [MODE=..] [UNROLL=..] [KEYS=..] [TAIL=..] [GHASH=..]   regenerate gen/"
 	@echo "make test            all tests; last line 'N passed, N failed'"
 	@echo "make test-sanitize   the C tests under ASan + UBSan (build-sanitize/)"
@@ -84,7 +91,7 @@ help:
 	@echo "make uninstall PREFIX=dir [DESTDIR=dir] remove what install wrote"
 	@echo "make mca | mca-check | mca-baseline   llvm-mca estimates of the main loops (perf/perf.mk)"
 	@echo "make explore MODE=ctr ISA=avx10_512 [APPLY=1] [ONLY=KNOB=V,..]   sweep the knobs: correctness, llvm-mca, GB/s"
-	@echo "make bitslice-order | bitslice-probe | aes-chain-probe   timing probes (perf/perf.mk, README)"
+	@echo "make bitslice-order | bitslice-probe | aes-chain-probe   timing probes (perf/perf.mk, docs/perf-tools.md)"
 
 include runtime/runtime.mk
 include tests/tests.mk

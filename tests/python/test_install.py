@@ -3,7 +3,8 @@
 staging), then tests/consumer/consumer.c is built against the installed tree three
 ways and run: pkg-config (shared), pkg-config --static (the archive, a fully static
 program) and a CMake project with find_package(aesgen 0.5).  Also: the installed
-shared library's SONAME, links and exports; the CMake version rule; `make uninstall`.
+shared library's SONAME, links and exports; the CMake version rule; `make uninstall`;
+`make clean` (every build directory, nothing else).
 
 The expected answers are in consumer.c (published known answers), which prints
 `consumer: N passed, N failed`.  Needs cc, pkg-config and cmake (tests/tools.sh
@@ -198,6 +199,29 @@ class Uninstall(unittest.TestCase):
             make("uninstall", PREFIX="/usr/local", DESTDIR=work)
             left = [os.path.join(d, f) for d, _, files in os.walk(work) for f in files]
             self.assertEqual(left, [])
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+class Clean(unittest.TestCase):
+    def test_clean_removes_every_build_directory_and_keeps_gen(self):
+        work = tempfile.mkdtemp(prefix="aesgen-clean-")
+        try:
+            build = os.path.join(work, "b")
+            made = [build + suffix for suffix in ("", "-sanitize", "-fuzz", "-ct")]
+            for directory in made:
+                os.makedirs(os.path.join(directory, "sub"))
+                with open(os.path.join(directory, "sub", "file"), "w") as handle:
+                    handle.write("x")
+            keep = os.path.join(work, "b-other")          # not a build directory of ours
+            os.makedirs(keep)
+            manifest = os.path.join(REPO, "gen", "manifest.json")
+            before = os.stat(manifest).st_mtime_ns
+            subprocess.run(["make", "-s", "clean", f"BUILD={build}"], cwd=REPO, check=True,
+                           env=clean_env(), capture_output=True)
+            self.assertEqual([d for d in made if os.path.exists(d)], [])
+            self.assertTrue(os.path.isdir(keep))
+            self.assertEqual(os.stat(manifest).st_mtime_ns, before)
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
