@@ -66,6 +66,16 @@
 ; every model of mca/baseline.json (generator/ghash_schedule.py) places each step before
 ; the first or after one of the nine middle rounds every key size runs, or after the
 ; last round:
+;   encryption (school, 4 vectors):
+;     after round KLAST-9:   0 vload0, 1 vmul0
+;     after round KLAST-8:   2 vload1, 3 vmul1
+;     after round KLAST-7:   4 vload2
+;     after round KLAST-6:   5 vmul2
+;     after round KLAST-5:   6 vload3
+;     after round KLAST-4:   7 vmul3
+;     after round KLAST-3:   8 fold_lo
+;     after round KLAST-2:   9 fold_mi
+;     after round KLAST-1:   10 lanes
 ;   decryption (school, 4 vectors):
 ;     after round KLAST-9:   0 vload0
 ;     after round KLAST-7:   1 vmul0, 2 vload1
@@ -78,8 +88,10 @@
 ; products) before the next can be loaded; the products are spread over the
 ; rounds so that no round waits for more than one vector's multiplies, and the
 ; two folds come after the last product, ACC being written after the last round.
-; Without room for GD, encryption hashes its ciphertext after the rounds, all steps in
-; order; decryption loads its source a vector at a time into D between the rounds.
+; Without room for GD, encryption hashes the previous iteration's ciphertext from
+; memory, where that iteration stored it (each load is served by its store), a vector at
+; a time into D between the current iteration's rounds, as decryption loads its own
+; source; a call of one or two iterations hashes each after its rounds instead.
 
 ; int aesgen_gcm_ghash_aesni_avx(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
 ;   len a multiple of 16
@@ -252,6 +264,110 @@ aesgen_gcm_enc_update_aesni_avx:
 ; bulk: whole iterations of 4 blocks, CTR and GHASH stitched
 	sub             rcx, 64
 	jb              near L.gcm_enc_tail
+	cmp             rcx, 128
+	jb              near L.gcm_enc_serial           ; one or two iterations
+; the first iteration only encrypts; each later one hashes its predecessor's output
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm2, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm3, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_first_aes128
+	je              near L.gcm_enc_first_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_first_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_first_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	vpxor           xmm8, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm8
+	vmovdqu         oword [rsi + 32], xmm2
+	vpxor           xmm8, xmm13, oword [rdx + 48]
+	vaesenclast     xmm3, xmm3, xmm8
+	vmovdqu         oword [rsi + 48], xmm3
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+	jb              near L.gcm_enc_hash_last
 L.gcm_enc_loop:
 ; LLVM-MCA-BEGIN gcm_enc_aesni_avx_main_loop
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -293,6 +409,234 @@ L.gcm_enc_main_aes192:
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
 L.gcm_enc_main_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vmovdqu         xmm4, oword [rsi - 64]
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9
+; GHASH step 1: the products of vector 0
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 2240], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm6, xmm4, oword [rdi + 2240], 16 ; MI = d_L*h_H
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2240], 1 ; + d_H*h_L
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 2240], 17 ; HI = d_H*h_H
+	vpxor           xmm6, xmm6, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 2: vector 1 into D, reflected
+	vmovdqu         xmm4, oword [rsi - 48]
+	vpshufb         xmm4, xmm4, xmm15
+; GHASH step 3: the products of vector 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 4: vector 2 into D, reflected
+	vmovdqu         xmm4, oword [rsi - 32]
+	vpshufb         xmm4, xmm4, xmm15
+
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 5: the products of vector 2
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 6: vector 3 into D, reflected
+	vmovdqu         xmm4, oword [rsi - 16]
+	vpshufb         xmm4, xmm4, xmm15
+
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 7: the products of vector 3
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 8: fold LO into MI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 9: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 10: ACC = HI
+	vmovdqa         xmm9, xmm7
+
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	vpxor           xmm8, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm8
+	vmovdqu         oword [rsi + 32], xmm2
+	vpxor           xmm8, xmm13, oword [rdx + 48]
+	vaesenclast     xmm3, xmm3, xmm8
+	vmovdqu         oword [rsi + 48], xmm3
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+	jae             L.gcm_enc_loop
+; LLVM-MCA-END
+L.gcm_enc_hash_last:
+; the GHASH of the last iteration's ciphertext, still in X
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vpshufb         xmm4, xmm0, xmm15
+	vpxor           xmm4, xmm4, xmm9
+; GHASH step 1: the products of vector 0
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 2240], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm6, xmm4, oword [rdi + 2240], 16 ; MI = d_L*h_H
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2240], 1 ; + d_H*h_L
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 2240], 17 ; HI = d_H*h_H
+	vpxor           xmm6, xmm6, xmm8
+; GHASH step 2: vector 1 into D, reflected
+	vpshufb         xmm4, xmm1, xmm15
+; GHASH step 3: the products of vector 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 4: vector 2 into D, reflected
+	vpshufb         xmm4, xmm2, xmm15
+; GHASH step 5: the products of vector 2
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 6: vector 3 into D, reflected
+	vpshufb         xmm4, xmm3, xmm15
+; GHASH step 7: the products of vector 3
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 8: fold LO into MI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+; GHASH step 9: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 10: ACC = HI
+	vmovdqa         xmm9, xmm7
+	jmp             near L.gcm_enc_bulk_out
+L.gcm_enc_serial:
+; one or two iterations, each hashing its own ciphertext after its rounds
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm2, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm3, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_serial_aes128
+	je              near L.gcm_enc_serial_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_serial_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_serial_aes128:
 	vmovdqu         xmm14, oword [r10 - 144]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
@@ -408,8 +752,8 @@ L.gcm_enc_main_aes128:
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
-	jae             L.gcm_enc_loop
-; LLVM-MCA-END
+	jae             L.gcm_enc_serial
+L.gcm_enc_bulk_out:
 L.gcm_enc_tail:
 ; what the bulk loop left: LEN + 64 = 0..48 bytes of whole blocks
 	add             rcx, 64
@@ -1761,6 +2105,110 @@ L.gcm_enc_rec_j0_aes128:
 ; bulk: whole iterations of 4 blocks, CTR and GHASH stitched
 	sub             rcx, 64
 	jb              near L.gcm_enc_rec_tail
+	cmp             rcx, 128
+	jb              near L.gcm_enc_rec_serial       ; one or two iterations
+; the first iteration only encrypts; each later one hashes its predecessor's output
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm2, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm3, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_first_aes128
+	je              near L.gcm_enc_rec_first_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_rec_first_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_rec_first_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	vpxor           xmm8, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm8
+	vmovdqu         oword [rsi + 32], xmm2
+	vpxor           xmm8, xmm13, oword [rdx + 48]
+	vaesenclast     xmm3, xmm3, xmm8
+	vmovdqu         oword [rsi + 48], xmm3
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+	jb              near L.gcm_enc_rec_hash_last
 L.gcm_enc_rec_loop:
 ; LLVM-MCA-BEGIN gcm_enc_rec_aesni_avx_main_loop
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -1802,6 +2250,234 @@ L.gcm_enc_rec_main_aes192:
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
 L.gcm_enc_rec_main_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vmovdqu         xmm4, oword [rsi - 64]
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9
+; GHASH step 1: the products of vector 0
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 2240], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm6, xmm4, oword [rdi + 2240], 16 ; MI = d_L*h_H
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2240], 1 ; + d_H*h_L
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 2240], 17 ; HI = d_H*h_H
+	vpxor           xmm6, xmm6, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 2: vector 1 into D, reflected
+	vmovdqu         xmm4, oword [rsi - 48]
+	vpshufb         xmm4, xmm4, xmm15
+; GHASH step 3: the products of vector 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 4: vector 2 into D, reflected
+	vmovdqu         xmm4, oword [rsi - 32]
+	vpshufb         xmm4, xmm4, xmm15
+
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 5: the products of vector 2
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 6: vector 3 into D, reflected
+	vmovdqu         xmm4, oword [rsi - 16]
+	vpshufb         xmm4, xmm4, xmm15
+
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 7: the products of vector 3
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 8: fold LO into MI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 9: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 10: ACC = HI
+	vmovdqa         xmm9, xmm7
+
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	vpxor           xmm8, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm8
+	vmovdqu         oword [rsi + 32], xmm2
+	vpxor           xmm8, xmm13, oword [rdx + 48]
+	vaesenclast     xmm3, xmm3, xmm8
+	vmovdqu         oword [rsi + 48], xmm3
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+	jae             L.gcm_enc_rec_loop
+; LLVM-MCA-END
+L.gcm_enc_rec_hash_last:
+; the GHASH of the last iteration's ciphertext, still in X
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vpshufb         xmm4, xmm0, xmm15
+	vpxor           xmm4, xmm4, xmm9
+; GHASH step 1: the products of vector 0
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 2240], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm6, xmm4, oword [rdi + 2240], 16 ; MI = d_L*h_H
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2240], 1 ; + d_H*h_L
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 2240], 17 ; HI = d_H*h_H
+	vpxor           xmm6, xmm6, xmm8
+; GHASH step 2: vector 1 into D, reflected
+	vpshufb         xmm4, xmm1, xmm15
+; GHASH step 3: the products of vector 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 4: vector 2 into D, reflected
+	vpshufb         xmm4, xmm2, xmm15
+; GHASH step 5: the products of vector 2
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 6: vector 3 into D, reflected
+	vpshufb         xmm4, xmm3, xmm15
+; GHASH step 7: the products of vector 3
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 8: fold LO into MI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+; GHASH step 9: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 10: ACC = HI
+	vmovdqa         xmm9, xmm7
+	jmp             near L.gcm_enc_rec_bulk_out
+L.gcm_enc_rec_serial:
+; one or two iterations, each hashing its own ciphertext after its rounds
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm2, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm3, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_serial_aes128
+	je              near L.gcm_enc_rec_serial_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_rec_serial_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_rec_serial_aes128:
 	vmovdqu         xmm14, oword [r10 - 144]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
@@ -1917,8 +2593,8 @@ L.gcm_enc_rec_main_aes128:
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
-	jae             L.gcm_enc_rec_loop
-; LLVM-MCA-END
+	jae             L.gcm_enc_rec_serial
+L.gcm_enc_rec_bulk_out:
 	vpxor           xmm5, xmm5, xmm5
 	vpxor           xmm6, xmm6, xmm6
 	vpxor           xmm7, xmm7, xmm7
@@ -3594,6 +4270,110 @@ aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2:
 ; bulk: whole iterations of 4 blocks, CTR and GHASH stitched
 	sub             rcx, 64
 	jb              near L.gcm_enc_ghashkaratsuba_tail2_tail
+	cmp             rcx, 128
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_serial ; one or two iterations
+; the first iteration only encrypts; each later one hashes its predecessor's output
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm2, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm3, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_first_aes128
+	je              near L.gcm_enc_ghashkaratsuba_tail2_first_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_first_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_first_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	vpxor           xmm8, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm8
+	vmovdqu         oword [rsi + 32], xmm2
+	vpxor           xmm8, xmm13, oword [rdx + 48]
+	vaesenclast     xmm3, xmm3, xmm8
+	vmovdqu         oword [rsi + 48], xmm3
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_hash_last
 L.gcm_enc_ghashkaratsuba_tail2_loop:
 ; LLVM-MCA-BEGIN gcm_enc_ghashkaratsuba_tail2_aesni_avx_main_loop
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -3635,6 +4415,240 @@ L.gcm_enc_ghashkaratsuba_tail2_main_aes192:
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
 L.gcm_enc_ghashkaratsuba_tail2_main_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vmovdqu         xmm4, oword [rsi - 64]
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9
+; GHASH step 1: the products of vector 0
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 2240], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 2240], 17 ; HI = d_H*h_H
+	vpclmulqdq      xmm6, xmm8, oword [rdi + 3392], 0 ; MI = (d_L^d_H)*(h_L^h_H)
+
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 2: vector 1 into D, reflected
+	vmovdqu         xmm4, oword [rsi - 48]
+	vpshufb         xmm4, xmm4, xmm15
+; GHASH step 3: the products of vector 1
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 3408], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 4: vector 2 into D, reflected
+	vmovdqu         xmm4, oword [rsi - 32]
+	vpshufb         xmm4, xmm4, xmm15
+
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 5: the products of vector 2
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 3424], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 6: vector 3 into D, reflected
+	vmovdqu         xmm4, oword [rsi - 16]
+	vpshufb         xmm4, xmm4, xmm15
+
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 7: the products of vector 3
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 3440], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm7
+; GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 11: ACC = HI
+	vmovdqa         xmm9, xmm7
+
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	vpxor           xmm8, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm8
+	vmovdqu         oword [rsi + 32], xmm2
+	vpxor           xmm8, xmm13, oword [rdx + 48]
+	vaesenclast     xmm3, xmm3, xmm8
+	vmovdqu         oword [rsi + 48], xmm3
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+	jae             L.gcm_enc_ghashkaratsuba_tail2_loop
+; LLVM-MCA-END
+L.gcm_enc_ghashkaratsuba_tail2_hash_last:
+; the GHASH of the last iteration's ciphertext, still in X
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vpshufb         xmm4, xmm0, xmm15
+	vpxor           xmm4, xmm4, xmm9
+; GHASH step 1: the products of vector 0
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 2240], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 2240], 17 ; HI = d_H*h_H
+	vpclmulqdq      xmm6, xmm8, oword [rdi + 3392], 0 ; MI = (d_L^d_H)*(h_L^h_H)
+; GHASH step 2: vector 1 into D, reflected
+	vpshufb         xmm4, xmm1, xmm15
+; GHASH step 3: the products of vector 1
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 3408], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 4: vector 2 into D, reflected
+	vpshufb         xmm4, xmm2, xmm15
+; GHASH step 5: the products of vector 2
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 3424], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 6: vector 3 into D, reflected
+	vpshufb         xmm4, xmm3, xmm15
+; GHASH step 7: the products of vector 3
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 3440], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm7
+; GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 11: ACC = HI
+	vmovdqa         xmm9, xmm7
+	jmp             near L.gcm_enc_ghashkaratsuba_tail2_bulk_out
+L.gcm_enc_ghashkaratsuba_tail2_serial:
+; one or two iterations, each hashing its own ciphertext after its rounds
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm2, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm3, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_serial_aes128
+	je              near L.gcm_enc_ghashkaratsuba_tail2_serial_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_serial_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_serial_aes128:
 	vmovdqu         xmm14, oword [r10 - 144]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
@@ -3753,8 +4767,8 @@ L.gcm_enc_ghashkaratsuba_tail2_main_aes128:
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
-	jae             L.gcm_enc_ghashkaratsuba_tail2_loop
-; LLVM-MCA-END
+	jae             L.gcm_enc_ghashkaratsuba_tail2_serial
+L.gcm_enc_ghashkaratsuba_tail2_bulk_out:
 L.gcm_enc_ghashkaratsuba_tail2_tail:
 ; what the bulk loop left: LEN + 64 = 0..48 bytes of whole blocks
 	add             rcx, 64
@@ -4711,6 +5725,110 @@ L.gcm_enc_ghashkaratsuba_tail2_rec_j0_aes128:
 ; bulk: whole iterations of 4 blocks, CTR and GHASH stitched
 	sub             rcx, 64
 	jb              near L.gcm_enc_ghashkaratsuba_tail2_rec_tail
+	cmp             rcx, 128
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_rec_serial ; one or two iterations
+; the first iteration only encrypts; each later one hashes its predecessor's output
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm2, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm3, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_rec_first_aes128
+	je              near L.gcm_enc_ghashkaratsuba_tail2_rec_first_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_rec_first_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_rec_first_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	vpxor           xmm8, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm8
+	vmovdqu         oword [rsi + 32], xmm2
+	vpxor           xmm8, xmm13, oword [rdx + 48]
+	vaesenclast     xmm3, xmm3, xmm8
+	vmovdqu         oword [rsi + 48], xmm3
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_rec_hash_last
 L.gcm_enc_ghashkaratsuba_tail2_rec_loop:
 ; LLVM-MCA-BEGIN gcm_enc_ghashkaratsuba_tail2_rec_aesni_avx_main_loop
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -4752,6 +5870,240 @@ L.gcm_enc_ghashkaratsuba_tail2_rec_main_aes192:
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
 L.gcm_enc_ghashkaratsuba_tail2_rec_main_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vmovdqu         xmm4, oword [rsi - 64]
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9
+; GHASH step 1: the products of vector 0
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 2240], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 2240], 17 ; HI = d_H*h_H
+	vpclmulqdq      xmm6, xmm8, oword [rdi + 3392], 0 ; MI = (d_L^d_H)*(h_L^h_H)
+
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 2: vector 1 into D, reflected
+	vmovdqu         xmm4, oword [rsi - 48]
+	vpshufb         xmm4, xmm4, xmm15
+; GHASH step 3: the products of vector 1
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 3408], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 4: vector 2 into D, reflected
+	vmovdqu         xmm4, oword [rsi - 32]
+	vpshufb         xmm4, xmm4, xmm15
+
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 5: the products of vector 2
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 3424], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 6: vector 3 into D, reflected
+	vmovdqu         xmm4, oword [rsi - 16]
+	vpshufb         xmm4, xmm4, xmm15
+
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 7: the products of vector 3
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 3440], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm7
+; GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 11: ACC = HI
+	vmovdqa         xmm9, xmm7
+
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	vpxor           xmm8, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm8
+	vmovdqu         oword [rsi + 32], xmm2
+	vpxor           xmm8, xmm13, oword [rdx + 48]
+	vaesenclast     xmm3, xmm3, xmm8
+	vmovdqu         oword [rsi + 48], xmm3
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+	jae             L.gcm_enc_ghashkaratsuba_tail2_rec_loop
+; LLVM-MCA-END
+L.gcm_enc_ghashkaratsuba_tail2_rec_hash_last:
+; the GHASH of the last iteration's ciphertext, still in X
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vpshufb         xmm4, xmm0, xmm15
+	vpxor           xmm4, xmm4, xmm9
+; GHASH step 1: the products of vector 0
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 2240], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 2240], 17 ; HI = d_H*h_H
+	vpclmulqdq      xmm6, xmm8, oword [rdi + 3392], 0 ; MI = (d_L^d_H)*(h_L^h_H)
+; GHASH step 2: vector 1 into D, reflected
+	vpshufb         xmm4, xmm1, xmm15
+; GHASH step 3: the products of vector 1
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 3408], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 4: vector 2 into D, reflected
+	vpshufb         xmm4, xmm2, xmm15
+; GHASH step 5: the products of vector 2
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 3424], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 6: vector 3 into D, reflected
+	vpshufb         xmm4, xmm3, xmm15
+; GHASH step 7: the products of vector 3
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 3440], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm7
+; GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 11: ACC = HI
+	vmovdqa         xmm9, xmm7
+	jmp             near L.gcm_enc_ghashkaratsuba_tail2_rec_bulk_out
+L.gcm_enc_ghashkaratsuba_tail2_rec_serial:
+; one or two iterations, each hashing its own ciphertext after its rounds
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm2, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm3, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_rec_serial_aes128
+	je              near L.gcm_enc_ghashkaratsuba_tail2_rec_serial_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_rec_serial_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_rec_serial_aes128:
 	vmovdqu         xmm14, oword [r10 - 144]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
@@ -4870,8 +6222,8 @@ L.gcm_enc_ghashkaratsuba_tail2_rec_main_aes128:
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
-	jae             L.gcm_enc_ghashkaratsuba_tail2_rec_loop
-; LLVM-MCA-END
+	jae             L.gcm_enc_ghashkaratsuba_tail2_rec_serial
+L.gcm_enc_ghashkaratsuba_tail2_rec_bulk_out:
 	vpxor           xmm5, xmm5, xmm5
 	vpxor           xmm6, xmm6, xmm6
 	vpxor           xmm7, xmm7, xmm7
