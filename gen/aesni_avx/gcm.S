@@ -64,15 +64,13 @@
 # the first or after one of the nine middle rounds every key size runs, or after the
 # last round:
 #   encryption (school, 4 vectors):
-#     after round KLAST-9:   0 vload0, 1 vmul0
-#     after round KLAST-8:   2 vload1, 3 vmul1
-#     after round KLAST-7:   4 vload2
-#     after round KLAST-6:   5 vmul2
-#     after round KLAST-5:   6 vload3
-#     after round KLAST-4:   7 vmul3
-#     after round KLAST-3:   8 fold_lo
-#     after round KLAST-2:   9 fold_mi
-#     after round KLAST-1:   10 lanes
+#     after round KLAST-9:   0 vload0
+#     after round KLAST-7:   1 vmul0, 2 vload1
+#     after round KLAST-6:   3 vmul1
+#     after round KLAST-4:   4 vload2, 5 vmul2
+#     after round KLAST-3:   6 vload3, 7 vmul3
+#     after round KLAST-1:   8 fold_lo, 9 fold_mi
+#     after round the last:  10 lanes
 #   decryption (school, 4 vectors):
 #     after round KLAST-9:   0 vload0
 #     after round KLAST-7:   1 vmul0, 2 vload1
@@ -424,21 +422,33 @@ aesgen_gcm_enc_update_aesni_avx:
 	vmovdqu         -64(%rsi), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
-# GHASH step 1: the products of vector 0
-	vpclmulqdq      $0, 2240(%rdi), %xmm4, %xmm5    # LO = d_L*h_L
-	vpclmulqdq      $16, 2240(%rdi), %xmm4, %xmm6   # MI = d_L*h_H
-	vpclmulqdq      $1, 2240(%rdi), %xmm4, %xmm8    # + d_H*h_L
-	vpclmulqdq      $17, 2240(%rdi), %xmm4, %xmm7   # HI = d_H*h_H
-	vpxor           %xmm8, %xmm6, %xmm6
 
 	vmovdqu         -128(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
+
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 1: the products of vector 0
+	vpclmulqdq      $0, 2240(%rdi), %xmm4, %xmm5    # LO = d_L*h_L
+	vpclmulqdq      $16, 2240(%rdi), %xmm4, %xmm6   # MI = d_L*h_H
+	vpclmulqdq      $1, 2240(%rdi), %xmm4, %xmm8    # + d_H*h_L
+	vpclmulqdq      $17, 2240(%rdi), %xmm4, %xmm7   # HI = d_H*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
 # GHASH step 2: vector 1 into D, reflected
 	vmovdqu         -48(%rsi), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
+
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
 # GHASH step 3: the products of vector 1
 	vpclmulqdq      $0, 2256(%rdi), %xmm4, %xmm8    # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
@@ -449,7 +459,13 @@ aesgen_gcm_enc_update_aesni_avx:
 	vpclmulqdq      $17, 2256(%rdi), %xmm4, %xmm8   # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
 
-	vmovdqu         -112(%r10), %xmm14
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+
+	vmovdqu         -64(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
@@ -457,12 +473,6 @@ aesgen_gcm_enc_update_aesni_avx:
 # GHASH step 4: vector 2 into D, reflected
 	vmovdqu         -32(%rsi), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
-
-	vmovdqu         -96(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
 # GHASH step 5: the products of vector 2
 	vpclmulqdq      $0, 2272(%rdi), %xmm4, %xmm8    # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
@@ -473,7 +483,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	vpclmulqdq      $17, 2272(%rdi), %xmm4, %xmm8   # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
 
-	vmovdqu         -80(%r10), %xmm14
+	vmovdqu         -48(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
@@ -481,12 +491,6 @@ aesgen_gcm_enc_update_aesni_avx:
 # GHASH step 6: vector 3 into D, reflected
 	vmovdqu         -16(%rsi), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
-
-	vmovdqu         -64(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
 # GHASH step 7: the products of vector 3
 	vpclmulqdq      $0, 2288(%rdi), %xmm4, %xmm8    # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
@@ -497,7 +501,13 @@ aesgen_gcm_enc_update_aesni_avx:
 	vpclmulqdq      $17, 2288(%rdi), %xmm4, %xmm8   # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
 
-	vmovdqu         -48(%r10), %xmm14
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+
+	vmovdqu         -16(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
@@ -507,25 +517,11 @@ aesgen_gcm_enc_update_aesni_avx:
 	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
 	vpxor           %xmm5, %xmm6, %xmm6
 	vpxor           %xmm8, %xmm6, %xmm6
-
-	vmovdqu         -32(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
 # GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
 	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
 	vpxor           %xmm6, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm7, %xmm7
-
-	vmovdqu         -16(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-# GHASH step 10: ACC = HI
-	vmovdqa         %xmm7, %xmm9
 
 # last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           (%rdx), %xmm13, %xmm8
@@ -540,6 +536,8 @@ aesgen_gcm_enc_update_aesni_avx:
 	vpxor           48(%rdx), %xmm13, %xmm8
 	vaesenclast     %xmm8, %xmm3, %xmm3
 	vmovdqu         %xmm3, 48(%rsi)
+# GHASH step 10: ACC = HI
+	vmovdqa         %xmm7, %xmm9
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx
@@ -2279,21 +2277,33 @@ aesgen_gcm_enc_record_aesni_avx:
 	vmovdqu         -64(%rsi), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
-# GHASH step 1: the products of vector 0
-	vpclmulqdq      $0, 2240(%rdi), %xmm4, %xmm5    # LO = d_L*h_L
-	vpclmulqdq      $16, 2240(%rdi), %xmm4, %xmm6   # MI = d_L*h_H
-	vpclmulqdq      $1, 2240(%rdi), %xmm4, %xmm8    # + d_H*h_L
-	vpclmulqdq      $17, 2240(%rdi), %xmm4, %xmm7   # HI = d_H*h_H
-	vpxor           %xmm8, %xmm6, %xmm6
 
 	vmovdqu         -128(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
+
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# GHASH step 1: the products of vector 0
+	vpclmulqdq      $0, 2240(%rdi), %xmm4, %xmm5    # LO = d_L*h_L
+	vpclmulqdq      $16, 2240(%rdi), %xmm4, %xmm6   # MI = d_L*h_H
+	vpclmulqdq      $1, 2240(%rdi), %xmm4, %xmm8    # + d_H*h_L
+	vpclmulqdq      $17, 2240(%rdi), %xmm4, %xmm7   # HI = d_H*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
 # GHASH step 2: vector 1 into D, reflected
 	vmovdqu         -48(%rsi), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
+
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
 # GHASH step 3: the products of vector 1
 	vpclmulqdq      $0, 2256(%rdi), %xmm4, %xmm8    # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
@@ -2304,7 +2314,13 @@ aesgen_gcm_enc_record_aesni_avx:
 	vpclmulqdq      $17, 2256(%rdi), %xmm4, %xmm8   # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
 
-	vmovdqu         -112(%r10), %xmm14
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+
+	vmovdqu         -64(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
@@ -2312,12 +2328,6 @@ aesgen_gcm_enc_record_aesni_avx:
 # GHASH step 4: vector 2 into D, reflected
 	vmovdqu         -32(%rsi), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
-
-	vmovdqu         -96(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
 # GHASH step 5: the products of vector 2
 	vpclmulqdq      $0, 2272(%rdi), %xmm4, %xmm8    # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
@@ -2328,7 +2338,7 @@ aesgen_gcm_enc_record_aesni_avx:
 	vpclmulqdq      $17, 2272(%rdi), %xmm4, %xmm8   # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
 
-	vmovdqu         -80(%r10), %xmm14
+	vmovdqu         -48(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
@@ -2336,12 +2346,6 @@ aesgen_gcm_enc_record_aesni_avx:
 # GHASH step 6: vector 3 into D, reflected
 	vmovdqu         -16(%rsi), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
-
-	vmovdqu         -64(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
 # GHASH step 7: the products of vector 3
 	vpclmulqdq      $0, 2288(%rdi), %xmm4, %xmm8    # d_L*h_L
 	vpxor           %xmm8, %xmm5, %xmm5
@@ -2352,7 +2356,13 @@ aesgen_gcm_enc_record_aesni_avx:
 	vpclmulqdq      $17, 2288(%rdi), %xmm4, %xmm8   # d_H*h_H
 	vpxor           %xmm8, %xmm7, %xmm7
 
-	vmovdqu         -48(%r10), %xmm14
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+
+	vmovdqu         -16(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
 	vaesenc         %xmm14, %xmm2, %xmm2
@@ -2362,25 +2372,11 @@ aesgen_gcm_enc_record_aesni_avx:
 	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
 	vpxor           %xmm5, %xmm6, %xmm6
 	vpxor           %xmm8, %xmm6, %xmm6
-
-	vmovdqu         -32(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
 # GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
 	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
 	vpxor           %xmm6, %xmm7, %xmm7
 	vpxor           %xmm8, %xmm7, %xmm7
-
-	vmovdqu         -16(%r10), %xmm14
-	vaesenc         %xmm14, %xmm0, %xmm0
-	vaesenc         %xmm14, %xmm1, %xmm1
-	vaesenc         %xmm14, %xmm2, %xmm2
-	vaesenc         %xmm14, %xmm3, %xmm3
-# GHASH step 10: ACC = HI
-	vmovdqa         %xmm7, %xmm9
 
 # last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           (%rdx), %xmm13, %xmm8
@@ -2395,6 +2391,8 @@ aesgen_gcm_enc_record_aesni_avx:
 	vpxor           48(%rdx), %xmm13, %xmm8
 	vaesenclast     %xmm8, %xmm3, %xmm3
 	vmovdqu         %xmm3, 48(%rsi)
+# GHASH step 10: ACC = HI
+	vmovdqa         %xmm7, %xmm9
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx

@@ -67,15 +67,13 @@
 ; the first or after one of the nine middle rounds every key size runs, or after the
 ; last round:
 ;   encryption (school, 4 vectors):
-;     after round KLAST-9:   0 vload0, 1 vmul0
-;     after round KLAST-8:   2 vload1, 3 vmul1
-;     after round KLAST-7:   4 vload2
-;     after round KLAST-6:   5 vmul2
-;     after round KLAST-5:   6 vload3
-;     after round KLAST-4:   7 vmul3
-;     after round KLAST-3:   8 fold_lo
-;     after round KLAST-2:   9 fold_mi
-;     after round KLAST-1:   10 lanes
+;     after round KLAST-9:   0 vload0
+;     after round KLAST-7:   1 vmul0, 2 vload1
+;     after round KLAST-6:   3 vmul1
+;     after round KLAST-4:   4 vload2, 5 vmul2
+;     after round KLAST-3:   6 vload3, 7 vmul3
+;     after round KLAST-1:   8 fold_lo, 9 fold_mi
+;     after round the last:  10 lanes
 ;   decryption (school, 4 vectors):
 ;     after round KLAST-9:   0 vload0
 ;     after round KLAST-7:   1 vmul0, 2 vload1
@@ -418,21 +416,33 @@ L.gcm_enc_main_aes128:
 	vmovdqu         xmm4, oword [rsi - 64]
 	vpshufb         xmm4, xmm4, xmm15
 	vpxor           xmm4, xmm4, xmm9
-; GHASH step 1: the products of vector 0
-	vpclmulqdq      xmm5, xmm4, oword [rdi + 2240], 0 ; LO = d_L*h_L
-	vpclmulqdq      xmm6, xmm4, oword [rdi + 2240], 16 ; MI = d_L*h_H
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 2240], 1 ; + d_H*h_L
-	vpclmulqdq      xmm7, xmm4, oword [rdi + 2240], 17 ; HI = d_H*h_H
-	vpxor           xmm6, xmm6, xmm8
 
 	vmovdqu         xmm14, oword [r10 - 128]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
+
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 1: the products of vector 0
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 2240], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm6, xmm4, oword [rdi + 2240], 16 ; MI = d_L*h_H
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2240], 1 ; + d_H*h_L
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 2240], 17 ; HI = d_H*h_H
+	vpxor           xmm6, xmm6, xmm8
 ; GHASH step 2: vector 1 into D, reflected
 	vmovdqu         xmm4, oword [rsi - 48]
 	vpshufb         xmm4, xmm4, xmm15
+
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
 ; GHASH step 3: the products of vector 1
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
@@ -443,7 +453,13 @@ L.gcm_enc_main_aes128:
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
 
-	vmovdqu         xmm14, oword [r10 - 112]
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+
+	vmovdqu         xmm14, oword [r10 - 64]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
@@ -451,12 +467,6 @@ L.gcm_enc_main_aes128:
 ; GHASH step 4: vector 2 into D, reflected
 	vmovdqu         xmm4, oword [rsi - 32]
 	vpshufb         xmm4, xmm4, xmm15
-
-	vmovdqu         xmm14, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
 ; GHASH step 5: the products of vector 2
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
@@ -467,7 +477,7 @@ L.gcm_enc_main_aes128:
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
 
-	vmovdqu         xmm14, oword [r10 - 80]
+	vmovdqu         xmm14, oword [r10 - 48]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
@@ -475,12 +485,6 @@ L.gcm_enc_main_aes128:
 ; GHASH step 6: vector 3 into D, reflected
 	vmovdqu         xmm4, oword [rsi - 16]
 	vpshufb         xmm4, xmm4, xmm15
-
-	vmovdqu         xmm14, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
 ; GHASH step 7: the products of vector 3
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
@@ -491,7 +495,13 @@ L.gcm_enc_main_aes128:
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
 
-	vmovdqu         xmm14, oword [r10 - 48]
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+
+	vmovdqu         xmm14, oword [r10 - 16]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
@@ -501,25 +511,11 @@ L.gcm_enc_main_aes128:
 	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
 	vpxor           xmm6, xmm6, xmm5
 	vpxor           xmm6, xmm6, xmm8
-
-	vmovdqu         xmm14, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
 ; GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
 	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
 	vpxor           xmm7, xmm7, xmm6
 	vpxor           xmm7, xmm7, xmm8
-
-	vmovdqu         xmm14, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-; GHASH step 10: ACC = HI
-	vmovdqa         xmm9, xmm7
 
 ; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           xmm8, xmm13, oword [rdx]
@@ -534,6 +530,8 @@ L.gcm_enc_main_aes128:
 	vpxor           xmm8, xmm13, oword [rdx + 48]
 	vaesenclast     xmm3, xmm3, xmm8
 	vmovdqu         oword [rsi + 48], xmm3
+; GHASH step 10: ACC = HI
+	vmovdqa         xmm9, xmm7
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
@@ -2259,21 +2257,33 @@ L.gcm_enc_rec_main_aes128:
 	vmovdqu         xmm4, oword [rsi - 64]
 	vpshufb         xmm4, xmm4, xmm15
 	vpxor           xmm4, xmm4, xmm9
-; GHASH step 1: the products of vector 0
-	vpclmulqdq      xmm5, xmm4, oword [rdi + 2240], 0 ; LO = d_L*h_L
-	vpclmulqdq      xmm6, xmm4, oword [rdi + 2240], 16 ; MI = d_L*h_H
-	vpclmulqdq      xmm8, xmm4, oword [rdi + 2240], 1 ; + d_H*h_L
-	vpclmulqdq      xmm7, xmm4, oword [rdi + 2240], 17 ; HI = d_H*h_H
-	vpxor           xmm6, xmm6, xmm8
 
 	vmovdqu         xmm14, oword [r10 - 128]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
+
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; GHASH step 1: the products of vector 0
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 2240], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm6, xmm4, oword [rdi + 2240], 16 ; MI = d_L*h_H
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2240], 1 ; + d_H*h_L
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 2240], 17 ; HI = d_H*h_H
+	vpxor           xmm6, xmm6, xmm8
 ; GHASH step 2: vector 1 into D, reflected
 	vmovdqu         xmm4, oword [rsi - 48]
 	vpshufb         xmm4, xmm4, xmm15
+
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
 ; GHASH step 3: the products of vector 1
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
@@ -2284,7 +2294,13 @@ L.gcm_enc_rec_main_aes128:
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
 
-	vmovdqu         xmm14, oword [r10 - 112]
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+
+	vmovdqu         xmm14, oword [r10 - 64]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
@@ -2292,12 +2308,6 @@ L.gcm_enc_rec_main_aes128:
 ; GHASH step 4: vector 2 into D, reflected
 	vmovdqu         xmm4, oword [rsi - 32]
 	vpshufb         xmm4, xmm4, xmm15
-
-	vmovdqu         xmm14, oword [r10 - 96]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
 ; GHASH step 5: the products of vector 2
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
@@ -2308,7 +2318,7 @@ L.gcm_enc_rec_main_aes128:
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
 
-	vmovdqu         xmm14, oword [r10 - 80]
+	vmovdqu         xmm14, oword [r10 - 48]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
@@ -2316,12 +2326,6 @@ L.gcm_enc_rec_main_aes128:
 ; GHASH step 6: vector 3 into D, reflected
 	vmovdqu         xmm4, oword [rsi - 16]
 	vpshufb         xmm4, xmm4, xmm15
-
-	vmovdqu         xmm14, oword [r10 - 64]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
 ; GHASH step 7: the products of vector 3
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 0 ; d_L*h_L
 	vpxor           xmm5, xmm5, xmm8
@@ -2332,7 +2336,13 @@ L.gcm_enc_rec_main_aes128:
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 17 ; d_H*h_H
 	vpxor           xmm7, xmm7, xmm8
 
-	vmovdqu         xmm14, oword [r10 - 48]
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+
+	vmovdqu         xmm14, oword [r10 - 16]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
 	vaesenc         xmm2, xmm2, xmm14
@@ -2342,25 +2352,11 @@ L.gcm_enc_rec_main_aes128:
 	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
 	vpxor           xmm6, xmm6, xmm5
 	vpxor           xmm6, xmm6, xmm8
-
-	vmovdqu         xmm14, oword [r10 - 32]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
 ; GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
 	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
 	vpxor           xmm7, xmm7, xmm6
 	vpxor           xmm7, xmm7, xmm8
-
-	vmovdqu         xmm14, oword [r10 - 16]
-	vaesenc         xmm0, xmm0, xmm14
-	vaesenc         xmm1, xmm1, xmm14
-	vaesenc         xmm2, xmm2, xmm14
-	vaesenc         xmm3, xmm3, xmm14
-; GHASH step 10: ACC = HI
-	vmovdqa         xmm9, xmm7
 
 ; last round with the source folded into the key: out = AES(counter) ^ src
 	vpxor           xmm8, xmm13, oword [rdx]
@@ -2375,6 +2371,8 @@ L.gcm_enc_rec_main_aes128:
 	vpxor           xmm8, xmm13, oword [rdx + 48]
 	vaesenclast     xmm3, xmm3, xmm8
 	vmovdqu         oword [rsi + 48], xmm3
+; GHASH step 10: ACC = HI
+	vmovdqa         xmm9, xmm7
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64

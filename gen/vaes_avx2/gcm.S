@@ -64,13 +64,11 @@
 # last round:
 #   encryption (school, 4 vectors):
 #     after round KLAST-9:   0 vload0, 1 vmul0
-#     after round KLAST-8:   2 vload1, 3 vmul1
-#     after round KLAST-7:   4 vload2
-#     after round KLAST-6:   5 vmul2
-#     after round KLAST-5:   6 vload3
-#     after round KLAST-4:   7 vmul3
-#     after round KLAST-3:   8 fold_lo
-#     after round KLAST-2:   9 fold_mi
+#     after round KLAST-8:   2 vload1
+#     after round KLAST-6:   3 vmul1, 4 vload2
+#     after round KLAST-5:   5 vmul2
+#     after round KLAST-4:   6 vload3
+#     after round KLAST-2:   7 vmul3, 8 fold_lo, 9 fold_mi
 #     after round KLAST-1:   10 lanes
 #   decryption (school, 4 vectors):
 #     after round KLAST-9:   0 vload0, 1 vmul0
@@ -448,6 +446,18 @@ aesgen_gcm_enc_update_vaes_avx2:
 # GHASH step 2: vector 1 into D, reflected
 	vmovdqu         -96(%rsi), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
+
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
 # GHASH step 3: the products of vector 1
 	vpclmulqdq      $0, 2208(%rdi), %ymm4, %ymm8    # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
@@ -457,17 +467,11 @@ aesgen_gcm_enc_update_vaes_avx2:
 	vpxor           %ymm8, %ymm6, %ymm6
 	vpclmulqdq      $17, 2208(%rdi), %ymm4, %ymm8   # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
-
-	vbroadcasti128  -112(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
 # GHASH step 4: vector 2 into D, reflected
 	vmovdqu         -64(%rsi), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
 
-	vbroadcasti128  -96(%r10), %ymm14
+	vbroadcasti128  -80(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
@@ -482,7 +486,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	vpclmulqdq      $17, 2240(%rdi), %ymm4, %ymm8   # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
 
-	vbroadcasti128  -80(%r10), %ymm14
+	vbroadcasti128  -64(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
@@ -491,7 +495,13 @@ aesgen_gcm_enc_update_vaes_avx2:
 	vmovdqu         -32(%rsi), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
 
-	vbroadcasti128  -64(%r10), %ymm14
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+
+	vbroadcasti128  -32(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
@@ -505,23 +515,11 @@ aesgen_gcm_enc_update_vaes_avx2:
 	vpxor           %ymm8, %ymm6, %ymm6
 	vpclmulqdq      $17, 2272(%rdi), %ymm4, %ymm8   # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
-
-	vbroadcasti128  -48(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
 # GHASH step 8: fold LO into MI (see the header)
 	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpxor           %ymm5, %ymm6, %ymm6
 	vpxor           %ymm8, %ymm6, %ymm6
-
-	vbroadcasti128  -32(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
 # GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
@@ -2412,6 +2410,18 @@ aesgen_gcm_enc_record_vaes_avx2:
 # GHASH step 2: vector 1 into D, reflected
 	vmovdqu         -96(%rsi), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
+
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
 # GHASH step 3: the products of vector 1
 	vpclmulqdq      $0, 2208(%rdi), %ymm4, %ymm8    # d_L*h_L
 	vpxor           %ymm8, %ymm5, %ymm5
@@ -2421,17 +2431,11 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vpxor           %ymm8, %ymm6, %ymm6
 	vpclmulqdq      $17, 2208(%rdi), %ymm4, %ymm8   # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
-
-	vbroadcasti128  -112(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
 # GHASH step 4: vector 2 into D, reflected
 	vmovdqu         -64(%rsi), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
 
-	vbroadcasti128  -96(%r10), %ymm14
+	vbroadcasti128  -80(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
@@ -2446,7 +2450,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vpclmulqdq      $17, 2240(%rdi), %ymm4, %ymm8   # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
 
-	vbroadcasti128  -80(%r10), %ymm14
+	vbroadcasti128  -64(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
@@ -2455,7 +2459,13 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vmovdqu         -32(%rsi), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
 
-	vbroadcasti128  -64(%r10), %ymm14
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+
+	vbroadcasti128  -32(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
 	vaesenc         %ymm14, %ymm2, %ymm2
@@ -2469,23 +2479,11 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vpxor           %ymm8, %ymm6, %ymm6
 	vpclmulqdq      $17, 2272(%rdi), %ymm4, %ymm8   # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
-
-	vbroadcasti128  -48(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
 # GHASH step 8: fold LO into MI (see the header)
 	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (0xc2 << 56)
 	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
 	vpxor           %ymm5, %ymm6, %ymm6
 	vpxor           %ymm8, %ymm6, %ymm6
-
-	vbroadcasti128  -32(%r10), %ymm14
-	vaesenc         %ymm14, %ymm0, %ymm0
-	vaesenc         %ymm14, %ymm1, %ymm1
-	vaesenc         %ymm14, %ymm2, %ymm2
-	vaesenc         %ymm14, %ymm3, %ymm3
 # GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (0xc2 << 56)
 	vpshufd         $78, %ymm6, %ymm6               # swap(MI)

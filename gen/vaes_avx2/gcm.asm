@@ -67,13 +67,11 @@
 ; last round:
 ;   encryption (school, 4 vectors):
 ;     after round KLAST-9:   0 vload0, 1 vmul0
-;     after round KLAST-8:   2 vload1, 3 vmul1
-;     after round KLAST-7:   4 vload2
-;     after round KLAST-6:   5 vmul2
-;     after round KLAST-5:   6 vload3
-;     after round KLAST-4:   7 vmul3
-;     after round KLAST-3:   8 fold_lo
-;     after round KLAST-2:   9 fold_mi
+;     after round KLAST-8:   2 vload1
+;     after round KLAST-6:   3 vmul1, 4 vload2
+;     after round KLAST-5:   5 vmul2
+;     after round KLAST-4:   6 vload3
+;     after round KLAST-2:   7 vmul3, 8 fold_lo, 9 fold_mi
 ;     after round KLAST-1:   10 lanes
 ;   decryption (school, 4 vectors):
 ;     after round KLAST-9:   0 vload0, 1 vmul0
@@ -442,6 +440,18 @@ L.gcm_enc_main_aes128:
 ; GHASH step 2: vector 1 into D, reflected
 	vmovdqu         ymm4, yword [rsi - 96]
 	vpshufb         ymm4, ymm4, ymm15
+
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
 ; GHASH step 3: the products of vector 1
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 2208], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
@@ -451,17 +461,11 @@ L.gcm_enc_main_aes128:
 	vpxor           ymm6, ymm6, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 2208], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
-
-	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
 ; GHASH step 4: vector 2 into D, reflected
 	vmovdqu         ymm4, yword [rsi - 64]
 	vpshufb         ymm4, ymm4, ymm15
 
-	vbroadcasti128  ymm14, oword [r10 - 96]
+	vbroadcasti128  ymm14, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
@@ -476,7 +480,7 @@ L.gcm_enc_main_aes128:
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 2240], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
 
-	vbroadcasti128  ymm14, oword [r10 - 80]
+	vbroadcasti128  ymm14, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
@@ -485,7 +489,13 @@ L.gcm_enc_main_aes128:
 	vmovdqu         ymm4, yword [rsi - 32]
 	vpshufb         ymm4, ymm4, ymm15
 
-	vbroadcasti128  ymm14, oword [r10 - 64]
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+
+	vbroadcasti128  ymm14, oword [r10 - 32]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
@@ -499,23 +509,11 @@ L.gcm_enc_main_aes128:
 	vpxor           ymm6, ymm6, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 2272], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
-
-	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
 ; GHASH step 8: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpxor           ymm6, ymm6, ymm5
 	vpxor           ymm6, ymm6, ymm8
-
-	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
 ; GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
@@ -2392,6 +2390,18 @@ L.gcm_enc_rec_main_aes128:
 ; GHASH step 2: vector 1 into D, reflected
 	vmovdqu         ymm4, yword [rsi - 96]
 	vpshufb         ymm4, ymm4, ymm15
+
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
 ; GHASH step 3: the products of vector 1
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 2208], 0 ; d_L*h_L
 	vpxor           ymm5, ymm5, ymm8
@@ -2401,17 +2411,11 @@ L.gcm_enc_rec_main_aes128:
 	vpxor           ymm6, ymm6, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 2208], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
-
-	vbroadcasti128  ymm14, oword [r10 - 112]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
 ; GHASH step 4: vector 2 into D, reflected
 	vmovdqu         ymm4, yword [rsi - 64]
 	vpshufb         ymm4, ymm4, ymm15
 
-	vbroadcasti128  ymm14, oword [r10 - 96]
+	vbroadcasti128  ymm14, oword [r10 - 80]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
@@ -2426,7 +2430,7 @@ L.gcm_enc_rec_main_aes128:
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 2240], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
 
-	vbroadcasti128  ymm14, oword [r10 - 80]
+	vbroadcasti128  ymm14, oword [r10 - 64]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
@@ -2435,7 +2439,13 @@ L.gcm_enc_rec_main_aes128:
 	vmovdqu         ymm4, yword [rsi - 32]
 	vpshufb         ymm4, ymm4, ymm15
 
-	vbroadcasti128  ymm14, oword [r10 - 64]
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+
+	vbroadcasti128  ymm14, oword [r10 - 32]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
 	vaesenc         ymm2, ymm2, ymm14
@@ -2449,23 +2459,11 @@ L.gcm_enc_rec_main_aes128:
 	vpxor           ymm6, ymm6, ymm8
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 2272], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
-
-	vbroadcasti128  ymm14, oword [r10 - 48]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
 ; GHASH step 8: fold LO into MI (see the header)
 	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (0xc2 << 56)
 	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
 	vpxor           ymm6, ymm6, ymm5
 	vpxor           ymm6, ymm6, ymm8
-
-	vbroadcasti128  ymm14, oword [r10 - 32]
-	vaesenc         ymm0, ymm0, ymm14
-	vaesenc         ymm1, ymm1, ymm14
-	vaesenc         ymm2, ymm2, ymm14
-	vaesenc         ymm3, ymm3, ymm14
 ; GHASH step 9: fold MI into HI, the reduced product (see the header)
 	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (0xc2 << 56)
 	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
