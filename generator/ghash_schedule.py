@@ -61,8 +61,8 @@ _INDEXED = {"reflect", "halves", "mid", "lo", "hi", "one", "vload", "vmul"}
 # round, then after each of the nine middle rounds, KLAST-9 first, then after the last
 # round.  "pairs" is the EVEX path
 # (two vectors a step, 32 registers), "single" the 16-register one (one vector a step
-# through D; those ISAs have no room for GD: encryption reads its predecessor's output
-# back from memory).
+# through D; those ISAs have no room for GD: encryption reads the output of the
+# iteration two before back from memory).
 # Each table was chosen among measured candidates: llvm-mca 19 (perf/mca.py's method) on
 # every model of mca/baseline.json, none slower than the schedule it replaced (the
 # rendered text cut into nine chunks of equal line count), most faster.  To try another
@@ -228,7 +228,7 @@ SCHEDULES = {
         ("vmul3", "fold_lo", "fold_mi"),
         ("lanes",),
     ),
-    # Encryption (since 2026-12-07), the previous iteration's ciphertext read back from
+    # Encryption (since 2026-12-07), an earlier iteration's ciphertext read back from
     # memory: the decryption tables' placement.  Intel Xeon guest (family 6 model 0xa7),
     # against _spread's rule, 4 alternating runs, AES-128 / AES-256: aesni_avx 1.01-1.02
     # / 1.01-1.04, vaes_avx2 1.00 / 1.00-1.03 at 256 B-16 KiB.

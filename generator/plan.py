@@ -492,8 +492,8 @@ class GcmPlan(Plan):
     def ghash_schedule_text(self, direction: str):
         """The main loop's schedule as comment lines: the steps after each round."""
         U = self.knobs["UNROLL"]
-        # decryption loads its source; encryption its predecessor's output, from GD or
-        # (without GD) from memory
+        # decryption loads its source; encryption an earlier iteration's output, from GD
+        # or (without GD) from memory
         slots = self.ghash_schedule(direction, U, load=direction == "dec" or not self.R["GD"])
         names = ([f"KLAST-{ghash_schedule.ROUNDS}"]
                  + [f"KLAST-{m}" for m in range(ghash_schedule.ROUNDS, 0, -1)] + ["the last"])

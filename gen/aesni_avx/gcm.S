@@ -83,10 +83,11 @@
 # products) before the next can be loaded; the products are spread over the
 # rounds so that no round waits for more than one vector's multiplies, and the
 # two folds come after the last product, ACC being written after the last round.
-# Without room for GD, encryption hashes the previous iteration's ciphertext from
-# memory, where that iteration stored it (each load is served by its store), a vector at
-# a time into D between the current iteration's rounds, as decryption loads its own
-# source; a call of one or two iterations hashes each after its rounds instead.
+# Without room for GD, encryption hashes the ciphertext of the iteration two before the
+# current one, from memory, where it was stored long since (so the loads wait for no AES
+# round), a vector at a time into D between the current iteration's rounds, as
+# decryption loads its own source; the last two iterations are hashed after the loop,
+# and a call of one or two iterations hashes each after its own rounds.
 
 # int aesgen_gcm_ghash_aesni_avx(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
 #   len a multiple of 16
@@ -270,7 +271,8 @@ aesgen_gcm_enc_update_aesni_avx:
 	{disp32} jb     .Lgcm_enc_tail
 	cmp             $128, %rcx
 	{disp32} jb     .Lgcm_enc_serial                # one or two iterations
-# the first iteration only encrypts; each later one hashes its predecessor's output
+# the first two iterations only encrypt; each later one hashes the output of the one
+# two before it, stored long since, so its loads wait for no AES round
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
@@ -310,6 +312,106 @@ aesgen_gcm_enc_update_aesni_avx:
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
 .Lgcm_enc_first_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           (%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm0, %xmm0
+	vmovdqu         %xmm0, (%rsi)
+	vpxor           16(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm1, %xmm1
+	vmovdqu         %xmm1, 16(%rsi)
+	vpxor           32(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm2, %xmm2
+	vmovdqu         %xmm2, 32(%rsi)
+	vpxor           48(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm3, %xmm3
+	vmovdqu         %xmm3, 48(%rsi)
+	add             $64, %rdx
+	add             $64, %rsi
+	sub             $64, %rcx
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm1
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm2
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm3
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           %xmm12, %xmm2, %xmm2
+	vpxor           %xmm12, %xmm3, %xmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_second_aes128
+	{disp32} je     .Lgcm_enc_second_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+.Lgcm_enc_second_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+.Lgcm_enc_second_aes128:
 	vmovdqu         -144(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
@@ -419,7 +521,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
 # GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
-	vmovdqu         -64(%rsi), %xmm4
+	vmovdqu         -128(%rsi), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
 
@@ -441,7 +543,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	vpclmulqdq      $17, 2240(%rdi), %xmm4, %xmm7   # HI = d_H*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
 # GHASH step 2: vector 1 into D, reflected
-	vmovdqu         -48(%rsi), %xmm4
+	vmovdqu         -112(%rsi), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
 
 	vmovdqu         -96(%r10), %xmm14
@@ -471,7 +573,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
 # GHASH step 4: vector 2 into D, reflected
-	vmovdqu         -32(%rsi), %xmm4
+	vmovdqu         -96(%rsi), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
 # GHASH step 5: the products of vector 2
 	vpclmulqdq      $0, 2272(%rdi), %xmm4, %xmm8    # d_L*h_L
@@ -489,7 +591,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
 # GHASH step 6: vector 3 into D, reflected
-	vmovdqu         -16(%rsi), %xmm4
+	vmovdqu         -80(%rsi), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
 # GHASH step 7: the products of vector 3
 	vpclmulqdq      $0, 2288(%rdi), %xmm4, %xmm8    # d_L*h_L
@@ -544,7 +646,66 @@ aesgen_gcm_enc_update_aesni_avx:
 	jae             .Lgcm_enc_loop
 # LLVM-MCA-END
 .Lgcm_enc_hash_last:
-# the GHASH of the last iteration's ciphertext, still in X
+# the GHASH of the last two iterations' ciphertext: the first from memory, the last
+# still in X
+# GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vmovdqu         -128(%rsi), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4
+# GHASH step 1: the products of vector 0
+	vpclmulqdq      $0, 2240(%rdi), %xmm4, %xmm5    # LO = d_L*h_L
+	vpclmulqdq      $16, 2240(%rdi), %xmm4, %xmm6   # MI = d_L*h_H
+	vpclmulqdq      $1, 2240(%rdi), %xmm4, %xmm8    # + d_H*h_L
+	vpclmulqdq      $17, 2240(%rdi), %xmm4, %xmm7   # HI = d_H*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
+# GHASH step 2: vector 1 into D, reflected
+	vmovdqu         -112(%rsi), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+# GHASH step 3: the products of vector 1
+	vpclmulqdq      $0, 2256(%rdi), %xmm4, %xmm8    # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, 2256(%rdi), %xmm4, %xmm8   # d_L*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 2256(%rdi), %xmm4, %xmm8    # d_H*h_L
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 2256(%rdi), %xmm4, %xmm8   # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 4: vector 2 into D, reflected
+	vmovdqu         -96(%rsi), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+# GHASH step 5: the products of vector 2
+	vpclmulqdq      $0, 2272(%rdi), %xmm4, %xmm8    # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, 2272(%rdi), %xmm4, %xmm8   # d_L*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 2272(%rdi), %xmm4, %xmm8    # d_H*h_L
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 2272(%rdi), %xmm4, %xmm8   # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 6: vector 3 into D, reflected
+	vmovdqu         -80(%rsi), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+# GHASH step 7: the products of vector 3
+	vpclmulqdq      $0, 2288(%rdi), %xmm4, %xmm8    # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, 2288(%rdi), %xmm4, %xmm8   # d_L*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 2288(%rdi), %xmm4, %xmm8    # d_H*h_L
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 2288(%rdi), %xmm4, %xmm8   # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 8: fold LO into MI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+# GHASH step 9: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 10: ACC = HI
+	vmovdqa         %xmm7, %xmm9
 # GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vpshufb         %xmm15, %xmm0, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
@@ -2125,7 +2286,8 @@ aesgen_gcm_enc_record_aesni_avx:
 	{disp32} jb     .Lgcm_enc_rec_tail
 	cmp             $128, %rcx
 	{disp32} jb     .Lgcm_enc_rec_serial            # one or two iterations
-# the first iteration only encrypts; each later one hashes its predecessor's output
+# the first two iterations only encrypt; each later one hashes the output of the one
+# two before it, stored long since, so its loads wait for no AES round
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
@@ -2165,6 +2327,106 @@ aesgen_gcm_enc_record_aesni_avx:
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
 .Lgcm_enc_rec_first_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           (%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm0, %xmm0
+	vmovdqu         %xmm0, (%rsi)
+	vpxor           16(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm1, %xmm1
+	vmovdqu         %xmm1, 16(%rsi)
+	vpxor           32(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm2, %xmm2
+	vmovdqu         %xmm2, 32(%rsi)
+	vpxor           48(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm3, %xmm3
+	vmovdqu         %xmm3, 48(%rsi)
+	add             $64, %rdx
+	add             $64, %rsi
+	sub             $64, %rcx
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm1
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm2
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm3
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           %xmm12, %xmm2, %xmm2
+	vpxor           %xmm12, %xmm3, %xmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_second_aes128
+	{disp32} je     .Lgcm_enc_rec_second_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+.Lgcm_enc_rec_second_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+.Lgcm_enc_rec_second_aes128:
 	vmovdqu         -144(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
@@ -2274,7 +2536,7 @@ aesgen_gcm_enc_record_aesni_avx:
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
 # GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
-	vmovdqu         -64(%rsi), %xmm4
+	vmovdqu         -128(%rsi), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
 
@@ -2296,7 +2558,7 @@ aesgen_gcm_enc_record_aesni_avx:
 	vpclmulqdq      $17, 2240(%rdi), %xmm4, %xmm7   # HI = d_H*h_H
 	vpxor           %xmm8, %xmm6, %xmm6
 # GHASH step 2: vector 1 into D, reflected
-	vmovdqu         -48(%rsi), %xmm4
+	vmovdqu         -112(%rsi), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
 
 	vmovdqu         -96(%r10), %xmm14
@@ -2326,7 +2588,7 @@ aesgen_gcm_enc_record_aesni_avx:
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
 # GHASH step 4: vector 2 into D, reflected
-	vmovdqu         -32(%rsi), %xmm4
+	vmovdqu         -96(%rsi), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
 # GHASH step 5: the products of vector 2
 	vpclmulqdq      $0, 2272(%rdi), %xmm4, %xmm8    # d_L*h_L
@@ -2344,7 +2606,7 @@ aesgen_gcm_enc_record_aesni_avx:
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
 # GHASH step 6: vector 3 into D, reflected
-	vmovdqu         -16(%rsi), %xmm4
+	vmovdqu         -80(%rsi), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
 # GHASH step 7: the products of vector 3
 	vpclmulqdq      $0, 2288(%rdi), %xmm4, %xmm8    # d_L*h_L
@@ -2399,7 +2661,66 @@ aesgen_gcm_enc_record_aesni_avx:
 	jae             .Lgcm_enc_rec_loop
 # LLVM-MCA-END
 .Lgcm_enc_rec_hash_last:
-# the GHASH of the last iteration's ciphertext, still in X
+# the GHASH of the last two iterations' ciphertext: the first from memory, the last
+# still in X
+# GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vmovdqu         -128(%rsi), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4
+# GHASH step 1: the products of vector 0
+	vpclmulqdq      $0, 2240(%rdi), %xmm4, %xmm5    # LO = d_L*h_L
+	vpclmulqdq      $16, 2240(%rdi), %xmm4, %xmm6   # MI = d_L*h_H
+	vpclmulqdq      $1, 2240(%rdi), %xmm4, %xmm8    # + d_H*h_L
+	vpclmulqdq      $17, 2240(%rdi), %xmm4, %xmm7   # HI = d_H*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
+# GHASH step 2: vector 1 into D, reflected
+	vmovdqu         -112(%rsi), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+# GHASH step 3: the products of vector 1
+	vpclmulqdq      $0, 2256(%rdi), %xmm4, %xmm8    # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, 2256(%rdi), %xmm4, %xmm8   # d_L*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 2256(%rdi), %xmm4, %xmm8    # d_H*h_L
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 2256(%rdi), %xmm4, %xmm8   # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 4: vector 2 into D, reflected
+	vmovdqu         -96(%rsi), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+# GHASH step 5: the products of vector 2
+	vpclmulqdq      $0, 2272(%rdi), %xmm4, %xmm8    # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, 2272(%rdi), %xmm4, %xmm8   # d_L*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 2272(%rdi), %xmm4, %xmm8    # d_H*h_L
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 2272(%rdi), %xmm4, %xmm8   # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 6: vector 3 into D, reflected
+	vmovdqu         -80(%rsi), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+# GHASH step 7: the products of vector 3
+	vpclmulqdq      $0, 2288(%rdi), %xmm4, %xmm8    # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $16, 2288(%rdi), %xmm4, %xmm8   # d_L*h_H
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $1, 2288(%rdi), %xmm4, %xmm8    # d_H*h_L
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $17, 2288(%rdi), %xmm4, %xmm8   # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 8: fold LO into MI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+# GHASH step 9: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 10: ACC = HI
+	vmovdqa         %xmm7, %xmm9
 # GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vpshufb         %xmm15, %xmm0, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
@@ -4309,7 +4630,8 @@ aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2:
 	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_tail
 	cmp             $128, %rcx
 	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_serial # one or two iterations
-# the first iteration only encrypts; each later one hashes its predecessor's output
+# the first two iterations only encrypt; each later one hashes the output of the one
+# two before it, stored long since, so its loads wait for no AES round
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
@@ -4349,6 +4671,106 @@ aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2:
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
 .Lgcm_enc_ghashkaratsuba_tail2_first_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           (%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm0, %xmm0
+	vmovdqu         %xmm0, (%rsi)
+	vpxor           16(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm1, %xmm1
+	vmovdqu         %xmm1, 16(%rsi)
+	vpxor           32(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm2, %xmm2
+	vmovdqu         %xmm2, 32(%rsi)
+	vpxor           48(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm3, %xmm3
+	vmovdqu         %xmm3, 48(%rsi)
+	add             $64, %rdx
+	add             $64, %rsi
+	sub             $64, %rcx
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm1
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm2
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm3
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           %xmm12, %xmm2, %xmm2
+	vpxor           %xmm12, %xmm3, %xmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_second_aes128
+	{disp32} je     .Lgcm_enc_ghashkaratsuba_tail2_second_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+.Lgcm_enc_ghashkaratsuba_tail2_second_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+.Lgcm_enc_ghashkaratsuba_tail2_second_aes128:
 	vmovdqu         -144(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
@@ -4458,7 +4880,7 @@ aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2:
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
 # GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
-	vmovdqu         -64(%rsi), %xmm4
+	vmovdqu         -128(%rsi), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
 # GHASH step 1: the products of vector 0
@@ -4474,7 +4896,7 @@ aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2:
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
 # GHASH step 2: vector 1 into D, reflected
-	vmovdqu         -48(%rsi), %xmm4
+	vmovdqu         -112(%rsi), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
 # GHASH step 3: the products of vector 1
 	vpshufd         $78, %xmm4, %xmm8
@@ -4492,7 +4914,7 @@ aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2:
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
 # GHASH step 4: vector 2 into D, reflected
-	vmovdqu         -32(%rsi), %xmm4
+	vmovdqu         -96(%rsi), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
 
 	vmovdqu         -96(%r10), %xmm14
@@ -4516,7 +4938,7 @@ aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2:
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
 # GHASH step 6: vector 3 into D, reflected
-	vmovdqu         -16(%rsi), %xmm4
+	vmovdqu         -80(%rsi), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
 
 	vmovdqu         -64(%r10), %xmm14
@@ -4586,7 +5008,69 @@ aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2:
 	jae             .Lgcm_enc_ghashkaratsuba_tail2_loop
 # LLVM-MCA-END
 .Lgcm_enc_ghashkaratsuba_tail2_hash_last:
-# the GHASH of the last iteration's ciphertext, still in X
+# the GHASH of the last two iterations' ciphertext: the first from memory, the last
+# still in X
+# GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vmovdqu         -128(%rsi), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4
+# GHASH step 1: the products of vector 0
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 2240(%rdi), %xmm4, %xmm5    # LO = d_L*h_L
+	vpclmulqdq      $17, 2240(%rdi), %xmm4, %xmm7   # HI = d_H*h_H
+	vpclmulqdq      $0, 3392(%rdi), %xmm8, %xmm6    # MI = (d_L^d_H)*(h_L^h_H)
+# GHASH step 2: vector 1 into D, reflected
+	vmovdqu         -112(%rsi), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+# GHASH step 3: the products of vector 1
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 3408(%rdi), %xmm8, %xmm8    # (d_L^d_H)*(h_L^h_H)
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $0, 2256(%rdi), %xmm4, %xmm8    # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $17, 2256(%rdi), %xmm4, %xmm8   # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 4: vector 2 into D, reflected
+	vmovdqu         -96(%rsi), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+# GHASH step 5: the products of vector 2
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 3424(%rdi), %xmm8, %xmm8    # (d_L^d_H)*(h_L^h_H)
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $0, 2272(%rdi), %xmm4, %xmm8    # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $17, 2272(%rdi), %xmm4, %xmm8   # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 6: vector 3 into D, reflected
+	vmovdqu         -80(%rsi), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+# GHASH step 7: the products of vector 3
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 3440(%rdi), %xmm8, %xmm8    # (d_L^d_H)*(h_L^h_H)
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $0, 2288(%rdi), %xmm4, %xmm8    # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $17, 2288(%rdi), %xmm4, %xmm8   # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm6, %xmm6
+# GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 11: ACC = HI
+	vmovdqa         %xmm7, %xmm9
 # GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vpshufb         %xmm15, %xmm0, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
@@ -5778,7 +6262,8 @@ aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2:
 	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_rec_tail
 	cmp             $128, %rcx
 	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_rec_serial # one or two iterations
-# the first iteration only encrypts; each later one hashes its predecessor's output
+# the first two iterations only encrypt; each later one hashes the output of the one
+# two before it, stored long since, so its loads wait for no AES round
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
@@ -5818,6 +6303,106 @@ aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2:
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
 .Lgcm_enc_ghashkaratsuba_tail2_rec_first_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+# last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           (%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm0, %xmm0
+	vmovdqu         %xmm0, (%rsi)
+	vpxor           16(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm1, %xmm1
+	vmovdqu         %xmm1, 16(%rsi)
+	vpxor           32(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm2, %xmm2
+	vmovdqu         %xmm2, 32(%rsi)
+	vpxor           48(%rdx), %xmm13, %xmm8
+	vaesenclast     %xmm8, %xmm3, %xmm3
+	vmovdqu         %xmm3, 48(%rsi)
+	add             $64, %rdx
+	add             $64, %rsi
+	sub             $64, %rcx
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %xmm15, %xmm10, %xmm0
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm1
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm2
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpshufb         %xmm15, %xmm10, %xmm3
+	vpaddd          %xmm11, %xmm10, %xmm10
+	vpxor           %xmm12, %xmm0, %xmm0
+	vpxor           %xmm12, %xmm1, %xmm1
+	vpxor           %xmm12, %xmm2, %xmm2
+	vpxor           %xmm12, %xmm3, %xmm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_rec_second_aes128
+	{disp32} je     .Lgcm_enc_ghashkaratsuba_tail2_rec_second_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+.Lgcm_enc_ghashkaratsuba_tail2_rec_second_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm0, %xmm0
+	vaesenc         %xmm14, %xmm1, %xmm1
+	vaesenc         %xmm14, %xmm2, %xmm2
+	vaesenc         %xmm14, %xmm3, %xmm3
+.Lgcm_enc_ghashkaratsuba_tail2_rec_second_aes128:
 	vmovdqu         -144(%r10), %xmm14
 	vaesenc         %xmm14, %xmm0, %xmm0
 	vaesenc         %xmm14, %xmm1, %xmm1
@@ -5927,7 +6512,7 @@ aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2:
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
 # GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
-	vmovdqu         -64(%rsi), %xmm4
+	vmovdqu         -128(%rsi), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4
 # GHASH step 1: the products of vector 0
@@ -5943,7 +6528,7 @@ aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2:
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
 # GHASH step 2: vector 1 into D, reflected
-	vmovdqu         -48(%rsi), %xmm4
+	vmovdqu         -112(%rsi), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
 # GHASH step 3: the products of vector 1
 	vpshufd         $78, %xmm4, %xmm8
@@ -5961,7 +6546,7 @@ aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2:
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
 # GHASH step 4: vector 2 into D, reflected
-	vmovdqu         -32(%rsi), %xmm4
+	vmovdqu         -96(%rsi), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
 
 	vmovdqu         -96(%r10), %xmm14
@@ -5985,7 +6570,7 @@ aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2:
 	vaesenc         %xmm14, %xmm2, %xmm2
 	vaesenc         %xmm14, %xmm3, %xmm3
 # GHASH step 6: vector 3 into D, reflected
-	vmovdqu         -16(%rsi), %xmm4
+	vmovdqu         -80(%rsi), %xmm4
 	vpshufb         %xmm15, %xmm4, %xmm4
 
 	vmovdqu         -64(%r10), %xmm14
@@ -6055,7 +6640,69 @@ aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2:
 	jae             .Lgcm_enc_ghashkaratsuba_tail2_rec_loop
 # LLVM-MCA-END
 .Lgcm_enc_ghashkaratsuba_tail2_rec_hash_last:
-# the GHASH of the last iteration's ciphertext, still in X
+# the GHASH of the last two iterations' ciphertext: the first from memory, the last
+# still in X
+# GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vmovdqu         -128(%rsi), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4
+# GHASH step 1: the products of vector 0
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 2240(%rdi), %xmm4, %xmm5    # LO = d_L*h_L
+	vpclmulqdq      $17, 2240(%rdi), %xmm4, %xmm7   # HI = d_H*h_H
+	vpclmulqdq      $0, 3392(%rdi), %xmm8, %xmm6    # MI = (d_L^d_H)*(h_L^h_H)
+# GHASH step 2: vector 1 into D, reflected
+	vmovdqu         -112(%rsi), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+# GHASH step 3: the products of vector 1
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 3408(%rdi), %xmm8, %xmm8    # (d_L^d_H)*(h_L^h_H)
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $0, 2256(%rdi), %xmm4, %xmm8    # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $17, 2256(%rdi), %xmm4, %xmm8   # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 4: vector 2 into D, reflected
+	vmovdqu         -96(%rsi), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+# GHASH step 5: the products of vector 2
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 3424(%rdi), %xmm8, %xmm8    # (d_L^d_H)*(h_L^h_H)
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $0, 2272(%rdi), %xmm4, %xmm8    # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $17, 2272(%rdi), %xmm4, %xmm8   # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 6: vector 3 into D, reflected
+	vmovdqu         -80(%rsi), %xmm4
+	vpshufb         %xmm15, %xmm4, %xmm4
+# GHASH step 7: the products of vector 3
+	vpshufd         $78, %xmm4, %xmm8
+	vpxor           %xmm4, %xmm8, %xmm8             # d_L ^ d_H in the low half
+	vpclmulqdq      $0, 3440(%rdi), %xmm8, %xmm8    # (d_L^d_H)*(h_L^h_H)
+	vpxor           %xmm8, %xmm6, %xmm6
+	vpclmulqdq      $0, 2288(%rdi), %xmm4, %xmm8    # d_L*h_L
+	vpxor           %xmm8, %xmm5, %xmm5
+	vpclmulqdq      $17, 2288(%rdi), %xmm4, %xmm8   # d_H*h_H
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm7, %xmm6, %xmm6
+# GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm5, %xmm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %xmm5, %xmm5               # swap(LO)
+	vpxor           %xmm5, %xmm6, %xmm6
+	vpxor           %xmm8, %xmm6, %xmm6
+# GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_16(%rip), %xmm6, %xmm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %xmm6, %xmm6               # swap(MI)
+	vpxor           %xmm6, %xmm7, %xmm7
+	vpxor           %xmm8, %xmm7, %xmm7
+# GHASH step 11: ACC = HI
+	vmovdqa         %xmm7, %xmm9
 # GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vpshufb         %xmm15, %xmm0, %xmm4
 	vpxor           %xmm9, %xmm4, %xmm4

@@ -86,10 +86,11 @@
 ; products) before the next can be loaded; the products are spread over the
 ; rounds so that no round waits for more than one vector's multiplies, and the
 ; two folds come after the last product, ACC being written after the last round.
-; Without room for GD, encryption hashes the previous iteration's ciphertext from
-; memory, where that iteration stored it (each load is served by its store), a vector at
-; a time into D between the current iteration's rounds, as decryption loads its own
-; source; a call of one or two iterations hashes each after its rounds instead.
+; Without room for GD, encryption hashes the ciphertext of the iteration two before the
+; current one, from memory, where it was stored long since (so the loads wait for no AES
+; round), a vector at a time into D between the current iteration's rounds, as
+; decryption loads its own source; the last two iterations are hashed after the loop,
+; and a call of one or two iterations hashes each after its own rounds.
 
 ; int aesgen_gcm_ghash_aesni_avx(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
 ;   len a multiple of 16
@@ -264,7 +265,8 @@ aesgen_gcm_enc_update_aesni_avx:
 	jb              near L.gcm_enc_tail
 	cmp             rcx, 128
 	jb              near L.gcm_enc_serial           ; one or two iterations
-; the first iteration only encrypts; each later one hashes its predecessor's output
+; the first two iterations only encrypt; each later one hashes the output of the one
+; two before it, stored long since, so its loads wait for no AES round
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
@@ -304,6 +306,106 @@ L.gcm_enc_first_aes192:
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
 L.gcm_enc_first_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	vpxor           xmm8, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm8
+	vmovdqu         oword [rsi + 32], xmm2
+	vpxor           xmm8, xmm13, oword [rdx + 48]
+	vaesenclast     xmm3, xmm3, xmm8
+	vmovdqu         oword [rsi + 48], xmm3
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm2, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm3, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_second_aes128
+	je              near L.gcm_enc_second_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_second_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_second_aes128:
 	vmovdqu         xmm14, oword [r10 - 144]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
@@ -413,7 +515,7 @@ L.gcm_enc_main_aes128:
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
 ; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
-	vmovdqu         xmm4, oword [rsi - 64]
+	vmovdqu         xmm4, oword [rsi - 128]
 	vpshufb         xmm4, xmm4, xmm15
 	vpxor           xmm4, xmm4, xmm9
 
@@ -435,7 +537,7 @@ L.gcm_enc_main_aes128:
 	vpclmulqdq      xmm7, xmm4, oword [rdi + 2240], 17 ; HI = d_H*h_H
 	vpxor           xmm6, xmm6, xmm8
 ; GHASH step 2: vector 1 into D, reflected
-	vmovdqu         xmm4, oword [rsi - 48]
+	vmovdqu         xmm4, oword [rsi - 112]
 	vpshufb         xmm4, xmm4, xmm15
 
 	vmovdqu         xmm14, oword [r10 - 96]
@@ -465,7 +567,7 @@ L.gcm_enc_main_aes128:
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
 ; GHASH step 4: vector 2 into D, reflected
-	vmovdqu         xmm4, oword [rsi - 32]
+	vmovdqu         xmm4, oword [rsi - 96]
 	vpshufb         xmm4, xmm4, xmm15
 ; GHASH step 5: the products of vector 2
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 0 ; d_L*h_L
@@ -483,7 +585,7 @@ L.gcm_enc_main_aes128:
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
 ; GHASH step 6: vector 3 into D, reflected
-	vmovdqu         xmm4, oword [rsi - 16]
+	vmovdqu         xmm4, oword [rsi - 80]
 	vpshufb         xmm4, xmm4, xmm15
 ; GHASH step 7: the products of vector 3
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 0 ; d_L*h_L
@@ -538,7 +640,66 @@ L.gcm_enc_main_aes128:
 	jae             L.gcm_enc_loop
 ; LLVM-MCA-END
 L.gcm_enc_hash_last:
-; the GHASH of the last iteration's ciphertext, still in X
+; the GHASH of the last two iterations' ciphertext: the first from memory, the last
+; still in X
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vmovdqu         xmm4, oword [rsi - 128]
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9
+; GHASH step 1: the products of vector 0
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 2240], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm6, xmm4, oword [rdi + 2240], 16 ; MI = d_L*h_H
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2240], 1 ; + d_H*h_L
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 2240], 17 ; HI = d_H*h_H
+	vpxor           xmm6, xmm6, xmm8
+; GHASH step 2: vector 1 into D, reflected
+	vmovdqu         xmm4, oword [rsi - 112]
+	vpshufb         xmm4, xmm4, xmm15
+; GHASH step 3: the products of vector 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 4: vector 2 into D, reflected
+	vmovdqu         xmm4, oword [rsi - 96]
+	vpshufb         xmm4, xmm4, xmm15
+; GHASH step 5: the products of vector 2
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 6: vector 3 into D, reflected
+	vmovdqu         xmm4, oword [rsi - 80]
+	vpshufb         xmm4, xmm4, xmm15
+; GHASH step 7: the products of vector 3
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 8: fold LO into MI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+; GHASH step 9: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 10: ACC = HI
+	vmovdqa         xmm9, xmm7
 ; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vpshufb         xmm4, xmm0, xmm15
 	vpxor           xmm4, xmm4, xmm9
@@ -2105,7 +2266,8 @@ L.gcm_enc_rec_j0_aes128:
 	jb              near L.gcm_enc_rec_tail
 	cmp             rcx, 128
 	jb              near L.gcm_enc_rec_serial       ; one or two iterations
-; the first iteration only encrypts; each later one hashes its predecessor's output
+; the first two iterations only encrypt; each later one hashes the output of the one
+; two before it, stored long since, so its loads wait for no AES round
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
@@ -2145,6 +2307,106 @@ L.gcm_enc_rec_first_aes192:
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
 L.gcm_enc_rec_first_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	vpxor           xmm8, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm8
+	vmovdqu         oword [rsi + 32], xmm2
+	vpxor           xmm8, xmm13, oword [rdx + 48]
+	vaesenclast     xmm3, xmm3, xmm8
+	vmovdqu         oword [rsi + 48], xmm3
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm2, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm3, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_second_aes128
+	je              near L.gcm_enc_rec_second_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_rec_second_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_rec_second_aes128:
 	vmovdqu         xmm14, oword [r10 - 144]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
@@ -2254,7 +2516,7 @@ L.gcm_enc_rec_main_aes128:
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
 ; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
-	vmovdqu         xmm4, oword [rsi - 64]
+	vmovdqu         xmm4, oword [rsi - 128]
 	vpshufb         xmm4, xmm4, xmm15
 	vpxor           xmm4, xmm4, xmm9
 
@@ -2276,7 +2538,7 @@ L.gcm_enc_rec_main_aes128:
 	vpclmulqdq      xmm7, xmm4, oword [rdi + 2240], 17 ; HI = d_H*h_H
 	vpxor           xmm6, xmm6, xmm8
 ; GHASH step 2: vector 1 into D, reflected
-	vmovdqu         xmm4, oword [rsi - 48]
+	vmovdqu         xmm4, oword [rsi - 112]
 	vpshufb         xmm4, xmm4, xmm15
 
 	vmovdqu         xmm14, oword [r10 - 96]
@@ -2306,7 +2568,7 @@ L.gcm_enc_rec_main_aes128:
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
 ; GHASH step 4: vector 2 into D, reflected
-	vmovdqu         xmm4, oword [rsi - 32]
+	vmovdqu         xmm4, oword [rsi - 96]
 	vpshufb         xmm4, xmm4, xmm15
 ; GHASH step 5: the products of vector 2
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 0 ; d_L*h_L
@@ -2324,7 +2586,7 @@ L.gcm_enc_rec_main_aes128:
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
 ; GHASH step 6: vector 3 into D, reflected
-	vmovdqu         xmm4, oword [rsi - 16]
+	vmovdqu         xmm4, oword [rsi - 80]
 	vpshufb         xmm4, xmm4, xmm15
 ; GHASH step 7: the products of vector 3
 	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 0 ; d_L*h_L
@@ -2379,7 +2641,66 @@ L.gcm_enc_rec_main_aes128:
 	jae             L.gcm_enc_rec_loop
 ; LLVM-MCA-END
 L.gcm_enc_rec_hash_last:
-; the GHASH of the last iteration's ciphertext, still in X
+; the GHASH of the last two iterations' ciphertext: the first from memory, the last
+; still in X
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vmovdqu         xmm4, oword [rsi - 128]
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9
+; GHASH step 1: the products of vector 0
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 2240], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm6, xmm4, oword [rdi + 2240], 16 ; MI = d_L*h_H
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2240], 1 ; + d_H*h_L
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 2240], 17 ; HI = d_H*h_H
+	vpxor           xmm6, xmm6, xmm8
+; GHASH step 2: vector 1 into D, reflected
+	vmovdqu         xmm4, oword [rsi - 112]
+	vpshufb         xmm4, xmm4, xmm15
+; GHASH step 3: the products of vector 1
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 4: vector 2 into D, reflected
+	vmovdqu         xmm4, oword [rsi - 96]
+	vpshufb         xmm4, xmm4, xmm15
+; GHASH step 5: the products of vector 2
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 6: vector 3 into D, reflected
+	vmovdqu         xmm4, oword [rsi - 80]
+	vpshufb         xmm4, xmm4, xmm15
+; GHASH step 7: the products of vector 3
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 16 ; d_L*h_H
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 1 ; d_H*h_L
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 8: fold LO into MI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+; GHASH step 9: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 10: ACC = HI
+	vmovdqa         xmm9, xmm7
 ; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vpshufb         xmm4, xmm0, xmm15
 	vpxor           xmm4, xmm4, xmm9
@@ -4270,7 +4591,8 @@ aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2:
 	jb              near L.gcm_enc_ghashkaratsuba_tail2_tail
 	cmp             rcx, 128
 	jb              near L.gcm_enc_ghashkaratsuba_tail2_serial ; one or two iterations
-; the first iteration only encrypts; each later one hashes its predecessor's output
+; the first two iterations only encrypt; each later one hashes the output of the one
+; two before it, stored long since, so its loads wait for no AES round
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
@@ -4310,6 +4632,106 @@ L.gcm_enc_ghashkaratsuba_tail2_first_aes192:
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
 L.gcm_enc_ghashkaratsuba_tail2_first_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	vpxor           xmm8, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm8
+	vmovdqu         oword [rsi + 32], xmm2
+	vpxor           xmm8, xmm13, oword [rdx + 48]
+	vaesenclast     xmm3, xmm3, xmm8
+	vmovdqu         oword [rsi + 48], xmm3
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm2, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm3, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_second_aes128
+	je              near L.gcm_enc_ghashkaratsuba_tail2_second_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_second_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_second_aes128:
 	vmovdqu         xmm14, oword [r10 - 144]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
@@ -4419,7 +4841,7 @@ L.gcm_enc_ghashkaratsuba_tail2_main_aes128:
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
 ; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
-	vmovdqu         xmm4, oword [rsi - 64]
+	vmovdqu         xmm4, oword [rsi - 128]
 	vpshufb         xmm4, xmm4, xmm15
 	vpxor           xmm4, xmm4, xmm9
 ; GHASH step 1: the products of vector 0
@@ -4435,7 +4857,7 @@ L.gcm_enc_ghashkaratsuba_tail2_main_aes128:
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
 ; GHASH step 2: vector 1 into D, reflected
-	vmovdqu         xmm4, oword [rsi - 48]
+	vmovdqu         xmm4, oword [rsi - 112]
 	vpshufb         xmm4, xmm4, xmm15
 ; GHASH step 3: the products of vector 1
 	vpshufd         xmm8, xmm4, 78
@@ -4453,7 +4875,7 @@ L.gcm_enc_ghashkaratsuba_tail2_main_aes128:
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
 ; GHASH step 4: vector 2 into D, reflected
-	vmovdqu         xmm4, oword [rsi - 32]
+	vmovdqu         xmm4, oword [rsi - 96]
 	vpshufb         xmm4, xmm4, xmm15
 
 	vmovdqu         xmm14, oword [r10 - 96]
@@ -4477,7 +4899,7 @@ L.gcm_enc_ghashkaratsuba_tail2_main_aes128:
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
 ; GHASH step 6: vector 3 into D, reflected
-	vmovdqu         xmm4, oword [rsi - 16]
+	vmovdqu         xmm4, oword [rsi - 80]
 	vpshufb         xmm4, xmm4, xmm15
 
 	vmovdqu         xmm14, oword [r10 - 64]
@@ -4547,7 +4969,69 @@ L.gcm_enc_ghashkaratsuba_tail2_main_aes128:
 	jae             L.gcm_enc_ghashkaratsuba_tail2_loop
 ; LLVM-MCA-END
 L.gcm_enc_ghashkaratsuba_tail2_hash_last:
-; the GHASH of the last iteration's ciphertext, still in X
+; the GHASH of the last two iterations' ciphertext: the first from memory, the last
+; still in X
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vmovdqu         xmm4, oword [rsi - 128]
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9
+; GHASH step 1: the products of vector 0
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 2240], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 2240], 17 ; HI = d_H*h_H
+	vpclmulqdq      xmm6, xmm8, oword [rdi + 3392], 0 ; MI = (d_L^d_H)*(h_L^h_H)
+; GHASH step 2: vector 1 into D, reflected
+	vmovdqu         xmm4, oword [rsi - 112]
+	vpshufb         xmm4, xmm4, xmm15
+; GHASH step 3: the products of vector 1
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 3408], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 4: vector 2 into D, reflected
+	vmovdqu         xmm4, oword [rsi - 96]
+	vpshufb         xmm4, xmm4, xmm15
+; GHASH step 5: the products of vector 2
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 3424], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 6: vector 3 into D, reflected
+	vmovdqu         xmm4, oword [rsi - 80]
+	vpshufb         xmm4, xmm4, xmm15
+; GHASH step 7: the products of vector 3
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 3440], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm7
+; GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 11: ACC = HI
+	vmovdqa         xmm9, xmm7
 ; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vpshufb         xmm4, xmm0, xmm15
 	vpxor           xmm4, xmm4, xmm9
@@ -5725,7 +6209,8 @@ L.gcm_enc_ghashkaratsuba_tail2_rec_j0_aes128:
 	jb              near L.gcm_enc_ghashkaratsuba_tail2_rec_tail
 	cmp             rcx, 128
 	jb              near L.gcm_enc_ghashkaratsuba_tail2_rec_serial ; one or two iterations
-; the first iteration only encrypts; each later one hashes its predecessor's output
+; the first two iterations only encrypt; each later one hashes the output of the one
+; two before it, stored long since, so its loads wait for no AES round
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
@@ -5765,6 +6250,106 @@ L.gcm_enc_ghashkaratsuba_tail2_rec_first_aes192:
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
 L.gcm_enc_ghashkaratsuba_tail2_rec_first_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           xmm8, xmm13, oword [rdx]
+	vaesenclast     xmm0, xmm0, xmm8
+	vmovdqu         oword [rsi], xmm0
+	vpxor           xmm8, xmm13, oword [rdx + 16]
+	vaesenclast     xmm1, xmm1, xmm8
+	vmovdqu         oword [rsi + 16], xmm1
+	vpxor           xmm8, xmm13, oword [rdx + 32]
+	vaesenclast     xmm2, xmm2, xmm8
+	vmovdqu         oword [rsi + 32], xmm2
+	vpxor           xmm8, xmm13, oword [rdx + 48]
+	vaesenclast     xmm3, xmm3, xmm8
+	vmovdqu         oword [rsi + 48], xmm3
+	add             rdx, 64
+	add             rsi, 64
+	sub             rcx, 64
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         xmm0, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm1, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm2, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpshufb         xmm3, xmm10, xmm15
+	vpaddd          xmm10, xmm10, xmm11
+	vpxor           xmm0, xmm0, xmm12
+	vpxor           xmm1, xmm1, xmm12
+	vpxor           xmm2, xmm2, xmm12
+	vpxor           xmm3, xmm3, xmm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_rec_second_aes128
+	je              near L.gcm_enc_ghashkaratsuba_tail2_rec_second_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_rec_second_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm0, xmm0, xmm14
+	vaesenc         xmm1, xmm1, xmm14
+	vaesenc         xmm2, xmm2, xmm14
+	vaesenc         xmm3, xmm3, xmm14
+L.gcm_enc_ghashkaratsuba_tail2_rec_second_aes128:
 	vmovdqu         xmm14, oword [r10 - 144]
 	vaesenc         xmm0, xmm0, xmm14
 	vaesenc         xmm1, xmm1, xmm14
@@ -5874,7 +6459,7 @@ L.gcm_enc_ghashkaratsuba_tail2_rec_main_aes128:
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
 ; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
-	vmovdqu         xmm4, oword [rsi - 64]
+	vmovdqu         xmm4, oword [rsi - 128]
 	vpshufb         xmm4, xmm4, xmm15
 	vpxor           xmm4, xmm4, xmm9
 ; GHASH step 1: the products of vector 0
@@ -5890,7 +6475,7 @@ L.gcm_enc_ghashkaratsuba_tail2_rec_main_aes128:
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
 ; GHASH step 2: vector 1 into D, reflected
-	vmovdqu         xmm4, oword [rsi - 48]
+	vmovdqu         xmm4, oword [rsi - 112]
 	vpshufb         xmm4, xmm4, xmm15
 ; GHASH step 3: the products of vector 1
 	vpshufd         xmm8, xmm4, 78
@@ -5908,7 +6493,7 @@ L.gcm_enc_ghashkaratsuba_tail2_rec_main_aes128:
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
 ; GHASH step 4: vector 2 into D, reflected
-	vmovdqu         xmm4, oword [rsi - 32]
+	vmovdqu         xmm4, oword [rsi - 96]
 	vpshufb         xmm4, xmm4, xmm15
 
 	vmovdqu         xmm14, oword [r10 - 96]
@@ -5932,7 +6517,7 @@ L.gcm_enc_ghashkaratsuba_tail2_rec_main_aes128:
 	vaesenc         xmm2, xmm2, xmm14
 	vaesenc         xmm3, xmm3, xmm14
 ; GHASH step 6: vector 3 into D, reflected
-	vmovdqu         xmm4, oword [rsi - 16]
+	vmovdqu         xmm4, oword [rsi - 80]
 	vpshufb         xmm4, xmm4, xmm15
 
 	vmovdqu         xmm14, oword [r10 - 64]
@@ -6002,7 +6587,69 @@ L.gcm_enc_ghashkaratsuba_tail2_rec_main_aes128:
 	jae             L.gcm_enc_ghashkaratsuba_tail2_rec_loop
 ; LLVM-MCA-END
 L.gcm_enc_ghashkaratsuba_tail2_rec_hash_last:
-; the GHASH of the last iteration's ciphertext, still in X
+; the GHASH of the last two iterations' ciphertext: the first from memory, the last
+; still in X
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vmovdqu         xmm4, oword [rsi - 128]
+	vpshufb         xmm4, xmm4, xmm15
+	vpxor           xmm4, xmm4, xmm9
+; GHASH step 1: the products of vector 0
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm5, xmm4, oword [rdi + 2240], 0 ; LO = d_L*h_L
+	vpclmulqdq      xmm7, xmm4, oword [rdi + 2240], 17 ; HI = d_H*h_H
+	vpclmulqdq      xmm6, xmm8, oword [rdi + 3392], 0 ; MI = (d_L^d_H)*(h_L^h_H)
+; GHASH step 2: vector 1 into D, reflected
+	vmovdqu         xmm4, oword [rsi - 112]
+	vpshufb         xmm4, xmm4, xmm15
+; GHASH step 3: the products of vector 1
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 3408], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2256], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 4: vector 2 into D, reflected
+	vmovdqu         xmm4, oword [rsi - 96]
+	vpshufb         xmm4, xmm4, xmm15
+; GHASH step 5: the products of vector 2
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 3424], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2272], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 6: vector 3 into D, reflected
+	vmovdqu         xmm4, oword [rsi - 80]
+	vpshufb         xmm4, xmm4, xmm15
+; GHASH step 7: the products of vector 3
+	vpshufd         xmm8, xmm4, 78
+	vpxor           xmm8, xmm8, xmm4                ; d_L ^ d_H in the low half
+	vpclmulqdq      xmm8, xmm8, oword [rdi + 3440], 0 ; (d_L^d_H)*(h_L^h_H)
+	vpxor           xmm6, xmm6, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 0 ; d_L*h_L
+	vpxor           xmm5, xmm5, xmm8
+	vpclmulqdq      xmm8, xmm4, oword [rdi + 2288], 17 ; d_H*h_H
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 8: Karatsuba: MI ^= LO ^ HI turns the half-sum products into the middle products
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm7
+; GHASH step 9: fold LO into MI (see the header)
+	vpclmulqdq      xmm8, xmm5, oword [rel L.gcm_gfpoly_16], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         xmm5, xmm5, 78                  ; swap(LO)
+	vpxor           xmm6, xmm6, xmm5
+	vpxor           xmm6, xmm6, xmm8
+; GHASH step 10: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      xmm8, xmm6, oword [rel L.gcm_gfpoly_16], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         xmm6, xmm6, 78                  ; swap(MI)
+	vpxor           xmm7, xmm7, xmm6
+	vpxor           xmm7, xmm7, xmm8
+; GHASH step 11: ACC = HI
+	vmovdqa         xmm9, xmm7
 ; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vpshufb         xmm4, xmm0, xmm15
 	vpxor           xmm4, xmm4, xmm9

@@ -82,10 +82,11 @@
 # products) before the next can be loaded; the products are spread over the
 # rounds so that no round waits for more than one vector's multiplies, and the
 # two folds come after the last product, ACC being written after the last round.
-# Without room for GD, encryption hashes the previous iteration's ciphertext from
-# memory, where that iteration stored it (each load is served by its store), a vector at
-# a time into D between the current iteration's rounds, as decryption loads its own
-# source; a call of one or two iterations hashes each after its rounds instead.
+# Without room for GD, encryption hashes the ciphertext of the iteration two before the
+# current one, from memory, where it was stored long since (so the loads wait for no AES
+# round), a vector at a time into D between the current iteration's rounds, as
+# decryption loads its own source; the last two iterations are hashed after the loop,
+# and a call of one or two iterations hashes each after its own rounds.
 
 # int aesgen_gcm_ghash_vaes_avx2(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
 #   len a multiple of 16
@@ -279,7 +280,8 @@ aesgen_gcm_enc_update_vaes_avx2:
 	{disp32} jb     .Lgcm_enc_tail
 	cmp             $256, %rcx
 	{disp32} jb     .Lgcm_enc_serial                # one or two iterations
-# the first iteration only encrypts; each later one hashes its predecessor's output
+# the first two iterations only encrypt; each later one hashes the output of the one
+# two before it, stored long since, so its loads wait for no AES round
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm15, %ymm10, %ymm0
 	vpaddd          %ymm11, %ymm10, %ymm10
@@ -319,6 +321,106 @@ aesgen_gcm_enc_update_vaes_avx2:
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
 .Lgcm_enc_first_aes128:
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+# last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           (%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu         %ymm0, (%rsi)
+	vpxor           32(%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu         %ymm1, 32(%rsi)
+	vpxor           64(%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm2
+	vmovdqu         %ymm2, 64(%rsi)
+	vpxor           96(%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm3, %ymm3
+	vmovdqu         %ymm3, 96(%rsi)
+	add             $128, %rdx
+	add             $128, %rsi
+	sub             $128, %rcx
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %ymm15, %ymm10, %ymm0
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm1
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm2
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm3
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpxor           %ymm12, %ymm0, %ymm0
+	vpxor           %ymm12, %ymm1, %ymm1
+	vpxor           %ymm12, %ymm2, %ymm2
+	vpxor           %ymm12, %ymm3, %ymm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_second_aes128
+	{disp32} je     .Lgcm_enc_second_aes192
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+.Lgcm_enc_second_aes192:
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+.Lgcm_enc_second_aes128:
 	vbroadcasti128  -144(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
@@ -428,7 +530,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
 # GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
-	vmovdqu         -128(%rsi), %ymm4
+	vmovdqu         -256(%rsi), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4
 # GHASH step 1: the products of vector 0
@@ -444,7 +546,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
 # GHASH step 2: vector 1 into D, reflected
-	vmovdqu         -96(%rsi), %ymm4
+	vmovdqu         -224(%rsi), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
 
 	vbroadcasti128  -112(%r10), %ymm14
@@ -468,7 +570,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	vpclmulqdq      $17, 2208(%rdi), %ymm4, %ymm8   # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
 # GHASH step 4: vector 2 into D, reflected
-	vmovdqu         -64(%rsi), %ymm4
+	vmovdqu         -192(%rsi), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
 
 	vbroadcasti128  -80(%r10), %ymm14
@@ -492,7 +594,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
 # GHASH step 6: vector 3 into D, reflected
-	vmovdqu         -32(%rsi), %ymm4
+	vmovdqu         -160(%rsi), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
 
 	vbroadcasti128  -48(%r10), %ymm14
@@ -554,7 +656,67 @@ aesgen_gcm_enc_update_vaes_avx2:
 	jae             .Lgcm_enc_loop
 # LLVM-MCA-END
 .Lgcm_enc_hash_last:
-# the GHASH of the last iteration's ciphertext, still in X
+# the GHASH of the last two iterations' ciphertext: the first from memory, the last
+# still in X
+# GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vmovdqu         -256(%rsi), %ymm4
+	vpshufb         %ymm15, %ymm4, %ymm4
+	vpxor           %ymm9, %ymm4, %ymm4
+# GHASH step 1: the products of vector 0
+	vpclmulqdq      $0, 2176(%rdi), %ymm4, %ymm5    # LO = d_L*h_L
+	vpclmulqdq      $16, 2176(%rdi), %ymm4, %ymm6   # MI = d_L*h_H
+	vpclmulqdq      $1, 2176(%rdi), %ymm4, %ymm8    # + d_H*h_L
+	vpclmulqdq      $17, 2176(%rdi), %ymm4, %ymm7   # HI = d_H*h_H
+	vpxor           %ymm8, %ymm6, %ymm6
+# GHASH step 2: vector 1 into D, reflected
+	vmovdqu         -224(%rsi), %ymm4
+	vpshufb         %ymm15, %ymm4, %ymm4
+# GHASH step 3: the products of vector 1
+	vpclmulqdq      $0, 2208(%rdi), %ymm4, %ymm8    # d_L*h_L
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, 2208(%rdi), %ymm4, %ymm8   # d_L*h_H
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, 2208(%rdi), %ymm4, %ymm8    # d_H*h_L
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, 2208(%rdi), %ymm4, %ymm8   # d_H*h_H
+	vpxor           %ymm8, %ymm7, %ymm7
+# GHASH step 4: vector 2 into D, reflected
+	vmovdqu         -192(%rsi), %ymm4
+	vpshufb         %ymm15, %ymm4, %ymm4
+# GHASH step 5: the products of vector 2
+	vpclmulqdq      $0, 2240(%rdi), %ymm4, %ymm8    # d_L*h_L
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, 2240(%rdi), %ymm4, %ymm8   # d_L*h_H
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, 2240(%rdi), %ymm4, %ymm8    # d_H*h_L
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, 2240(%rdi), %ymm4, %ymm8   # d_H*h_H
+	vpxor           %ymm8, %ymm7, %ymm7
+# GHASH step 6: vector 3 into D, reflected
+	vmovdqu         -160(%rsi), %ymm4
+	vpshufb         %ymm15, %ymm4, %ymm4
+# GHASH step 7: the products of vector 3
+	vpclmulqdq      $0, 2272(%rdi), %ymm4, %ymm8    # d_L*h_L
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, 2272(%rdi), %ymm4, %ymm8   # d_L*h_H
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, 2272(%rdi), %ymm4, %ymm8    # d_H*h_L
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, 2272(%rdi), %ymm4, %ymm8   # d_H*h_H
+	vpxor           %ymm8, %ymm7, %ymm7
+# GHASH step 8: fold LO into MI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
+	vpxor           %ymm5, %ymm6, %ymm6
+	vpxor           %ymm8, %ymm6, %ymm6
+# GHASH step 9: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
+	vpxor           %ymm6, %ymm7, %ymm7
+	vpxor           %ymm8, %ymm7, %ymm7
+# GHASH step 10: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	vextracti128    $1, %ymm7, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm9
 # GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vpshufb         %ymm15, %ymm0, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4
@@ -2243,7 +2405,8 @@ aesgen_gcm_enc_record_vaes_avx2:
 	{disp32} jb     .Lgcm_enc_rec_tail
 	cmp             $256, %rcx
 	{disp32} jb     .Lgcm_enc_rec_serial            # one or two iterations
-# the first iteration only encrypts; each later one hashes its predecessor's output
+# the first two iterations only encrypt; each later one hashes the output of the one
+# two before it, stored long since, so its loads wait for no AES round
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm15, %ymm10, %ymm0
 	vpaddd          %ymm11, %ymm10, %ymm10
@@ -2283,6 +2446,106 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
 .Lgcm_enc_rec_first_aes128:
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+# last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           (%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm0, %ymm0
+	vmovdqu         %ymm0, (%rsi)
+	vpxor           32(%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm1, %ymm1
+	vmovdqu         %ymm1, 32(%rsi)
+	vpxor           64(%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm2, %ymm2
+	vmovdqu         %ymm2, 64(%rsi)
+	vpxor           96(%rdx), %ymm13, %ymm8
+	vaesenclast     %ymm8, %ymm3, %ymm3
+	vmovdqu         %ymm3, 96(%rsi)
+	add             $128, %rdx
+	add             $128, %rsi
+	sub             $128, %rcx
+# counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         %ymm15, %ymm10, %ymm0
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm1
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm2
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpshufb         %ymm15, %ymm10, %ymm3
+	vpaddd          %ymm11, %ymm10, %ymm10
+	vpxor           %ymm12, %ymm0, %ymm0
+	vpxor           %ymm12, %ymm1, %ymm1
+	vpxor           %ymm12, %ymm2, %ymm2
+	vpxor           %ymm12, %ymm3, %ymm3
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lgcm_enc_rec_second_aes128
+	{disp32} je     .Lgcm_enc_rec_second_aes192
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+.Lgcm_enc_rec_second_aes192:
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesenc         %ymm14, %ymm0, %ymm0
+	vaesenc         %ymm14, %ymm1, %ymm1
+	vaesenc         %ymm14, %ymm2, %ymm2
+	vaesenc         %ymm14, %ymm3, %ymm3
+.Lgcm_enc_rec_second_aes128:
 	vbroadcasti128  -144(%r10), %ymm14
 	vaesenc         %ymm14, %ymm0, %ymm0
 	vaesenc         %ymm14, %ymm1, %ymm1
@@ -2392,7 +2655,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
 # GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
-	vmovdqu         -128(%rsi), %ymm4
+	vmovdqu         -256(%rsi), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4
 # GHASH step 1: the products of vector 0
@@ -2408,7 +2671,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
 # GHASH step 2: vector 1 into D, reflected
-	vmovdqu         -96(%rsi), %ymm4
+	vmovdqu         -224(%rsi), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
 
 	vbroadcasti128  -112(%r10), %ymm14
@@ -2432,7 +2695,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vpclmulqdq      $17, 2208(%rdi), %ymm4, %ymm8   # d_H*h_H
 	vpxor           %ymm8, %ymm7, %ymm7
 # GHASH step 4: vector 2 into D, reflected
-	vmovdqu         -64(%rsi), %ymm4
+	vmovdqu         -192(%rsi), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
 
 	vbroadcasti128  -80(%r10), %ymm14
@@ -2456,7 +2719,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vaesenc         %ymm14, %ymm2, %ymm2
 	vaesenc         %ymm14, %ymm3, %ymm3
 # GHASH step 6: vector 3 into D, reflected
-	vmovdqu         -32(%rsi), %ymm4
+	vmovdqu         -160(%rsi), %ymm4
 	vpshufb         %ymm15, %ymm4, %ymm4
 
 	vbroadcasti128  -48(%r10), %ymm14
@@ -2518,7 +2781,67 @@ aesgen_gcm_enc_record_vaes_avx2:
 	jae             .Lgcm_enc_rec_loop
 # LLVM-MCA-END
 .Lgcm_enc_rec_hash_last:
-# the GHASH of the last iteration's ciphertext, still in X
+# the GHASH of the last two iterations' ciphertext: the first from memory, the last
+# still in X
+# GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vmovdqu         -256(%rsi), %ymm4
+	vpshufb         %ymm15, %ymm4, %ymm4
+	vpxor           %ymm9, %ymm4, %ymm4
+# GHASH step 1: the products of vector 0
+	vpclmulqdq      $0, 2176(%rdi), %ymm4, %ymm5    # LO = d_L*h_L
+	vpclmulqdq      $16, 2176(%rdi), %ymm4, %ymm6   # MI = d_L*h_H
+	vpclmulqdq      $1, 2176(%rdi), %ymm4, %ymm8    # + d_H*h_L
+	vpclmulqdq      $17, 2176(%rdi), %ymm4, %ymm7   # HI = d_H*h_H
+	vpxor           %ymm8, %ymm6, %ymm6
+# GHASH step 2: vector 1 into D, reflected
+	vmovdqu         -224(%rsi), %ymm4
+	vpshufb         %ymm15, %ymm4, %ymm4
+# GHASH step 3: the products of vector 1
+	vpclmulqdq      $0, 2208(%rdi), %ymm4, %ymm8    # d_L*h_L
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, 2208(%rdi), %ymm4, %ymm8   # d_L*h_H
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, 2208(%rdi), %ymm4, %ymm8    # d_H*h_L
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, 2208(%rdi), %ymm4, %ymm8   # d_H*h_H
+	vpxor           %ymm8, %ymm7, %ymm7
+# GHASH step 4: vector 2 into D, reflected
+	vmovdqu         -192(%rsi), %ymm4
+	vpshufb         %ymm15, %ymm4, %ymm4
+# GHASH step 5: the products of vector 2
+	vpclmulqdq      $0, 2240(%rdi), %ymm4, %ymm8    # d_L*h_L
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, 2240(%rdi), %ymm4, %ymm8   # d_L*h_H
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, 2240(%rdi), %ymm4, %ymm8    # d_H*h_L
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, 2240(%rdi), %ymm4, %ymm8   # d_H*h_H
+	vpxor           %ymm8, %ymm7, %ymm7
+# GHASH step 6: vector 3 into D, reflected
+	vmovdqu         -160(%rsi), %ymm4
+	vpshufb         %ymm15, %ymm4, %ymm4
+# GHASH step 7: the products of vector 3
+	vpclmulqdq      $0, 2272(%rdi), %ymm4, %ymm8    # d_L*h_L
+	vpxor           %ymm8, %ymm5, %ymm5
+	vpclmulqdq      $16, 2272(%rdi), %ymm4, %ymm8   # d_L*h_H
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $1, 2272(%rdi), %ymm4, %ymm8    # d_H*h_L
+	vpxor           %ymm8, %ymm6, %ymm6
+	vpclmulqdq      $17, 2272(%rdi), %ymm4, %ymm8   # d_H*h_H
+	vpxor           %ymm8, %ymm7, %ymm7
+# GHASH step 8: fold LO into MI (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm5, %ymm8 # LO_L * (0xc2 << 56)
+	vpshufd         $78, %ymm5, %ymm5               # swap(LO)
+	vpxor           %ymm5, %ymm6, %ymm6
+	vpxor           %ymm8, %ymm6, %ymm6
+# GHASH step 9: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      $16, .Lgcm_gfpoly_32(%rip), %ymm6, %ymm8 # MI_L * (0xc2 << 56)
+	vpshufd         $78, %ymm6, %ymm6               # swap(MI)
+	vpxor           %ymm6, %ymm7, %ymm7
+	vpxor           %ymm8, %ymm7, %ymm7
+# GHASH step 10: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	vextracti128    $1, %ymm7, %xmm8
+	vpxor           %xmm8, %xmm7, %xmm9
 # GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vpshufb         %ymm15, %ymm0, %ymm4
 	vpxor           %ymm9, %ymm4, %ymm4

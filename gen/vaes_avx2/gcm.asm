@@ -85,10 +85,11 @@
 ; products) before the next can be loaded; the products are spread over the
 ; rounds so that no round waits for more than one vector's multiplies, and the
 ; two folds come after the last product, ACC being written after the last round.
-; Without room for GD, encryption hashes the previous iteration's ciphertext from
-; memory, where that iteration stored it (each load is served by its store), a vector at
-; a time into D between the current iteration's rounds, as decryption loads its own
-; source; a call of one or two iterations hashes each after its rounds instead.
+; Without room for GD, encryption hashes the ciphertext of the iteration two before the
+; current one, from memory, where it was stored long since (so the loads wait for no AES
+; round), a vector at a time into D between the current iteration's rounds, as
+; decryption loads its own source; the last two iterations are hashed after the loop,
+; and a call of one or two iterations hashes each after its own rounds.
 
 ; int aesgen_gcm_ghash_vaes_avx2(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
 ;   len a multiple of 16
@@ -273,7 +274,8 @@ aesgen_gcm_enc_update_vaes_avx2:
 	jb              near L.gcm_enc_tail
 	cmp             rcx, 256
 	jb              near L.gcm_enc_serial           ; one or two iterations
-; the first iteration only encrypts; each later one hashes its predecessor's output
+; the first two iterations only encrypt; each later one hashes the output of the one
+; two before it, stored long since, so its loads wait for no AES round
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
@@ -313,6 +315,106 @@ L.gcm_enc_first_aes192:
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
 L.gcm_enc_first_aes128:
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           ymm8, ymm13, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu         yword [rsi], ymm0
+	vpxor           ymm8, ymm13, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu         yword [rsi + 32], ymm1
+	vpxor           ymm8, ymm13, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm8
+	vmovdqu         yword [rsi + 64], ymm2
+	vpxor           ymm8, ymm13, yword [rdx + 96]
+	vaesenclast     ymm3, ymm3, ymm8
+	vmovdqu         yword [rsi + 96], ymm3
+	add             rdx, 128
+	add             rsi, 128
+	sub             rcx, 128
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         ymm0, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpshufb         ymm1, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpshufb         ymm2, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpshufb         ymm3, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpxor           ymm0, ymm0, ymm12
+	vpxor           ymm1, ymm1, ymm12
+	vpxor           ymm2, ymm2, ymm12
+	vpxor           ymm3, ymm3, ymm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_second_aes128
+	je              near L.gcm_enc_second_aes192
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+L.gcm_enc_second_aes192:
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+L.gcm_enc_second_aes128:
 	vbroadcasti128  ymm14, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
@@ -422,7 +524,7 @@ L.gcm_enc_main_aes128:
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
 ; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
-	vmovdqu         ymm4, yword [rsi - 128]
+	vmovdqu         ymm4, yword [rsi - 256]
 	vpshufb         ymm4, ymm4, ymm15
 	vpxor           ymm4, ymm4, ymm9
 ; GHASH step 1: the products of vector 0
@@ -438,7 +540,7 @@ L.gcm_enc_main_aes128:
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
 ; GHASH step 2: vector 1 into D, reflected
-	vmovdqu         ymm4, yword [rsi - 96]
+	vmovdqu         ymm4, yword [rsi - 224]
 	vpshufb         ymm4, ymm4, ymm15
 
 	vbroadcasti128  ymm14, oword [r10 - 112]
@@ -462,7 +564,7 @@ L.gcm_enc_main_aes128:
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 2208], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
 ; GHASH step 4: vector 2 into D, reflected
-	vmovdqu         ymm4, yword [rsi - 64]
+	vmovdqu         ymm4, yword [rsi - 192]
 	vpshufb         ymm4, ymm4, ymm15
 
 	vbroadcasti128  ymm14, oword [r10 - 80]
@@ -486,7 +588,7 @@ L.gcm_enc_main_aes128:
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
 ; GHASH step 6: vector 3 into D, reflected
-	vmovdqu         ymm4, yword [rsi - 32]
+	vmovdqu         ymm4, yword [rsi - 160]
 	vpshufb         ymm4, ymm4, ymm15
 
 	vbroadcasti128  ymm14, oword [r10 - 48]
@@ -548,7 +650,67 @@ L.gcm_enc_main_aes128:
 	jae             L.gcm_enc_loop
 ; LLVM-MCA-END
 L.gcm_enc_hash_last:
-; the GHASH of the last iteration's ciphertext, still in X
+; the GHASH of the last two iterations' ciphertext: the first from memory, the last
+; still in X
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vmovdqu         ymm4, yword [rsi - 256]
+	vpshufb         ymm4, ymm4, ymm15
+	vpxor           ymm4, ymm4, ymm9
+; GHASH step 1: the products of vector 0
+	vpclmulqdq      ymm5, ymm4, yword [rdi + 2176], 0 ; LO = d_L*h_L
+	vpclmulqdq      ymm6, ymm4, yword [rdi + 2176], 16 ; MI = d_L*h_H
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2176], 1 ; + d_H*h_L
+	vpclmulqdq      ymm7, ymm4, yword [rdi + 2176], 17 ; HI = d_H*h_H
+	vpxor           ymm6, ymm6, ymm8
+; GHASH step 2: vector 1 into D, reflected
+	vmovdqu         ymm4, yword [rsi - 224]
+	vpshufb         ymm4, ymm4, ymm15
+; GHASH step 3: the products of vector 1
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2208], 0 ; d_L*h_L
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2208], 16 ; d_L*h_H
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2208], 1 ; d_H*h_L
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2208], 17 ; d_H*h_H
+	vpxor           ymm7, ymm7, ymm8
+; GHASH step 4: vector 2 into D, reflected
+	vmovdqu         ymm4, yword [rsi - 192]
+	vpshufb         ymm4, ymm4, ymm15
+; GHASH step 5: the products of vector 2
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2240], 0 ; d_L*h_L
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2240], 16 ; d_L*h_H
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2240], 1 ; d_H*h_L
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2240], 17 ; d_H*h_H
+	vpxor           ymm7, ymm7, ymm8
+; GHASH step 6: vector 3 into D, reflected
+	vmovdqu         ymm4, yword [rsi - 160]
+	vpshufb         ymm4, ymm4, ymm15
+; GHASH step 7: the products of vector 3
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2272], 0 ; d_L*h_L
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2272], 16 ; d_L*h_H
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2272], 1 ; d_H*h_L
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2272], 17 ; d_H*h_H
+	vpxor           ymm7, ymm7, ymm8
+; GHASH step 8: fold LO into MI (see the header)
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
+	vpxor           ymm6, ymm6, ymm5
+	vpxor           ymm6, ymm6, ymm8
+; GHASH step 9: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
+	vpxor           ymm7, ymm7, ymm6
+	vpxor           ymm7, ymm7, ymm8
+; GHASH step 10: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	vextracti128    xmm8, ymm7, 1
+	vpxor           xmm9, xmm7, xmm8
 ; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vpshufb         ymm4, ymm0, ymm15
 	vpxor           ymm4, ymm4, ymm9
@@ -2223,7 +2385,8 @@ L.gcm_enc_rec_j0_aes128:
 	jb              near L.gcm_enc_rec_tail
 	cmp             rcx, 256
 	jb              near L.gcm_enc_rec_serial       ; one or two iterations
-; the first iteration only encrypts; each later one hashes its predecessor's output
+; the first two iterations only encrypt; each later one hashes the output of the one
+; two before it, stored long since, so its loads wait for no AES round
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
@@ -2263,6 +2426,106 @@ L.gcm_enc_rec_first_aes192:
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
 L.gcm_enc_rec_first_aes128:
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+; last round with the source folded into the key: out = AES(counter) ^ src
+	vpxor           ymm8, ymm13, yword [rdx]
+	vaesenclast     ymm0, ymm0, ymm8
+	vmovdqu         yword [rsi], ymm0
+	vpxor           ymm8, ymm13, yword [rdx + 32]
+	vaesenclast     ymm1, ymm1, ymm8
+	vmovdqu         yword [rsi + 32], ymm1
+	vpxor           ymm8, ymm13, yword [rdx + 64]
+	vaesenclast     ymm2, ymm2, ymm8
+	vmovdqu         yword [rsi + 64], ymm2
+	vpxor           ymm8, ymm13, yword [rdx + 96]
+	vaesenclast     ymm3, ymm3, ymm8
+	vmovdqu         yword [rsi + 96], ymm3
+	add             rdx, 128
+	add             rsi, 128
+	sub             rcx, 128
+; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
+	vpshufb         ymm0, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpshufb         ymm1, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpshufb         ymm2, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpshufb         ymm3, ymm10, ymm15
+	vpaddd          ymm10, ymm10, ymm11
+	vpxor           ymm0, ymm0, ymm12
+	vpxor           ymm1, ymm1, ymm12
+	vpxor           ymm2, ymm2, ymm12
+	vpxor           ymm3, ymm3, ymm12
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.gcm_enc_rec_second_aes128
+	je              near L.gcm_enc_rec_second_aes192
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+L.gcm_enc_rec_second_aes192:
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesenc         ymm0, ymm0, ymm14
+	vaesenc         ymm1, ymm1, ymm14
+	vaesenc         ymm2, ymm2, ymm14
+	vaesenc         ymm3, ymm3, ymm14
+L.gcm_enc_rec_second_aes128:
 	vbroadcasti128  ymm14, oword [r10 - 144]
 	vaesenc         ymm0, ymm0, ymm14
 	vaesenc         ymm1, ymm1, ymm14
@@ -2372,7 +2635,7 @@ L.gcm_enc_rec_main_aes128:
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
 ; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
-	vmovdqu         ymm4, yword [rsi - 128]
+	vmovdqu         ymm4, yword [rsi - 256]
 	vpshufb         ymm4, ymm4, ymm15
 	vpxor           ymm4, ymm4, ymm9
 ; GHASH step 1: the products of vector 0
@@ -2388,7 +2651,7 @@ L.gcm_enc_rec_main_aes128:
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
 ; GHASH step 2: vector 1 into D, reflected
-	vmovdqu         ymm4, yword [rsi - 96]
+	vmovdqu         ymm4, yword [rsi - 224]
 	vpshufb         ymm4, ymm4, ymm15
 
 	vbroadcasti128  ymm14, oword [r10 - 112]
@@ -2412,7 +2675,7 @@ L.gcm_enc_rec_main_aes128:
 	vpclmulqdq      ymm8, ymm4, yword [rdi + 2208], 17 ; d_H*h_H
 	vpxor           ymm7, ymm7, ymm8
 ; GHASH step 4: vector 2 into D, reflected
-	vmovdqu         ymm4, yword [rsi - 64]
+	vmovdqu         ymm4, yword [rsi - 192]
 	vpshufb         ymm4, ymm4, ymm15
 
 	vbroadcasti128  ymm14, oword [r10 - 80]
@@ -2436,7 +2699,7 @@ L.gcm_enc_rec_main_aes128:
 	vaesenc         ymm2, ymm2, ymm14
 	vaesenc         ymm3, ymm3, ymm14
 ; GHASH step 6: vector 3 into D, reflected
-	vmovdqu         ymm4, yword [rsi - 32]
+	vmovdqu         ymm4, yword [rsi - 160]
 	vpshufb         ymm4, ymm4, ymm15
 
 	vbroadcasti128  ymm14, oword [r10 - 48]
@@ -2498,7 +2761,67 @@ L.gcm_enc_rec_main_aes128:
 	jae             L.gcm_enc_rec_loop
 ; LLVM-MCA-END
 L.gcm_enc_rec_hash_last:
-; the GHASH of the last iteration's ciphertext, still in X
+; the GHASH of the last two iterations' ciphertext: the first from memory, the last
+; still in X
+; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
+	vmovdqu         ymm4, yword [rsi - 256]
+	vpshufb         ymm4, ymm4, ymm15
+	vpxor           ymm4, ymm4, ymm9
+; GHASH step 1: the products of vector 0
+	vpclmulqdq      ymm5, ymm4, yword [rdi + 2176], 0 ; LO = d_L*h_L
+	vpclmulqdq      ymm6, ymm4, yword [rdi + 2176], 16 ; MI = d_L*h_H
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2176], 1 ; + d_H*h_L
+	vpclmulqdq      ymm7, ymm4, yword [rdi + 2176], 17 ; HI = d_H*h_H
+	vpxor           ymm6, ymm6, ymm8
+; GHASH step 2: vector 1 into D, reflected
+	vmovdqu         ymm4, yword [rsi - 224]
+	vpshufb         ymm4, ymm4, ymm15
+; GHASH step 3: the products of vector 1
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2208], 0 ; d_L*h_L
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2208], 16 ; d_L*h_H
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2208], 1 ; d_H*h_L
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2208], 17 ; d_H*h_H
+	vpxor           ymm7, ymm7, ymm8
+; GHASH step 4: vector 2 into D, reflected
+	vmovdqu         ymm4, yword [rsi - 192]
+	vpshufb         ymm4, ymm4, ymm15
+; GHASH step 5: the products of vector 2
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2240], 0 ; d_L*h_L
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2240], 16 ; d_L*h_H
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2240], 1 ; d_H*h_L
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2240], 17 ; d_H*h_H
+	vpxor           ymm7, ymm7, ymm8
+; GHASH step 6: vector 3 into D, reflected
+	vmovdqu         ymm4, yword [rsi - 160]
+	vpshufb         ymm4, ymm4, ymm15
+; GHASH step 7: the products of vector 3
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2272], 0 ; d_L*h_L
+	vpxor           ymm5, ymm5, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2272], 16 ; d_L*h_H
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2272], 1 ; d_H*h_L
+	vpxor           ymm6, ymm6, ymm8
+	vpclmulqdq      ymm8, ymm4, yword [rdi + 2272], 17 ; d_H*h_H
+	vpxor           ymm7, ymm7, ymm8
+; GHASH step 8: fold LO into MI (see the header)
+	vpclmulqdq      ymm8, ymm5, yword [rel L.gcm_gfpoly_32], 16 ; LO_L * (0xc2 << 56)
+	vpshufd         ymm5, ymm5, 78                  ; swap(LO)
+	vpxor           ymm6, ymm6, ymm5
+	vpxor           ymm6, ymm6, ymm8
+; GHASH step 9: fold MI into HI, the reduced product (see the header)
+	vpclmulqdq      ymm8, ymm6, yword [rel L.gcm_gfpoly_32], 16 ; MI_L * (0xc2 << 56)
+	vpshufd         ymm6, ymm6, 78                  ; swap(MI)
+	vpxor           ymm7, ymm7, ymm6
+	vpxor           ymm7, ymm7, ymm8
+; GHASH step 10: ACC = the XOR of HI's 2 lanes (the upper lanes of ACC zeroed)
+	vextracti128    xmm8, ymm7, 1
+	vpxor           xmm9, xmm7, xmm8
 ; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
 	vpshufb         ymm4, ymm0, ymm15
 	vpxor           ymm4, ymm4, ymm9
