@@ -270,7 +270,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	sub             $64, %rcx
 	{disp32} jb     .Lgcm_enc_tail
 	cmp             $128, %rcx
-	{disp32} jb     .Lgcm_enc_serial                # one or two iterations
+	{disp32} jb     .Lgcm_enc_short                 # one or two iterations
 # the first two iterations only encrypt; each later one hashes the output of the one
 # two before it, stored long since, so its loads wait for no AES round
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -473,7 +473,6 @@ aesgen_gcm_enc_update_aesni_avx:
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx
-	{disp32} jb     .Lgcm_enc_hash_last
 .Lgcm_enc_loop:
 # LLVM-MCA-BEGIN gcm_enc_aesni_avx_main_loop
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -645,7 +644,6 @@ aesgen_gcm_enc_update_aesni_avx:
 	sub             $64, %rcx
 	jae             .Lgcm_enc_loop
 # LLVM-MCA-END
-.Lgcm_enc_hash_last:
 # the GHASH of the last two iterations' ciphertext: the first from memory, the last
 # still in X
 # GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
@@ -761,8 +759,9 @@ aesgen_gcm_enc_update_aesni_avx:
 # GHASH step 10: ACC = HI
 	vmovdqa         %xmm7, %xmm9
 	{disp32} jmp    .Lgcm_enc_bulk_out
-.Lgcm_enc_serial:
+.Lgcm_enc_short:
 # one or two iterations, each hashing its own ciphertext after its rounds
+.Lgcm_enc_serial:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
@@ -2285,7 +2284,7 @@ aesgen_gcm_enc_record_aesni_avx:
 	sub             $64, %rcx
 	{disp32} jb     .Lgcm_enc_rec_tail
 	cmp             $128, %rcx
-	{disp32} jb     .Lgcm_enc_rec_serial            # one or two iterations
+	{disp32} jb     .Lgcm_enc_rec_short             # one or two iterations
 # the first two iterations only encrypt; each later one hashes the output of the one
 # two before it, stored long since, so its loads wait for no AES round
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -2488,7 +2487,6 @@ aesgen_gcm_enc_record_aesni_avx:
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx
-	{disp32} jb     .Lgcm_enc_rec_hash_last
 .Lgcm_enc_rec_loop:
 # LLVM-MCA-BEGIN gcm_enc_rec_aesni_avx_main_loop
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -2660,7 +2658,6 @@ aesgen_gcm_enc_record_aesni_avx:
 	sub             $64, %rcx
 	jae             .Lgcm_enc_rec_loop
 # LLVM-MCA-END
-.Lgcm_enc_rec_hash_last:
 # the GHASH of the last two iterations' ciphertext: the first from memory, the last
 # still in X
 # GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
@@ -2776,8 +2773,9 @@ aesgen_gcm_enc_record_aesni_avx:
 # GHASH step 10: ACC = HI
 	vmovdqa         %xmm7, %xmm9
 	{disp32} jmp    .Lgcm_enc_rec_bulk_out
-.Lgcm_enc_rec_serial:
+.Lgcm_enc_rec_short:
 # one or two iterations, each hashing its own ciphertext after its rounds
+.Lgcm_enc_rec_serial:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
@@ -4629,7 +4627,7 @@ aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2:
 	sub             $64, %rcx
 	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_tail
 	cmp             $128, %rcx
-	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_serial # one or two iterations
+	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_short # one or two iterations
 # the first two iterations only encrypt; each later one hashes the output of the one
 # two before it, stored long since, so its loads wait for no AES round
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -4832,7 +4830,6 @@ aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2:
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx
-	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_hash_last
 .Lgcm_enc_ghashkaratsuba_tail2_loop:
 # LLVM-MCA-BEGIN gcm_enc_ghashkaratsuba_tail2_aesni_avx_main_loop
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -5007,7 +5004,6 @@ aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2:
 	sub             $64, %rcx
 	jae             .Lgcm_enc_ghashkaratsuba_tail2_loop
 # LLVM-MCA-END
-.Lgcm_enc_ghashkaratsuba_tail2_hash_last:
 # the GHASH of the last two iterations' ciphertext: the first from memory, the last
 # still in X
 # GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
@@ -5129,8 +5125,9 @@ aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2:
 # GHASH step 11: ACC = HI
 	vmovdqa         %xmm7, %xmm9
 	{disp32} jmp    .Lgcm_enc_ghashkaratsuba_tail2_bulk_out
-.Lgcm_enc_ghashkaratsuba_tail2_serial:
+.Lgcm_enc_ghashkaratsuba_tail2_short:
 # one or two iterations, each hashing its own ciphertext after its rounds
+.Lgcm_enc_ghashkaratsuba_tail2_serial:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10
@@ -6261,7 +6258,7 @@ aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2:
 	sub             $64, %rcx
 	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_rec_tail
 	cmp             $128, %rcx
-	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_rec_serial # one or two iterations
+	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_rec_short # one or two iterations
 # the first two iterations only encrypt; each later one hashes the output of the one
 # two before it, stored long since, so its loads wait for no AES round
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -6464,7 +6461,6 @@ aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2:
 	add             $64, %rdx
 	add             $64, %rsi
 	sub             $64, %rcx
-	{disp32} jb     .Lgcm_enc_ghashkaratsuba_tail2_rec_hash_last
 .Lgcm_enc_ghashkaratsuba_tail2_rec_loop:
 # LLVM-MCA-BEGIN gcm_enc_ghashkaratsuba_tail2_rec_aesni_avx_main_loop
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -6639,7 +6635,6 @@ aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2:
 	sub             $64, %rcx
 	jae             .Lgcm_enc_ghashkaratsuba_tail2_rec_loop
 # LLVM-MCA-END
-.Lgcm_enc_ghashkaratsuba_tail2_rec_hash_last:
 # the GHASH of the last two iterations' ciphertext: the first from memory, the last
 # still in X
 # GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
@@ -6761,8 +6756,9 @@ aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2:
 # GHASH step 11: ACC = HI
 	vmovdqa         %xmm7, %xmm9
 	{disp32} jmp    .Lgcm_enc_ghashkaratsuba_tail2_rec_bulk_out
-.Lgcm_enc_ghashkaratsuba_tail2_rec_serial:
+.Lgcm_enc_ghashkaratsuba_tail2_rec_short:
 # one or two iterations, each hashing its own ciphertext after its rounds
+.Lgcm_enc_ghashkaratsuba_tail2_rec_serial:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %xmm15, %xmm10, %xmm0
 	vpaddd          %xmm11, %xmm10, %xmm10

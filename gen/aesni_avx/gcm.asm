@@ -264,7 +264,7 @@ aesgen_gcm_enc_update_aesni_avx:
 	sub             rcx, 64
 	jb              near L.gcm_enc_tail
 	cmp             rcx, 128
-	jb              near L.gcm_enc_serial           ; one or two iterations
+	jb              near L.gcm_enc_short            ; one or two iterations
 ; the first two iterations only encrypt; each later one hashes the output of the one
 ; two before it, stored long since, so its loads wait for no AES round
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -467,7 +467,6 @@ L.gcm_enc_second_aes128:
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
-	jb              near L.gcm_enc_hash_last
 L.gcm_enc_loop:
 ; LLVM-MCA-BEGIN gcm_enc_aesni_avx_main_loop
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -639,7 +638,6 @@ L.gcm_enc_main_aes128:
 	sub             rcx, 64
 	jae             L.gcm_enc_loop
 ; LLVM-MCA-END
-L.gcm_enc_hash_last:
 ; the GHASH of the last two iterations' ciphertext: the first from memory, the last
 ; still in X
 ; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
@@ -755,8 +753,9 @@ L.gcm_enc_hash_last:
 ; GHASH step 10: ACC = HI
 	vmovdqa         xmm9, xmm7
 	jmp             near L.gcm_enc_bulk_out
-L.gcm_enc_serial:
+L.gcm_enc_short:
 ; one or two iterations, each hashing its own ciphertext after its rounds
+L.gcm_enc_serial:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
@@ -2265,7 +2264,7 @@ L.gcm_enc_rec_j0_aes128:
 	sub             rcx, 64
 	jb              near L.gcm_enc_rec_tail
 	cmp             rcx, 128
-	jb              near L.gcm_enc_rec_serial       ; one or two iterations
+	jb              near L.gcm_enc_rec_short        ; one or two iterations
 ; the first two iterations only encrypt; each later one hashes the output of the one
 ; two before it, stored long since, so its loads wait for no AES round
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -2468,7 +2467,6 @@ L.gcm_enc_rec_second_aes128:
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
-	jb              near L.gcm_enc_rec_hash_last
 L.gcm_enc_rec_loop:
 ; LLVM-MCA-BEGIN gcm_enc_rec_aesni_avx_main_loop
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -2640,7 +2638,6 @@ L.gcm_enc_rec_main_aes128:
 	sub             rcx, 64
 	jae             L.gcm_enc_rec_loop
 ; LLVM-MCA-END
-L.gcm_enc_rec_hash_last:
 ; the GHASH of the last two iterations' ciphertext: the first from memory, the last
 ; still in X
 ; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
@@ -2756,8 +2753,9 @@ L.gcm_enc_rec_hash_last:
 ; GHASH step 10: ACC = HI
 	vmovdqa         xmm9, xmm7
 	jmp             near L.gcm_enc_rec_bulk_out
-L.gcm_enc_rec_serial:
+L.gcm_enc_rec_short:
 ; one or two iterations, each hashing its own ciphertext after its rounds
+L.gcm_enc_rec_serial:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
@@ -4590,7 +4588,7 @@ aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2:
 	sub             rcx, 64
 	jb              near L.gcm_enc_ghashkaratsuba_tail2_tail
 	cmp             rcx, 128
-	jb              near L.gcm_enc_ghashkaratsuba_tail2_serial ; one or two iterations
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_short ; one or two iterations
 ; the first two iterations only encrypt; each later one hashes the output of the one
 ; two before it, stored long since, so its loads wait for no AES round
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -4793,7 +4791,6 @@ L.gcm_enc_ghashkaratsuba_tail2_second_aes128:
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
-	jb              near L.gcm_enc_ghashkaratsuba_tail2_hash_last
 L.gcm_enc_ghashkaratsuba_tail2_loop:
 ; LLVM-MCA-BEGIN gcm_enc_ghashkaratsuba_tail2_aesni_avx_main_loop
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -4968,7 +4965,6 @@ L.gcm_enc_ghashkaratsuba_tail2_main_aes128:
 	sub             rcx, 64
 	jae             L.gcm_enc_ghashkaratsuba_tail2_loop
 ; LLVM-MCA-END
-L.gcm_enc_ghashkaratsuba_tail2_hash_last:
 ; the GHASH of the last two iterations' ciphertext: the first from memory, the last
 ; still in X
 ; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
@@ -5090,8 +5086,9 @@ L.gcm_enc_ghashkaratsuba_tail2_hash_last:
 ; GHASH step 11: ACC = HI
 	vmovdqa         xmm9, xmm7
 	jmp             near L.gcm_enc_ghashkaratsuba_tail2_bulk_out
-L.gcm_enc_ghashkaratsuba_tail2_serial:
+L.gcm_enc_ghashkaratsuba_tail2_short:
 ; one or two iterations, each hashing its own ciphertext after its rounds
+L.gcm_enc_ghashkaratsuba_tail2_serial:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11
@@ -6208,7 +6205,7 @@ L.gcm_enc_ghashkaratsuba_tail2_rec_j0_aes128:
 	sub             rcx, 64
 	jb              near L.gcm_enc_ghashkaratsuba_tail2_rec_tail
 	cmp             rcx, 128
-	jb              near L.gcm_enc_ghashkaratsuba_tail2_rec_serial ; one or two iterations
+	jb              near L.gcm_enc_ghashkaratsuba_tail2_rec_short ; one or two iterations
 ; the first two iterations only encrypt; each later one hashes the output of the one
 ; two before it, stored long since, so its loads wait for no AES round
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -6411,7 +6408,6 @@ L.gcm_enc_ghashkaratsuba_tail2_rec_second_aes128:
 	add             rdx, 64
 	add             rsi, 64
 	sub             rcx, 64
-	jb              near L.gcm_enc_ghashkaratsuba_tail2_rec_hash_last
 L.gcm_enc_ghashkaratsuba_tail2_rec_loop:
 ; LLVM-MCA-BEGIN gcm_enc_ghashkaratsuba_tail2_rec_aesni_avx_main_loop
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -6586,7 +6582,6 @@ L.gcm_enc_ghashkaratsuba_tail2_rec_main_aes128:
 	sub             rcx, 64
 	jae             L.gcm_enc_ghashkaratsuba_tail2_rec_loop
 ; LLVM-MCA-END
-L.gcm_enc_ghashkaratsuba_tail2_rec_hash_last:
 ; the GHASH of the last two iterations' ciphertext: the first from memory, the last
 ; still in X
 ; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
@@ -6708,8 +6703,9 @@ L.gcm_enc_ghashkaratsuba_tail2_rec_hash_last:
 ; GHASH step 11: ACC = HI
 	vmovdqa         xmm9, xmm7
 	jmp             near L.gcm_enc_ghashkaratsuba_tail2_rec_bulk_out
-L.gcm_enc_ghashkaratsuba_tail2_rec_serial:
+L.gcm_enc_ghashkaratsuba_tail2_rec_short:
 ; one or two iterations, each hashing its own ciphertext after its rounds
+L.gcm_enc_ghashkaratsuba_tail2_rec_serial:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         xmm0, xmm10, xmm15
 	vpaddd          xmm10, xmm10, xmm11

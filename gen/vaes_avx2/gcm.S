@@ -279,7 +279,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	sub             $128, %rcx
 	{disp32} jb     .Lgcm_enc_tail
 	cmp             $256, %rcx
-	{disp32} jb     .Lgcm_enc_serial                # one or two iterations
+	{disp32} jb     .Lgcm_enc_short                 # one or two iterations
 # the first two iterations only encrypt; each later one hashes the output of the one
 # two before it, stored long since, so its loads wait for no AES round
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -482,7 +482,6 @@ aesgen_gcm_enc_update_vaes_avx2:
 	add             $128, %rdx
 	add             $128, %rsi
 	sub             $128, %rcx
-	{disp32} jb     .Lgcm_enc_hash_last
 .Lgcm_enc_loop:
 # LLVM-MCA-BEGIN gcm_enc_vaes_avx2_main_loop
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -655,7 +654,6 @@ aesgen_gcm_enc_update_vaes_avx2:
 	sub             $128, %rcx
 	jae             .Lgcm_enc_loop
 # LLVM-MCA-END
-.Lgcm_enc_hash_last:
 # the GHASH of the last two iterations' ciphertext: the first from memory, the last
 # still in X
 # GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
@@ -773,8 +771,9 @@ aesgen_gcm_enc_update_vaes_avx2:
 	vextracti128    $1, %ymm7, %xmm8
 	vpxor           %xmm8, %xmm7, %xmm9
 	{disp32} jmp    .Lgcm_enc_bulk_out
-.Lgcm_enc_serial:
+.Lgcm_enc_short:
 # one or two iterations, each hashing its own ciphertext after its rounds
+.Lgcm_enc_serial:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm15, %ymm10, %ymm0
 	vpaddd          %ymm11, %ymm10, %ymm10
@@ -2404,7 +2403,7 @@ aesgen_gcm_enc_record_vaes_avx2:
 	sub             $128, %rcx
 	{disp32} jb     .Lgcm_enc_rec_tail
 	cmp             $256, %rcx
-	{disp32} jb     .Lgcm_enc_rec_serial            # one or two iterations
+	{disp32} jb     .Lgcm_enc_rec_short             # one or two iterations
 # the first two iterations only encrypt; each later one hashes the output of the one
 # two before it, stored long since, so its loads wait for no AES round
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -2607,7 +2606,6 @@ aesgen_gcm_enc_record_vaes_avx2:
 	add             $128, %rdx
 	add             $128, %rsi
 	sub             $128, %rcx
-	{disp32} jb     .Lgcm_enc_rec_hash_last
 .Lgcm_enc_rec_loop:
 # LLVM-MCA-BEGIN gcm_enc_rec_vaes_avx2_main_loop
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -2780,7 +2778,6 @@ aesgen_gcm_enc_record_vaes_avx2:
 	sub             $128, %rcx
 	jae             .Lgcm_enc_rec_loop
 # LLVM-MCA-END
-.Lgcm_enc_rec_hash_last:
 # the GHASH of the last two iterations' ciphertext: the first from memory, the last
 # still in X
 # GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
@@ -2898,8 +2895,9 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vextracti128    $1, %ymm7, %xmm8
 	vpxor           %xmm8, %xmm7, %xmm9
 	{disp32} jmp    .Lgcm_enc_rec_bulk_out
-.Lgcm_enc_rec_serial:
+.Lgcm_enc_rec_short:
 # one or two iterations, each hashing its own ciphertext after its rounds
+.Lgcm_enc_rec_serial:
 # counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         %ymm15, %ymm10, %ymm0
 	vpaddd          %ymm11, %ymm10, %ymm10

@@ -273,7 +273,7 @@ aesgen_gcm_enc_update_vaes_avx2:
 	sub             rcx, 128
 	jb              near L.gcm_enc_tail
 	cmp             rcx, 256
-	jb              near L.gcm_enc_serial           ; one or two iterations
+	jb              near L.gcm_enc_short            ; one or two iterations
 ; the first two iterations only encrypt; each later one hashes the output of the one
 ; two before it, stored long since, so its loads wait for no AES round
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -476,7 +476,6 @@ L.gcm_enc_second_aes128:
 	add             rdx, 128
 	add             rsi, 128
 	sub             rcx, 128
-	jb              near L.gcm_enc_hash_last
 L.gcm_enc_loop:
 ; LLVM-MCA-BEGIN gcm_enc_vaes_avx2_main_loop
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -649,7 +648,6 @@ L.gcm_enc_main_aes128:
 	sub             rcx, 128
 	jae             L.gcm_enc_loop
 ; LLVM-MCA-END
-L.gcm_enc_hash_last:
 ; the GHASH of the last two iterations' ciphertext: the first from memory, the last
 ; still in X
 ; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
@@ -767,8 +765,9 @@ L.gcm_enc_hash_last:
 	vextracti128    xmm8, ymm7, 1
 	vpxor           xmm9, xmm7, xmm8
 	jmp             near L.gcm_enc_bulk_out
-L.gcm_enc_serial:
+L.gcm_enc_short:
 ; one or two iterations, each hashing its own ciphertext after its rounds
+L.gcm_enc_serial:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
@@ -2384,7 +2383,7 @@ L.gcm_enc_rec_j0_aes128:
 	sub             rcx, 128
 	jb              near L.gcm_enc_rec_tail
 	cmp             rcx, 256
-	jb              near L.gcm_enc_rec_serial       ; one or two iterations
+	jb              near L.gcm_enc_rec_short        ; one or two iterations
 ; the first two iterations only encrypt; each later one hashes the output of the one
 ; two before it, stored long since, so its loads wait for no AES round
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -2587,7 +2586,6 @@ L.gcm_enc_rec_second_aes128:
 	add             rdx, 128
 	add             rsi, 128
 	sub             rcx, 128
-	jb              near L.gcm_enc_rec_hash_last
 L.gcm_enc_rec_loop:
 ; LLVM-MCA-BEGIN gcm_enc_rec_vaes_avx2_main_loop
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
@@ -2760,7 +2758,6 @@ L.gcm_enc_rec_main_aes128:
 	sub             rcx, 128
 	jae             L.gcm_enc_rec_loop
 ; LLVM-MCA-END
-L.gcm_enc_rec_hash_last:
 ; the GHASH of the last two iterations' ciphertext: the first from memory, the last
 ; still in X
 ; GHASH step 0: vector 0 into D, reflected; the running hash joins block 0
@@ -2878,8 +2875,9 @@ L.gcm_enc_rec_hash_last:
 	vextracti128    xmm8, ymm7, 1
 	vpxor           xmm9, xmm7, xmm8
 	jmp             near L.gcm_enc_rec_bulk_out
-L.gcm_enc_rec_serial:
+L.gcm_enc_rec_short:
 ; one or two iterations, each hashing its own ciphertext after its rounds
+L.gcm_enc_rec_serial:
 ; counter blocks: CTR (reflected) back to GCM's byte order, CTR += INC (inc32), round key 0
 	vpshufb         ymm0, ymm10, ymm15
 	vpaddd          ymm10, ymm10, ymm11
