@@ -171,6 +171,7 @@ enum {
 #define AESGEN_GEN_UARCH_VARIANTS_aesni_avx(X) \
     X(aesni_avx, ctr, ZNVER1, _countersgpr) \
     X(aesni_avx, xctr, ZNVER1, _counterschain) \
+    X(aesni_avx, xts, DEFAULT, _onepassgroups_tail2_tweakgpr) \
     X(aesni_avx, xts, ZNVER1, _tweakgpr_unroll8) \
     X(aesni_avx, gcm, ZNVER1, _ghashkaratsuba_tail2)
 #define AESGEN_GEN_UARCH_VARIANTS_vaes_avx2(X)
@@ -191,6 +192,7 @@ enum {
     X(vperm_ssse3, xts, _bulkvperm, znver5, 8, 128) \
     X(aesni_avx, ctr, _countersgpr, znver1, 8, 128) \
     X(aesni_avx, xctr, _counterschain, znver1, 8, 128) \
+    X(aesni_avx, xts, _onepassgroups_tail2_tweakgpr, default, 4, 64) \
     X(aesni_avx, xts, _tweakgpr_unroll8, znver1, 8, 128) \
     X(aesni_avx, gcm, _ghashkaratsuba_tail2, znver1, 4, 64) \
     X(avx10_256, gcm, _ghashkaratsuba, znver4, 4, 128) \
@@ -229,7 +231,7 @@ enum {
     C(1120, avx10_256, AVX10_256, TUNED, 129, 64, 32)
 #define AESGEN_GEN_LENGTH_CLASSES_xctr_default_STREAM(C)
 #define AESGEN_GEN_LENGTH_CLASSES_xts_default(C) \
-    C(31, aesni_avx, AESNI_AVX, TUNED, 1, 64, 64) \
+    C(31, aesni_avx, AESNI_AVX, OWN, 1, 64, 64) \
     C(47, avx10_256, AVX10_256, TUNED, 1, 64, 64)
 #define AESGEN_GEN_LENGTH_CLASSES_xts_default_STREAM(C)
 #define AESGEN_GEN_LENGTH_CLASSES_xts_znver4(C) \
@@ -345,6 +347,8 @@ AESGEN_GEN_VARIANT int aesgen_xctr_crypt_aesni_avx_counterschain(const aesgen_ae
 /* gen/aesni_avx/xts.S: KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4; main loop 64 bytes per iteration */
 int aesgen_xts_encrypt_aesni_avx(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 int aesgen_xts_decrypt_aesni_avx(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+AESGEN_GEN_VARIANT int aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+AESGEN_GEN_VARIANT int aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 AESGEN_GEN_VARIANT int aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 AESGEN_GEN_VARIANT int aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #define AESGEN_GEN_UNROLL_aesni_avx_xts 4
@@ -481,6 +485,8 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_ghashkaratsuba_halvesunpa
     X(aesni_avx, xctr, aesgen_xctr_crypt_aesni_avx_counterschain) \
     X(aesni_avx, xts, aesgen_xts_encrypt_aesni_avx) \
     X(aesni_avx, xts, aesgen_xts_decrypt_aesni_avx) \
+    X(aesni_avx, xts, aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr) \
+    X(aesni_avx, xts, aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr) \
     X(aesni_avx, xts, aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8) \
     X(aesni_avx, xts, aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8) \
     X(aesni_avx, gcm, aesgen_gcm_ghash_aesni_avx) \
@@ -567,6 +573,10 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_encrypt_aesni_
                "aesgen_xts_encrypt_aesni_avx: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_aesni_avx), aesgen_xts_fn),
                "aesgen_xts_decrypt_aesni_avx: the aesgen_xts_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr), aesgen_xts_fn),
+               "aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr: the aesgen_xts_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr), aesgen_xts_fn),
+               "aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8), aesgen_xts_fn),
                "aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8), aesgen_xts_fn),

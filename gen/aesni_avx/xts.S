@@ -3,7 +3,9 @@
 # mode: xts (XTS with ciphertext stealing (IEEE 1619, SP 800-38E), encrypt and decrypt)
 # isa:  aesni_avx (AES-NI on xmm, VEX-encoded AVX, 16 registers); abi: sysv
 # knobs: KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4
+# variant _onepassgroups_tail2_tweakgpr: ONEPASS=groups TAIL=2 TWEAK=gpr (for default; generator/tuning.json), named <symbol>_onepassgroups_tail2_tweakgpr
 # variant _tweakgpr_unroll8: TWEAK=gpr UNROLL=8 (for znver1; generator/tuning.json), named <symbol>_tweakgpr_unroll8
+# (default: a CPU in no row of generator/uarch.py)
 # regenerate: python3 -m generator gen --isa aesni_avx --mode xts KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4
 #   (or: make gen ISA=aesni_avx MODE=xts KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -1433,6 +1435,1136 @@ aesgen_xts_decrypt_aesni_avx:
 	.asciz	"GNU"
 	.long	0xc0000002, 0x4, 0x3, 0x0
 
+# int aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+#
+# One XTS data unit of len >= 16 bytes.  key1 is the data key's encryption schedule, key2 the
+# tweak key's encryption schedule.  Block j is E_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
+# products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
+#
+# The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+# is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+# next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+# x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+# k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+# one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+# 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+# (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+#
+# TWEAK=gpr: as double, but the main loop doubles in general registers (TLO:THI, add/adc
+# and a sign mask: six integer ops on the integer pipes) and moves each block's tweak into
+# its block register by vmovq + vpinsrq and to a stack slot for the last round: the vector
+# pipes, which the AES rounds fill, get two ops per tweak for five, and no register holds
+# a tweak.  BASE goes to TLO:THI when the loop starts and back when it ends, so short
+# messages never pay for the crossings.
+#
+# Several tweaks per vector: BASE holds the tweaks of the next 1 block(s), one per
+# 128-bit lane; vector j of an iteration uses
+# BASE * x^(1*j), each made straight from BASE (independent shifts and multiplies,
+# not a serial chain), and BASE moves on by x^(1*vectors).  The tweak is XORed in
+# with round key 0 (two vpxor) and folded into the last round key
+# (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
+# 4 vectors per main-loop iteration; the rest goes through a final group of 1..2 vectors
+# whose last may hold fewer blocks than lanes (block-sized accesses); a partial last block is
+# handled by ciphertext stealing on xmm.
+#
+# Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, THI=rbx
+#                      PART=rsi (KEY2's register, once the tweak is made)
+#                      TLO=r9 (IVP's register, in the main loop)
+#                      TSIGN=r11 (TMPG's register, in the main loop)
+# Registers (vector): BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
+#                     X2=xmm6, X3=xmm7, TW0=xmm8, TW1=xmm11, TW2=xmm12, TW3=xmm13
+#                     K0=xmm9, KLAST=xmm10, KT=xmm14
+# Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+# POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
+# TLO:THI: the next block's tweak in the main loop (TWEAK=gpr; BASE before and after it), TSIGN the doubling's scratch.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr
+	.hidden	aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr
+	.type	aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr, @function
+aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr:
+	.cfi_startproc
+	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             240(%rdi), %eax                 # key1 and key2 share the size
+# T = E_K2(iv), on xmm with the tweak key read from memory
+	lea             (%rsi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10
+	vmovdqu         (%r9), %xmm0
+	vpxor           (%rsi), %xmm0, %xmm0
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rsi), %xmm0, %xmm0
+	vaesenc         32(%rsi), %xmm0, %xmm0
+	vaesenc         48(%rsi), %xmm0, %xmm0
+	vaesenc         64(%rsi), %xmm0, %xmm0
+	vaesenc         80(%rsi), %xmm0, %xmm0
+	vaesenc         96(%rsi), %xmm0, %xmm0
+	vaesenc         112(%rsi), %xmm0, %xmm0
+	vaesenc         128(%rsi), %xmm0, %xmm0
+	vaesenc         144(%rsi), %xmm0, %xmm0
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_tweak_rounds_done_onepassgroups_tail2_tweakgpr
+	vaesenc         160(%rsi), %xmm0, %xmm0
+	vaesenc         176(%rsi), %xmm0, %xmm0
+	{disp32} je     .Lxts_enc_tweak_rounds_done_onepassgroups_tail2_tweakgpr
+	vaesenc         192(%rsi), %xmm0, %xmm0
+	vaesenc         208(%rsi), %xmm0, %xmm0
+.Lxts_enc_tweak_rounds_done_onepassgroups_tail2_tweakgpr:
+	vaesenclast     (%r10), %xmm0, %xmm0
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &key1[rounds]
+# the first and last round keys into registers; the middle ones are read each round
+	vmovdqu         (%rdi), %xmm9
+	vmovdqu         (%r10), %xmm10
+	vmovdqu         .Lxts_poly_onepassgroups_tail2_tweakgpr(%rip), %xmm1
+# PART = len % 16; the bulk takes the whole blocks
+	mov             %r8d, %esi
+	and             $15, %esi                       # bytes past the last whole block
+	sub             %rsi, %r8
+	sub             $64, %r8
+	{disp32} ja     .Lxts_enc_main_loop_onepassgroups_tail2_tweakgpr # more than one iteration; out of line, so short messages fall through
+.Lxts_enc_main_done_onepassgroups_tail2_tweakgpr:
+	add             $64, %r8                        # 0 <= LEN <= 64 remain
+	{disp32} jz     .Lxts_enc_no_tail_onepassgroups_tail2_tweakgpr
+
+# Groups of 2 vectors while at least 32 bytes remain.
+.Lxts_enc_group_loop:
+	cmp             $32, %r8
+	{disp32} jb     .Lxts_enc_final_onepassgroups_tail2_tweakgpr
+# the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
+	vmovdqa         %xmm0, %xmm8
+	vpsrad          $31, %xmm8, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm8, %xmm8, %xmm11
+	vpxor           %xmm2, %xmm11, %xmm11           # xmm11 = xmm8 * x
+	vpsrad          $31, %xmm11, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm11, %xmm11, %xmm0
+	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm11 * x
+# xmm4 = data ^ tweak ^ round key 0
+	vpxor           (%rcx), %xmm8, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4
+# xmm5 = data ^ tweak ^ round key 0
+	vpxor           16(%rcx), %xmm11, %xmm5
+	vpxor           %xmm9, %xmm5, %xmm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_group_aes128
+	{disp32} je     .Lxts_enc_group_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+.Lxts_enc_group_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+.Lxts_enc_group_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+# last round with the tweak folded into the key: the output is the block ^ tweak
+	vpxor           %xmm8, %xmm10, %xmm2
+	vaesenclast     %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
+	vpxor           %xmm11, %xmm10, %xmm2
+	vaesenclast     %xmm2, %xmm5, %xmm5
+	vmovdqu         %xmm5, 16(%rdx)
+	add             $32, %rcx
+	add             $32, %rdx
+	sub             $32, %r8
+	jnz             .Lxts_enc_group_loop
+	{disp32} jmp    .Lxts_enc_no_tail_onepassgroups_tail2_tweakgpr
+
+.Lxts_enc_final_onepassgroups_tail2_tweakgpr:
+# 1..32 bytes remain: pick the final group by the number of vectors they need,
+# so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             $16, %r8
+	{disp32} jbe    .Lxts_enc_final1_onepassgroups_tail2_tweakgpr
+.Lxts_enc_final2_onepassgroups_tail2_tweakgpr:
+# the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
+	vmovdqa         %xmm0, %xmm8
+	vpsrad          $31, %xmm8, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm8, %xmm8, %xmm11
+	vpxor           %xmm2, %xmm11, %xmm11           # xmm11 = xmm8 * x
+	vpsrad          $31, %xmm11, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm11, %xmm11, %xmm0
+	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm11 * x
+	sub             $16, %r8                        # bytes in the last vector
+# xmm4 = data ^ tweak ^ round key 0
+	vpxor           (%rcx), %xmm8, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4
+# xmm5 = data ^ tweak ^ round key 0
+	vpxor           16(%rcx), %xmm11, %xmm5
+	vpxor           %xmm9, %xmm5, %xmm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_final2_aes128_onepassgroups_tail2_tweakgpr
+	{disp32} je     .Lxts_enc_final2_aes192_onepassgroups_tail2_tweakgpr
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+.Lxts_enc_final2_aes192_onepassgroups_tail2_tweakgpr:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+.Lxts_enc_final2_aes128_onepassgroups_tail2_tweakgpr:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vpxor           %xmm8, %xmm10, %xmm2
+	vaesenclast     %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
+	vpxor           %xmm11, %xmm10, %xmm2
+	vaesenclast     %xmm2, %xmm5, %xmm5
+	vmovdqu         %xmm5, 16(%rdx)
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return_onepassgroups_tail2_tweakgpr # no partial block: nothing for stealing to take
+	add             %r8, %rcx
+	add             %r8, %rdx
+	add             $16, %rcx
+	add             $16, %rdx
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	vmovdqa         %xmm5, %xmm4                    # the last block's output, for stealing
+	{disp32} jmp    .Lxts_enc_steal_onepassgroups_tail2_tweakgpr
+.Lxts_enc_final1_onepassgroups_tail2_tweakgpr:
+# the tweaks of 1 block: block j = BASE * x^j, each the previous one doubled
+	vmovdqa         %xmm0, %xmm8
+	vpsrad          $31, %xmm8, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm8, %xmm8, %xmm0
+	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm8 * x
+# xmm4 = data ^ tweak ^ round key 0
+	vpxor           (%rcx), %xmm8, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_final1_aes128_onepassgroups_tail2_tweakgpr
+	{disp32} je     .Lxts_enc_final1_aes192_onepassgroups_tail2_tweakgpr
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+.Lxts_enc_final1_aes192_onepassgroups_tail2_tweakgpr:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+.Lxts_enc_final1_aes128_onepassgroups_tail2_tweakgpr:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vpxor           %xmm8, %xmm10, %xmm2
+	vaesenclast     %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return_onepassgroups_tail2_tweakgpr # no partial block: nothing for stealing to take
+	add             %r8, %rcx
+	add             %r8, %rdx
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	{disp32} jmp    .Lxts_enc_steal_onepassgroups_tail2_tweakgpr
+.Lxts_enc_no_tail_onepassgroups_tail2_tweakgpr:
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_enc_return_onepassgroups_tail2_tweakgpr
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	vmovdqu         -16(%rdx), %xmm4                # the last block's output (a whole vector store)
+.Lxts_enc_steal_onepassgroups_tail2_tweakgpr:
+# ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
+# (also at DST - 16) and T1 = TB, the stolen block's tweak
+	vmovdqu         -16(%rcx,%rsi,1), %xmm8         # last 16 bytes of src
+	lea             .Lxts_cts_table_onepassgroups_tail2_tweakgpr(%rip), %r11
+# short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu         (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
+# last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             %rsi
+	vmovdqu         32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm8, %xmm8
+	vmovdqu         64(%r11,%rsi,1), %xmm0
+	neg             %rsi
+	vpand           %xmm0, %xmm4, %xmm4
+	vpor            %xmm8, %xmm4, %xmm4
+	vmovdqu         %xmm1, -16(%rdx,%rsi,1)
+	vpxor           %xmm2, %xmm4, %xmm4
+	vpxor           (%rdi), %xmm4, %xmm4
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rdi), %xmm4, %xmm4
+	vaesenc         32(%rdi), %xmm4, %xmm4
+	vaesenc         48(%rdi), %xmm4, %xmm4
+	vaesenc         64(%rdi), %xmm4, %xmm4
+	vaesenc         80(%rdi), %xmm4, %xmm4
+	vaesenc         96(%rdi), %xmm4, %xmm4
+	vaesenc         112(%rdi), %xmm4, %xmm4
+	vaesenc         128(%rdi), %xmm4, %xmm4
+	vaesenc         144(%rdi), %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_steal_b_rounds_done_onepassgroups_tail2_tweakgpr
+	vaesenc         160(%rdi), %xmm4, %xmm4
+	vaesenc         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_enc_steal_b_rounds_done_onepassgroups_tail2_tweakgpr
+	vaesenc         192(%rdi), %xmm4, %xmm4
+	vaesenc         208(%rdi), %xmm4, %xmm4
+.Lxts_enc_steal_b_rounds_done_onepassgroups_tail2_tweakgpr:
+	vaesenclast     (%r10), %xmm4, %xmm4
+	vpxor           %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, -16(%rdx)
+.Lxts_enc_return_onepassgroups_tail2_tweakgpr:
+	xor             %eax, %eax
+	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
+	ret
+
+.Lxts_enc_main_loop_onepassgroups_tail2_tweakgpr:
+	vmovq           %xmm0, %r9                      # BASE into TLO:THI for the loop
+	vpextrq         $1, %xmm0, %rbx
+	{disp32} jmp    .Lxts_enc_main_iteration
+
+	.p2align 6, 0xcc
+.Lxts_enc_main_iteration:
+# LLVM-MCA-BEGIN xts_enc_aesni_avx_main_loop_onepassgroups_tail2_tweakgpr
+# main loop: 4 vectors = 64 bytes per iteration; entered with LEN = the bytes
+# left - 64, placed after the epilogue so short messages never jump over it
+# the tweaks of 4 blocks from TLO:THI, each the previous one doubled in general
+# registers, into TW0..TW3
+	vmovq           %r9, %xmm8
+	vpinsrq         $1, %rbx, %xmm8, %xmm8
+	mov             %rbx, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rbx, %rbx
+	xor             %r11, %r9                       # TLO:THI *= x
+	vmovq           %r9, %xmm11
+	vpinsrq         $1, %rbx, %xmm11, %xmm11
+	mov             %rbx, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rbx, %rbx
+	xor             %r11, %r9                       # TLO:THI *= x
+	vmovq           %r9, %xmm12
+	vpinsrq         $1, %rbx, %xmm12, %xmm12
+	mov             %rbx, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rbx, %rbx
+	xor             %r11, %r9                       # TLO:THI *= x
+	vmovq           %r9, %xmm13
+	vpinsrq         $1, %rbx, %xmm13, %xmm13
+	mov             %rbx, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rbx, %rbx
+	xor             %r11, %r9                       # TLO:THI *= x
+# xmm4 = data ^ tweak ^ round key 0
+	vpxor           (%rcx), %xmm8, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4
+# xmm5 = data ^ tweak ^ round key 0
+	vpxor           16(%rcx), %xmm11, %xmm5
+	vpxor           %xmm9, %xmm5, %xmm5
+# xmm6 = data ^ tweak ^ round key 0
+	vpxor           32(%rcx), %xmm12, %xmm6
+	vpxor           %xmm9, %xmm6, %xmm6
+# xmm7 = data ^ tweak ^ round key 0
+	vpxor           48(%rcx), %xmm13, %xmm7
+	vpxor           %xmm9, %xmm7, %xmm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_enc_main_aes128_onepassgroups_tail2_tweakgpr
+	{disp32} je     .Lxts_enc_main_aes192_onepassgroups_tail2_tweakgpr
+	vmovdqu         -208(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -192(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+.Lxts_enc_main_aes192_onepassgroups_tail2_tweakgpr:
+	vmovdqu         -176(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -160(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+.Lxts_enc_main_aes128_onepassgroups_tail2_tweakgpr:
+	vmovdqu         -144(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -128(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -112(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -96(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -80(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -64(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -48(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -32(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+	vmovdqu         -16(%r10), %xmm14
+	vaesenc         %xmm14, %xmm4, %xmm4
+	vaesenc         %xmm14, %xmm5, %xmm5
+	vaesenc         %xmm14, %xmm6, %xmm6
+	vaesenc         %xmm14, %xmm7, %xmm7
+# last round with the tweak folded into the key: the output is the block ^ tweak
+	vpxor           %xmm8, %xmm10, %xmm2
+	vaesenclast     %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
+	vpxor           %xmm11, %xmm10, %xmm2
+	vaesenclast     %xmm2, %xmm5, %xmm5
+	vmovdqu         %xmm5, 16(%rdx)
+	vpxor           %xmm12, %xmm10, %xmm2
+	vaesenclast     %xmm2, %xmm6, %xmm6
+	vmovdqu         %xmm6, 32(%rdx)
+	vpxor           %xmm13, %xmm10, %xmm2
+	vaesenclast     %xmm2, %xmm7, %xmm7
+	vmovdqu         %xmm7, 48(%rdx)
+	add             $64, %rcx
+	add             $64, %rdx
+	sub             $64, %r8
+	jae             .Lxts_enc_main_iteration
+# LLVM-MCA-END
+	vmovq           %r9, %xmm0
+	vpinsrq         $1, %rbx, %xmm0, %xmm0
+	jmp             .Lxts_enc_main_done_onepassgroups_tail2_tweakgpr
+	.cfi_endproc
+	.size	aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr, . - aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr
+
+# int aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+#
+# One XTS data unit of len >= 16 bytes.  key1 is the data key's equivalent inverse (AESDEC) schedule, key2 the
+# tweak key's encryption schedule.  Block j is D_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
+# products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
+#
+# The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+# is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+# next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+# x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+# k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+# one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+# 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+# (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+#
+# TWEAK=gpr: as double, but the main loop doubles in general registers (TLO:THI, add/adc
+# and a sign mask: six integer ops on the integer pipes) and moves each block's tweak into
+# its block register by vmovq + vpinsrq and to a stack slot for the last round: the vector
+# pipes, which the AES rounds fill, get two ops per tweak for five, and no register holds
+# a tweak.  BASE goes to TLO:THI when the loop starts and back when it ends, so short
+# messages never pay for the crossings.
+#
+# Several tweaks per vector: BASE holds the tweaks of the next 1 block(s), one per
+# 128-bit lane; vector j of an iteration uses
+# BASE * x^(1*j), each made straight from BASE (independent shifts and multiplies,
+# not a serial chain), and BASE moves on by x^(1*vectors).  The tweak is XORed in
+# with round key 0 (two vpxor) and folded into the last round key
+# (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
+# 4 vectors per main-loop iteration; the rest goes through a final group of 1..2 vectors
+# whose last may hold fewer blocks than lanes (block-sized accesses); a partial last block is
+# handled by ciphertext stealing on xmm.
+#
+# Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
+#                      ROUNDS=rax, KEYEND=r10, TMPG=r11, THI=rbx
+#                      PART=rsi (KEY2's register, once the tweak is made)
+#                      TLO=r9 (IVP's register, in the main loop)
+#                      TSIGN=r11 (TMPG's register, in the main loop)
+# Registers (vector): BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
+#                     X2=xmm6, X3=xmm7, TW0=xmm8, TW1=xmm11, TW2=xmm12, TW3=xmm13
+#                     K0=xmm9, KLAST=xmm10, KT=xmm14
+# Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+# POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
+# TLO:THI: the next block's tweak in the main loop (TWEAK=gpr; BASE before and after it), TSIGN the doubling's scratch.
+	.text
+	.p2align 5, 0xcc
+	.globl	aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr
+	.hidden	aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr
+	.type	aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr, @function
+aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr:
+	.cfi_startproc
+	endbr64
+	push            %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov             240(%rdi), %eax                 # key1 and key2 share the size
+# T = E_K2(iv), on xmm with the tweak key read from memory
+	lea             (%rsi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10
+	vmovdqu         (%r9), %xmm0
+	vpxor           (%rsi), %xmm0, %xmm0
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         16(%rsi), %xmm0, %xmm0
+	vaesenc         32(%rsi), %xmm0, %xmm0
+	vaesenc         48(%rsi), %xmm0, %xmm0
+	vaesenc         64(%rsi), %xmm0, %xmm0
+	vaesenc         80(%rsi), %xmm0, %xmm0
+	vaesenc         96(%rsi), %xmm0, %xmm0
+	vaesenc         112(%rsi), %xmm0, %xmm0
+	vaesenc         128(%rsi), %xmm0, %xmm0
+	vaesenc         144(%rsi), %xmm0, %xmm0
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_tweak_rounds_done_onepassgroups_tail2_tweakgpr
+	vaesenc         160(%rsi), %xmm0, %xmm0
+	vaesenc         176(%rsi), %xmm0, %xmm0
+	{disp32} je     .Lxts_dec_tweak_rounds_done_onepassgroups_tail2_tweakgpr
+	vaesenc         192(%rsi), %xmm0, %xmm0
+	vaesenc         208(%rsi), %xmm0, %xmm0
+.Lxts_dec_tweak_rounds_done_onepassgroups_tail2_tweakgpr:
+	vaesenclast     (%r10), %xmm0, %xmm0
+	lea             (%rdi,%rax,8), %r10
+	lea             (%r10,%rax,8), %r10             # &key1[rounds]
+# the first and last round keys into registers; the middle ones are read each round
+	vmovdqu         (%rdi), %xmm9
+	vmovdqu         (%r10), %xmm10
+	vmovdqu         .Lxts_poly_onepassgroups_tail2_tweakgpr(%rip), %xmm1
+# PART = len % 16; the bulk takes the whole blocks but the last, which goes to stealing
+	mov             %r8d, %esi
+	and             $15, %esi                       # bytes past the last whole block
+	{disp32} jz     .Lxts_dec_whole_blocks_onepassgroups_tail2_tweakgpr
+	sub             %rsi, %r8
+	sub             $16, %r8                        # its last whole block goes to stealing
+.Lxts_dec_whole_blocks_onepassgroups_tail2_tweakgpr:
+	sub             $64, %r8
+	{disp32} ja     .Lxts_dec_main_loop_onepassgroups_tail2_tweakgpr # more than one iteration; out of line, so short messages fall through
+.Lxts_dec_main_done_onepassgroups_tail2_tweakgpr:
+	add             $64, %r8                        # 0 <= LEN <= 64 remain
+	{disp32} jz     .Lxts_dec_no_tail_onepassgroups_tail2_tweakgpr
+
+# Groups of 2 vectors while at least 32 bytes remain.
+.Lxts_dec_group_loop:
+	cmp             $32, %r8
+	{disp32} jb     .Lxts_dec_final_onepassgroups_tail2_tweakgpr
+# the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
+	vmovdqa         %xmm0, %xmm8
+	vpsrad          $31, %xmm8, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm8, %xmm8, %xmm11
+	vpxor           %xmm2, %xmm11, %xmm11           # xmm11 = xmm8 * x
+	vpsrad          $31, %xmm11, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm11, %xmm11, %xmm0
+	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm11 * x
+# xmm4 = data ^ tweak ^ round key 0
+	vpxor           (%rcx), %xmm8, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4
+# xmm5 = data ^ tweak ^ round key 0
+	vpxor           16(%rcx), %xmm11, %xmm5
+	vpxor           %xmm9, %xmm5, %xmm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_group_aes128
+	{disp32} je     .Lxts_dec_group_aes192
+	vmovdqu         -208(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -192(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+.Lxts_dec_group_aes192:
+	vmovdqu         -176(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -160(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+.Lxts_dec_group_aes128:
+	vmovdqu         -144(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -128(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -112(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -96(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -80(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -64(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -48(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -32(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -16(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+# last round with the tweak folded into the key: the output is the block ^ tweak
+	vpxor           %xmm8, %xmm10, %xmm2
+	vaesdeclast     %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
+	vpxor           %xmm11, %xmm10, %xmm2
+	vaesdeclast     %xmm2, %xmm5, %xmm5
+	vmovdqu         %xmm5, 16(%rdx)
+	add             $32, %rcx
+	add             $32, %rdx
+	sub             $32, %r8
+	jnz             .Lxts_dec_group_loop
+	{disp32} jmp    .Lxts_dec_no_tail_onepassgroups_tail2_tweakgpr
+
+.Lxts_dec_final_onepassgroups_tail2_tweakgpr:
+# 1..32 bytes remain: pick the final group by the number of vectors they need,
+# so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             $16, %r8
+	{disp32} jbe    .Lxts_dec_final1_onepassgroups_tail2_tweakgpr
+.Lxts_dec_final2_onepassgroups_tail2_tweakgpr:
+# the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
+	vmovdqa         %xmm0, %xmm8
+	vpsrad          $31, %xmm8, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm8, %xmm8, %xmm11
+	vpxor           %xmm2, %xmm11, %xmm11           # xmm11 = xmm8 * x
+	vpsrad          $31, %xmm11, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm11, %xmm11, %xmm0
+	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm11 * x
+	sub             $16, %r8                        # bytes in the last vector
+# xmm4 = data ^ tweak ^ round key 0
+	vpxor           (%rcx), %xmm8, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4
+# xmm5 = data ^ tweak ^ round key 0
+	vpxor           16(%rcx), %xmm11, %xmm5
+	vpxor           %xmm9, %xmm5, %xmm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final2_aes128_onepassgroups_tail2_tweakgpr
+	{disp32} je     .Lxts_dec_final2_aes192_onepassgroups_tail2_tweakgpr
+	vmovdqu         -208(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -192(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+.Lxts_dec_final2_aes192_onepassgroups_tail2_tweakgpr:
+	vmovdqu         -176(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -160(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+.Lxts_dec_final2_aes128_onepassgroups_tail2_tweakgpr:
+	vmovdqu         -144(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -128(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -112(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -96(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -80(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -64(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -48(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -32(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vmovdqu         -16(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vpxor           %xmm8, %xmm10, %xmm2
+	vaesdeclast     %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
+	vpxor           %xmm11, %xmm10, %xmm2
+	vaesdeclast     %xmm2, %xmm5, %xmm5
+	vmovdqu         %xmm5, 16(%rdx)
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return_onepassgroups_tail2_tweakgpr # no partial block: nothing for stealing to take
+	add             %r8, %rcx
+	add             %r8, %rdx
+	add             $16, %rcx
+	add             $16, %rdx
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	{disp32} jmp    .Lxts_dec_steal_both_onepassgroups_tail2_tweakgpr # no register for the last whole block beside them
+	{disp32} jmp    .Lxts_dec_steal_onepassgroups_tail2_tweakgpr
+.Lxts_dec_final1_onepassgroups_tail2_tweakgpr:
+# the tweaks of 1 block: block j = BASE * x^j, each the previous one doubled
+	vmovdqa         %xmm0, %xmm8
+	vpsrad          $31, %xmm8, %xmm2
+	vpshufd         $147, %xmm2, %xmm2
+	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpaddq          %xmm8, %xmm8, %xmm0
+	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm8 * x
+# xmm4 = data ^ tweak ^ round key 0
+	vpxor           (%rcx), %xmm8, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final1_aes128_onepassgroups_tail2_tweakgpr
+	{disp32} je     .Lxts_dec_final1_aes192_onepassgroups_tail2_tweakgpr
+	vmovdqu         -208(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vmovdqu         -192(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+.Lxts_dec_final1_aes192_onepassgroups_tail2_tweakgpr:
+	vmovdqu         -176(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vmovdqu         -160(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+.Lxts_dec_final1_aes128_onepassgroups_tail2_tweakgpr:
+	vmovdqu         -144(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vmovdqu         -128(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vmovdqu         -112(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vmovdqu         -96(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vmovdqu         -80(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vmovdqu         -64(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vmovdqu         -48(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vmovdqu         -32(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vmovdqu         -16(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vpxor           %xmm8, %xmm10, %xmm2
+	vaesdeclast     %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return_onepassgroups_tail2_tweakgpr # no partial block: nothing for stealing to take
+	add             %r8, %rcx
+	add             %r8, %rdx
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+	{disp32} jmp    .Lxts_dec_steal_both_onepassgroups_tail2_tweakgpr # no register for the last whole block beside them
+	{disp32} jmp    .Lxts_dec_steal_onepassgroups_tail2_tweakgpr
+.Lxts_dec_no_tail_onepassgroups_tail2_tweakgpr:
+	test            %rsi, %rsi
+	{disp32} jz     .Lxts_dec_return_onepassgroups_tail2_tweakgpr
+	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
+.Lxts_dec_steal_both_onepassgroups_tail2_tweakgpr:
+# SRC/DST at the last whole block, T1 = its tweak: both blocks here
+# ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
+# TA * x (decryption: the last whole block under TB, the stolen block under TA)
+# xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %xmm2, %xmm8               # top 1 bits of each half
+	vpclmulqdq      $1, %xmm1, %xmm8, %xmm0         # high half's, times 0x87
+	vpslldq         $8, %xmm8, %xmm8                # low half's carry into high
+	vpsllq          $1, %xmm2, %xmm3
+	vpxor           %xmm8, %xmm3, %xmm3
+	vpxor           %xmm0, %xmm3, %xmm3
+	vmovdqu         (%rcx,%rsi,1), %xmm8            # last 16 bytes of src
+	vpxor           (%rcx), %xmm3, %xmm4
+	vpxor           (%rdi), %xmm4, %xmm4
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         16(%rdi), %xmm4, %xmm4
+	vaesdec         32(%rdi), %xmm4, %xmm4
+	vaesdec         48(%rdi), %xmm4, %xmm4
+	vaesdec         64(%rdi), %xmm4, %xmm4
+	vaesdec         80(%rdi), %xmm4, %xmm4
+	vaesdec         96(%rdi), %xmm4, %xmm4
+	vaesdec         112(%rdi), %xmm4, %xmm4
+	vaesdec         128(%rdi), %xmm4, %xmm4
+	vaesdec         144(%rdi), %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_steal_both_a_rounds_done_onepassgroups_tail2_tweakgpr
+	vaesdec         160(%rdi), %xmm4, %xmm4
+	vaesdec         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_dec_steal_both_a_rounds_done_onepassgroups_tail2_tweakgpr
+	vaesdec         192(%rdi), %xmm4, %xmm4
+	vaesdec         208(%rdi), %xmm4, %xmm4
+.Lxts_dec_steal_both_a_rounds_done_onepassgroups_tail2_tweakgpr:
+	vaesdeclast     (%r10), %xmm4, %xmm4
+	vpxor           %xmm3, %xmm4, %xmm4
+	lea             .Lxts_cts_table_onepassgroups_tail2_tweakgpr(%rip), %r11
+# short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu         (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
+# last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             %rsi
+	vmovdqu         32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm8, %xmm8
+	vmovdqu         64(%r11,%rsi,1), %xmm0
+	neg             %rsi
+	vpand           %xmm0, %xmm4, %xmm4
+	vpor            %xmm8, %xmm4, %xmm4
+	vmovdqu         %xmm1, (%rdx,%rsi,1)
+	vpxor           %xmm2, %xmm4, %xmm4
+	vpxor           (%rdi), %xmm4, %xmm4
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         16(%rdi), %xmm4, %xmm4
+	vaesdec         32(%rdi), %xmm4, %xmm4
+	vaesdec         48(%rdi), %xmm4, %xmm4
+	vaesdec         64(%rdi), %xmm4, %xmm4
+	vaesdec         80(%rdi), %xmm4, %xmm4
+	vaesdec         96(%rdi), %xmm4, %xmm4
+	vaesdec         112(%rdi), %xmm4, %xmm4
+	vaesdec         128(%rdi), %xmm4, %xmm4
+	vaesdec         144(%rdi), %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_steal_both_b_rounds_done_onepassgroups_tail2_tweakgpr
+	vaesdec         160(%rdi), %xmm4, %xmm4
+	vaesdec         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_dec_steal_both_b_rounds_done_onepassgroups_tail2_tweakgpr
+	vaesdec         192(%rdi), %xmm4, %xmm4
+	vaesdec         208(%rdi), %xmm4, %xmm4
+.Lxts_dec_steal_both_b_rounds_done_onepassgroups_tail2_tweakgpr:
+	vaesdeclast     (%r10), %xmm4, %xmm4
+	vpxor           %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
+	{disp32} jmp    .Lxts_dec_return_onepassgroups_tail2_tweakgpr
+.Lxts_dec_steal_onepassgroups_tail2_tweakgpr:
+# ciphertext stealing on xmm (decryption): the final group left CC = PP = D(C[n-1])
+# under TB in X0's xmm and T1 = TA, the stolen block's tweak
+	vmovdqu         -16(%rcx,%rsi,1), %xmm8         # last 16 bytes of src
+	lea             .Lxts_cts_table_onepassgroups_tail2_tweakgpr(%rip), %r11
+# short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu         (%r11,%rsi,1), %xmm1
+	vpshufb         %xmm1, %xmm4, %xmm1
+# last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             %rsi
+	vmovdqu         32(%r11,%rsi,1), %xmm0
+	vpshufb         %xmm0, %xmm8, %xmm8
+	vmovdqu         64(%r11,%rsi,1), %xmm0
+	neg             %rsi
+	vpand           %xmm0, %xmm4, %xmm4
+	vpor            %xmm8, %xmm4, %xmm4
+	vmovdqu         %xmm1, -16(%rdx,%rsi,1)
+	vpxor           %xmm2, %xmm4, %xmm4
+	vpxor           (%rdi), %xmm4, %xmm4
+# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         16(%rdi), %xmm4, %xmm4
+	vaesdec         32(%rdi), %xmm4, %xmm4
+	vaesdec         48(%rdi), %xmm4, %xmm4
+	vaesdec         64(%rdi), %xmm4, %xmm4
+	vaesdec         80(%rdi), %xmm4, %xmm4
+	vaesdec         96(%rdi), %xmm4, %xmm4
+	vaesdec         112(%rdi), %xmm4, %xmm4
+	vaesdec         128(%rdi), %xmm4, %xmm4
+	vaesdec         144(%rdi), %xmm4, %xmm4
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_steal_b_rounds_done_onepassgroups_tail2_tweakgpr
+	vaesdec         160(%rdi), %xmm4, %xmm4
+	vaesdec         176(%rdi), %xmm4, %xmm4
+	{disp32} je     .Lxts_dec_steal_b_rounds_done_onepassgroups_tail2_tweakgpr
+	vaesdec         192(%rdi), %xmm4, %xmm4
+	vaesdec         208(%rdi), %xmm4, %xmm4
+.Lxts_dec_steal_b_rounds_done_onepassgroups_tail2_tweakgpr:
+	vaesdeclast     (%r10), %xmm4, %xmm4
+	vpxor           %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, -16(%rdx)
+.Lxts_dec_return_onepassgroups_tail2_tweakgpr:
+	xor             %eax, %eax
+	vzeroupper
+	pop             %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
+	ret
+
+.Lxts_dec_main_loop_onepassgroups_tail2_tweakgpr:
+	vmovq           %xmm0, %r9                      # BASE into TLO:THI for the loop
+	vpextrq         $1, %xmm0, %rbx
+	{disp32} jmp    .Lxts_dec_main_iteration
+
+	.p2align 6, 0xcc
+.Lxts_dec_main_iteration:
+# LLVM-MCA-BEGIN xts_dec_aesni_avx_main_loop_onepassgroups_tail2_tweakgpr
+# main loop: 4 vectors = 64 bytes per iteration; entered with LEN = the bytes
+# left - 64, placed after the epilogue so short messages never jump over it
+# the tweaks of 4 blocks from TLO:THI, each the previous one doubled in general
+# registers, into TW0..TW3
+	vmovq           %r9, %xmm8
+	vpinsrq         $1, %rbx, %xmm8, %xmm8
+	mov             %rbx, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rbx, %rbx
+	xor             %r11, %r9                       # TLO:THI *= x
+	vmovq           %r9, %xmm11
+	vpinsrq         $1, %rbx, %xmm11, %xmm11
+	mov             %rbx, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rbx, %rbx
+	xor             %r11, %r9                       # TLO:THI *= x
+	vmovq           %r9, %xmm12
+	vpinsrq         $1, %rbx, %xmm12, %xmm12
+	mov             %rbx, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rbx, %rbx
+	xor             %r11, %r9                       # TLO:THI *= x
+	vmovq           %r9, %xmm13
+	vpinsrq         $1, %rbx, %xmm13, %xmm13
+	mov             %rbx, %r11
+	sar             $63, %r11
+	and             $135, %r11d
+	add             %r9, %r9
+	adc             %rbx, %rbx
+	xor             %r11, %r9                       # TLO:THI *= x
+# xmm4 = data ^ tweak ^ round key 0
+	vpxor           (%rcx), %xmm8, %xmm4
+	vpxor           %xmm9, %xmm4, %xmm4
+# xmm5 = data ^ tweak ^ round key 0
+	vpxor           16(%rcx), %xmm11, %xmm5
+	vpxor           %xmm9, %xmm5, %xmm5
+# xmm6 = data ^ tweak ^ round key 0
+	vpxor           32(%rcx), %xmm12, %xmm6
+	vpxor           %xmm9, %xmm6, %xmm6
+# xmm7 = data ^ tweak ^ round key 0
+	vpxor           48(%rcx), %xmm13, %xmm7
+	vpxor           %xmm9, %xmm7, %xmm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_main_aes128_onepassgroups_tail2_tweakgpr
+	{disp32} je     .Lxts_dec_main_aes192_onepassgroups_tail2_tweakgpr
+	vmovdqu         -208(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -192(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+.Lxts_dec_main_aes192_onepassgroups_tail2_tweakgpr:
+	vmovdqu         -176(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -160(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+.Lxts_dec_main_aes128_onepassgroups_tail2_tweakgpr:
+	vmovdqu         -144(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -128(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -112(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -96(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -80(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -64(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -48(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -32(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+	vmovdqu         -16(%r10), %xmm14
+	vaesdec         %xmm14, %xmm4, %xmm4
+	vaesdec         %xmm14, %xmm5, %xmm5
+	vaesdec         %xmm14, %xmm6, %xmm6
+	vaesdec         %xmm14, %xmm7, %xmm7
+# last round with the tweak folded into the key: the output is the block ^ tweak
+	vpxor           %xmm8, %xmm10, %xmm2
+	vaesdeclast     %xmm2, %xmm4, %xmm4
+	vmovdqu         %xmm4, (%rdx)
+	vpxor           %xmm11, %xmm10, %xmm2
+	vaesdeclast     %xmm2, %xmm5, %xmm5
+	vmovdqu         %xmm5, 16(%rdx)
+	vpxor           %xmm12, %xmm10, %xmm2
+	vaesdeclast     %xmm2, %xmm6, %xmm6
+	vmovdqu         %xmm6, 32(%rdx)
+	vpxor           %xmm13, %xmm10, %xmm2
+	vaesdeclast     %xmm2, %xmm7, %xmm7
+	vmovdqu         %xmm7, 48(%rdx)
+	add             $64, %rcx
+	add             $64, %rdx
+	sub             $64, %r8
+	jae             .Lxts_dec_main_iteration
+# LLVM-MCA-END
+	vmovq           %r9, %xmm0
+	vpinsrq         $1, %rbx, %xmm0, %xmm0
+	jmp             .Lxts_dec_main_done_onepassgroups_tail2_tweakgpr
+	.cfi_endproc
+	.size	aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr, . - aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr
+
+	.section .rodata
+	.p2align 6
+# The reduction constant: x^128 = x^7 + x^2 + x + 1, i.e. 0x87, in each lane's low half.
+.Lxts_poly_onepassgroups_tail2_tweakgpr:
+	.quad	0x87, 0
+# mul_x's fold-back: bit 127 -> 0x87 in dword 0, bit 63 -> 1 in dword 2.
+.Lxts_double_mask:
+	.long	0x87, 0, 1, 0
+# Ciphertext stealing: vpshufb patterns (0x80 makes a zero byte) and a byte mask.
+# At +PART: moves a block's first PART bytes to its end.  At 32-PART: moves a block's
+# last PART bytes to its start.  At 64-PART: 0x00 for the first PART bytes, 0xff after.
+.Lxts_cts_table_onepassgroups_tail2_tweakgpr:
+	.byte	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
+	.byte	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	.byte	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
+	.byte	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+	.byte	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255
+	.section .note.GNU-stack,"",@progbits
+	.section .note.gnu.property,"a",@note
+	.p2align 3
+	.long	4, 16, 5
+	.asciz	"GNU"
+	.long	0xc0000002, 0x4, 0x3, 0x0
+
 # int aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #
 # One XTS data unit of len >= 16 bytes.  key1 is the data key's encryption schedule, key2 the
@@ -1532,29 +2664,29 @@ aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 	{disp32} jz     .Lxts_enc_no_tail_tweakgpr_unroll8
 
 # Groups of 4 vectors while at least 64 bytes remain.
-.Lxts_enc_group_loop:
+.Lxts_enc_group_loop_tweakgpr_unroll8:
 	cmp             $64, %r8
 	{disp32} jb     .Lxts_enc_final_tweakgpr_unroll8
 # the tweaks of 4 blocks: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         %xmm0, %xmm8
 	vpsrad          $31, %xmm8, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm8, %xmm8, %xmm9
 	vpxor           %xmm2, %xmm9, %xmm9             # xmm9 = xmm8 * x
 	vpsrad          $31, %xmm9, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm9, %xmm9, %xmm10
 	vpxor           %xmm2, %xmm10, %xmm10           # xmm10 = xmm9 * x
 	vpsrad          $31, %xmm10, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm10, %xmm10, %xmm11
 	vpxor           %xmm2, %xmm11, %xmm11           # xmm11 = xmm10 * x
 	vpsrad          $31, %xmm11, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm11, %xmm11, %xmm0
 	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm11 * x
 # xmm4 = data ^ tweak ^ round key 0
@@ -1571,8 +2703,8 @@ aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 	vpxor           %xmm13, %xmm7, %xmm7
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_enc_group_aes128
-	{disp32} je     .Lxts_enc_group_aes192
+	{disp32} jb     .Lxts_enc_group_aes128_tweakgpr_unroll8
+	{disp32} je     .Lxts_enc_group_aes192_tweakgpr_unroll8
 	vmovdqu         -208(%r10), %xmm15
 	vaesenc         %xmm15, %xmm4, %xmm4
 	vaesenc         %xmm15, %xmm5, %xmm5
@@ -1583,7 +2715,7 @@ aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 	vaesenc         %xmm15, %xmm5, %xmm5
 	vaesenc         %xmm15, %xmm6, %xmm6
 	vaesenc         %xmm15, %xmm7, %xmm7
-.Lxts_enc_group_aes192:
+.Lxts_enc_group_aes192_tweakgpr_unroll8:
 	vmovdqu         -176(%r10), %xmm15
 	vaesenc         %xmm15, %xmm4, %xmm4
 	vaesenc         %xmm15, %xmm5, %xmm5
@@ -1594,7 +2726,7 @@ aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 	vaesenc         %xmm15, %xmm5, %xmm5
 	vaesenc         %xmm15, %xmm6, %xmm6
 	vaesenc         %xmm15, %xmm7, %xmm7
-.Lxts_enc_group_aes128:
+.Lxts_enc_group_aes128_tweakgpr_unroll8:
 	vmovdqu         -144(%r10), %xmm15
 	vaesenc         %xmm15, %xmm4, %xmm4
 	vaesenc         %xmm15, %xmm5, %xmm5
@@ -1656,7 +2788,7 @@ aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 	add             $64, %rcx
 	add             $64, %rdx
 	sub             $64, %r8
-	jnz             .Lxts_enc_group_loop
+	jnz             .Lxts_enc_group_loop_tweakgpr_unroll8
 	{disp32} jmp    .Lxts_enc_no_tail_tweakgpr_unroll8
 
 .Lxts_enc_final_tweakgpr_unroll8:
@@ -1673,22 +2805,22 @@ aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 	vmovdqa         %xmm0, %xmm8
 	vpsrad          $31, %xmm8, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm8, %xmm8, %xmm9
 	vpxor           %xmm2, %xmm9, %xmm9             # xmm9 = xmm8 * x
 	vpsrad          $31, %xmm9, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm9, %xmm9, %xmm10
 	vpxor           %xmm2, %xmm10, %xmm10           # xmm10 = xmm9 * x
 	vpsrad          $31, %xmm10, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm10, %xmm10, %xmm11
 	vpxor           %xmm2, %xmm11, %xmm11           # xmm11 = xmm10 * x
 	vpsrad          $31, %xmm11, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm11, %xmm11, %xmm0
 	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm11 * x
 	sub             $48, %r8                        # bytes in the last vector
@@ -1801,17 +2933,17 @@ aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 	vmovdqa         %xmm0, %xmm7
 	vpsrad          $31, %xmm7, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm7, %xmm7, %xmm8
 	vpxor           %xmm2, %xmm8, %xmm8             # xmm8 = xmm7 * x
 	vpsrad          $31, %xmm8, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm8, %xmm8, %xmm9
 	vpxor           %xmm2, %xmm9, %xmm9             # xmm9 = xmm8 * x
 	vpsrad          $31, %xmm9, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm9, %xmm9, %xmm0
 	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm9 * x
 	sub             $32, %r8                        # bytes in the last vector
@@ -1905,12 +3037,12 @@ aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 	vmovdqa         %xmm0, %xmm6
 	vpsrad          $31, %xmm6, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm6, %xmm6, %xmm7
 	vpxor           %xmm2, %xmm7, %xmm7             # xmm7 = xmm6 * x
 	vpsrad          $31, %xmm7, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm7, %xmm7, %xmm0
 	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm7 * x
 	sub             $16, %r8                        # bytes in the last vector
@@ -1985,7 +3117,7 @@ aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 	vmovdqa         %xmm0, %xmm5
 	vpsrad          $31, %xmm5, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm5, %xmm5, %xmm0
 	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm5 * x
 # xmm4 = data ^ tweak ^ round key 0
@@ -2090,10 +3222,10 @@ aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 .Lxts_enc_main_loop_tweakgpr_unroll8:
 	vmovq           %xmm0, %r9                      # BASE into TLO:THI for the loop
 	vpextrq         $1, %xmm0, %rbx
-	{disp32} jmp    .Lxts_enc_main_iteration
+	{disp32} jmp    .Lxts_enc_main_iteration_tweakgpr_unroll8
 
 	.p2align 6, 0xcc
-.Lxts_enc_main_iteration:
+.Lxts_enc_main_iteration_tweakgpr_unroll8:
 # LLVM-MCA-BEGIN xts_enc_aesni_avx_main_loop_tweakgpr_unroll8
 # main loop: 8 vectors = 128 bytes per iteration; entered with LEN = the bytes
 # left - 128, placed after the epilogue so short messages never jump over it
@@ -2346,7 +3478,7 @@ aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 	add             $128, %rcx
 	add             $128, %rdx
 	sub             $128, %r8
-	jae             .Lxts_enc_main_iteration
+	jae             .Lxts_enc_main_iteration_tweakgpr_unroll8
 # LLVM-MCA-END
 	vmovq           %r9, %xmm0
 	vpinsrq         $1, %rbx, %xmm0, %xmm0
@@ -2456,29 +3588,29 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	{disp32} jz     .Lxts_dec_no_tail_tweakgpr_unroll8
 
 # Groups of 4 vectors while at least 64 bytes remain.
-.Lxts_dec_group_loop:
+.Lxts_dec_group_loop_tweakgpr_unroll8:
 	cmp             $64, %r8
 	{disp32} jb     .Lxts_dec_final_tweakgpr_unroll8
 # the tweaks of 4 blocks: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         %xmm0, %xmm8
 	vpsrad          $31, %xmm8, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm8, %xmm8, %xmm9
 	vpxor           %xmm2, %xmm9, %xmm9             # xmm9 = xmm8 * x
 	vpsrad          $31, %xmm9, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm9, %xmm9, %xmm10
 	vpxor           %xmm2, %xmm10, %xmm10           # xmm10 = xmm9 * x
 	vpsrad          $31, %xmm10, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm10, %xmm10, %xmm11
 	vpxor           %xmm2, %xmm11, %xmm11           # xmm11 = xmm10 * x
 	vpsrad          $31, %xmm11, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm11, %xmm11, %xmm0
 	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm11 * x
 # xmm4 = data ^ tweak ^ round key 0
@@ -2495,8 +3627,8 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	vpxor           %xmm13, %xmm7, %xmm7
 # the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_group_aes128
-	{disp32} je     .Lxts_dec_group_aes192
+	{disp32} jb     .Lxts_dec_group_aes128_tweakgpr_unroll8
+	{disp32} je     .Lxts_dec_group_aes192_tweakgpr_unroll8
 	vmovdqu         -208(%r10), %xmm15
 	vaesdec         %xmm15, %xmm4, %xmm4
 	vaesdec         %xmm15, %xmm5, %xmm5
@@ -2507,7 +3639,7 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	vaesdec         %xmm15, %xmm5, %xmm5
 	vaesdec         %xmm15, %xmm6, %xmm6
 	vaesdec         %xmm15, %xmm7, %xmm7
-.Lxts_dec_group_aes192:
+.Lxts_dec_group_aes192_tweakgpr_unroll8:
 	vmovdqu         -176(%r10), %xmm15
 	vaesdec         %xmm15, %xmm4, %xmm4
 	vaesdec         %xmm15, %xmm5, %xmm5
@@ -2518,7 +3650,7 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	vaesdec         %xmm15, %xmm5, %xmm5
 	vaesdec         %xmm15, %xmm6, %xmm6
 	vaesdec         %xmm15, %xmm7, %xmm7
-.Lxts_dec_group_aes128:
+.Lxts_dec_group_aes128_tweakgpr_unroll8:
 	vmovdqu         -144(%r10), %xmm15
 	vaesdec         %xmm15, %xmm4, %xmm4
 	vaesdec         %xmm15, %xmm5, %xmm5
@@ -2580,7 +3712,7 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	add             $64, %rcx
 	add             $64, %rdx
 	sub             $64, %r8
-	jnz             .Lxts_dec_group_loop
+	jnz             .Lxts_dec_group_loop_tweakgpr_unroll8
 	{disp32} jmp    .Lxts_dec_no_tail_tweakgpr_unroll8
 
 .Lxts_dec_final_tweakgpr_unroll8:
@@ -2597,22 +3729,22 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	vmovdqa         %xmm0, %xmm8
 	vpsrad          $31, %xmm8, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm8, %xmm8, %xmm9
 	vpxor           %xmm2, %xmm9, %xmm9             # xmm9 = xmm8 * x
 	vpsrad          $31, %xmm9, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm9, %xmm9, %xmm10
 	vpxor           %xmm2, %xmm10, %xmm10           # xmm10 = xmm9 * x
 	vpsrad          $31, %xmm10, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm10, %xmm10, %xmm11
 	vpxor           %xmm2, %xmm11, %xmm11           # xmm11 = xmm10 * x
 	vpsrad          $31, %xmm11, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm11, %xmm11, %xmm0
 	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm11 * x
 	sub             $48, %r8                        # bytes in the last vector
@@ -2725,17 +3857,17 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	vmovdqa         %xmm0, %xmm7
 	vpsrad          $31, %xmm7, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm7, %xmm7, %xmm8
 	vpxor           %xmm2, %xmm8, %xmm8             # xmm8 = xmm7 * x
 	vpsrad          $31, %xmm8, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm8, %xmm8, %xmm9
 	vpxor           %xmm2, %xmm9, %xmm9             # xmm9 = xmm8 * x
 	vpsrad          $31, %xmm9, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm9, %xmm9, %xmm0
 	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm9 * x
 	sub             $32, %r8                        # bytes in the last vector
@@ -2829,12 +3961,12 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	vmovdqa         %xmm0, %xmm6
 	vpsrad          $31, %xmm6, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm6, %xmm6, %xmm7
 	vpxor           %xmm2, %xmm7, %xmm7             # xmm7 = xmm6 * x
 	vpsrad          $31, %xmm7, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm7, %xmm7, %xmm0
 	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm7 * x
 	sub             $16, %r8                        # bytes in the last vector
@@ -2909,7 +4041,7 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	vmovdqa         %xmm0, %xmm5
 	vpsrad          $31, %xmm5, %xmm2
 	vpshufd         $147, %xmm2, %xmm2
-	vpand           .Lxts_double_mask(%rip), %xmm2, %xmm2
+	vpand           .Lxts_double_mask_tweakgpr_unroll8(%rip), %xmm2, %xmm2
 	vpaddq          %xmm5, %xmm5, %xmm0
 	vpxor           %xmm2, %xmm0, %xmm0             # xmm0 = xmm5 * x
 # xmm4 = data ^ tweak ^ round key 0
@@ -3085,10 +4217,10 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 .Lxts_dec_main_loop_tweakgpr_unroll8:
 	vmovq           %xmm0, %r9                      # BASE into TLO:THI for the loop
 	vpextrq         $1, %xmm0, %rbx
-	{disp32} jmp    .Lxts_dec_main_iteration
+	{disp32} jmp    .Lxts_dec_main_iteration_tweakgpr_unroll8
 
 	.p2align 6, 0xcc
-.Lxts_dec_main_iteration:
+.Lxts_dec_main_iteration_tweakgpr_unroll8:
 # LLVM-MCA-BEGIN xts_dec_aesni_avx_main_loop_tweakgpr_unroll8
 # main loop: 8 vectors = 128 bytes per iteration; entered with LEN = the bytes
 # left - 128, placed after the epilogue so short messages never jump over it
@@ -3341,7 +4473,7 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	add             $128, %rcx
 	add             $128, %rdx
 	sub             $128, %r8
-	jae             .Lxts_dec_main_iteration
+	jae             .Lxts_dec_main_iteration_tweakgpr_unroll8
 # LLVM-MCA-END
 	vmovq           %r9, %xmm0
 	vpinsrq         $1, %rbx, %xmm0, %xmm0
@@ -3355,7 +4487,7 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 .Lxts_poly_tweakgpr_unroll8:
 	.quad	0x87, 0
 # mul_x's fold-back: bit 127 -> 0x87 in dword 0, bit 63 -> 1 in dword 2.
-.Lxts_double_mask:
+.Lxts_double_mask_tweakgpr_unroll8:
 	.long	0x87, 0, 1, 0
 # Ciphertext stealing: vpshufb patterns (0x80 makes a zero byte) and a byte mask.
 # At +PART: moves a block's first PART bytes to its end.  At 32-PART: moves a block's

@@ -3,7 +3,9 @@
 ; mode: xts (XTS with ciphertext stealing (IEEE 1619, SP 800-38E), encrypt and decrypt)
 ; isa:  aesni_avx (AES-NI on xmm, VEX-encoded AVX, 16 registers); abi: sysv
 ; knobs: KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4
+; variant _onepassgroups_tail2_tweakgpr: ONEPASS=groups TAIL=2 TWEAK=gpr (for default; generator/tuning.json), named <symbol>_onepassgroups_tail2_tweakgpr
 ; variant _tweakgpr_unroll8: TWEAK=gpr UNROLL=8 (for znver1; generator/tuning.json), named <symbol>_tweakgpr_unroll8
+; (default: a CPU in no row of generator/uarch.py)
 ; regenerate: python3 -m generator gen --isa aesni_avx --mode xts KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4
 ;   (or: make gen ISA=aesni_avx MODE=xts KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
@@ -1426,6 +1428,1118 @@ L.xts_cts_table:
 	db 'GNU', 0
 	dd 0xc0000002, 0x4, 0x3, 0x0
 
+; int aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+;
+; One XTS data unit of len >= 16 bytes.  key1 is the data key's encryption schedule, key2 the
+; tweak key's encryption schedule.  Block j is E_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
+; products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
+;
+; The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+; is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+; next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+; x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+; k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+; one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+; 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+; (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+;
+; TWEAK=gpr: as double, but the main loop doubles in general registers (TLO:THI, add/adc
+; and a sign mask: six integer ops on the integer pipes) and moves each block's tweak into
+; its block register by vmovq + vpinsrq and to a stack slot for the last round: the vector
+; pipes, which the AES rounds fill, get two ops per tweak for five, and no register holds
+; a tweak.  BASE goes to TLO:THI when the loop starts and back when it ends, so short
+; messages never pay for the crossings.
+;
+; Several tweaks per vector: BASE holds the tweaks of the next 1 block(s), one per
+; 128-bit lane; vector j of an iteration uses
+; BASE * x^(1*j), each made straight from BASE (independent shifts and multiplies,
+; not a serial chain), and BASE moves on by x^(1*vectors).  The tweak is XORed in
+; with round key 0 (two vpxor) and folded into the last round key
+; (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
+; 4 vectors per main-loop iteration; the rest goes through a final group of 1..2 vectors
+; whose last may hold fewer blocks than lanes (block-sized accesses); a partial last block is
+; handled by ciphertext stealing on xmm.
+;
+; Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, THI=rbx
+;                      PART=rsi (KEY2's register, once the tweak is made)
+;                      TLO=r9 (IVP's register, in the main loop)
+;                      TSIGN=r11 (TMPG's register, in the main loop)
+; Registers (vector): BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
+;                     X2=xmm6, X3=xmm7, TW0=xmm8, TW1=xmm11, TW2=xmm12, TW3=xmm13
+;                     K0=xmm9, KLAST=xmm10, KT=xmm14
+; Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
+; TLO:THI: the next block's tweak in the main loop (TWEAK=gpr; BASE before and after it), TSIGN the doubling's scratch.
+	section .text
+	align 32, db 0xcc
+	global aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr:function hidden
+aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr:
+	endbr64
+	push            rbx
+	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
+; T = E_K2(iv), on xmm with the tweak key read from memory
+	lea             r10, [rsi + rax*8]
+	lea             r10, [r10 + rax*8]
+	vmovdqu         xmm0, oword [r9]
+	vpxor           xmm0, xmm0, oword [rsi]
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm0, xmm0, oword [rsi + 16]
+	vaesenc         xmm0, xmm0, oword [rsi + 32]
+	vaesenc         xmm0, xmm0, oword [rsi + 48]
+	vaesenc         xmm0, xmm0, oword [rsi + 64]
+	vaesenc         xmm0, xmm0, oword [rsi + 80]
+	vaesenc         xmm0, xmm0, oword [rsi + 96]
+	vaesenc         xmm0, xmm0, oword [rsi + 112]
+	vaesenc         xmm0, xmm0, oword [rsi + 128]
+	vaesenc         xmm0, xmm0, oword [rsi + 144]
+	cmp             eax, 12
+	jb              near L.xts_enc_tweak_rounds_done_onepassgroups_tail2_tweakgpr
+	vaesenc         xmm0, xmm0, oword [rsi + 160]
+	vaesenc         xmm0, xmm0, oword [rsi + 176]
+	je              near L.xts_enc_tweak_rounds_done_onepassgroups_tail2_tweakgpr
+	vaesenc         xmm0, xmm0, oword [rsi + 192]
+	vaesenc         xmm0, xmm0, oword [rsi + 208]
+L.xts_enc_tweak_rounds_done_onepassgroups_tail2_tweakgpr:
+	vaesenclast     xmm0, xmm0, oword [r10]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &key1[rounds]
+; the first and last round keys into registers; the middle ones are read each round
+	vmovdqu         xmm9, oword [rdi]
+	vmovdqu         xmm10, oword [r10]
+	vmovdqu         xmm1, oword [rel L.xts_poly_onepassgroups_tail2_tweakgpr]
+; PART = len % 16; the bulk takes the whole blocks
+	mov             esi, r8d
+	and             esi, 15                         ; bytes past the last whole block
+	sub             r8, rsi
+	sub             r8, 64
+	ja              near L.xts_enc_main_loop_onepassgroups_tail2_tweakgpr ; more than one iteration; out of line, so short messages fall through
+L.xts_enc_main_done_onepassgroups_tail2_tweakgpr:
+	add             r8, 64                          ; 0 <= LEN <= 64 remain
+	jz              near L.xts_enc_no_tail_onepassgroups_tail2_tweakgpr
+
+; Groups of 2 vectors while at least 32 bytes remain.
+L.xts_enc_group_loop:
+	cmp             r8, 32
+	jb              near L.xts_enc_final_onepassgroups_tail2_tweakgpr
+; the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
+	vmovdqa         xmm8, xmm0
+	vpsrad          xmm2, xmm8, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm11, xmm8, xmm8
+	vpxor           xmm11, xmm11, xmm2              ; xmm11 = xmm8 * x
+	vpsrad          xmm2, xmm11, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm0, xmm11, xmm11
+	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm11 * x
+; xmm4 = data ^ tweak ^ round key 0
+	vpxor           xmm4, xmm8, oword [rcx]
+	vpxor           xmm4, xmm4, xmm9
+; xmm5 = data ^ tweak ^ round key 0
+	vpxor           xmm5, xmm11, oword [rcx + 16]
+	vpxor           xmm5, xmm5, xmm9
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_enc_group_aes128
+	je              near L.xts_enc_group_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+L.xts_enc_group_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+L.xts_enc_group_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+; last round with the tweak folded into the key: the output is the block ^ tweak
+	vpxor           xmm2, xmm10, xmm8
+	vaesenclast     xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
+	vpxor           xmm2, xmm10, xmm11
+	vaesenclast     xmm5, xmm5, xmm2
+	vmovdqu         oword [rdx + 16], xmm5
+	add             rcx, 32
+	add             rdx, 32
+	sub             r8, 32
+	jnz             L.xts_enc_group_loop
+	jmp             near L.xts_enc_no_tail_onepassgroups_tail2_tweakgpr
+
+L.xts_enc_final_onepassgroups_tail2_tweakgpr:
+; 1..32 bytes remain: pick the final group by the number of vectors they need,
+; so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             r8, 16
+	jbe             near L.xts_enc_final1_onepassgroups_tail2_tweakgpr
+L.xts_enc_final2_onepassgroups_tail2_tweakgpr:
+; the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
+	vmovdqa         xmm8, xmm0
+	vpsrad          xmm2, xmm8, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm11, xmm8, xmm8
+	vpxor           xmm11, xmm11, xmm2              ; xmm11 = xmm8 * x
+	vpsrad          xmm2, xmm11, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm0, xmm11, xmm11
+	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm11 * x
+	sub             r8, 16                          ; bytes in the last vector
+; xmm4 = data ^ tweak ^ round key 0
+	vpxor           xmm4, xmm8, oword [rcx]
+	vpxor           xmm4, xmm4, xmm9
+; xmm5 = data ^ tweak ^ round key 0
+	vpxor           xmm5, xmm11, oword [rcx + 16]
+	vpxor           xmm5, xmm5, xmm9
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_enc_final2_aes128_onepassgroups_tail2_tweakgpr
+	je              near L.xts_enc_final2_aes192_onepassgroups_tail2_tweakgpr
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+L.xts_enc_final2_aes192_onepassgroups_tail2_tweakgpr:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+L.xts_enc_final2_aes128_onepassgroups_tail2_tweakgpr:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vpxor           xmm2, xmm10, xmm8
+	vaesenclast     xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
+	vpxor           xmm2, xmm10, xmm11
+	vaesenclast     xmm5, xmm5, xmm2
+	vmovdqu         oword [rdx + 16], xmm5
+	test            rsi, rsi
+	jz              near L.xts_enc_return_onepassgroups_tail2_tweakgpr ; no partial block: nothing for stealing to take
+	add             rcx, r8
+	add             rdx, r8
+	add             rcx, 16
+	add             rdx, 16
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	vmovdqa         xmm4, xmm5                      ; the last block's output, for stealing
+	jmp             near L.xts_enc_steal_onepassgroups_tail2_tweakgpr
+L.xts_enc_final1_onepassgroups_tail2_tweakgpr:
+; the tweaks of 1 block: block j = BASE * x^j, each the previous one doubled
+	vmovdqa         xmm8, xmm0
+	vpsrad          xmm2, xmm8, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm0, xmm8, xmm8
+	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm8 * x
+; xmm4 = data ^ tweak ^ round key 0
+	vpxor           xmm4, xmm8, oword [rcx]
+	vpxor           xmm4, xmm4, xmm9
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_enc_final1_aes128_onepassgroups_tail2_tweakgpr
+	je              near L.xts_enc_final1_aes192_onepassgroups_tail2_tweakgpr
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm4, xmm4, xmm14
+L.xts_enc_final1_aes192_onepassgroups_tail2_tweakgpr:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm4, xmm4, xmm14
+L.xts_enc_final1_aes128_onepassgroups_tail2_tweakgpr:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm4, xmm4, xmm14
+	vpxor           xmm2, xmm10, xmm8
+	vaesenclast     xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
+	test            rsi, rsi
+	jz              near L.xts_enc_return_onepassgroups_tail2_tweakgpr ; no partial block: nothing for stealing to take
+	add             rcx, r8
+	add             rdx, r8
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	jmp             near L.xts_enc_steal_onepassgroups_tail2_tweakgpr
+L.xts_enc_no_tail_onepassgroups_tail2_tweakgpr:
+	test            rsi, rsi
+	jz              near L.xts_enc_return_onepassgroups_tail2_tweakgpr
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	vmovdqu         xmm4, oword [rdx - 16]          ; the last block's output (a whole vector store)
+L.xts_enc_steal_onepassgroups_tail2_tweakgpr:
+; ciphertext stealing on xmm (encryption): the bulk left CC = E(P[n-1]) in X0's xmm
+; (also at DST - 16) and T1 = TB, the stolen block's tweak
+	vmovdqu         xmm8, oword [rcx + rsi*1 - 16]  ; last 16 bytes of src
+	lea             r11, [rel L.xts_cts_table_onepassgroups_tail2_tweakgpr]
+; short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu         xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
+; last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             rsi
+	vmovdqu         xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm8, xmm8, xmm0
+	vmovdqu         xmm0, oword [r11 + rsi*1 + 64]
+	neg             rsi
+	vpand           xmm4, xmm4, xmm0
+	vpor            xmm4, xmm4, xmm8
+	vmovdqu         oword [rdx + rsi*1 - 16], xmm1
+	vpxor           xmm4, xmm4, xmm2
+	vpxor           xmm4, xmm4, oword [rdi]
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm4, xmm4, oword [rdi + 16]
+	vaesenc         xmm4, xmm4, oword [rdi + 32]
+	vaesenc         xmm4, xmm4, oword [rdi + 48]
+	vaesenc         xmm4, xmm4, oword [rdi + 64]
+	vaesenc         xmm4, xmm4, oword [rdi + 80]
+	vaesenc         xmm4, xmm4, oword [rdi + 96]
+	vaesenc         xmm4, xmm4, oword [rdi + 112]
+	vaesenc         xmm4, xmm4, oword [rdi + 128]
+	vaesenc         xmm4, xmm4, oword [rdi + 144]
+	cmp             eax, 12
+	jb              near L.xts_enc_steal_b_rounds_done_onepassgroups_tail2_tweakgpr
+	vaesenc         xmm4, xmm4, oword [rdi + 160]
+	vaesenc         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_enc_steal_b_rounds_done_onepassgroups_tail2_tweakgpr
+	vaesenc         xmm4, xmm4, oword [rdi + 192]
+	vaesenc         xmm4, xmm4, oword [rdi + 208]
+L.xts_enc_steal_b_rounds_done_onepassgroups_tail2_tweakgpr:
+	vaesenclast     xmm4, xmm4, oword [r10]
+	vpxor           xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx - 16], xmm4
+L.xts_enc_return_onepassgroups_tail2_tweakgpr:
+	xor             eax, eax
+	vzeroupper
+	pop             rbx
+	ret
+
+L.xts_enc_main_loop_onepassgroups_tail2_tweakgpr:
+	vmovq           r9, xmm0                        ; BASE into TLO:THI for the loop
+	vpextrq         rbx, xmm0, 1
+	jmp             near L.xts_enc_main_iteration
+
+	align 64, db 0xcc
+L.xts_enc_main_iteration:
+; LLVM-MCA-BEGIN xts_enc_aesni_avx_main_loop_onepassgroups_tail2_tweakgpr
+; main loop: 4 vectors = 64 bytes per iteration; entered with LEN = the bytes
+; left - 64, placed after the epilogue so short messages never jump over it
+; the tweaks of 4 blocks from TLO:THI, each the previous one doubled in general
+; registers, into TW0..TW3
+	vmovq           xmm8, r9
+	vpinsrq         xmm8, xmm8, rbx, 1
+	mov             r11, rbx
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rbx, rbx
+	xor             r9, r11                         ; TLO:THI *= x
+	vmovq           xmm11, r9
+	vpinsrq         xmm11, xmm11, rbx, 1
+	mov             r11, rbx
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rbx, rbx
+	xor             r9, r11                         ; TLO:THI *= x
+	vmovq           xmm12, r9
+	vpinsrq         xmm12, xmm12, rbx, 1
+	mov             r11, rbx
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rbx, rbx
+	xor             r9, r11                         ; TLO:THI *= x
+	vmovq           xmm13, r9
+	vpinsrq         xmm13, xmm13, rbx, 1
+	mov             r11, rbx
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rbx, rbx
+	xor             r9, r11                         ; TLO:THI *= x
+; xmm4 = data ^ tweak ^ round key 0
+	vpxor           xmm4, xmm8, oword [rcx]
+	vpxor           xmm4, xmm4, xmm9
+; xmm5 = data ^ tweak ^ round key 0
+	vpxor           xmm5, xmm11, oword [rcx + 16]
+	vpxor           xmm5, xmm5, xmm9
+; xmm6 = data ^ tweak ^ round key 0
+	vpxor           xmm6, xmm12, oword [rcx + 32]
+	vpxor           xmm6, xmm6, xmm9
+; xmm7 = data ^ tweak ^ round key 0
+	vpxor           xmm7, xmm13, oword [rcx + 48]
+	vpxor           xmm7, xmm7, xmm9
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_enc_main_aes128_onepassgroups_tail2_tweakgpr
+	je              near L.xts_enc_main_aes192_onepassgroups_tail2_tweakgpr
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+L.xts_enc_main_aes192_onepassgroups_tail2_tweakgpr:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+L.xts_enc_main_aes128_onepassgroups_tail2_tweakgpr:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesenc         xmm4, xmm4, xmm14
+	vaesenc         xmm5, xmm5, xmm14
+	vaesenc         xmm6, xmm6, xmm14
+	vaesenc         xmm7, xmm7, xmm14
+; last round with the tweak folded into the key: the output is the block ^ tweak
+	vpxor           xmm2, xmm10, xmm8
+	vaesenclast     xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
+	vpxor           xmm2, xmm10, xmm11
+	vaesenclast     xmm5, xmm5, xmm2
+	vmovdqu         oword [rdx + 16], xmm5
+	vpxor           xmm2, xmm10, xmm12
+	vaesenclast     xmm6, xmm6, xmm2
+	vmovdqu         oword [rdx + 32], xmm6
+	vpxor           xmm2, xmm10, xmm13
+	vaesenclast     xmm7, xmm7, xmm2
+	vmovdqu         oword [rdx + 48], xmm7
+	add             rcx, 64
+	add             rdx, 64
+	sub             r8, 64
+	jae             L.xts_enc_main_iteration
+; LLVM-MCA-END
+	vmovq           xmm0, r9
+	vpinsrq         xmm0, xmm0, rbx, 1
+	jmp             L.xts_enc_main_done_onepassgroups_tail2_tweakgpr
+
+; int aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
+;
+; One XTS data unit of len >= 16 bytes.  key1 is the data key's equivalent inverse (AESDEC) schedule, key2 the
+; tweak key's encryption schedule.  Block j is D_K1(block ^ T*x^j) ^ T*x^j with T = E_K2(iv),
+; products in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1 (little-endian bits).
+;
+; The tweak step.  IEEE 1619 reads a tweak as a little-endian 128-bit integer whose bit i
+; is the coefficient of x^i in GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1), and the
+; next block's tweak is T*x: a left shift by one bit, and when bit 127 falls out,
+; x^128 = x^7 + x^2 + x + 1 puts 0x87 into the low byte.  Here a vector's tweaks are made
+; k steps at once (mul_xk): T*x^k is T shifted left by k bits (as two quadwords, the low
+; one's top k bits carried into the high one, or as whole bytes when k is a multiple of
+; 8), plus the k bits shifted out of the top, times 0x87 as one carry-less multiply
+; (vpclmulqdq; k <= 64, so the product fits in 72 bits and needs no second fold).
+;
+; TWEAK=gpr: as double, but the main loop doubles in general registers (TLO:THI, add/adc
+; and a sign mask: six integer ops on the integer pipes) and moves each block's tweak into
+; its block register by vmovq + vpinsrq and to a stack slot for the last round: the vector
+; pipes, which the AES rounds fill, get two ops per tweak for five, and no register holds
+; a tweak.  BASE goes to TLO:THI when the loop starts and back when it ends, so short
+; messages never pay for the crossings.
+;
+; Several tweaks per vector: BASE holds the tweaks of the next 1 block(s), one per
+; 128-bit lane; vector j of an iteration uses
+; BASE * x^(1*j), each made straight from BASE (independent shifts and multiplies,
+; not a serial chain), and BASE moves on by x^(1*vectors).  The tweak is XORed in
+; with round key 0 (two vpxor) and folded into the last round key
+; (aesenclast(x, k ^ t) = aesenclast(x, k) ^ t).
+; 4 vectors per main-loop iteration; the rest goes through a final group of 1..2 vectors
+; whose last may hold fewer blocks than lanes (block-sized accesses); a partial last block is
+; handled by ciphertext stealing on xmm.
+;
+; Registers (general): KEY=rdi, KEY2=rsi, DST=rdx, SRC=rcx, LEN=r8, IVP=r9
+;                      ROUNDS=rax, KEYEND=r10, TMPG=r11, THI=rbx
+;                      PART=rsi (KEY2's register, once the tweak is made)
+;                      TLO=r9 (IVP's register, in the main loop)
+;                      TSIGN=r11 (TMPG's register, in the main loop)
+; Registers (vector): BASE=xmm0, POLY=xmm1, T1=xmm2, T2=xmm3, X0=xmm4, X1=xmm5
+;                     X2=xmm6, X3=xmm7, TW0=xmm8, TW1=xmm11, TW2=xmm12, TW3=xmm13
+;                     K0=xmm9, KLAST=xmm10, KT=xmm14
+; Ciphertext stealing reuses X0 (the block), TW0 (the last 16 source bytes),
+; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
+; TLO:THI: the next block's tweak in the main loop (TWEAK=gpr; BASE before and after it), TSIGN the doubling's scratch.
+	section .text
+	align 32, db 0xcc
+	global aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr:function hidden
+aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr:
+	endbr64
+	push            rbx
+	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
+; T = E_K2(iv), on xmm with the tweak key read from memory
+	lea             r10, [rsi + rax*8]
+	lea             r10, [r10 + rax*8]
+	vmovdqu         xmm0, oword [r9]
+	vpxor           xmm0, xmm0, oword [rsi]
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesenc         xmm0, xmm0, oword [rsi + 16]
+	vaesenc         xmm0, xmm0, oword [rsi + 32]
+	vaesenc         xmm0, xmm0, oword [rsi + 48]
+	vaesenc         xmm0, xmm0, oword [rsi + 64]
+	vaesenc         xmm0, xmm0, oword [rsi + 80]
+	vaesenc         xmm0, xmm0, oword [rsi + 96]
+	vaesenc         xmm0, xmm0, oword [rsi + 112]
+	vaesenc         xmm0, xmm0, oword [rsi + 128]
+	vaesenc         xmm0, xmm0, oword [rsi + 144]
+	cmp             eax, 12
+	jb              near L.xts_dec_tweak_rounds_done_onepassgroups_tail2_tweakgpr
+	vaesenc         xmm0, xmm0, oword [rsi + 160]
+	vaesenc         xmm0, xmm0, oword [rsi + 176]
+	je              near L.xts_dec_tweak_rounds_done_onepassgroups_tail2_tweakgpr
+	vaesenc         xmm0, xmm0, oword [rsi + 192]
+	vaesenc         xmm0, xmm0, oword [rsi + 208]
+L.xts_dec_tweak_rounds_done_onepassgroups_tail2_tweakgpr:
+	vaesenclast     xmm0, xmm0, oword [r10]
+	lea             r10, [rdi + rax*8]
+	lea             r10, [r10 + rax*8]              ; &key1[rounds]
+; the first and last round keys into registers; the middle ones are read each round
+	vmovdqu         xmm9, oword [rdi]
+	vmovdqu         xmm10, oword [r10]
+	vmovdqu         xmm1, oword [rel L.xts_poly_onepassgroups_tail2_tweakgpr]
+; PART = len % 16; the bulk takes the whole blocks but the last, which goes to stealing
+	mov             esi, r8d
+	and             esi, 15                         ; bytes past the last whole block
+	jz              near L.xts_dec_whole_blocks_onepassgroups_tail2_tweakgpr
+	sub             r8, rsi
+	sub             r8, 16                          ; its last whole block goes to stealing
+L.xts_dec_whole_blocks_onepassgroups_tail2_tweakgpr:
+	sub             r8, 64
+	ja              near L.xts_dec_main_loop_onepassgroups_tail2_tweakgpr ; more than one iteration; out of line, so short messages fall through
+L.xts_dec_main_done_onepassgroups_tail2_tweakgpr:
+	add             r8, 64                          ; 0 <= LEN <= 64 remain
+	jz              near L.xts_dec_no_tail_onepassgroups_tail2_tweakgpr
+
+; Groups of 2 vectors while at least 32 bytes remain.
+L.xts_dec_group_loop:
+	cmp             r8, 32
+	jb              near L.xts_dec_final_onepassgroups_tail2_tweakgpr
+; the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
+	vmovdqa         xmm8, xmm0
+	vpsrad          xmm2, xmm8, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm11, xmm8, xmm8
+	vpxor           xmm11, xmm11, xmm2              ; xmm11 = xmm8 * x
+	vpsrad          xmm2, xmm11, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm0, xmm11, xmm11
+	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm11 * x
+; xmm4 = data ^ tweak ^ round key 0
+	vpxor           xmm4, xmm8, oword [rcx]
+	vpxor           xmm4, xmm4, xmm9
+; xmm5 = data ^ tweak ^ round key 0
+	vpxor           xmm5, xmm11, oword [rcx + 16]
+	vpxor           xmm5, xmm5, xmm9
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_group_aes128
+	je              near L.xts_dec_group_aes192
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+L.xts_dec_group_aes192:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+L.xts_dec_group_aes128:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+; last round with the tweak folded into the key: the output is the block ^ tweak
+	vpxor           xmm2, xmm10, xmm8
+	vaesdeclast     xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
+	vpxor           xmm2, xmm10, xmm11
+	vaesdeclast     xmm5, xmm5, xmm2
+	vmovdqu         oword [rdx + 16], xmm5
+	add             rcx, 32
+	add             rdx, 32
+	sub             r8, 32
+	jnz             L.xts_dec_group_loop
+	jmp             near L.xts_dec_no_tail_onepassgroups_tail2_tweakgpr
+
+L.xts_dec_final_onepassgroups_tail2_tweakgpr:
+; 1..32 bytes remain: pick the final group by the number of vectors they need,
+; so that a short message runs only the AES work it needs (its vectors side by side)
+	cmp             r8, 16
+	jbe             near L.xts_dec_final1_onepassgroups_tail2_tweakgpr
+L.xts_dec_final2_onepassgroups_tail2_tweakgpr:
+; the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
+	vmovdqa         xmm8, xmm0
+	vpsrad          xmm2, xmm8, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm11, xmm8, xmm8
+	vpxor           xmm11, xmm11, xmm2              ; xmm11 = xmm8 * x
+	vpsrad          xmm2, xmm11, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm0, xmm11, xmm11
+	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm11 * x
+	sub             r8, 16                          ; bytes in the last vector
+; xmm4 = data ^ tweak ^ round key 0
+	vpxor           xmm4, xmm8, oword [rcx]
+	vpxor           xmm4, xmm4, xmm9
+; xmm5 = data ^ tweak ^ round key 0
+	vpxor           xmm5, xmm11, oword [rcx + 16]
+	vpxor           xmm5, xmm5, xmm9
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final2_aes128_onepassgroups_tail2_tweakgpr
+	je              near L.xts_dec_final2_aes192_onepassgroups_tail2_tweakgpr
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+L.xts_dec_final2_aes192_onepassgroups_tail2_tweakgpr:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+L.xts_dec_final2_aes128_onepassgroups_tail2_tweakgpr:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vpxor           xmm2, xmm10, xmm8
+	vaesdeclast     xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
+	vpxor           xmm2, xmm10, xmm11
+	vaesdeclast     xmm5, xmm5, xmm2
+	vmovdqu         oword [rdx + 16], xmm5
+	test            rsi, rsi
+	jz              near L.xts_dec_return_onepassgroups_tail2_tweakgpr ; no partial block: nothing for stealing to take
+	add             rcx, r8
+	add             rdx, r8
+	add             rcx, 16
+	add             rdx, 16
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	jmp             near L.xts_dec_steal_both_onepassgroups_tail2_tweakgpr ; no register for the last whole block beside them
+	jmp             near L.xts_dec_steal_onepassgroups_tail2_tweakgpr
+L.xts_dec_final1_onepassgroups_tail2_tweakgpr:
+; the tweaks of 1 block: block j = BASE * x^j, each the previous one doubled
+	vmovdqa         xmm8, xmm0
+	vpsrad          xmm2, xmm8, 31
+	vpshufd         xmm2, xmm2, 147
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpaddq          xmm0, xmm8, xmm8
+	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm8 * x
+; xmm4 = data ^ tweak ^ round key 0
+	vpxor           xmm4, xmm8, oword [rcx]
+	vpxor           xmm4, xmm4, xmm9
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final1_aes128_onepassgroups_tail2_tweakgpr
+	je              near L.xts_dec_final1_aes192_onepassgroups_tail2_tweakgpr
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesdec         xmm4, xmm4, xmm14
+L.xts_dec_final1_aes192_onepassgroups_tail2_tweakgpr:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesdec         xmm4, xmm4, xmm14
+L.xts_dec_final1_aes128_onepassgroups_tail2_tweakgpr:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesdec         xmm4, xmm4, xmm14
+	vpxor           xmm2, xmm10, xmm8
+	vaesdeclast     xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
+	test            rsi, rsi
+	jz              near L.xts_dec_return_onepassgroups_tail2_tweakgpr ; no partial block: nothing for stealing to take
+	add             rcx, r8
+	add             rdx, r8
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+	jmp             near L.xts_dec_steal_both_onepassgroups_tail2_tweakgpr ; no register for the last whole block beside them
+	jmp             near L.xts_dec_steal_onepassgroups_tail2_tweakgpr
+L.xts_dec_no_tail_onepassgroups_tail2_tweakgpr:
+	test            rsi, rsi
+	jz              near L.xts_dec_return_onepassgroups_tail2_tweakgpr
+	vmovdqa         xmm2, xmm0                      ; the next block's tweak
+L.xts_dec_steal_both_onepassgroups_tail2_tweakgpr:
+; SRC/DST at the last whole block, T1 = its tweak: both blocks here
+; ciphertext stealing on xmm, both blocks here: TA = the last whole block's tweak, TB =
+; TA * x (decryption: the last whole block under TB, the stolen block under TA)
+; xmm3 = xmm2 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          xmm8, xmm2, 63                  ; top 1 bits of each half
+	vpclmulqdq      xmm0, xmm8, xmm1, 1             ; high half's, times 0x87
+	vpslldq         xmm8, xmm8, 8                   ; low half's carry into high
+	vpsllq          xmm3, xmm2, 1
+	vpxor           xmm3, xmm3, xmm8
+	vpxor           xmm3, xmm3, xmm0
+	vmovdqu         xmm8, oword [rcx + rsi*1]       ; last 16 bytes of src
+	vpxor           xmm4, xmm3, oword [rcx]
+	vpxor           xmm4, xmm4, oword [rdi]
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         xmm4, xmm4, oword [rdi + 16]
+	vaesdec         xmm4, xmm4, oword [rdi + 32]
+	vaesdec         xmm4, xmm4, oword [rdi + 48]
+	vaesdec         xmm4, xmm4, oword [rdi + 64]
+	vaesdec         xmm4, xmm4, oword [rdi + 80]
+	vaesdec         xmm4, xmm4, oword [rdi + 96]
+	vaesdec         xmm4, xmm4, oword [rdi + 112]
+	vaesdec         xmm4, xmm4, oword [rdi + 128]
+	vaesdec         xmm4, xmm4, oword [rdi + 144]
+	cmp             eax, 12
+	jb              near L.xts_dec_steal_both_a_rounds_done_onepassgroups_tail2_tweakgpr
+	vaesdec         xmm4, xmm4, oword [rdi + 160]
+	vaesdec         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_dec_steal_both_a_rounds_done_onepassgroups_tail2_tweakgpr
+	vaesdec         xmm4, xmm4, oword [rdi + 192]
+	vaesdec         xmm4, xmm4, oword [rdi + 208]
+L.xts_dec_steal_both_a_rounds_done_onepassgroups_tail2_tweakgpr:
+	vaesdeclast     xmm4, xmm4, oword [r10]
+	vpxor           xmm4, xmm4, xmm3
+	lea             r11, [rel L.xts_cts_table_onepassgroups_tail2_tweakgpr]
+; short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu         xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
+; last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             rsi
+	vmovdqu         xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm8, xmm8, xmm0
+	vmovdqu         xmm0, oword [r11 + rsi*1 + 64]
+	neg             rsi
+	vpand           xmm4, xmm4, xmm0
+	vpor            xmm4, xmm4, xmm8
+	vmovdqu         oword [rdx + rsi*1], xmm1
+	vpxor           xmm4, xmm4, xmm2
+	vpxor           xmm4, xmm4, oword [rdi]
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         xmm4, xmm4, oword [rdi + 16]
+	vaesdec         xmm4, xmm4, oword [rdi + 32]
+	vaesdec         xmm4, xmm4, oword [rdi + 48]
+	vaesdec         xmm4, xmm4, oword [rdi + 64]
+	vaesdec         xmm4, xmm4, oword [rdi + 80]
+	vaesdec         xmm4, xmm4, oword [rdi + 96]
+	vaesdec         xmm4, xmm4, oword [rdi + 112]
+	vaesdec         xmm4, xmm4, oword [rdi + 128]
+	vaesdec         xmm4, xmm4, oword [rdi + 144]
+	cmp             eax, 12
+	jb              near L.xts_dec_steal_both_b_rounds_done_onepassgroups_tail2_tweakgpr
+	vaesdec         xmm4, xmm4, oword [rdi + 160]
+	vaesdec         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_dec_steal_both_b_rounds_done_onepassgroups_tail2_tweakgpr
+	vaesdec         xmm4, xmm4, oword [rdi + 192]
+	vaesdec         xmm4, xmm4, oword [rdi + 208]
+L.xts_dec_steal_both_b_rounds_done_onepassgroups_tail2_tweakgpr:
+	vaesdeclast     xmm4, xmm4, oword [r10]
+	vpxor           xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
+	jmp             near L.xts_dec_return_onepassgroups_tail2_tweakgpr
+L.xts_dec_steal_onepassgroups_tail2_tweakgpr:
+; ciphertext stealing on xmm (decryption): the final group left CC = PP = D(C[n-1])
+; under TB in X0's xmm and T1 = TA, the stolen block's tweak
+	vmovdqu         xmm8, oword [rcx + rsi*1 - 16]  ; last 16 bytes of src
+	lea             r11, [rel L.xts_cts_table_onepassgroups_tail2_tweakgpr]
+; short block out: CC's first PART bytes, at the top of a store ending at the end
+	vmovdqu         xmm1, oword [r11 + rsi*1]
+	vpshufb         xmm1, xmm4, xmm1
+; last whole block in: the PART stolen bytes, then CC from byte PART on
+	neg             rsi
+	vmovdqu         xmm0, oword [r11 + rsi*1 + 32]
+	vpshufb         xmm8, xmm8, xmm0
+	vmovdqu         xmm0, oword [r11 + rsi*1 + 64]
+	neg             rsi
+	vpand           xmm4, xmm4, xmm0
+	vpor            xmm4, xmm4, xmm8
+	vmovdqu         oword [rdx + rsi*1 - 16], xmm1
+	vpxor           xmm4, xmm4, xmm2
+	vpxor           xmm4, xmm4, oword [rdi]
+; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
+	vaesdec         xmm4, xmm4, oword [rdi + 16]
+	vaesdec         xmm4, xmm4, oword [rdi + 32]
+	vaesdec         xmm4, xmm4, oword [rdi + 48]
+	vaesdec         xmm4, xmm4, oword [rdi + 64]
+	vaesdec         xmm4, xmm4, oword [rdi + 80]
+	vaesdec         xmm4, xmm4, oword [rdi + 96]
+	vaesdec         xmm4, xmm4, oword [rdi + 112]
+	vaesdec         xmm4, xmm4, oword [rdi + 128]
+	vaesdec         xmm4, xmm4, oword [rdi + 144]
+	cmp             eax, 12
+	jb              near L.xts_dec_steal_b_rounds_done_onepassgroups_tail2_tweakgpr
+	vaesdec         xmm4, xmm4, oword [rdi + 160]
+	vaesdec         xmm4, xmm4, oword [rdi + 176]
+	je              near L.xts_dec_steal_b_rounds_done_onepassgroups_tail2_tweakgpr
+	vaesdec         xmm4, xmm4, oword [rdi + 192]
+	vaesdec         xmm4, xmm4, oword [rdi + 208]
+L.xts_dec_steal_b_rounds_done_onepassgroups_tail2_tweakgpr:
+	vaesdeclast     xmm4, xmm4, oword [r10]
+	vpxor           xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx - 16], xmm4
+L.xts_dec_return_onepassgroups_tail2_tweakgpr:
+	xor             eax, eax
+	vzeroupper
+	pop             rbx
+	ret
+
+L.xts_dec_main_loop_onepassgroups_tail2_tweakgpr:
+	vmovq           r9, xmm0                        ; BASE into TLO:THI for the loop
+	vpextrq         rbx, xmm0, 1
+	jmp             near L.xts_dec_main_iteration
+
+	align 64, db 0xcc
+L.xts_dec_main_iteration:
+; LLVM-MCA-BEGIN xts_dec_aesni_avx_main_loop_onepassgroups_tail2_tweakgpr
+; main loop: 4 vectors = 64 bytes per iteration; entered with LEN = the bytes
+; left - 64, placed after the epilogue so short messages never jump over it
+; the tweaks of 4 blocks from TLO:THI, each the previous one doubled in general
+; registers, into TW0..TW3
+	vmovq           xmm8, r9
+	vpinsrq         xmm8, xmm8, rbx, 1
+	mov             r11, rbx
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rbx, rbx
+	xor             r9, r11                         ; TLO:THI *= x
+	vmovq           xmm11, r9
+	vpinsrq         xmm11, xmm11, rbx, 1
+	mov             r11, rbx
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rbx, rbx
+	xor             r9, r11                         ; TLO:THI *= x
+	vmovq           xmm12, r9
+	vpinsrq         xmm12, xmm12, rbx, 1
+	mov             r11, rbx
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rbx, rbx
+	xor             r9, r11                         ; TLO:THI *= x
+	vmovq           xmm13, r9
+	vpinsrq         xmm13, xmm13, rbx, 1
+	mov             r11, rbx
+	sar             r11, 63
+	and             r11d, 135
+	add             r9, r9
+	adc             rbx, rbx
+	xor             r9, r11                         ; TLO:THI *= x
+; xmm4 = data ^ tweak ^ round key 0
+	vpxor           xmm4, xmm8, oword [rcx]
+	vpxor           xmm4, xmm4, xmm9
+; xmm5 = data ^ tweak ^ round key 0
+	vpxor           xmm5, xmm11, oword [rcx + 16]
+	vpxor           xmm5, xmm5, xmm9
+; xmm6 = data ^ tweak ^ round key 0
+	vpxor           xmm6, xmm12, oword [rcx + 32]
+	vpxor           xmm6, xmm6, xmm9
+; xmm7 = data ^ tweak ^ round key 0
+	vpxor           xmm7, xmm13, oword [rcx + 48]
+	vpxor           xmm7, xmm7, xmm9
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_main_aes128_onepassgroups_tail2_tweakgpr
+	je              near L.xts_dec_main_aes192_onepassgroups_tail2_tweakgpr
+	vmovdqu         xmm14, oword [r10 - 208]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 192]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+L.xts_dec_main_aes192_onepassgroups_tail2_tweakgpr:
+	vmovdqu         xmm14, oword [r10 - 176]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 160]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+L.xts_dec_main_aes128_onepassgroups_tail2_tweakgpr:
+	vmovdqu         xmm14, oword [r10 - 144]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 128]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 112]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 96]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 80]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 64]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 48]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 32]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+	vmovdqu         xmm14, oword [r10 - 16]
+	vaesdec         xmm4, xmm4, xmm14
+	vaesdec         xmm5, xmm5, xmm14
+	vaesdec         xmm6, xmm6, xmm14
+	vaesdec         xmm7, xmm7, xmm14
+; last round with the tweak folded into the key: the output is the block ^ tweak
+	vpxor           xmm2, xmm10, xmm8
+	vaesdeclast     xmm4, xmm4, xmm2
+	vmovdqu         oword [rdx], xmm4
+	vpxor           xmm2, xmm10, xmm11
+	vaesdeclast     xmm5, xmm5, xmm2
+	vmovdqu         oword [rdx + 16], xmm5
+	vpxor           xmm2, xmm10, xmm12
+	vaesdeclast     xmm6, xmm6, xmm2
+	vmovdqu         oword [rdx + 32], xmm6
+	vpxor           xmm2, xmm10, xmm13
+	vaesdeclast     xmm7, xmm7, xmm2
+	vmovdqu         oword [rdx + 48], xmm7
+	add             rcx, 64
+	add             rdx, 64
+	sub             r8, 64
+	jae             L.xts_dec_main_iteration
+; LLVM-MCA-END
+	vmovq           xmm0, r9
+	vpinsrq         xmm0, xmm0, rbx, 1
+	jmp             L.xts_dec_main_done_onepassgroups_tail2_tweakgpr
+
+	section .rodata align=64
+	align 64, db 0
+; The reduction constant: x^128 = x^7 + x^2 + x + 1, i.e. 0x87, in each lane's low half.
+L.xts_poly_onepassgroups_tail2_tweakgpr:
+	dq	0x87, 0
+; mul_x's fold-back: bit 127 -> 0x87 in dword 0, bit 63 -> 1 in dword 2.
+L.xts_double_mask:
+	dd	0x87, 0, 1, 0
+; Ciphertext stealing: vpshufb patterns (0x80 makes a zero byte) and a byte mask.
+; At +PART: moves a block's first PART bytes to its end.  At 32-PART: moves a block's
+; last PART bytes to its start.  At 64-PART: 0x00 for the first PART bytes, 0xff after.
+L.xts_cts_table_onepassgroups_tail2_tweakgpr:
+	db	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
+	db	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	db	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
+	db	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+	db	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255
+
+	section .note.GNU-stack noalloc noexec nowrite progbits
+	section .note.gnu.property note alloc noexec align=8
+	dd 4, 16, 5
+	db 'GNU', 0
+	dd 0xc0000002, 0x4, 0x3, 0x0
+
 ; int aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 ;
 ; One XTS data unit of len >= 16 bytes.  key1 is the data key's encryption schedule, key2 the
@@ -1519,29 +2633,29 @@ L.xts_enc_main_done_tweakgpr_unroll8:
 	jz              near L.xts_enc_no_tail_tweakgpr_unroll8
 
 ; Groups of 4 vectors while at least 64 bytes remain.
-L.xts_enc_group_loop:
+L.xts_enc_group_loop_tweakgpr_unroll8:
 	cmp             r8, 64
 	jb              near L.xts_enc_final_tweakgpr_unroll8
 ; the tweaks of 4 blocks: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         xmm8, xmm0
 	vpsrad          xmm2, xmm8, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm9, xmm8, xmm8
 	vpxor           xmm9, xmm9, xmm2                ; xmm9 = xmm8 * x
 	vpsrad          xmm2, xmm9, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm10, xmm9, xmm9
 	vpxor           xmm10, xmm10, xmm2              ; xmm10 = xmm9 * x
 	vpsrad          xmm2, xmm10, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm11, xmm10, xmm10
 	vpxor           xmm11, xmm11, xmm2              ; xmm11 = xmm10 * x
 	vpsrad          xmm2, xmm11, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm0, xmm11, xmm11
 	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm11 * x
 ; xmm4 = data ^ tweak ^ round key 0
@@ -1558,8 +2672,8 @@ L.xts_enc_group_loop:
 	vpxor           xmm7, xmm7, xmm13
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xts_enc_group_aes128
-	je              near L.xts_enc_group_aes192
+	jb              near L.xts_enc_group_aes128_tweakgpr_unroll8
+	je              near L.xts_enc_group_aes192_tweakgpr_unroll8
 	vmovdqu         xmm15, oword [r10 - 208]
 	vaesenc         xmm4, xmm4, xmm15
 	vaesenc         xmm5, xmm5, xmm15
@@ -1570,7 +2684,7 @@ L.xts_enc_group_loop:
 	vaesenc         xmm5, xmm5, xmm15
 	vaesenc         xmm6, xmm6, xmm15
 	vaesenc         xmm7, xmm7, xmm15
-L.xts_enc_group_aes192:
+L.xts_enc_group_aes192_tweakgpr_unroll8:
 	vmovdqu         xmm15, oword [r10 - 176]
 	vaesenc         xmm4, xmm4, xmm15
 	vaesenc         xmm5, xmm5, xmm15
@@ -1581,7 +2695,7 @@ L.xts_enc_group_aes192:
 	vaesenc         xmm5, xmm5, xmm15
 	vaesenc         xmm6, xmm6, xmm15
 	vaesenc         xmm7, xmm7, xmm15
-L.xts_enc_group_aes128:
+L.xts_enc_group_aes128_tweakgpr_unroll8:
 	vmovdqu         xmm15, oword [r10 - 144]
 	vaesenc         xmm4, xmm4, xmm15
 	vaesenc         xmm5, xmm5, xmm15
@@ -1643,7 +2757,7 @@ L.xts_enc_group_aes128:
 	add             rcx, 64
 	add             rdx, 64
 	sub             r8, 64
-	jnz             L.xts_enc_group_loop
+	jnz             L.xts_enc_group_loop_tweakgpr_unroll8
 	jmp             near L.xts_enc_no_tail_tweakgpr_unroll8
 
 L.xts_enc_final_tweakgpr_unroll8:
@@ -1660,22 +2774,22 @@ L.xts_enc_final4_tweakgpr_unroll8:
 	vmovdqa         xmm8, xmm0
 	vpsrad          xmm2, xmm8, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm9, xmm8, xmm8
 	vpxor           xmm9, xmm9, xmm2                ; xmm9 = xmm8 * x
 	vpsrad          xmm2, xmm9, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm10, xmm9, xmm9
 	vpxor           xmm10, xmm10, xmm2              ; xmm10 = xmm9 * x
 	vpsrad          xmm2, xmm10, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm11, xmm10, xmm10
 	vpxor           xmm11, xmm11, xmm2              ; xmm11 = xmm10 * x
 	vpsrad          xmm2, xmm11, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm0, xmm11, xmm11
 	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm11 * x
 	sub             r8, 48                          ; bytes in the last vector
@@ -1788,17 +2902,17 @@ L.xts_enc_final3_tweakgpr_unroll8:
 	vmovdqa         xmm7, xmm0
 	vpsrad          xmm2, xmm7, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm8, xmm7, xmm7
 	vpxor           xmm8, xmm8, xmm2                ; xmm8 = xmm7 * x
 	vpsrad          xmm2, xmm8, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm9, xmm8, xmm8
 	vpxor           xmm9, xmm9, xmm2                ; xmm9 = xmm8 * x
 	vpsrad          xmm2, xmm9, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm0, xmm9, xmm9
 	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm9 * x
 	sub             r8, 32                          ; bytes in the last vector
@@ -1892,12 +3006,12 @@ L.xts_enc_final2_tweakgpr_unroll8:
 	vmovdqa         xmm6, xmm0
 	vpsrad          xmm2, xmm6, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm7, xmm6, xmm6
 	vpxor           xmm7, xmm7, xmm2                ; xmm7 = xmm6 * x
 	vpsrad          xmm2, xmm7, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm0, xmm7, xmm7
 	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm7 * x
 	sub             r8, 16                          ; bytes in the last vector
@@ -1972,7 +3086,7 @@ L.xts_enc_final1_tweakgpr_unroll8:
 	vmovdqa         xmm5, xmm0
 	vpsrad          xmm2, xmm5, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm0, xmm5, xmm5
 	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm5 * x
 ; xmm4 = data ^ tweak ^ round key 0
@@ -2074,10 +3188,10 @@ L.xts_enc_return_tweakgpr_unroll8:
 L.xts_enc_main_loop_tweakgpr_unroll8:
 	vmovq           r9, xmm0                        ; BASE into TLO:THI for the loop
 	vpextrq         rbx, xmm0, 1
-	jmp             near L.xts_enc_main_iteration
+	jmp             near L.xts_enc_main_iteration_tweakgpr_unroll8
 
 	align 64, db 0xcc
-L.xts_enc_main_iteration:
+L.xts_enc_main_iteration_tweakgpr_unroll8:
 ; LLVM-MCA-BEGIN xts_enc_aesni_avx_main_loop_tweakgpr_unroll8
 ; main loop: 8 vectors = 128 bytes per iteration; entered with LEN = the bytes
 ; left - 128, placed after the epilogue so short messages never jump over it
@@ -2330,7 +3444,7 @@ L.xts_enc_main_aes128_tweakgpr_unroll8:
 	add             rcx, 128
 	add             rdx, 128
 	sub             r8, 128
-	jae             L.xts_enc_main_iteration
+	jae             L.xts_enc_main_iteration_tweakgpr_unroll8
 ; LLVM-MCA-END
 	vmovq           xmm0, r9
 	vpinsrq         xmm0, xmm0, rbx, 1
@@ -2432,29 +3546,29 @@ L.xts_dec_main_done_tweakgpr_unroll8:
 	jz              near L.xts_dec_no_tail_tweakgpr_unroll8
 
 ; Groups of 4 vectors while at least 64 bytes remain.
-L.xts_dec_group_loop:
+L.xts_dec_group_loop_tweakgpr_unroll8:
 	cmp             r8, 64
 	jb              near L.xts_dec_final_tweakgpr_unroll8
 ; the tweaks of 4 blocks: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         xmm8, xmm0
 	vpsrad          xmm2, xmm8, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm9, xmm8, xmm8
 	vpxor           xmm9, xmm9, xmm2                ; xmm9 = xmm8 * x
 	vpsrad          xmm2, xmm9, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm10, xmm9, xmm9
 	vpxor           xmm10, xmm10, xmm2              ; xmm10 = xmm9 * x
 	vpsrad          xmm2, xmm10, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm11, xmm10, xmm10
 	vpxor           xmm11, xmm11, xmm2              ; xmm11 = xmm10 * x
 	vpsrad          xmm2, xmm11, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm0, xmm11, xmm11
 	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm11 * x
 ; xmm4 = data ^ tweak ^ round key 0
@@ -2471,8 +3585,8 @@ L.xts_dec_group_loop:
 	vpxor           xmm7, xmm7, xmm13
 ; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
 	cmp             eax, 12
-	jb              near L.xts_dec_group_aes128
-	je              near L.xts_dec_group_aes192
+	jb              near L.xts_dec_group_aes128_tweakgpr_unroll8
+	je              near L.xts_dec_group_aes192_tweakgpr_unroll8
 	vmovdqu         xmm15, oword [r10 - 208]
 	vaesdec         xmm4, xmm4, xmm15
 	vaesdec         xmm5, xmm5, xmm15
@@ -2483,7 +3597,7 @@ L.xts_dec_group_loop:
 	vaesdec         xmm5, xmm5, xmm15
 	vaesdec         xmm6, xmm6, xmm15
 	vaesdec         xmm7, xmm7, xmm15
-L.xts_dec_group_aes192:
+L.xts_dec_group_aes192_tweakgpr_unroll8:
 	vmovdqu         xmm15, oword [r10 - 176]
 	vaesdec         xmm4, xmm4, xmm15
 	vaesdec         xmm5, xmm5, xmm15
@@ -2494,7 +3608,7 @@ L.xts_dec_group_aes192:
 	vaesdec         xmm5, xmm5, xmm15
 	vaesdec         xmm6, xmm6, xmm15
 	vaesdec         xmm7, xmm7, xmm15
-L.xts_dec_group_aes128:
+L.xts_dec_group_aes128_tweakgpr_unroll8:
 	vmovdqu         xmm15, oword [r10 - 144]
 	vaesdec         xmm4, xmm4, xmm15
 	vaesdec         xmm5, xmm5, xmm15
@@ -2556,7 +3670,7 @@ L.xts_dec_group_aes128:
 	add             rcx, 64
 	add             rdx, 64
 	sub             r8, 64
-	jnz             L.xts_dec_group_loop
+	jnz             L.xts_dec_group_loop_tweakgpr_unroll8
 	jmp             near L.xts_dec_no_tail_tweakgpr_unroll8
 
 L.xts_dec_final_tweakgpr_unroll8:
@@ -2573,22 +3687,22 @@ L.xts_dec_final4_tweakgpr_unroll8:
 	vmovdqa         xmm8, xmm0
 	vpsrad          xmm2, xmm8, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm9, xmm8, xmm8
 	vpxor           xmm9, xmm9, xmm2                ; xmm9 = xmm8 * x
 	vpsrad          xmm2, xmm9, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm10, xmm9, xmm9
 	vpxor           xmm10, xmm10, xmm2              ; xmm10 = xmm9 * x
 	vpsrad          xmm2, xmm10, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm11, xmm10, xmm10
 	vpxor           xmm11, xmm11, xmm2              ; xmm11 = xmm10 * x
 	vpsrad          xmm2, xmm11, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm0, xmm11, xmm11
 	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm11 * x
 	sub             r8, 48                          ; bytes in the last vector
@@ -2701,17 +3815,17 @@ L.xts_dec_final3_tweakgpr_unroll8:
 	vmovdqa         xmm7, xmm0
 	vpsrad          xmm2, xmm7, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm8, xmm7, xmm7
 	vpxor           xmm8, xmm8, xmm2                ; xmm8 = xmm7 * x
 	vpsrad          xmm2, xmm8, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm9, xmm8, xmm8
 	vpxor           xmm9, xmm9, xmm2                ; xmm9 = xmm8 * x
 	vpsrad          xmm2, xmm9, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm0, xmm9, xmm9
 	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm9 * x
 	sub             r8, 32                          ; bytes in the last vector
@@ -2805,12 +3919,12 @@ L.xts_dec_final2_tweakgpr_unroll8:
 	vmovdqa         xmm6, xmm0
 	vpsrad          xmm2, xmm6, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm7, xmm6, xmm6
 	vpxor           xmm7, xmm7, xmm2                ; xmm7 = xmm6 * x
 	vpsrad          xmm2, xmm7, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm0, xmm7, xmm7
 	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm7 * x
 	sub             r8, 16                          ; bytes in the last vector
@@ -2885,7 +3999,7 @@ L.xts_dec_final1_tweakgpr_unroll8:
 	vmovdqa         xmm5, xmm0
 	vpsrad          xmm2, xmm5, 31
 	vpshufd         xmm2, xmm2, 147
-	vpand           xmm2, xmm2, oword [rel L.xts_double_mask]
+	vpand           xmm2, xmm2, oword [rel L.xts_double_mask_tweakgpr_unroll8]
 	vpaddq          xmm0, xmm5, xmm5
 	vpxor           xmm0, xmm0, xmm2                ; xmm0 = xmm5 * x
 ; xmm4 = data ^ tweak ^ round key 0
@@ -3058,10 +4172,10 @@ L.xts_dec_return_tweakgpr_unroll8:
 L.xts_dec_main_loop_tweakgpr_unroll8:
 	vmovq           r9, xmm0                        ; BASE into TLO:THI for the loop
 	vpextrq         rbx, xmm0, 1
-	jmp             near L.xts_dec_main_iteration
+	jmp             near L.xts_dec_main_iteration_tweakgpr_unroll8
 
 	align 64, db 0xcc
-L.xts_dec_main_iteration:
+L.xts_dec_main_iteration_tweakgpr_unroll8:
 ; LLVM-MCA-BEGIN xts_dec_aesni_avx_main_loop_tweakgpr_unroll8
 ; main loop: 8 vectors = 128 bytes per iteration; entered with LEN = the bytes
 ; left - 128, placed after the epilogue so short messages never jump over it
@@ -3314,7 +4428,7 @@ L.xts_dec_main_aes128_tweakgpr_unroll8:
 	add             rcx, 128
 	add             rdx, 128
 	sub             r8, 128
-	jae             L.xts_dec_main_iteration
+	jae             L.xts_dec_main_iteration_tweakgpr_unroll8
 ; LLVM-MCA-END
 	vmovq           xmm0, r9
 	vpinsrq         xmm0, xmm0, rbx, 1
@@ -3326,7 +4440,7 @@ L.xts_dec_main_aes128_tweakgpr_unroll8:
 L.xts_poly_tweakgpr_unroll8:
 	dq	0x87, 0
 ; mul_x's fold-back: bit 127 -> 0x87 in dword 0, bit 63 -> 1 in dword 2.
-L.xts_double_mask:
+L.xts_double_mask_tweakgpr_unroll8:
 	dd	0x87, 0, 1, 0
 ; Ciphertext stealing: vpshufb patterns (0x80 makes a zero byte) and a byte mask.
 ; At +PART: moves a block's first PART bytes to its end.  At 32-PART: moves a block's
