@@ -30,7 +30,11 @@ other CPUs may rank, never decide),
 and only when the win is clear and repeatable: more than APPLY_MARGIN at some length
 and key size (median of the per-round ratios to the default, no round slower), more
 than APPLY_NOISE over all of them (geometric mean), and no loss beyond APPLY_NOISE at
-any.
+any.  Then a second look before anything is written: the winner and the default alone,
+in fresh rounds at make bench's default lengths, the lengths of one to a few vectors
+between them and the sweep's own (CONFIRM_LENGTHS), and no loss beyond APPLY_NOISE at
+any of them.  A sweep of 512 B and
+up had applied a set 2-5% slower at 16 B, another one 16% slower at 128 B.
 """
 
 import csv
@@ -65,6 +69,11 @@ BENCH_MAX_LENGTHS = 32         # tests/bench/bench.h
 KEY_BITS = (128, 256)
 APPLY_MARGIN = 0.03
 APPLY_NOISE = 0.01     # a median this much below the default counts as a loss
+# --apply's second look: make bench's default lengths (tests/bench/bench_options.c), and
+# the lengths of one to a few vectors between them, where TAIL and ONEPASS sets part ways
+BENCH_DEFAULT_LENGTHS = (16, 64, 256, 512, 1024, 1420, 4096, 16384)
+CONFIRM_LENGTHS = tuple(sorted(BENCH_DEFAULT_LENGTHS + (32, 48, 96, 128, 192, 320, 384, 768,
+                                                        2048)))
 DEFAULT_ROUNDS = 5
 
 
@@ -437,6 +446,47 @@ def clear_win(r: Ranked, rounds: int):
     return True, ""
 
 
+def first_loss(r: Ranked) -> Optional[str]:
+    """The first (length, key size) where r's median ratio to the default is below
+    1 - APPLY_NOISE, in clear_win's words, or None."""
+    for case, values in sorted(r.ratios.items()):
+        if values and statistics.median(values) < 1 - APPLY_NOISE:
+            return (f"{case_name(case)}: {statistics.median(values) - 1:+.1%} against the "
+                    f"default (a loss beyond the {APPLY_NOISE:.0%} noise)")
+    return None
+
+
+def confirm_lengths(sweep_lengths) -> tuple:
+    """CONFIRM_LENGTHS and the sweep's own lengths, at most BENCH_MAX_LENGTHS."""
+    extra = [n for n in sweep_lengths if n not in CONFIRM_LENGTHS]
+    room = BENCH_MAX_LENGTHS - len(CONFIRM_LENGTHS)
+    return tuple(sorted(CONFIRM_LENGTHS + tuple(extra[:room])))
+
+
+def confirm(winner: Candidate, default: Candidate, mode: str, isa: str, rounds: int,
+            samples: int):
+    """--apply's second look: the winner and the default alone, `rounds` fresh rounds at
+    confirm_lengths(LENGTHS); (True, "") when the winner loses nowhere beyond the noise,
+    else (False, why)."""
+    global LENGTHS
+    saved = LENGTHS
+    LENGTHS = confirm_lengths(saved)
+    try:
+        pair = [Candidate(dict(c.knobs), c.is_default, c.directory, "ok", bench=c.bench)
+                for c in (default, winner)]
+        say(f"  confirming {winner.tag} against the default at "
+            f"{','.join(str(n) for n in LENGTHS)} B, {rounds} rounds")
+        measure(pair, mode, isa, rounds, samples)
+        failed = [c for c in pair if c.status != "ok" or len(c.rounds) < rounds]
+        if failed:
+            return False, (f"the confirmation could not time {failed[0].tag} "
+                           f"({failed[0].status}: {failed[0].reason})")
+        loss = first_loss(next(r for r in rank(pair) if not r.candidate.is_default))
+        return (False, f"at the confirmation, {loss}") if loss else (True, "")
+    finally:
+        LENGTHS = saved
+
+
 # ---- output ------------------------------------------------------------------------------
 
 def host_model(candidates) -> Optional[str]:
@@ -615,18 +665,28 @@ def explore(mode, isa, build, rounds, samples, do_apply, only="") -> int:
     if not ranked:
         print("nothing ranked: no variant was both correct and measured")
         return 1 if do_apply else 0
+    decide(mode.name, isa.name, ranked, candidates, rounds, samples, do_apply, uarch)
+    return 0
+
+
+def decide(mode: str, isa: str, ranked: List[Ranked], candidates, rounds: int, samples: int,
+           do_apply: bool, uarch):
+    """The verdict on the sweep's winner; with do_apply, its entry is written only after
+    a clear win and the confirmation."""
     winner = ranked[0]
     default = next(c for c in candidates if c.is_default)
     win, why = clear_win(winner, len(winner.candidate.rounds))
-    verdict = (f"winner {winner.candidate.tag}: "
-               + ("a clear win over the default" if win else f"no clear win ({why})"))
-    print(verdict)
-    if do_apply:
-        if win:
-            apply(mode.name, isa.name, winner, default, len(winner.candidate.rounds), uarch)
-        else:
-            print(f"not applied: {why}")
-    return 0
+    print(f"winner {winner.candidate.tag}: "
+          + ("a clear win over the default" if win else f"no clear win ({why})"))
+    if not do_apply:
+        return
+    if win:
+        win, why = confirm(winner.candidate, default, mode, isa, rounds, samples)
+        print(f"confirmation: {'no loss at any length' if win else why}")
+    if win:
+        apply(mode, isa, winner, default, len(winner.candidate.rounds), uarch)
+    else:
+        print(f"not applied: {why}")
 
 
 def parse_lengths(text: str):

@@ -151,6 +151,82 @@ class ApplyRule(unittest.TestCase):
         self.assertEqual(explore.clear_win(ranked[0], 3), (False, "the default knobs won"))
 
 
+class Confirmation(unittest.TestCase):
+    """--apply's second look: the winner and the default at make bench's default lengths,
+    short ones between them and the sweep's, and no loss at any (a sweep of 512 B and up
+    had applied a set 2-5% slower at 16 B)."""
+
+    def test_the_benchs_default_lengths_and_the_sweeps(self):
+        import re
+        with open(os.path.join(GEN, "..", "tests", "bench", "bench_options.c"),
+                  encoding="utf-8") as handle:
+            listed = re.search(r"default_lengths\[\] = \{([^}]*)\}", handle.read()).group(1)
+        self.assertEqual(explore.BENCH_DEFAULT_LENGTHS,
+                         tuple(int(n) for n in listed.split(",")))
+        self.assertTrue(set(explore.BENCH_DEFAULT_LENGTHS) <= set(explore.CONFIRM_LENGTHS))
+        self.assertIn(128, explore.CONFIRM_LENGTHS)       # where a TAIL=2 set lost 16%
+        self.assertEqual(explore.confirm_lengths((512, 4096)), explore.CONFIRM_LENGTHS)
+        self.assertEqual(explore.confirm_lengths((100, 4096)),
+                         tuple(sorted(explore.CONFIRM_LENGTHS + (100,))))
+        many = tuple(range(16, 16 + 16 * 30, 16))          # 30 lengths
+        merged = explore.confirm_lengths(many)
+        self.assertEqual(len(merged), explore.BENCH_MAX_LENGTHS)
+        self.assertTrue(set(explore.CONFIRM_LENGTHS) <= set(merged))
+
+    def confirm(self, winner_pct):
+        """confirm() with the bench replaced: the default reads 100 everywhere, the
+        winner winner_pct(length); returns its verdict and the lengths it timed."""
+        from unittest import mock
+        seen = []
+
+        def fake_measure(pair, mode, isa, rounds, samples):
+            seen.append(explore.LENGTHS)
+            for c in pair:
+                for _ in range(rounds):
+                    c.rounds.append({("xts-enc", 128, n): {
+                        "pct_ceiling": 100 if c.is_default else winner_pct(n),
+                        "gb_per_s": 1.0} for n in explore.LENGTHS})
+            return ["xts-enc"]
+
+        saved = explore.LENGTHS
+        self.addCleanup(setattr, explore, "LENGTHS", saved)
+        explore.LENGTHS = (512, 4096)
+        default = explore.Candidate({"UNROLL": 4}, True, status="ok")
+        winner = explore.Candidate({"UNROLL": 8}, False, status="ok")
+        with mock.patch.object(explore, "measure", fake_measure), \
+                mock.patch.object(explore, "say", lambda text: None):
+            verdict = explore.confirm(winner, default, "xts", "aesni_avx", 3, 5)
+        self.assertEqual(explore.LENGTHS, (512, 4096))          # the sweep's, restored
+        return verdict, seen
+
+    def test_a_loss_at_a_length_the_sweep_skipped_is_refused(self):
+        (ok, why), seen = self.confirm(lambda n: 95 if n == 16 else 110)
+        self.assertFalse(ok)
+        self.assertIn("xts-enc AES-128 16 B: -5.0% against the default", why)
+        self.assertEqual(seen, [explore.CONFIRM_LENGTHS])
+
+    def test_apply_writes_only_what_the_confirmation_passes(self):
+        from unittest import mock
+        default = candidate({"UNROLL": 4}, [100, 100, 100], default=True)
+        winner = candidate({"UNROLL": 8}, [106, 105, 107])
+        ranked = explore.rank([default, winner])
+        for confirmed, applied in (((False, "at the confirmation, a loss"), 0), ((True, ""), 1)):
+            with mock.patch.object(explore, "confirm", return_value=confirmed) as confirm, \
+                    mock.patch.object(explore, "apply") as apply, \
+                    mock.patch("builtins.print"):
+                explore.decide("ctr", "avx10_512", ranked, [default, winner], 3, 5, True, None)
+            self.assertEqual(confirm.call_count, 1)
+            self.assertEqual(apply.call_count, applied)
+        with mock.patch.object(explore, "confirm") as confirm, \
+                mock.patch.object(explore, "apply") as apply, mock.patch("builtins.print"):
+            explore.decide("ctr", "avx10_512", ranked, [default, winner], 3, 5, False, None)
+        self.assertEqual((confirm.call_count, apply.call_count), (0, 0))
+
+    def test_no_loss_anywhere_confirms(self):
+        (ok, why), _ = self.confirm(lambda n: 100 if n < 512 else 110)
+        self.assertEqual((ok, why), (True, ""))
+
+
 class BenchEnvironment(unittest.TestCase):
     def test_every_candidate_times_its_files_own_functions(self):
         for knobs in ({"GHASH": "karatsuba", "UNROLL": 4}, {"UNROLL": 8}):
