@@ -289,14 +289,6 @@ class Files(unittest.TestCase):
                 with open(os.path.join(top, path), encoding="utf-8") as handle:
                     self.assertEqual(handle.read(), text, path)
 
-
-class WindowsDesign(unittest.TestCase):
-    """The bundle's Windows parts need only a flavour "win" in generator/flavours.py
-    (Win64 ABI, NASM printer: issue 11's other half).  Until it is there, a stand-in
-    flavour (System V, the ELF NASM printer) shows what the bundle makes of one: -win.asm
-    names, NASM enabled on Windows in CMake and Meson, the lists, and the guard that
-    leaves nothing for another NASM format (nasm -f win32)."""
-
     def test_bazel_package_per_flavour(self):
         """BUILD.bazel takes the flavour of the target OS and is incompatible where the
         bundle has none Bazel's cc rules can build (Windows always: no NASM there)."""
@@ -325,6 +317,14 @@ class WindowsDesign(unittest.TestCase):
                 self.assertIn('    name = "dd_aesgen",\n', text)
                 self.assertEqual(select_entries(text, "srcs"), sources)
                 self.assertEqual(select_entries(text, "target_compatible_with"), compatible)
+
+
+class WindowsDesign(unittest.TestCase):
+    """The bundle's Windows parts need only a flavour "win" in generator/flavours.py
+    (Win64 ABI, NASM printer: issue 11's other half).  Until it is there, a stand-in
+    flavour (System V, the ELF NASM printer) shows what the bundle makes of one: -win.asm
+    names, NASM enabled on Windows in CMake and Meson, the lists, and the guard that
+    leaves nothing for another NASM format (nasm -f win32)."""
 
     def test_a_nasm_flavour(self):
         from generator import flavours
