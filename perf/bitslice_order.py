@@ -20,6 +20,7 @@ from generator import bitslice
 from . import ooo_model
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH_DIR = os.path.join(REPO, "tests", "bench")   # the core clock: the bench's add chain
 FRAME = "rbx"           # the frame register of the timed loop (perf/round_loop.c)
 
 
@@ -62,8 +63,9 @@ def time_loops(programs, out, passes=5, cpu=1, cc="cc", after_loop=()):
         with open(source, "w") as f:
             f.write(loop_source(lines, after_loop))
         binary = source[:-2]
-        subprocess.run([cc, "-O2", "-o", binary, os.path.join(REPO, "perf", "round_loop.c"),
-                        source], check=True)
+        subprocess.run([cc, "-O2", "-o", binary, "-I", BENCH_DIR,
+                        os.path.join(REPO, "perf", "round_loop.c"),
+                        os.path.join(BENCH_DIR, "bench_machine.c"), source], check=True)
         binaries[name] = binary
     names = list(programs)
     times = {name: [] for name in names}

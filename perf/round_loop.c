@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /* perf/bitslice_order.py's timer: run_rounds(n, frame) loops one bitsliced round n
  * times (the assembly the tool writes); printed: the median over 15 samples of the
- * cycles per round, a cycle being the time of one add in a dependent chain measured
- * right before each sample (so clock changes cancel). */
+ * cycles per round, a cycle being the time of one add in the bench's dependent chain
+ * (tests/bench/bench_machine.c, register + register: a chain of immediate adds runs
+ * several a cycle on cores that fold them at rename) measured right before each sample
+ * (so clock changes cancel). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+
+#include "bench.h"
 
 void run_rounds(long n, void *frame);
 
@@ -28,16 +32,11 @@ static unsigned char frame[4096] __attribute__((aligned(64)));
 int main(void)
 {
     enum { SAMPLES = 15 };
-    const long rounds = 300000, adds = 10000000;
+    const long rounds = 300000;
     double sample[SAMPLES];
     for (int k = 0; k < SAMPLES; k++) {
+        double cycle = 1e-9 / bench_core_ghz_sample(200000);   /* 40 M adds, seconds */
         double t = now();
-        long n = adds;
-        uint64_t acc = 0;
-        __asm__ volatile("1:\n\tadd $1, %1\n\tadd $1, %1\n\tadd $1, %1\n\tadd $1, %1\n"
-                         "\tdec %0\n\tjnz 1b" : "+r"(n), "+r"(acc));
-        double cycle = (now() - t) / (4.0 * (double)adds);
-        t = now();
         run_rounds(rounds, frame);
         sample[k] = (now() - t) / (double)rounds / cycle;
     }

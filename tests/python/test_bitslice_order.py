@@ -4,8 +4,10 @@ the out-of-order model perf/ooo_model.py that ranks schedules (on small programs
 timing follows from the machine's description: pipes, latencies, store forwarding),
 and generator/bitslice.py's CLUSTER_ORDER against the model's ranking of all 120."""
 
+import math
 import os
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -107,6 +109,30 @@ class RecordedOrder(unittest.TestCase):
                                  f"{recorded}, the best {rated[0]}")
             # and the ranking has something to say: the worst order is clearly worse
             self.assertGreater(rated[-1][0], best * 1.08)
+
+
+class Timer(unittest.TestCase):
+    """perf/round_loop.c, the timer of make bitslice-order, bitslice-probe and
+    aes-chain-probe.  What it measures is never asserted (no timed tests); that it
+    builds, runs, and counts in the bench's cycles is."""
+
+    def test_cycle_is_the_bench_clock_chain(self):
+        # A chain of immediate adds runs several a cycle on cores that fold them at
+        # rename (a Granite Rapids-class Xeon read 12 cycles for a 3-cycle vaesenc so):
+        # the cycle must be the bench's register + register chain.
+        with open(os.path.join(bitslice_order.REPO, "perf", "round_loop.c")) as f:
+            source = f.read()
+        self.assertIn("bench_core_ghz_sample(", source)
+        self.assertNotRegex(source, r"add\s+\$")
+
+    @unittest.skipUnless(sys.platform.startswith("linux"), "taskset and ELF: Linux only")
+    def test_builds_and_times_a_loop(self):
+        cpu = sorted(os.sched_getaffinity(0))[-1]
+        with tempfile.TemporaryDirectory() as out:
+            timed = bitslice_order.time_loops({"chain": ["add rax, rcx"] * 4}, out,
+                                              passes=1, cpu=cpu)
+        self.assertEqual(set(timed), {"chain"})
+        self.assertTrue(math.isfinite(timed["chain"]) and timed["chain"] > 0, timed)
 
 
 if __name__ == "__main__":
