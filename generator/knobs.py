@@ -81,6 +81,14 @@ KNOBS = {knob.name: knob for knob in (
          "(its bulk loop takes every full iteration but a final one, and a short AAD waits "
          "only for a record of up to one iteration)",
          isas=("avx10_256", "avx10_512")),
+    Knob("TAILPOWERS", ("operand", "loaded"), str,
+         "GCM records (one-shot calls), the powers of H of the final groups, which start "
+         "at the block count's offset from H^1, so a 64-byte window of them crosses a "
+         "cache line for three block counts in four: operand = a memory operand of each "
+         "carry-less product (school: four loads of each window); loaded = each window "
+         "loaded once into the bulk loop's power registers (HPOW), free by then "
+         "(avx10_512 only)",
+         isas=("avx10_512",)),
     Knob("TAIL", (1, 2, 4, 8), _int,
          "vectors processed side by side after the main loop (blocks left over)"),
     Knob("TWEAK", ("clmul", "double", "gpr"), str,

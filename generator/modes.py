@@ -34,8 +34,10 @@ MODES = {mode.name: mode for mode in (
     # Zen 4's avx10_512 1-3% from 512 B).  Zen 5 and Zen 4's avx10_256 take Karatsuba as
     # measured variants (generator/tuning.json); llvm-mca's Zen models rank it first on
     # every CPU, so they do not decide this.
-    Mode("gcm", "gcm.j2", ("UNROLL", "KEYS", "TAIL", "GHASH", "HALVES", "RECTAIL"),
-         {"UNROLL": 4, "TAIL": 4, "GHASH": "school", "HALVES": "pshufd", "RECTAIL": "serial"},
+    Mode("gcm", "gcm.j2", ("UNROLL", "KEYS", "TAIL", "GHASH", "HALVES", "RECTAIL",
+                           "TAILPOWERS"),
+         {"UNROLL": 4, "TAIL": 4, "GHASH": "school", "HALVES": "pshufd", "RECTAIL": "serial",
+          "TAILPOWERS": "operand"},
          "GCM: GHASH and CTR (inc32) with GHASH, one pass (SP 800-38D)"),
 )}
 
