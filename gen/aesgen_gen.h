@@ -184,7 +184,7 @@ enum {
     X(avx10_512, xctr, ZNVER5, _keysrows_splatbroadcast_starttable_tail8_unroll16) \
     X(avx10_512, xts, DEFAULT, _keysmem_onepassgroups_tail2_tweakahead_unroll2) \
     X(avx10_512, xts, ZNVER5, _onepassgroups_tail2_tweakahead_tweakencrows) \
-    X(avx10_512, gcm, DEFAULT, _rectailstitched1_tailpowersloaded) \
+    X(avx10_512, gcm, DEFAULT, _rectailstitched1_tailorderhalves_tailpowersloaded) \
     X(avx10_512, gcm, ZNVER5, _ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8)
 /* X(isa, mode, _variant, name of the first uarch taking it, its UNROLL, bytes
  * per iteration of its main loops): each variant once */
@@ -200,7 +200,7 @@ enum {
     X(avx10_512, xctr, _keysrows_splatbroadcast_starttable_tail8_unroll16, default, 16, 1024) \
     X(avx10_512, xts, _keysmem_onepassgroups_tail2_tweakahead_unroll2, default, 2, 128) \
     X(avx10_512, xts, _onepassgroups_tail2_tweakahead_tweakencrows, znver5, 4, 256) \
-    X(avx10_512, gcm, _rectailstitched1_tailpowersloaded, default, 4, 256) \
+    X(avx10_512, gcm, _rectailstitched1_tailorderhalves_tailpowersloaded, default, 4, 256) \
     X(avx10_512, gcm, _ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8, znver5, 8, 512)
 /* Length plans: X(mode, NAME of the uarch, isa, ISA, CLASSES, STREAM_CLASSES): where
  * "auto" takes isa on that uarch, a call of min_len..max_len bytes whose last
@@ -445,17 +445,17 @@ AESGEN_GEN_VARIANT int aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahe
 #define AESGEN_GEN_UNROLL_avx10_512_xts 4
 #define AESGEN_GEN_STRIDE_avx10_512_xts 256
 
-/* gen/avx10_512/gcm.S: GHASH=school HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 TAILPOWERS=operand UNROLL=4; main loop 256 bytes per iteration */
+/* gen/avx10_512/gcm.S: GHASH=school HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 TAILORDER=rounds TAILPOWERS=operand UNROLL=4; main loop 256 bytes per iteration */
 int aesgen_gcm_ghash_avx10_512(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
-AESGEN_GEN_VARIANT int aesgen_gcm_ghash_avx10_512_rectailstitched1_tailpowersloaded(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
+AESGEN_GEN_VARIANT int aesgen_gcm_ghash_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
 int aesgen_gcm_enc_update_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
-AESGEN_GEN_VARIANT int aesgen_gcm_enc_update_avx10_512_rectailstitched1_tailpowersloaded(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+AESGEN_GEN_VARIANT int aesgen_gcm_enc_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 int aesgen_gcm_dec_update_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
-AESGEN_GEN_VARIANT int aesgen_gcm_dec_update_avx10_512_rectailstitched1_tailpowersloaded(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
+AESGEN_GEN_VARIANT int aesgen_gcm_dec_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 int aesgen_gcm_enc_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 int aesgen_gcm_dec_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
-AESGEN_GEN_VARIANT int aesgen_gcm_enc_record_avx10_512_rectailstitched1_tailpowersloaded(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
-AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_rectailstitched1_tailpowersloaded(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+AESGEN_GEN_VARIANT int aesgen_gcm_enc_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
+AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 AESGEN_GEN_VARIANT int aesgen_gcm_ghash_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8(const aesgen_gcm_key *key, uint8_t acc[16], const uint8_t *data, size_t len);
 AESGEN_GEN_VARIANT int aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 AESGEN_GEN_VARIANT int aesgen_gcm_dec_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
@@ -533,15 +533,15 @@ AESGEN_GEN_VARIANT int aesgen_gcm_dec_record_avx10_512_ghashkaratsuba_halvesunpa
     X(avx10_512, xts, aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows) \
     X(avx10_512, xts, aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows) \
     X(avx10_512, gcm, aesgen_gcm_ghash_avx10_512) \
-    X(avx10_512, gcm, aesgen_gcm_ghash_avx10_512_rectailstitched1_tailpowersloaded) \
+    X(avx10_512, gcm, aesgen_gcm_ghash_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded) \
     X(avx10_512, gcm, aesgen_gcm_enc_update_avx10_512) \
-    X(avx10_512, gcm, aesgen_gcm_enc_update_avx10_512_rectailstitched1_tailpowersloaded) \
+    X(avx10_512, gcm, aesgen_gcm_enc_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded) \
     X(avx10_512, gcm, aesgen_gcm_dec_update_avx10_512) \
-    X(avx10_512, gcm, aesgen_gcm_dec_update_avx10_512_rectailstitched1_tailpowersloaded) \
+    X(avx10_512, gcm, aesgen_gcm_dec_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded) \
     X(avx10_512, gcm, aesgen_gcm_enc_record_avx10_512) \
     X(avx10_512, gcm, aesgen_gcm_dec_record_avx10_512) \
-    X(avx10_512, gcm, aesgen_gcm_enc_record_avx10_512_rectailstitched1_tailpowersloaded) \
-    X(avx10_512, gcm, aesgen_gcm_dec_record_avx10_512_rectailstitched1_tailpowersloaded) \
+    X(avx10_512, gcm, aesgen_gcm_enc_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded) \
+    X(avx10_512, gcm, aesgen_gcm_dec_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded) \
     X(avx10_512, gcm, aesgen_gcm_ghash_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8) \
     X(avx10_512, gcm, aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8) \
     X(avx10_512, gcm, aesgen_gcm_dec_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8) \
@@ -669,24 +669,24 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_xts_decrypt_avx10_
                "aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows: the aesgen_xts_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_ghash_avx10_512), aesgen_gcm_ghash_fn),
                "aesgen_gcm_ghash_avx10_512: the aesgen_gcm_ghash_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_ghash_avx10_512_rectailstitched1_tailpowersloaded), aesgen_gcm_ghash_fn),
-               "aesgen_gcm_ghash_avx10_512_rectailstitched1_tailpowersloaded: the aesgen_gcm_ghash_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_ghash_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded), aesgen_gcm_ghash_fn),
+               "aesgen_gcm_ghash_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded: the aesgen_gcm_ghash_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_update_avx10_512), aesgen_gcm_update_fn),
                "aesgen_gcm_enc_update_avx10_512: the aesgen_gcm_update_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_update_avx10_512_rectailstitched1_tailpowersloaded), aesgen_gcm_update_fn),
-               "aesgen_gcm_enc_update_avx10_512_rectailstitched1_tailpowersloaded: the aesgen_gcm_update_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded), aesgen_gcm_update_fn),
+               "aesgen_gcm_enc_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded: the aesgen_gcm_update_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_update_avx10_512), aesgen_gcm_update_fn),
                "aesgen_gcm_dec_update_avx10_512: the aesgen_gcm_update_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_update_avx10_512_rectailstitched1_tailpowersloaded), aesgen_gcm_update_fn),
-               "aesgen_gcm_dec_update_avx10_512_rectailstitched1_tailpowersloaded: the aesgen_gcm_update_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded), aesgen_gcm_update_fn),
+               "aesgen_gcm_dec_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded: the aesgen_gcm_update_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_record_avx10_512), aesgen_gcm_record_fn),
                "aesgen_gcm_enc_record_avx10_512: the aesgen_gcm_record_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_record_avx10_512), aesgen_gcm_record_fn),
                "aesgen_gcm_dec_record_avx10_512: the aesgen_gcm_record_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_record_avx10_512_rectailstitched1_tailpowersloaded), aesgen_gcm_record_fn),
-               "aesgen_gcm_enc_record_avx10_512_rectailstitched1_tailpowersloaded: the aesgen_gcm_record_fn contract");
-_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_record_avx10_512_rectailstitched1_tailpowersloaded), aesgen_gcm_record_fn),
-               "aesgen_gcm_dec_record_avx10_512_rectailstitched1_tailpowersloaded: the aesgen_gcm_record_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded), aesgen_gcm_record_fn),
+               "aesgen_gcm_enc_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded: the aesgen_gcm_record_fn contract");
+_Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_dec_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded), aesgen_gcm_record_fn),
+               "aesgen_gcm_dec_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded: the aesgen_gcm_record_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_ghash_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8), aesgen_gcm_ghash_fn),
                "aesgen_gcm_ghash_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8: the aesgen_gcm_ghash_fn contract");
 _Static_assert(__builtin_types_compatible_p(__typeof__(aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8), aesgen_gcm_update_fn),

@@ -89,6 +89,14 @@ KNOBS = {knob.name: knob for knob in (
          "loaded once into the bulk loop's power registers (HPOW), free by then "
          "(avx10_512 only)",
          isas=("avx10_512",)),
+    Knob("TAILORDER", ("rounds", "halves"), str,
+         "GCM encryption records of one group of 3 or more vectors (no bulk loop before "
+         "it, whose GHASH the group's rounds would carry), its rounds: rounds = round by "
+         "round over all its vectors, so that they finish together and its GHASH waits for "
+         "the last; halves = all rounds of its first half (rounded up) before the second "
+         "half's, so that the first half's ciphertext, and its GHASH, is ready while the "
+         "second half's rounds run (avx10_512 only)",
+         isas=("avx10_512",)),
     Knob("TAIL", (1, 2, 4, 8), _int,
          "vectors processed side by side after the main loop (blocks left over)"),
     Knob("TWEAK", ("clmul", "double", "gpr"), str,

@@ -35,9 +35,9 @@ MODES = {mode.name: mode for mode in (
     # measured variants (generator/tuning.json); llvm-mca's Zen models rank it first on
     # every CPU, so they do not decide this.
     Mode("gcm", "gcm.j2", ("UNROLL", "KEYS", "TAIL", "GHASH", "HALVES", "RECTAIL",
-                           "TAILPOWERS"),
+                           "TAILPOWERS", "TAILORDER"),
          {"UNROLL": 4, "TAIL": 4, "GHASH": "school", "HALVES": "pshufd", "RECTAIL": "serial",
-          "TAILPOWERS": "operand"},
+          "TAILPOWERS": "operand", "TAILORDER": "rounds"},
          "GCM: GHASH and CTR (inc32) with GHASH, one pass (SP 800-38D)"),
 )}
 
