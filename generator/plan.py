@@ -366,6 +366,11 @@ class GcmPlan(Plan):
                  "HALVES=unpack pairs Karatsuba's half sums; GHASH=school has none"
                  if knobs.get("HALVES") == "unpack" and knobs.get("GHASH") != "karatsuba"
                  else None)),
+        Rule("TAILORDER=halves needs UNROLL >= 3 (it splits groups of 3 or more vectors)",
+             lambda isa, knobs: (
+                 f"TAILORDER=halves splits a record's group of 3 or more vectors; "
+                 f"UNROLL={knobs['UNROLL']} makes none"
+                 if knobs.get("TAILORDER") == "halves" and knobs["UNROLL"] < 3 else None)),
     )
 
     def allocate(self):
