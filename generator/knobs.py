@@ -86,7 +86,8 @@ KNOBS = {knob.name: knob for knob in (
          "at the block count's offset from H^1, so a 64-byte window of them crosses a "
          "cache line for three block counts in four: operand = a memory operand of each "
          "carry-less product (school: four loads of each window); loaded = each window "
-         "loaded once into the bulk loop's power registers (HPOW), free by then "
+         "loaded once into the bulk loop's power registers (HPOW), free by then, and "
+         "where they are too few into the block registers the group leaves unused "
          "(avx10_512 only)",
          isas=("avx10_512",)),
     Knob("TAILORDER", ("rounds", "halves"), str,
