@@ -13,7 +13,8 @@ leaving the pipes idle is measured, not assumed.  docs/tuning.md "What limits CT
 has what it gave on Zen 5.
 
 The timing is perf/bitslice_order.py's (perf/round_loop.c): the loop's median cycles
-per pass over 15 samples, a cycle calibrated by a chain of adds before each sample.
+per pass over 15 samples, a cycle being one add of the bench's register + register chain
+(tests/bench/bench_machine.c), measured before each sample.
 """
 
 from . import bitslice_order
