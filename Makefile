@@ -7,7 +7,7 @@
 #                          make test-sanitize, make test-huge
 #   tests/fuzz/fuzz.mk     make fuzz (libFuzzer targets)
 #   tests/ct/ct.mk         make ct-check (constant-time check under valgrind)
-#   tests/bench/bench.mk   make bench
+#   tests/bench/bench.mk   make bench, make marks
 
 # Every rule is written out in these files: make's built-in implicit rules only add chains
 # (e.g. an included .d file "made" from a .d.o through the link rule), which reached the
@@ -85,6 +85,7 @@ help:
 	@echo "make ct-check        the constant-time check under valgrind (also in make test)"
 	@echo "make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGET=ctr|xctr|xts|gcm] [FUZZ_JOBS=1]   libFuzzer"
 	@echo "make bench           throughput vs OpenSSL and the AES-round ceiling"
+	@echo "make marks [MARKS_RUNS=7]   issue 12's marks (perf/anchors.json): medians of auto over runs"
 	@echo "make vendor OUT=dir [PREFIX=p] [ISA=..] [MODE=..] [OS=..]   a bundle to copy into other projects"
 	@echo "make dist            $(BUILD)/aesgen-VERSION-vendor.tar.gz: the full unprefixed bundle"
 	@echo "make install PREFIX=dir [DESTDIR=dir]   header, libraries, pkg-config and CMake files"

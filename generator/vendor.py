@@ -47,7 +47,7 @@ COMMON_C = ("aes_bitsliced.c", "cpu.c", "gcm_clmul.c", "gcm_generic.c", "isa.c",
 MODE_C = {"ctr": ("ctr.c",), "xctr": ("xctr.c",), "xts": ("xts.c",),
           "gcm": ("gcm.c", "gcm_ctr_ghash.c")}
 IPSEC_MODES = ("ctr", "gcm")
-PRIVATE_HEADERS = ("bytes.h", "ct.h", "internal.h")
+PRIVATE_HEADERS = ("bytes.h", "cpu_signature.h", "ct.h", "internal.h")
 
 # The headers the runtime's files include, taken in before the visibility pragma of
 # aesgen_config.h so that no system declaration is marked hidden.

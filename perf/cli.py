@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
-"""Command line: python3 -m perf {mca,mca-check,mca-baseline,explore,bench-report,
+"""Command line: python3 -m perf {mca,mca-check,mca-baseline,explore,bench-report,marks,
 bitslice-order,bitslice-probe,aes-chain-probe} ...
 
-Exit status: 0 done, 1 a check failed (mca-check) or a step failed, 2 bad input or a
+Exit status: 0 done, 1 a check failed (mca-check, marks --check) or a step failed, 2 bad input or a
 missing tool (the message names the valid values or the package to install).
 """
 
@@ -120,7 +120,7 @@ def command_mca_baseline(args):
 def build_parser():
     parser = _Parser(prog="python3 -m perf", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", metavar="{mca,mca-check,mca-baseline,"
-                                                       "explore,bench-report,bitslice-order,"
+                                                       "explore,bench-report,marks,bitslice-order,"
                                                        "bitslice-probe,aes-chain-probe}")
     sub.required = True
     gen_default = os.path.join(REPO, "gen")
@@ -138,9 +138,10 @@ def build_parser():
         command.add_argument("--gen", default=gen_default)
         command.add_argument("--baseline", default=BASELINE)
 
-    from . import aes_chain_probe, bitslice_order, bitslice_probe, explore, report
+    from . import aes_chain_probe, bitslice_order, bitslice_probe, explore, marks, report
     explore.add_parser(sub)
     report.add_parser(sub)
+    marks.add_parser(sub)
     bitslice_order.add_parser(sub)
     bitslice_probe.add_parser(sub)
     aes_chain_probe.add_parser(sub)
@@ -148,10 +149,11 @@ def build_parser():
 
 
 def main(argv=None):
-    from . import aes_chain_probe, bitslice_order, bitslice_probe, explore, report
+    from . import aes_chain_probe, bitslice_order, bitslice_probe, explore, marks, report
     handlers = {"mca": command_mca, "mca-check": command_mca_check,
                 "mca-baseline": command_mca_baseline, "explore": explore.command,
-                "bench-report": report.command, "bitslice-order": bitslice_order.command,
+                "bench-report": report.command, "marks": marks.command,
+                "bitslice-order": bitslice_order.command,
                 "bitslice-probe": bitslice_probe.command,
                 "aes-chain-probe": aes_chain_probe.command}
     try:

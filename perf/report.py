@@ -8,6 +8,9 @@ legal model's error is listed too, with models known to be off flagged.  The est
 covers the main loop alone; the measurement adds per-message work (set_iv, the tail),
 a few % at 16 KiB, so a small optimistic error is expected.
 
+Then issue 12's marks (perf/marks.py) for the run's `auto` cells: one run, so each
+cell's figure is that run's (`make marks` takes several).
+
 Charts: <out>/<mode>.png, GB/s against message length, one panel per key size; one line
 per implementation (our ISAs, OpenSSL, generic when measured) and the AES-round ceiling
 (the bench's independent vaesenc chains) as a dashed line.
@@ -21,7 +24,7 @@ from typing import Dict, List
 from generator import uarch
 from generator.isa import ISAS
 
-from . import mca, plots
+from . import marks, mca, plots
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROUNDS = {128: 10, 192: 12, 256: 14}
@@ -203,6 +206,11 @@ def command(args):
         print(f"llvm-mca calibration skipped: {mca.LLVM_MCA} not found (Debian llvm-19)")
     for message in write_charts(results, out_dir):
         print(message)
+    if any(r["impl"] == "auto" for r in results["results"]):
+        text, cells = marks.report([args.results])
+        if any(c.runs for c in cells):
+            print()
+            print(text)
     return 0
 
 

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cpu_signature.h"
 #include "internal.h"
 
 /*
@@ -149,43 +150,13 @@ static aesgen_isa_id uarch_preferred_isa(const char *vendor, unsigned family,
     return widest;
 }
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-
-/* Vendor string and display family/model (the extended fields folded in as the SDM
- * says: extended family only for family 15, extended model for families 6 and 15). */
-static void cpu_signature(char vendor[13], unsigned *family, unsigned *model)
-{
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    memset(vendor, 0, 13);
-    *family = *model = 0;
-    if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx))
-        return;
-    memcpy(vendor, &ebx, 4);
-    memcpy(vendor + 4, &edx, 4);
-    memcpy(vendor + 8, &ecx, 4);
-    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
-        return;
-    unsigned base_family = (eax >> 8) & 0xf, base_model = (eax >> 4) & 0xf;
-    *family = base_family == 15 ? base_family + ((eax >> 20) & 0xff) : base_family;
-    *model = (base_family == 6 || base_family == 15) ? base_model | ((eax >> 12) & 0xf0)
-                                                     : base_model;
-}
-#else
-static void cpu_signature(char vendor[13], unsigned *family, unsigned *model)
-{
-    memset(vendor, 0, 13);
-    *family = *model = 0;
-}
-#endif
-
 static aesgen_isa_id best_usable_isa(void)
 {
     for (int id = AESGEN_ISA_COUNT - 1; id > AESGEN_ISA_GENERIC; id--)
         if (aesgen_isa_id_usable((aesgen_isa_id)id)) {
             char vendor[13];
             unsigned family, model;
-            cpu_signature(vendor, &family, &model);
+            aesgen_cpu_signature(vendor, &family, &model);
             return uarch_preferred_isa(vendor, family, model, (aesgen_isa_id)id);
         }
     return AESGEN_ISA_GENERIC;
@@ -352,7 +323,7 @@ static int cpu_uarch(void)
 {
     char vendor[13];
     unsigned family, model;
-    cpu_signature(vendor, &family, &model);
+    aesgen_cpu_signature(vendor, &family, &model);
     return (int)aesgen_uarch_for_cpu(vendor, family, model);
 }
 

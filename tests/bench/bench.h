@@ -96,6 +96,9 @@ typedef struct bench_result {
 typedef struct bench_machine {
     int cpu;                     /* CPU pinned to, -1 if pinning failed */
     char model[64];
+    char vendor[13];             /* CPUID leaf 0 */
+    unsigned family, model_id;   /* display family and model (CPUID leaf 1), as the runtime's */
+    const char *variant;         /* aesgen_variant_name(): the uarch whose choices ran */
     double tsc_ghz;
     double core_ghz;             /* dependent-add chain, median; used for cycles/byte */
     double core_ghz_min;         /* spread of the clock samples, to show drift */

@@ -7,6 +7,7 @@
 #   make bench BENCH_FILTER=mode=ctr    also bits=128|256, len=N, impl=NAME (repeatable)
 #   make bench BENCH_CPU=1              CPU to pin to
 #   make bench BENCH_ARGS=--with-generic    any bench option (bench --help)
+#   make marks MARKS_RUNS=7             issue 12's marks: 7 runs of impl auto, medians
 #
 # The program reads BENCH_QUICK, BENCH_FILTER, BENCH_CPU, BENCH_SAMPLES, BENCH_SAMPLE_US
 # and BENCH_GENERIC from the environment; make passes command-line variables on.
@@ -32,6 +33,22 @@ bench-fallback: lib $(BENCH_BIN)
 	OPENSSL_ia32cap="$(BENCH_FALLBACK_CAP)" $(BENCH_BIN) --with-generic \
 	  --filter "impl=vperm_ssse3,impl=generic,impl=openssl$(if $(BENCH_FILTER),$(bench_comma)$(BENCH_FILTER))" \
 	  --json $(BENCH_OUT)/fallback.json $(BENCH_ARGS)
+
+# make marks: issue 12's marks (perf/anchors.json, perf/marks.py): MARKS_RUNS runs of the
+# anchored workloads with the library's own choice (impl auto), then each cell's median
+# against its mark.  The marks apply on the anchors' uarch (Zen 5); elsewhere they compare.
+MARKS_RUNS ?= 7
+MARKS_OUT  := $(BENCH_OUT)/marks
+MARKS_FILTER := mode=ctr,mode=xctr,mode=xts,mode=gcm-enc,mode=gcm-dec,impl=auto
+.PHONY: marks
+marks: lib $(BENCH_BIN)
+	@rm -rf $(MARKS_OUT) && mkdir -p $(MARKS_OUT)
+	@for i in $$(seq 1 $(MARKS_RUNS)); do \
+	  echo "marks: run $$i of $(MARKS_RUNS)"; \
+	  $(BENCH_BIN) --filter "$(MARKS_FILTER)" --json $(MARKS_OUT)/run-$$i.json $(BENCH_ARGS) \
+	    > $(MARKS_OUT)/run-$$i.txt || exit 1; \
+	done
+	$(PYTHON) -m perf marks $(MARKS_OUT)/run-*.json
 
 bench: lib $(BENCH_BIN)
 	$(BENCH_BIN) --json $(BENCH_OUT)/results.json $(BENCH_ARGS)

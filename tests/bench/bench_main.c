@@ -25,6 +25,7 @@
 #include "aesgen.h"
 #include "aesgen_gen.h"
 #include "bench.h"
+#include "cpu_signature.h"
 
 static const unsigned bench_key_bits[] = {128, 256};
 /* The generated ISAs (gen/aesgen_gen.h), fastest last: generator/isa.py's order. */
@@ -55,6 +56,8 @@ static void identify_machine(const bench_options *o, bench_machine *m)
     memset(m, 0, sizeof *m);
     m->cpu = bench_pin_cpu(o->cpu);
     bench_cpu_model(m->model, sizeof m->model);
+    aesgen_cpu_signature(m->vendor, &m->family, &m->model_id);
+    m->variant = aesgen_variant_name();
     m->tsc_ghz = bench_measure_tsc_ghz();
     bench_detect_aes_widths(m->has_width);
 }

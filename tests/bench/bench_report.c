@@ -212,6 +212,11 @@ static void json_machine(FILE *f, const bench_machine *m, unsigned samples,
 {
     fprintf(f, "  \"machine\": {\n    \"model\": ");
     json_string(f, m->model);
+    fprintf(f, ",\n    \"vendor\": ");
+    json_string(f, m->vendor);
+    fprintf(f, ",\n    \"family\": %u,\n    \"model_id\": %u,\n    \"variant\": ",
+            m->family, m->model_id);
+    json_string(f, m->variant ? m->variant : "");
     fprintf(f, ",\n    \"cpu\": %d,\n    \"tsc_ghz\": %.6g,\n    \"core_ghz\": %.6g,\n"
                "    \"core_ghz_min\": %.6g,\n    \"core_ghz_max\": %.6g,\n"
                "    \"aes_rounds_per_s\": {",

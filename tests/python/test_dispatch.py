@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
 """runtime/src/isa.c: the per-microarchitecture preferences of "auto".
 
-The preference table and the CPUID signature are static functions, so a small driver
-#includes isa.c and links the rest of the built static library ($AESGEN_BUILD, set by
-tests/run.py; make test builds it first).
+The preference table and the CPUID signature (runtime/src/cpu_signature.h) are static,
+so a small driver #includes isa.c and links the rest of the built static library
+($AESGEN_BUILD, set by tests/run.py; make test builds it first).
 """
 
 import os
@@ -41,7 +41,7 @@ int main(void)
            "the vendor must match too");
     char vendor[13];
     unsigned family, model;
-    cpu_signature(vendor, &family, &model);
+    aesgen_cpu_signature(vendor, &family, &model);
     printf("signature %s %u %u\n", vendor, family, model);
     printf("auto %s\n", aesgen_isa_name());
     printf("%d passed, %d failed\n", passed, failed);
