@@ -8,6 +8,7 @@
 #   make bench BENCH_CPU=1              CPU to pin to
 #   make bench BENCH_ARGS=--with-generic    any bench option (bench --help)
 #   make marks MARKS_RUNS=7             issue 12's marks: 7 runs of impl auto, medians
+#   make marks MARKS_IMPL=best          ... of the best ISA per run (every ISA timed)
 #
 # The program reads BENCH_QUICK, BENCH_FILTER, BENCH_CPU, BENCH_SAMPLES, BENCH_SAMPLE_US
 # and BENCH_GENERIC from the environment; make passes command-line variables on.
@@ -35,11 +36,16 @@ bench-fallback: lib $(BENCH_BIN)
 	  --json $(BENCH_OUT)/fallback.json $(BENCH_ARGS)
 
 # make marks: issue 12's marks (perf/anchors.json, perf/marks.py): MARKS_RUNS runs of the
-# anchored workloads with the library's own choice (impl auto), then each cell's median
-# against its mark.  The marks apply on the anchors' uarch (Zen 5); elsewhere they compare.
+# anchored workloads with the library's own choice (MARKS_IMPL=auto; an ISA's name; best:
+# every ISA, the most of them per run), then each cell's median against its mark.  The
+# marks apply on the anchors' uarch (Zen 5); elsewhere they compare.  MARKS_ARGS: more
+# options of `python3 -m perf marks` (--check: exit 1 when a median misses its mark).
 MARKS_RUNS ?= 7
+MARKS_IMPL ?= auto
+MARKS_ARGS ?=
 MARKS_OUT  := $(BENCH_OUT)/marks
-MARKS_FILTER := mode=ctr,mode=xctr,mode=xts,mode=gcm-enc,mode=gcm-dec,impl=auto
+MARKS_FILTER = mode=ctr,mode=xctr,mode=xts,mode=gcm-enc,mode=gcm-dec$(if \
+               $(filter best,$(MARKS_IMPL)),,$(bench_comma)impl=$(MARKS_IMPL))
 .PHONY: marks
 marks: lib $(BENCH_BIN)
 	@rm -rf $(MARKS_OUT) && mkdir -p $(MARKS_OUT)
@@ -48,7 +54,7 @@ marks: lib $(BENCH_BIN)
 	  $(BENCH_BIN) --filter "$(MARKS_FILTER)" --json $(MARKS_OUT)/run-$$i.json $(BENCH_ARGS) \
 	    > $(MARKS_OUT)/run-$$i.txt || exit 1; \
 	done
-	$(PYTHON) -m perf marks $(MARKS_OUT)/run-*.json
+	$(PYTHON) -m perf marks --impl $(MARKS_IMPL) $(MARKS_ARGS) $(MARKS_OUT)/run-*.json
 
 bench: lib $(BENCH_BIN)
 	$(BENCH_BIN) --json $(BENCH_OUT)/results.json $(BENCH_ARGS)
