@@ -6,13 +6,19 @@ import contextlib
 import io
 import json
 import os
+import glob
 import re
+import subprocess
 import tempfile
 import unittest
 
-from repo import REPO
+from repo import REPO, have
+from generator import uarch
 from generator.errors import UsageError
 from perf import cli, marks
+
+BUILD = os.environ.get("AESGEN_BUILD", os.path.join(REPO, "build"))
+LIBRARY = os.path.join(BUILD, "libaesgen.a")
 
 ZEN5 = {"model": "AMD EPYC 9575F", "vendor": "AuthenticAMD", "family": 0x1a,
         "model_id": 0x02, "variant": "znver5"}
@@ -205,6 +211,38 @@ class Files(unittest.TestCase):
             self.assertIn("Not the anchors' uarch (znver5)", out)
             status, _, _ = self.run_cli(path)       # without --check: a report, not a verdict
             self.assertEqual(status, 0)
+
+
+@unittest.skipUnless(os.path.exists(LIBRARY) and have("cc"), f"needs {LIBRARY} (make test builds it)")
+class BenchResults(unittest.TestCase):
+    """What make marks reads, from the bench itself: one quick case (no timing is judged),
+    its machine fields and a verified record that the report counts."""
+
+    def test_a_quick_run_names_its_machine_and_the_report_reads_it(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            binary = os.path.join(tmp, "bench")
+            subprocess.run(["cc", "-std=c11", "-O1", "-I", os.path.join(REPO, "runtime", "include"),
+                            "-I", os.path.join(REPO, "runtime", "src"), "-I", os.path.join(REPO, "gen"),
+                            "-o", binary, *sorted(glob.glob(os.path.join(REPO, "tests", "bench", "*.c"))),
+                            LIBRARY, "-lcrypto"], check=True)
+            results = os.path.join(tmp, "results.json")
+            env = {k: v for k, v in os.environ.items()
+                   if k not in ("AESGEN_VARIANT", "AESGEN_ISA") and not k.startswith("BENCH_")}
+            subprocess.run([binary, "--quick", "--filter", "mode=ctr,bits=128,len=256,impl=auto",
+                            "--lengths", "256", "--json", results], check=True, env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            with open(results, encoding="utf-8") as handle:
+                machine = json.load(handle)["machine"]
+            vendor, family, model = uarch.host_signature()
+            self.assertEqual((machine["vendor"], machine["family"], machine["model_id"]),
+                             (vendor, family, model))
+            host = uarch.host_uarch()
+            self.assertEqual(machine["variant"], host.name if host else "default")
+            text, cells = marks.report([results])
+        measured = [c for c in cells if c.runs]
+        self.assertEqual([(c.mode, c.keybits, c.length) for c in measured], [("ctr", 128, 256)])
+        self.assertNotEqual(measured[0].status, marks.WRONG)
+        self.assertIn(f"CPUID {vendor} family {family:#x} model {model:#x}", text)
 
 
 if __name__ == "__main__":
