@@ -53,6 +53,11 @@ class Anchors:
     def modes(self) -> List[str]:
         return list(self.pct)
 
+    @property
+    def keybits(self) -> List[int]:
+        """The key sizes held to the marks: those whose ceiling the file gives."""
+        return sorted(self.ceiling_gb_per_s)
+
     def mark(self, mode: str, keybits: int, length: int) -> float:
         """The % of the ceiling a cell must reach: factor x the anchor, and at the floor's
         length at least the floor's share of the anchors' machine's ceiling."""
@@ -145,7 +150,7 @@ def evaluate(anchors: Anchors, docs: Sequence[dict], impl: str = "auto") -> List
                          + ", ".join(["best"] + ours))
     cells = {}
     for mode in anchors.modes:
-        for keybits in (128, 256):
+        for keybits in anchors.keybits:
             for length in anchors.lengths:
                 cells[(mode, keybits, length)] = Cell(mode, keybits, length,
                                                       anchors.mark(mode, keybits, length))
@@ -209,7 +214,7 @@ def format_report(anchors: Anchors, cells: Sequence[Cell], machine: str,
                      "here they only compare.")
     by_key = {(c.mode, c.keybits, c.length): c for c in cells}
     width = 12
-    for keybits in (256, 128):
+    for keybits in reversed(anchors.keybits):
         lines.append("")
         lines.append(f"AES-{keybits}, median % of the ceiling / mark, by message bytes:")
         lines.append("".ljust(8) + "".join(str(n).rjust(width) for n in anchors.lengths))
@@ -238,8 +243,13 @@ def format_report(anchors: Anchors, cells: Sequence[Cell], machine: str,
 
 def report(paths: Sequence[str], impl: str = "auto",
            anchors_path: str = ANCHORS) -> Tuple[str, List[Cell]]:
+    return report_results(read_results(paths), impl, anchors_path)
+
+
+def report_results(docs: Sequence[dict], impl: str = "auto",
+                   anchors_path: str = ANCHORS) -> Tuple[str, List[Cell]]:
+    """The report of results already read (make bench's report has its run in hand)."""
     anchors = load_anchors(anchors_path)
-    docs = read_results(paths)
     machine, machine_uarch = measured_on(docs)
     cells = evaluate(anchors, docs, impl)
     return format_report(anchors, cells, machine, machine_uarch, len(docs), impl), cells

@@ -207,7 +207,7 @@ def command(args):
     for message in write_charts(results, out_dir):
         print(message)
     if any(r["impl"] == "auto" for r in results["results"]):
-        text, cells = marks.report([args.results])
+        text, cells = marks.report_results([results])
         if any(c.runs for c in cells):
             print()
             print(text)

@@ -10,6 +10,8 @@ if REPO not in sys.path:
     sys.path.insert(0, REPO)
 
 GEN = os.path.join(REPO, "gen")
+# The library's build directory: tests/run.py sets AESGEN_BUILD (make test builds it first).
+BUILD = os.environ.get("AESGEN_BUILD") or os.path.join(REPO, "build")
 
 
 def have(tool):

@@ -22,11 +22,10 @@ import subprocess
 import tempfile
 import unittest
 
-from repo import REPO, have
+from repo import BUILD, REPO, have
 
 from generator.modes import generated_pairs
 
-BUILD = os.environ.get("AESGEN_BUILD") or os.path.join(REPO, "build")
 OBJDUMP, NM = "llvm-objdump-19", "llvm-nm-19"
 APPLE_TARGET = "x86_64-apple-macos11"
 MH_MAGIC_64, CPU_TYPE_X86_64 = 0xFEEDFACF, 0x01000007   # <mach-o/loader.h>, <mach/machine.h>

@@ -12,9 +12,8 @@ import subprocess
 import tempfile
 import unittest
 
-from repo import REPO, cpuinfo, have
+from repo import BUILD, REPO, cpuinfo, have
 
-BUILD = os.environ.get("AESGEN_BUILD", os.path.join(REPO, "build"))
 LIBRARY = os.path.join(BUILD, "libaesgen.a")
 
 DRIVER = r"""

@@ -18,9 +18,8 @@ import subprocess
 import tempfile
 import unittest
 
-from repo import REPO, have
+from repo import BUILD, REPO, have
 
-BUILD = os.environ.get("AESGEN_BUILD") or os.path.join(REPO, "build")
 CONSUMER = os.path.join(REPO, "tests", "consumer")
 HEADER = os.path.join(REPO, "runtime", "include", "aesgen.h")
 

@@ -12,12 +12,11 @@ import subprocess
 import tempfile
 import unittest
 
-from repo import REPO, have
+from repo import BUILD, REPO, have
 from generator import uarch
 from generator.errors import UsageError
 from perf import cli, marks
 
-BUILD = os.environ.get("AESGEN_BUILD", os.path.join(REPO, "build"))
 LIBRARY = os.path.join(BUILD, "libaesgen.a")
 
 ZEN5 = {"model": "AMD EPYC 9575F", "vendor": "AuthenticAMD", "family": 0x1a,
@@ -165,7 +164,8 @@ class Files(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             cases = {
                 self.write(tmp, "text.json", "not json"): "is not JSON",
-                self.write(tmp, "other.json", {"schema": "x"}): "is not a bench results file",
+                self.write(tmp, "other.json", {"schema": "x", "results": []}):
+                    "is not a bench results file",
                 self.write(tmp, "empty.json", {"schema": "aesgen-bench-1"}):
                     "is not a bench results file",
                 os.path.join(tmp, "absent.json"): "cannot read",
