@@ -30,9 +30,11 @@ static void ctr32_public(aesgen_ctr_fn *ctr, const aesgen_aes_key *key, uint8_t 
     const uint64_t hi = load_be64(cb);
     uint64_t lo = load_be64(cb + 8);
     while (len > 0) {
-        /* blocks until the low 32 bits wrap (2^32 - low32, at least 1) */
+        /* blocks until the low 32 bits wrap (2^32 - low32, at least 1); a partial last
+         * block counts: its counter wraps too */
         const uint64_t to_wrap = ((uint64_t)1 << 32) - (lo & 0xffffffffu);
-        const size_t n = (uint64_t)(len / 16) > to_wrap ? (size_t)(to_wrap * 16) : len;
+        const uint64_t blocks = len / 16 + (len % 16 != 0);
+        const size_t n = blocks > to_wrap ? (size_t)(to_wrap * 16) : len;
         ctr(key, dst, src, n, lo, hi);
         dst += n;
         src += n;

@@ -9,8 +9,8 @@
  *    tag, decrypt_update has already written the plaintext and only decrypt_final
  *    reports AESGEN_EBADMSG (so callers must hold it back); the one-shot
  *    aesgen_gcm_decrypt wipes dst instead.
- * And, white box, the ISA-independent pieces of vperm_ssse3's GCM: its updates across
- * the inc32 wrap and the table-free GHASH functions.
+ * And, white box, the ISA-independent pieces of vperm_ssse3's GCM: its updates and
+ * records across the inc32 wrap and the table-free GHASH functions.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -81,14 +81,18 @@ static void plaintext_before_tag(const char *isa, const uint8_t *pt)
  * low 32 bits wrap; a 12-byte IV never gets there within GCM's limits, so the split is
  * called directly here with public counters just below the wrap (and with the secret-
  * counter flag), against the bit-by-bit GHASH and inc32 CTR references. */
-static void vperm_updates_across_the_inc32_wrap(void)
+static bool vperm_runnable(void)
 {
-    const struct test_isa *vperm = NULL;
     for (int i = 0; i < ISA_COUNT; i++)
         if (strcmp(test_isas[i].name, "vperm_ssse3") == 0 && test_isas[i].runnable)
-            vperm = &test_isas[i];
-    if (vperm == NULL)
-        return;                 /* not runnable here: isa_resolve reported it */
+            return true;
+    return false;               /* not runnable here: isa_resolve reported it */
+}
+
+static void vperm_updates_across_the_inc32_wrap(void)
+{
+    if (!vperm_runnable())
+        return;
     enum { MAX = 16 * 12 };
     static const uint32_t lows[] = { 0xfffffffdu, 0xffffffffu, 0 };
     static const size_t lens[] = { 16, 48, 64, MAX };
@@ -123,6 +127,57 @@ static void vperm_updates_across_the_inc32_wrap(void)
                               "vperm_ssse3 gcm %s_update across the inc32 wrap: aes-%zu, low "
                               "32 bits %#x, len %zu%s", dir ? "dec" : "enc", key_len * 8,
                               lows[l], len, secret ? ", secret counter" : "");
+                    }
+    }
+}
+
+/* The same split in vperm_ssse3's records (the one-shot API's whole message per call,
+ * any length): J0's low 32 bits 2^32 - 1 - b, so the wrap falls on the message's block
+ * b (b = 0 is J0 + 1), for every length up to and past the joint call (J0's block and
+ * the text in one CTR call, RECORD_JOINT_BYTES) and past it, so that every partial
+ * block is one whose counter wrapped, or the one just before. The reference: the
+ * tests' own GCM with a 16-byte IV solved for that J0. */
+static void vperm_records_across_the_inc32_wrap(void)
+{
+    if (!vperm_runnable())
+        return;
+    enum { MAX = 16 * 12, AAD = 13 };
+    uint8_t raw[32], src[MAX], dst[MAX], want[MAX], want_tag[16], h[16], iv[16], aad[AAD];
+    aesgen_gcm_key key;
+    rng_fill(src, sizeof src);
+    rng_fill(aad, sizeof aad);
+    for (size_t key_len = 16; key_len <= 32; key_len += 16) {
+        if (!gcm_make_key(&key, raw, key_len, "vperm_ssse3"))
+            continue;
+        gcm_ref_hash_key(raw, key_len, h);
+        for (uint32_t b = 0; b < 4; b++)
+            for (size_t len = 0; len <= MAX; len += len < 140 ? 1 : 13)
+                for (int secret = 0; secret < 2; secret++)
+                    for (int dir = 0; dir < 2; dir++) {
+                        uint8_t j0[16];
+                        rng_fill(j0, 12);
+                        const uint32_t low = 0xffffffffu - b;
+                        for (int i = 0; i < 4; i++)
+                            j0[12 + i] = (uint8_t)(low >> (24 - 8 * i));
+                        gcm_iv_for_j0(h, j0, iv);
+                        gcm_ref_own_encrypt(raw, key_len, iv, 16, aad, AAD, want, src, len,
+                                            want_tag);
+                        aesgen_gcm_record rec;
+                        memset(&rec, 0, sizeof rec);
+                        memcpy(rec.j0, j0, 16);
+                        rec.lengths[0] = (uint64_t)len * 8;
+                        rec.lengths[1] = (uint64_t)AAD * 8;
+                        rec.aad = aad;
+                        rec.aad_len = AAD;
+                        const size_t flagged = len | (secret ? AESGEN_GCM_SECRET_COUNTER : 0);
+                        (dir ? aesgen_gcm_dec_record_vperm_ssse3
+                             : aesgen_gcm_enc_record_vperm_ssse3)(&key, dst, dir ? want : src,
+                                                                  flagged, &rec);
+                        check(memcmp(dst, dir ? src : want, len) == 0
+                                  && memcmp(rec.tag, want_tag, 16) == 0,
+                              "vperm_ssse3 gcm %s_record across the inc32 wrap: aes-%zu, J0's "
+                              "low 32 bits 2^32 - %u, len %zu%s", dir ? "dec" : "enc",
+                              key_len * 8, b + 1, len, secret ? ", secret counter" : "");
                     }
     }
 }
@@ -178,6 +233,7 @@ void test_gcm_contract(const struct test_config *config)
         plaintext_before_tag(isa->name, pt);
     }
     vperm_updates_across_the_inc32_wrap();
+    vperm_records_across_the_inc32_wrap();
     table_free_ghash();
     free(pt);
 }
