@@ -9,7 +9,10 @@
  *    they never abort and never print.  On error no output (dst, context) is
  *    changed.
  *  - dst may equal src (in place); partially overlapping buffers are not supported.
- *  - No pointer needs any alignment; len == 0 is accepted.
+ *  - No data pointer (src, dst, key bytes, iv, aad, tag) needs any alignment;
+ *    context and key objects are C objects of their type, aligned as the type
+ *    says (16 bytes: any declaration, malloc or aligned_alloc gives it); len == 0
+ *    is accepted.
  *  - Nothing reads or writes outside [src, src+len) and [dst, dst+len).
  *  - A context keeps using the implementation (ISA) it was initialized with:
  *    the process-wide selection (aesgen_select_isa) at that time, or the one
@@ -76,8 +79,9 @@ AESGEN_API const char *aesgen_strerror(int err);
 
 /*
  * Implementation selection.  Names: "auto", "generic", "aesni_avx", "vaes_avx2",
- * "avx10_256", "avx10_512".  "auto" picks the best this CPU and OS support
- * (CPUID + XGETBV).  The environment variable AESGEN_ISA, read once at first
+ * "avx10_256", "avx10_512", and "vperm_ssse3" (constant-time vector-permute AES
+ * for CPUs with SSSE3 but no AES-NI).  "auto" picks the best this CPU and OS
+ * support (CPUID + XGETBV), so aesgen_isa_name() may return any of these.  The environment variable AESGEN_ISA, read once at first
  * use, has the same effect as a call to aesgen_select_isa() (an unknown or
  * unusable value there is ignored and "auto" is used).
  * aesgen_select_isa: unknown name -> AESGEN_EINVAL; known but unusable here ->
@@ -194,7 +198,7 @@ AESGEN_API int aesgen_ctr_set_iv(aesgen_ctr_ctx *ctx, const uint8_t iv[16]);
  *     uint8_t next[16];
  *     aesgen_ctr_crypt(&ctx, buf, buf, 100);        // 7 blocks begun
  *     aesgen_ctr_get_iv(&ctx, next);               // next = iv + 7
- * NULL ctx or iv, or ctx never initialized: AESGEN_EINVAL, iv untouched.
+ * NULL ctx or iv, or a zero-filled ctx (never initialized): AESGEN_EINVAL, iv untouched.
  */
 AESGEN_API int aesgen_ctr_get_iv(const aesgen_ctr_ctx *ctx, uint8_t iv[16]);
 
@@ -220,7 +224,7 @@ AESGEN_API int aesgen_xctr_set_iv(aesgen_xctr_ctx *ctx, const uint8_t iv[16]);
  * to the implementation as it is, not through a copy in ctx.
  *     aesgen_xctr_crypt_iv(&xctx, iv, out, in, len);
  * dst == src is allowed; iv may lie anywhere, dst or src included (the result is as if
- * iv were copied before anything is written).  NULL ctx or iv, a ctx never initialized,
+ * iv were copied before anything is written).  NULL ctx or iv, a zero-filled ctx,
  * or NULL dst/src with len != 0: AESGEN_EINVAL, nothing written; len 0: AESGEN_OK.
  */
 AESGEN_API int aesgen_xctr_crypt_iv(const aesgen_xctr_ctx *ctx, const uint8_t iv[16],
@@ -232,7 +236,8 @@ AESGEN_API int aesgen_xctr_crypt_iv(const aesgen_xctr_ctx *ctx, const uint8_t iv
  * context).  XCTR's counterpart of aesgen_ctr_get_iv.
  *     uint64_t next;
  *     aesgen_xctr_get_index(&xctx, &next);
- * NULL ctx or index, or ctx never initialized: AESGEN_EINVAL, *index untouched.
+ * NULL ctx or index, or a zero-filled ctx (never initialized): AESGEN_EINVAL, *index
+ * untouched.
  */
 AESGEN_API int aesgen_xctr_get_index(const aesgen_xctr_ctx *ctx, uint64_t *index);
 
