@@ -233,11 +233,19 @@ class Function:
         elif self.clear_upper:
             lines.append("vzeroupper")
         allocation = self._allocation()
+        # The CFI rows after the pops describe the caller's frame; a template may place
+        # code after this ret (a loop out of line, another exit), whose rows must be the
+        # body's again: the DWARF state is saved here and restored after the ret.
+        frame = bool(allocation or self.saved)
+        if frame:
+            lines.append(".cfi_remember")
         if allocation:
             lines += [f"add rsp, {allocation}", f".cfi_adjust -{allocation}"]
         for register in reversed(self.saved):
             lines += [f"pop {register}", f".cfi_pop {register}"]
         lines.append("ret")
+        if frame:
+            lines.append(".cfi_restore")
         return "\n".join(lines)
 
     def end(self) -> str:

@@ -88,6 +88,33 @@ def check_labels(statements):
                     raise TemplateError(f"bare label operand in '{s.mnemonic}'")
 
 
+def check_reachable(statements):
+    """No dead code: after an unconditional transfer (jmp, ret), the next instruction has
+    a label that a jump or an address names (or a function's).  A template that emits a
+    path nobody enters, or a jump after a jump, has lost track of its own control flow."""
+    referenced = {s.args[0] for s in statements
+                  if isinstance(s, Directive) and s.name in ("function", "alias")}
+    for s in statements:
+        if isinstance(s, Instr):
+            for op in s.operands:
+                if isinstance(op, LabelRef):
+                    referenced.add(op.name)
+                elif isinstance(op, Mem) and op.symbol:
+                    referenced.add(op.symbol)
+    after = None                # the transfer whose following code no label reaches yet
+    for s in statements:
+        if isinstance(s, Label) and s.name in referenced:
+            after = None
+        elif isinstance(s, Instr):
+            if after is not None:
+                raise TemplateError(f"unreachable '{s.mnemonic}' after '{after}': no jump "
+                                    "reaches it (a label nobody names, or none)")
+            if s.mnemonic in ("jmp", "ret"):
+                target = s.operands[0].name if s.operands and isinstance(
+                    s.operands[0], LabelRef) else ""
+                after = f"{s.mnemonic} {target}".strip()
+
+
 def check_functions(statements, clear_upper):
     """endbr64 first at every global entry; vzeroupper right before every ret."""
     functions = {s.args[0] for s in statements
@@ -180,14 +207,22 @@ def _prologue(items, start, function):
 def _epilogue(items, start, function, pushed, allocation):
     """Checks the epilogue from items[start] to its ret: the release of the whole
     allocation (with .cfi_adjust), then the pops in reverse push order (each with
-    .cfi_pop), then ret: the only form Windows' unwinder recognizes as an epilogue."""
+    .cfi_pop), then ret: the only form Windows' unwinder recognizes as an epilogue.  When
+    it changes rsp, .cfi_remember comes right before it and .cfi_restore right after the
+    ret, so that code placed after the ret keeps the body's CFI rows."""
     position = start
     expected = []
+    frame = bool(allocation or pushed)
+    if frame and not _directive_is(items[start - 1] if start else None, "cfi_remember"):
+        raise TemplateError(f"{function}: an epilogue without .cfi_remember before it (code "
+                            "after its ret would unwind with the caller's frame)")
     if allocation:
         expected += [("add", allocation), ("cfi_adjust", str(-allocation))]
     for register in reversed(pushed):
         expected += [("pop", register), ("cfi_pop", register)]
     expected.append(("ret", None))
+    if frame:
+        expected.append(("cfi_restore", None))
     for what, argument in expected:
         s = items[position] if position < len(items) else None
         if what == "add":
@@ -198,7 +233,7 @@ def _epilogue(items, start, function, pushed, allocation):
         elif what == "ret":
             ok = isinstance(s, Instr) and s.mnemonic == "ret"
         else:
-            ok = _directive_is(s, what, argument)
+            ok = _directive_is(s, what, *(() if argument is None else (argument,)))
         if not ok:
             text = _stack_change_text(s) if s is not None else None
             if text is None and isinstance(s, Instr):
@@ -301,6 +336,7 @@ def lint(statements, isa, abi=None):
     check_isa_registers(statements, isa)
     check_twin_safe_moves(statements)
     check_labels(statements)
+    check_reachable(statements)
     # legacy-SSE code has no upper state to clear (and vzeroupper needs AVX)
     check_functions(statements, clear_upper=not isa.legacy_sse)
     check_stack_changes(statements)

@@ -41,6 +41,8 @@ DIRECTIVES = {
     "cfi_pop": (1, 1),          # the register was popped
     "cfi_adjust": (1, 1),       # rsp changed by N bytes (positive: allocated)
     "cfi_savexmm": (2, 2),      # xmmN was stored at [rsp + offset] (Win64 callee-saved)
+    "cfi_remember": (0, 0),     # an epilogue starts: keep the body's CFI rows ...
+    "cfi_restore": (0, 0),      # ... and take them back after its ret (code may follow)
     "notes": (0, 0),            # .note.GNU-stack and .note.gnu.property (IBT, SHSTK)
     "xmm_only": (0, 0),         # the path to the next ret wrote no ymm/zmm register
 }

@@ -77,8 +77,18 @@ def _knob_values_rule(isa, knobs):
     return None
 
 
-KNOB_VALUES_RULE = Rule("each knob takes the values of its ISA (UNROLL: 1, 2, 4, 8, 16; "
-                        "vperm_ssse3: 1, 2, 3)", _knob_values_rule)
+def _knob_values_text():
+    """The rule's text from the ISA table: UNROLL's values, and each ISA's restrictions."""
+    from .isa import ISAS
+    from .knobs import KNOBS
+    own = "; ".join(f"{isa.name}: " + ", ".join(f"{name} {'/'.join(map(str, values))}"
+                                                 for name, values in isa.knob_values)
+                    for isa in ISAS.values() if isa.knob_values)
+    unroll = ", ".join(map(str, KNOBS["UNROLL"].values))
+    return f"each knob takes the values of its ISA (UNROLL: {unroll}; {own})"
+
+
+KNOB_VALUES_RULE = Rule(_knob_values_text(), _knob_values_rule)
 REGISTER_RULE = Rule("every register the plan names fits the ISA's vector registers "
                      "(16 on VEX, 32 on EVEX)", None)
 

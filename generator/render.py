@@ -14,6 +14,7 @@ from .knobs import uarch_knobs
 from .errors import TemplateError
 from .isa import Isa
 from .lint import lint
+from .model import Directive
 from .modes import Mode
 from .parse import parse
 from .printers import PRINTERS
@@ -75,6 +76,9 @@ def header(mode: Mode, isa: Isa, knobs, abi: Abi, variants=(), skipped=()):
         f"regenerate: {regenerate_command(mode, isa, knobs)}",
         f"  (or: make gen ISA={isa.name} MODE={mode.name} "
         + " ".join(f"{k}={v}" for k, v in sorted(knobs.items())) + ")",
+        "  (those write gen/'s Linux ELF files; the macOS and Windows flavours: "
+        f"python3 -m generator show --isa {isa.name} --mode {mode.name} --os apple|win",
+        f"  [--syntax asm for win] {knob_text(knobs)}, or python3 -m generator vendor)",
         f"The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.",
         "",
     ]
@@ -156,15 +160,17 @@ _MCA_BEGIN = re.compile(r"^(\s*\.mca_begin\s+)([^\s,]+)", re.M)
 
 
 def _apart(text: str, before: str, suffix: str) -> str:
-    """A variant's text with the local labels and LLVM-MCA region names it shares with
-    the text before it suffixed (templates need not name their labels per
-    variant)."""
+    """A variant's text with the local labels it shares with the text before it suffixed
+    (templates need not name their labels per variant), and its LLVM-MCA region names
+    too, unless they already name the variant: the manifest tells a region's variant by
+    its name (a loop only the variant has, such as COUNTERS=gpr's short loop, included)."""
     shared = set(_LABEL_DEFINITION.findall(text)) & set(_LABEL_DEFINITION.findall(before))
     text = _LOCAL_LABEL.sub(lambda m: m.group(1) + suffix if m.group(1) in shared
                             else m.group(1), text)
     regions = {m.group(2) for m in _MCA_BEGIN.finditer(before)}
     return _MCA_BEGIN.sub(lambda m: m.group(1) + m.group(2)
-                          + (suffix if m.group(2) in regions else ""), text)
+                          + (suffix if m.group(2) in regions or suffix[1:] not in m.group(2)
+                             else ""), text)
 
 
 def _function_spans(lines: List[str]) -> Dict[str, Tuple[int, int]]:
@@ -234,6 +240,16 @@ class Output:
     skipped: List[tuple]            # (uarch, reason) of measured sets left out
 
 
+def _one_notes(statements):
+    """The file's notes (.note.GNU-stack, .note.gnu.property) once, where its last text
+    put them: each variant's text ends with its own, and a second property note of the
+    same bits is only noise in the object (linkers merge them)."""
+    last = max((i for i, s in enumerate(statements)
+                if isinstance(s, Directive) and s.name == "notes"), default=None)
+    return [s for i, s in enumerate(statements)
+            if not (isinstance(s, Directive) and s.name == "notes" and i != last)]
+
+
 def build(mode: Mode, isa: Isa, knobs, abi: Abi, printers=None,
           symbol_prefix: str = "", with_variants: bool = True) -> Output:
     plan = make_plan(mode, isa, knobs)
@@ -250,7 +266,7 @@ def build(mode: Mode, isa: Isa, knobs, abi: Abi, printers=None,
         # share a local label the primary does not have, e.g. ONEPASS=groups's loop)
         neutral += "\n" + _apart(text, neutral, "_" + v.name)
     try:
-        statements = parse(neutral)
+        statements = _one_notes(parse(neutral))
         lint(statements, isa, abi)
     except TemplateError as error:
         raise TemplateError(f"{mode.name}/{isa.name}: {error}") from None

@@ -6,6 +6,8 @@
 # variant _countersgpr: COUNTERS=gpr (for znver1; generator/tuning.json), named <symbol>_countersgpr
 # regenerate: python3 -m generator gen --isa aesni_avx --mode ctr COUNTERS=base KEYS=mem ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8
 #   (or: make gen ISA=aesni_avx MODE=ctr COUNTERS=base KEYS=mem ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8)
+#   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa aesni_avx --mode ctr --os apple|win
+#   [--syntax asm for win] COUNTERS=base KEYS=mem ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8, or python3 -m generator vendor)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 #
 # int aesgen_ctr_crypt_aesni_avx(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
@@ -960,12 +962,6 @@ aesgen_ctr_crypt_aesni_avx:
 	.quad	6, 0
 	.quad	7, 0
 	.quad	8, 0
-	.section .note.GNU-stack,"",@progbits
-	.section .note.gnu.property,"a",@note
-	.p2align 3
-	.long	4, 16, 5
-	.asciz	"GNU"
-	.long	0xc0000002, 0x4, 0x3, 0x0
 
 # int aesgen_ctr_crypt_aesni_avx_countersgpr(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 #
@@ -1610,12 +1606,14 @@ aesgen_ctr_crypt_aesni_avx_countersgpr:
 .Lctr_return_countersgpr:
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	add             $256, %rsp
 	.cfi_adjust_cfa_offset -256
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 
 .Lctr_main_loop_countersgpr:
 # messages below 2048 bytes take the vector-counter loop: filling and wiping
@@ -1906,7 +1904,7 @@ aesgen_ctr_crypt_aesni_avx_countersgpr:
 
 	.p2align 6, 0xcc
 .Lctr_short_loop:
-# LLVM-MCA-BEGIN ctr_short_aesni_avx_main_loop
+# LLVM-MCA-BEGIN ctr_short_aesni_avx_main_loop_countersgpr
 # the vector-counter main loop, for messages below 2048 bytes
 # counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
 # byte of the iteration's first block) tells whether one of them would carry
@@ -2188,12 +2186,14 @@ aesgen_ctr_crypt_aesni_avx_countersgpr:
 .Lctr_one_return_countersgpr:
 	xor             %eax, %eax
 # only xmm registers were written on this path: no vzeroupper needed
+	.cfi_remember_state
 	add             $256, %rsp
 	.cfi_adjust_cfa_offset -256
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_ctr_crypt_aesni_avx_countersgpr, . - aesgen_ctr_crypt_aesni_avx_countersgpr
 

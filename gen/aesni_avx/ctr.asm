@@ -6,6 +6,8 @@
 ; variant _countersgpr: COUNTERS=gpr (for znver1; generator/tuning.json), named <symbol>_countersgpr
 ; regenerate: python3 -m generator gen --isa aesni_avx --mode ctr COUNTERS=base KEYS=mem ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8
 ;   (or: make gen ISA=aesni_avx MODE=ctr COUNTERS=base KEYS=mem ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8)
+;   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa aesni_avx --mode ctr --os apple|win
+;   [--syntax asm for win] COUNTERS=base KEYS=mem ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8, or python3 -m generator vendor)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 ;
 
@@ -959,12 +961,6 @@ L.ctr_le_step:
 	dq	7, 0
 	dq	8, 0
 
-	section .note.GNU-stack noalloc noexec nowrite progbits
-	section .note.gnu.property note alloc noexec align=8
-	dd 4, 16, 5
-	db 'GNU', 0
-	dd 0xc0000002, 0x4, 0x3, 0x0
-
 ; int aesgen_ctr_crypt_aesni_avx_countersgpr(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 ;
 ; AES-CTR (SP 800-38A) with the whole 16-byte block as a big-endian counter: block j of
@@ -1895,7 +1891,7 @@ L.ctr_main_aes128_countersgpr:
 
 	align 64, db 0xcc
 L.ctr_short_loop:
-; LLVM-MCA-BEGIN ctr_short_aesni_avx_main_loop
+; LLVM-MCA-BEGIN ctr_short_aesni_avx_main_loop_countersgpr
 ; the vector-counter main loop, for messages below 2048 bytes
 ; counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
 ; byte of the iteration's first block) tells whether one of them would carry

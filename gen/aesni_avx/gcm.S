@@ -6,6 +6,8 @@
 # variant _ghashkaratsuba_tail2: GHASH=karatsuba TAIL=2 (for znver1; generator/tuning.json), named <symbol>_ghashkaratsuba_tail2
 # regenerate: python3 -m generator gen --isa aesni_avx --mode gcm GHASH=school KEYS=mem TAIL=4 UNROLL=4
 #   (or: make gen ISA=aesni_avx MODE=gcm GHASH=school KEYS=mem TAIL=4 UNROLL=4)
+#   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa aesni_avx --mode gcm --os apple|win
+#   [--syntax asm for win] GHASH=school KEYS=mem TAIL=4 UNROLL=4, or python3 -m generator vendor)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 #
 # GCM for aesni_avx.
@@ -1426,9 +1428,11 @@ aesgen_gcm_enc_update_aesni_avx:
 .Lgcm_enc_return:
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_aesni_avx, . - aesgen_gcm_enc_update_aesni_avx
 
@@ -2159,9 +2163,11 @@ aesgen_gcm_dec_update_aesni_avx:
 .Lgcm_dec_return:
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_aesni_avx, . - aesgen_gcm_dec_update_aesni_avx
 
@@ -3525,9 +3531,11 @@ aesgen_gcm_enc_record_aesni_avx:
 	vmovdqu         %xmm9, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_aesni_avx, . - aesgen_gcm_enc_record_aesni_avx
 
@@ -4410,9 +4418,11 @@ aesgen_gcm_dec_record_aesni_avx:
 	vmovdqu         %xmm9, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_dec_record_aesni_avx, . - aesgen_gcm_dec_record_aesni_avx
 
@@ -5596,9 +5606,11 @@ aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2:
 .Lgcm_enc_ghashkaratsuba_tail2_return:
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2, . - aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2
 
@@ -6133,9 +6145,11 @@ aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2:
 .Lgcm_dec_ghashkaratsuba_tail2_return:
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2, . - aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2
 
@@ -7312,9 +7326,11 @@ aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2:
 	vmovdqu         %xmm9, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2, . - aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2
 
@@ -8001,8 +8017,10 @@ aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2:
 	vmovdqu         %xmm9, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2, . - aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2

@@ -6,6 +6,8 @@
 ; variant _ghashkaratsuba_tail2: GHASH=karatsuba TAIL=2 (for znver1; generator/tuning.json), named <symbol>_ghashkaratsuba_tail2
 ; regenerate: python3 -m generator gen --isa aesni_avx --mode gcm GHASH=school KEYS=mem TAIL=4 UNROLL=4
 ;   (or: make gen ISA=aesni_avx MODE=gcm GHASH=school KEYS=mem TAIL=4 UNROLL=4)
+;   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa aesni_avx --mode gcm --os apple|win
+;   [--syntax asm for win] GHASH=school KEYS=mem TAIL=4 UNROLL=4, or python3 -m generator vendor)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 ;
 

@@ -6,6 +6,8 @@
 # variant _counterschain: COUNTERS=chain (for znver1; generator/tuning.json), named <symbol>_counterschain
 # regenerate: python3 -m generator gen --isa aesni_avx --mode xctr COUNTERS=base KEYS=mem ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8
 #   (or: make gen ISA=aesni_avx MODE=xctr COUNTERS=base KEYS=mem ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8)
+#   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa aesni_avx --mode xctr --os apple|win
+#   [--syntax asm for win] COUNTERS=base KEYS=mem ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8, or python3 -m generator vendor)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 #
 # int aesgen_xctr_crypt_aesni_avx(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
@@ -876,12 +878,6 @@ aesgen_xctr_crypt_aesni_avx:
 	.quad	6, 0
 	.quad	7, 0
 	.quad	8, 0
-	.section .note.GNU-stack,"",@progbits
-	.section .note.gnu.property,"a",@note
-	.p2align 3
-	.long	4, 16, 5
-	.asciz	"GNU"
-	.long	0xc0000002, 0x4, 0x3, 0x0
 
 # int aesgen_xctr_crypt_aesni_avx_counterschain(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 #

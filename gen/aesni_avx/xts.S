@@ -8,6 +8,8 @@
 # (default: a CPU in no row of generator/uarch.py)
 # regenerate: python3 -m generator gen --isa aesni_avx --mode xts KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4
 #   (or: make gen ISA=aesni_avx MODE=xts KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4)
+#   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa aesni_avx --mode xts --os apple|win
+#   [--syntax asm for win] KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4, or python3 -m generator vendor)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 #
 # int aesgen_xts_encrypt_aesni_avx(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
@@ -904,7 +906,6 @@ aesgen_xts_decrypt_aesni_avx:
 	add             $48, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	{disp32} jmp    .Lxts_dec_steal_both            # no register for the last whole block beside them
-	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final3:
 # the tweaks of 3 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         %xmm0, %xmm8
@@ -1014,7 +1015,6 @@ aesgen_xts_decrypt_aesni_avx:
 	add             $32, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	{disp32} jmp    .Lxts_dec_steal_both            # no register for the last whole block beside them
-	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final2:
 # the tweaks of 2 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         %xmm0, %xmm8
@@ -1098,7 +1098,6 @@ aesgen_xts_decrypt_aesni_avx:
 	add             $16, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	{disp32} jmp    .Lxts_dec_steal_both            # no register for the last whole block beside them
-	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final1:
 # the tweaks of 1 vector: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         %xmm0, %xmm8
@@ -1153,7 +1152,6 @@ aesgen_xts_decrypt_aesni_avx:
 	add             %r8, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	{disp32} jmp    .Lxts_dec_steal_both            # no register for the last whole block beside them
-	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_no_tail:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return
@@ -1229,46 +1227,6 @@ aesgen_xts_decrypt_aesni_avx:
 	vpxor           %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
 	{disp32} jmp    .Lxts_dec_return
-.Lxts_dec_steal:
-# ciphertext stealing on xmm (decryption): the final group left CC = PP = D(C[n-1])
-# under TB in X0's xmm and T1 = TA, the stolen block's tweak
-	vmovdqu         -16(%rcx,%rsi,1), %xmm8         # last 16 bytes of src
-	lea             .Lxts_cts_table(%rip), %r11
-# short block out: CC's first PART bytes, at the top of a store ending at the end
-	vmovdqu         (%r11,%rsi,1), %xmm1
-	vpshufb         %xmm1, %xmm4, %xmm1
-# last whole block in: the PART stolen bytes, then CC from byte PART on
-	neg             %rsi
-	vmovdqu         32(%r11,%rsi,1), %xmm0
-	vpshufb         %xmm0, %xmm8, %xmm8
-	vmovdqu         64(%r11,%rsi,1), %xmm0
-	neg             %rsi
-	vpand           %xmm0, %xmm4, %xmm4
-	vpor            %xmm8, %xmm4, %xmm4
-	vmovdqu         %xmm1, -16(%rdx,%rsi,1)
-	vpxor           %xmm2, %xmm4, %xmm4
-	vpxor           (%rdi), %xmm4, %xmm4
-# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
-	vaesdec         16(%rdi), %xmm4, %xmm4
-	vaesdec         32(%rdi), %xmm4, %xmm4
-	vaesdec         48(%rdi), %xmm4, %xmm4
-	vaesdec         64(%rdi), %xmm4, %xmm4
-	vaesdec         80(%rdi), %xmm4, %xmm4
-	vaesdec         96(%rdi), %xmm4, %xmm4
-	vaesdec         112(%rdi), %xmm4, %xmm4
-	vaesdec         128(%rdi), %xmm4, %xmm4
-	vaesdec         144(%rdi), %xmm4, %xmm4
-	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_steal_b_rounds_done
-	vaesdec         160(%rdi), %xmm4, %xmm4
-	vaesdec         176(%rdi), %xmm4, %xmm4
-	{disp32} je     .Lxts_dec_steal_b_rounds_done
-	vaesdec         192(%rdi), %xmm4, %xmm4
-	vaesdec         208(%rdi), %xmm4, %xmm4
-.Lxts_dec_steal_b_rounds_done:
-	vaesdeclast     (%r10), %xmm4, %xmm4
-	vpxor           %xmm2, %xmm4, %xmm4
-	vmovdqu         %xmm4, -16(%rdx)
 .Lxts_dec_return:
 	xor             %eax, %eax
 	vzeroupper
@@ -1428,12 +1386,6 @@ aesgen_xts_decrypt_aesni_avx:
 	.byte	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
 	.byte	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 	.byte	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255
-	.section .note.GNU-stack,"",@progbits
-	.section .note.gnu.property,"a",@note
-	.p2align 3
-	.long	4, 16, 5
-	.asciz	"GNU"
-	.long	0xc0000002, 0x4, 0x3, 0x0
 
 # int aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #
@@ -1795,10 +1747,12 @@ aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr:
 .Lxts_enc_return_onepassgroups_tail2_tweakgpr:
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 
 .Lxts_enc_main_loop_onepassgroups_tail2_tweakgpr:
 	vmovq           %xmm0, %r9                      # BASE into TLO:THI for the loop
@@ -2213,7 +2167,6 @@ aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr:
 	add             $16, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	{disp32} jmp    .Lxts_dec_steal_both_onepassgroups_tail2_tweakgpr # no register for the last whole block beside them
-	{disp32} jmp    .Lxts_dec_steal_onepassgroups_tail2_tweakgpr
 .Lxts_dec_final1_onepassgroups_tail2_tweakgpr:
 # the tweaks of 1 block: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         %xmm0, %xmm8
@@ -2266,7 +2219,6 @@ aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr:
 	add             %r8, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	{disp32} jmp    .Lxts_dec_steal_both_onepassgroups_tail2_tweakgpr # no register for the last whole block beside them
-	{disp32} jmp    .Lxts_dec_steal_onepassgroups_tail2_tweakgpr
 .Lxts_dec_no_tail_onepassgroups_tail2_tweakgpr:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return_onepassgroups_tail2_tweakgpr
@@ -2342,53 +2294,15 @@ aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr:
 	vpxor           %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
 	{disp32} jmp    .Lxts_dec_return_onepassgroups_tail2_tweakgpr
-.Lxts_dec_steal_onepassgroups_tail2_tweakgpr:
-# ciphertext stealing on xmm (decryption): the final group left CC = PP = D(C[n-1])
-# under TB in X0's xmm and T1 = TA, the stolen block's tweak
-	vmovdqu         -16(%rcx,%rsi,1), %xmm8         # last 16 bytes of src
-	lea             .Lxts_cts_table_onepassgroups_tail2_tweakgpr(%rip), %r11
-# short block out: CC's first PART bytes, at the top of a store ending at the end
-	vmovdqu         (%r11,%rsi,1), %xmm1
-	vpshufb         %xmm1, %xmm4, %xmm1
-# last whole block in: the PART stolen bytes, then CC from byte PART on
-	neg             %rsi
-	vmovdqu         32(%r11,%rsi,1), %xmm0
-	vpshufb         %xmm0, %xmm8, %xmm8
-	vmovdqu         64(%r11,%rsi,1), %xmm0
-	neg             %rsi
-	vpand           %xmm0, %xmm4, %xmm4
-	vpor            %xmm8, %xmm4, %xmm4
-	vmovdqu         %xmm1, -16(%rdx,%rsi,1)
-	vpxor           %xmm2, %xmm4, %xmm4
-	vpxor           (%rdi), %xmm4, %xmm4
-# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
-	vaesdec         16(%rdi), %xmm4, %xmm4
-	vaesdec         32(%rdi), %xmm4, %xmm4
-	vaesdec         48(%rdi), %xmm4, %xmm4
-	vaesdec         64(%rdi), %xmm4, %xmm4
-	vaesdec         80(%rdi), %xmm4, %xmm4
-	vaesdec         96(%rdi), %xmm4, %xmm4
-	vaesdec         112(%rdi), %xmm4, %xmm4
-	vaesdec         128(%rdi), %xmm4, %xmm4
-	vaesdec         144(%rdi), %xmm4, %xmm4
-	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_steal_b_rounds_done_onepassgroups_tail2_tweakgpr
-	vaesdec         160(%rdi), %xmm4, %xmm4
-	vaesdec         176(%rdi), %xmm4, %xmm4
-	{disp32} je     .Lxts_dec_steal_b_rounds_done_onepassgroups_tail2_tweakgpr
-	vaesdec         192(%rdi), %xmm4, %xmm4
-	vaesdec         208(%rdi), %xmm4, %xmm4
-.Lxts_dec_steal_b_rounds_done_onepassgroups_tail2_tweakgpr:
-	vaesdeclast     (%r10), %xmm4, %xmm4
-	vpxor           %xmm2, %xmm4, %xmm4
-	vmovdqu         %xmm4, -16(%rdx)
 .Lxts_dec_return_onepassgroups_tail2_tweakgpr:
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 
 .Lxts_dec_main_loop_onepassgroups_tail2_tweakgpr:
 	vmovq           %xmm0, %r9                      # BASE into TLO:THI for the loop
@@ -2558,12 +2472,6 @@ aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr:
 	.byte	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
 	.byte	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 	.byte	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255
-	.section .note.GNU-stack,"",@progbits
-	.section .note.gnu.property,"a",@note
-	.p2align 3
-	.long	4, 16, 5
-	.asciz	"GNU"
-	.long	0xc0000002, 0x4, 0x3, 0x0
 
 # int aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #
@@ -3212,12 +3120,14 @@ aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 .Lxts_enc_return_tweakgpr_unroll8:
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	add             $128, %rsp
 	.cfi_adjust_cfa_offset -128
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 
 .Lxts_enc_main_loop_tweakgpr_unroll8:
 	vmovq           %xmm0, %r9                      # BASE into TLO:THI for the loop
@@ -3851,7 +3761,6 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	add             $48, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	{disp32} jmp    .Lxts_dec_steal_both_tweakgpr_unroll8 # no register for the last whole block beside them
-	{disp32} jmp    .Lxts_dec_steal_tweakgpr_unroll8
 .Lxts_dec_final3_tweakgpr_unroll8:
 # the tweaks of 3 blocks: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         %xmm0, %xmm7
@@ -3955,7 +3864,6 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	add             $32, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	{disp32} jmp    .Lxts_dec_steal_both_tweakgpr_unroll8 # no register for the last whole block beside them
-	{disp32} jmp    .Lxts_dec_steal_tweakgpr_unroll8
 .Lxts_dec_final2_tweakgpr_unroll8:
 # the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         %xmm0, %xmm6
@@ -4035,7 +3943,6 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	add             $16, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	{disp32} jmp    .Lxts_dec_steal_both_tweakgpr_unroll8 # no register for the last whole block beside them
-	{disp32} jmp    .Lxts_dec_steal_tweakgpr_unroll8
 .Lxts_dec_final1_tweakgpr_unroll8:
 # the tweaks of 1 block: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         %xmm0, %xmm5
@@ -4088,7 +3995,6 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	add             %r8, %rdx
 	vmovdqa         %xmm0, %xmm2                    # the next block's tweak
 	{disp32} jmp    .Lxts_dec_steal_both_tweakgpr_unroll8 # no register for the last whole block beside them
-	{disp32} jmp    .Lxts_dec_steal_tweakgpr_unroll8
 .Lxts_dec_no_tail_tweakgpr_unroll8:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return_tweakgpr_unroll8
@@ -4164,55 +4070,17 @@ aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	vpxor           %xmm2, %xmm4, %xmm4
 	vmovdqu         %xmm4, (%rdx)
 	{disp32} jmp    .Lxts_dec_return_tweakgpr_unroll8
-.Lxts_dec_steal_tweakgpr_unroll8:
-# ciphertext stealing on xmm (decryption): the final group left CC = PP = D(C[n-1])
-# under TB in X0's xmm and T1 = TA, the stolen block's tweak
-	vmovdqu         -16(%rcx,%rsi,1), %xmm12        # last 16 bytes of src
-	lea             .Lxts_cts_table_tweakgpr_unroll8(%rip), %r11
-# short block out: CC's first PART bytes, at the top of a store ending at the end
-	vmovdqu         (%r11,%rsi,1), %xmm1
-	vpshufb         %xmm1, %xmm4, %xmm1
-# last whole block in: the PART stolen bytes, then CC from byte PART on
-	neg             %rsi
-	vmovdqu         32(%r11,%rsi,1), %xmm0
-	vpshufb         %xmm0, %xmm12, %xmm12
-	vmovdqu         64(%r11,%rsi,1), %xmm0
-	neg             %rsi
-	vpand           %xmm0, %xmm4, %xmm4
-	vpor            %xmm12, %xmm4, %xmm4
-	vmovdqu         %xmm1, -16(%rdx,%rsi,1)
-	vpxor           %xmm2, %xmm4, %xmm4
-	vpxor           (%rdi), %xmm4, %xmm4
-# the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
-	vaesdec         16(%rdi), %xmm4, %xmm4
-	vaesdec         32(%rdi), %xmm4, %xmm4
-	vaesdec         48(%rdi), %xmm4, %xmm4
-	vaesdec         64(%rdi), %xmm4, %xmm4
-	vaesdec         80(%rdi), %xmm4, %xmm4
-	vaesdec         96(%rdi), %xmm4, %xmm4
-	vaesdec         112(%rdi), %xmm4, %xmm4
-	vaesdec         128(%rdi), %xmm4, %xmm4
-	vaesdec         144(%rdi), %xmm4, %xmm4
-	cmp             $12, %eax
-	{disp32} jb     .Lxts_dec_steal_b_rounds_done_tweakgpr_unroll8
-	vaesdec         160(%rdi), %xmm4, %xmm4
-	vaesdec         176(%rdi), %xmm4, %xmm4
-	{disp32} je     .Lxts_dec_steal_b_rounds_done_tweakgpr_unroll8
-	vaesdec         192(%rdi), %xmm4, %xmm4
-	vaesdec         208(%rdi), %xmm4, %xmm4
-.Lxts_dec_steal_b_rounds_done_tweakgpr_unroll8:
-	vaesdeclast     (%r10), %xmm4, %xmm4
-	vpxor           %xmm2, %xmm4, %xmm4
-	vmovdqu         %xmm4, -16(%rdx)
 .Lxts_dec_return_tweakgpr_unroll8:
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	add             $128, %rsp
 	.cfi_adjust_cfa_offset -128
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 
 .Lxts_dec_main_loop_tweakgpr_unroll8:
 	vmovq           %xmm0, %r9                      # BASE into TLO:THI for the loop

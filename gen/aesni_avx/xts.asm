@@ -8,6 +8,8 @@
 ; (default: a CPU in no row of generator/uarch.py)
 ; regenerate: python3 -m generator gen --isa aesni_avx --mode xts KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4
 ;   (or: make gen ISA=aesni_avx MODE=xts KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4)
+;   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa aesni_avx --mode xts --os apple|win
+;   [--syntax asm for win] KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul UNROLL=4, or python3 -m generator vendor)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 ;
 
@@ -899,7 +901,6 @@ L.xts_dec_final4_aes128:
 	add             rdx, 48
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	jmp             near L.xts_dec_steal_both       ; no register for the last whole block beside them
-	jmp             near L.xts_dec_steal
 L.xts_dec_final3:
 ; the tweaks of 3 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         xmm8, xmm0
@@ -1009,7 +1010,6 @@ L.xts_dec_final3_aes128:
 	add             rdx, 32
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	jmp             near L.xts_dec_steal_both       ; no register for the last whole block beside them
-	jmp             near L.xts_dec_steal
 L.xts_dec_final2:
 ; the tweaks of 2 vectors: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         xmm8, xmm0
@@ -1093,7 +1093,6 @@ L.xts_dec_final2_aes128:
 	add             rdx, 16
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	jmp             near L.xts_dec_steal_both       ; no register for the last whole block beside them
-	jmp             near L.xts_dec_steal
 L.xts_dec_final1:
 ; the tweaks of 1 vector: vector j = BASE * x^(1*j), each straight from BASE
 	vmovdqa         xmm8, xmm0
@@ -1148,7 +1147,6 @@ L.xts_dec_final1_aes128:
 	add             rdx, r8
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	jmp             near L.xts_dec_steal_both       ; no register for the last whole block beside them
-	jmp             near L.xts_dec_steal
 L.xts_dec_no_tail:
 	test            rsi, rsi
 	jz              near L.xts_dec_return
@@ -1224,46 +1222,6 @@ L.xts_dec_steal_both_b_rounds_done:
 	vpxor           xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
 	jmp             near L.xts_dec_return
-L.xts_dec_steal:
-; ciphertext stealing on xmm (decryption): the final group left CC = PP = D(C[n-1])
-; under TB in X0's xmm and T1 = TA, the stolen block's tweak
-	vmovdqu         xmm8, oword [rcx + rsi*1 - 16]  ; last 16 bytes of src
-	lea             r11, [rel L.xts_cts_table]
-; short block out: CC's first PART bytes, at the top of a store ending at the end
-	vmovdqu         xmm1, oword [r11 + rsi*1]
-	vpshufb         xmm1, xmm4, xmm1
-; last whole block in: the PART stolen bytes, then CC from byte PART on
-	neg             rsi
-	vmovdqu         xmm0, oword [r11 + rsi*1 + 32]
-	vpshufb         xmm8, xmm8, xmm0
-	vmovdqu         xmm0, oword [r11 + rsi*1 + 64]
-	neg             rsi
-	vpand           xmm4, xmm4, xmm0
-	vpor            xmm4, xmm4, xmm8
-	vmovdqu         oword [rdx + rsi*1 - 16], xmm1
-	vpxor           xmm4, xmm4, xmm2
-	vpxor           xmm4, xmm4, oword [rdi]
-; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
-	vaesdec         xmm4, xmm4, oword [rdi + 16]
-	vaesdec         xmm4, xmm4, oword [rdi + 32]
-	vaesdec         xmm4, xmm4, oword [rdi + 48]
-	vaesdec         xmm4, xmm4, oword [rdi + 64]
-	vaesdec         xmm4, xmm4, oword [rdi + 80]
-	vaesdec         xmm4, xmm4, oword [rdi + 96]
-	vaesdec         xmm4, xmm4, oword [rdi + 112]
-	vaesdec         xmm4, xmm4, oword [rdi + 128]
-	vaesdec         xmm4, xmm4, oword [rdi + 144]
-	cmp             eax, 12
-	jb              near L.xts_dec_steal_b_rounds_done
-	vaesdec         xmm4, xmm4, oword [rdi + 160]
-	vaesdec         xmm4, xmm4, oword [rdi + 176]
-	je              near L.xts_dec_steal_b_rounds_done
-	vaesdec         xmm4, xmm4, oword [rdi + 192]
-	vaesdec         xmm4, xmm4, oword [rdi + 208]
-L.xts_dec_steal_b_rounds_done:
-	vaesdeclast     xmm4, xmm4, oword [r10]
-	vpxor           xmm4, xmm4, xmm2
-	vmovdqu         oword [rdx - 16], xmm4
 L.xts_dec_return:
 	xor             eax, eax
 	vzeroupper
@@ -1421,12 +1379,6 @@ L.xts_cts_table:
 	db	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
 	db	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 	db	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255
-
-	section .note.GNU-stack noalloc noexec nowrite progbits
-	section .note.gnu.property note alloc noexec align=8
-	dd 4, 16, 5
-	db 'GNU', 0
-	dd 0xc0000002, 0x4, 0x3, 0x0
 
 ; int aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 ;
@@ -2192,7 +2144,6 @@ L.xts_dec_final2_aes128_onepassgroups_tail2_tweakgpr:
 	add             rdx, 16
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	jmp             near L.xts_dec_steal_both_onepassgroups_tail2_tweakgpr ; no register for the last whole block beside them
-	jmp             near L.xts_dec_steal_onepassgroups_tail2_tweakgpr
 L.xts_dec_final1_onepassgroups_tail2_tweakgpr:
 ; the tweaks of 1 block: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         xmm8, xmm0
@@ -2245,7 +2196,6 @@ L.xts_dec_final1_aes128_onepassgroups_tail2_tweakgpr:
 	add             rdx, r8
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	jmp             near L.xts_dec_steal_both_onepassgroups_tail2_tweakgpr ; no register for the last whole block beside them
-	jmp             near L.xts_dec_steal_onepassgroups_tail2_tweakgpr
 L.xts_dec_no_tail_onepassgroups_tail2_tweakgpr:
 	test            rsi, rsi
 	jz              near L.xts_dec_return_onepassgroups_tail2_tweakgpr
@@ -2321,46 +2271,6 @@ L.xts_dec_steal_both_b_rounds_done_onepassgroups_tail2_tweakgpr:
 	vpxor           xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
 	jmp             near L.xts_dec_return_onepassgroups_tail2_tweakgpr
-L.xts_dec_steal_onepassgroups_tail2_tweakgpr:
-; ciphertext stealing on xmm (decryption): the final group left CC = PP = D(C[n-1])
-; under TB in X0's xmm and T1 = TA, the stolen block's tweak
-	vmovdqu         xmm8, oword [rcx + rsi*1 - 16]  ; last 16 bytes of src
-	lea             r11, [rel L.xts_cts_table_onepassgroups_tail2_tweakgpr]
-; short block out: CC's first PART bytes, at the top of a store ending at the end
-	vmovdqu         xmm1, oword [r11 + rsi*1]
-	vpshufb         xmm1, xmm4, xmm1
-; last whole block in: the PART stolen bytes, then CC from byte PART on
-	neg             rsi
-	vmovdqu         xmm0, oword [r11 + rsi*1 + 32]
-	vpshufb         xmm8, xmm8, xmm0
-	vmovdqu         xmm0, oword [r11 + rsi*1 + 64]
-	neg             rsi
-	vpand           xmm4, xmm4, xmm0
-	vpor            xmm4, xmm4, xmm8
-	vmovdqu         oword [rdx + rsi*1 - 16], xmm1
-	vpxor           xmm4, xmm4, xmm2
-	vpxor           xmm4, xmm4, oword [rdi]
-; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
-	vaesdec         xmm4, xmm4, oword [rdi + 16]
-	vaesdec         xmm4, xmm4, oword [rdi + 32]
-	vaesdec         xmm4, xmm4, oword [rdi + 48]
-	vaesdec         xmm4, xmm4, oword [rdi + 64]
-	vaesdec         xmm4, xmm4, oword [rdi + 80]
-	vaesdec         xmm4, xmm4, oword [rdi + 96]
-	vaesdec         xmm4, xmm4, oword [rdi + 112]
-	vaesdec         xmm4, xmm4, oword [rdi + 128]
-	vaesdec         xmm4, xmm4, oword [rdi + 144]
-	cmp             eax, 12
-	jb              near L.xts_dec_steal_b_rounds_done_onepassgroups_tail2_tweakgpr
-	vaesdec         xmm4, xmm4, oword [rdi + 160]
-	vaesdec         xmm4, xmm4, oword [rdi + 176]
-	je              near L.xts_dec_steal_b_rounds_done_onepassgroups_tail2_tweakgpr
-	vaesdec         xmm4, xmm4, oword [rdi + 192]
-	vaesdec         xmm4, xmm4, oword [rdi + 208]
-L.xts_dec_steal_b_rounds_done_onepassgroups_tail2_tweakgpr:
-	vaesdeclast     xmm4, xmm4, oword [r10]
-	vpxor           xmm4, xmm4, xmm2
-	vmovdqu         oword [rdx - 16], xmm4
 L.xts_dec_return_onepassgroups_tail2_tweakgpr:
 	xor             eax, eax
 	vzeroupper
@@ -2533,12 +2443,6 @@ L.xts_cts_table_onepassgroups_tail2_tweakgpr:
 	db	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
 	db	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 	db	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255
-
-	section .note.GNU-stack noalloc noexec nowrite progbits
-	section .note.gnu.property note alloc noexec align=8
-	dd 4, 16, 5
-	db 'GNU', 0
-	dd 0xc0000002, 0x4, 0x3, 0x0
 
 ; int aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 ;
@@ -3809,7 +3713,6 @@ L.xts_dec_final4_aes128_tweakgpr_unroll8:
 	add             rdx, 48
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	jmp             near L.xts_dec_steal_both_tweakgpr_unroll8 ; no register for the last whole block beside them
-	jmp             near L.xts_dec_steal_tweakgpr_unroll8
 L.xts_dec_final3_tweakgpr_unroll8:
 ; the tweaks of 3 blocks: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         xmm7, xmm0
@@ -3913,7 +3816,6 @@ L.xts_dec_final3_aes128_tweakgpr_unroll8:
 	add             rdx, 32
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	jmp             near L.xts_dec_steal_both_tweakgpr_unroll8 ; no register for the last whole block beside them
-	jmp             near L.xts_dec_steal_tweakgpr_unroll8
 L.xts_dec_final2_tweakgpr_unroll8:
 ; the tweaks of 2 blocks: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         xmm6, xmm0
@@ -3993,7 +3895,6 @@ L.xts_dec_final2_aes128_tweakgpr_unroll8:
 	add             rdx, 16
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	jmp             near L.xts_dec_steal_both_tweakgpr_unroll8 ; no register for the last whole block beside them
-	jmp             near L.xts_dec_steal_tweakgpr_unroll8
 L.xts_dec_final1_tweakgpr_unroll8:
 ; the tweaks of 1 block: block j = BASE * x^j, each the previous one doubled
 	vmovdqa         xmm5, xmm0
@@ -4046,7 +3947,6 @@ L.xts_dec_final1_aes128_tweakgpr_unroll8:
 	add             rdx, r8
 	vmovdqa         xmm2, xmm0                      ; the next block's tweak
 	jmp             near L.xts_dec_steal_both_tweakgpr_unroll8 ; no register for the last whole block beside them
-	jmp             near L.xts_dec_steal_tweakgpr_unroll8
 L.xts_dec_no_tail_tweakgpr_unroll8:
 	test            rsi, rsi
 	jz              near L.xts_dec_return_tweakgpr_unroll8
@@ -4122,46 +4022,6 @@ L.xts_dec_steal_both_b_rounds_done_tweakgpr_unroll8:
 	vpxor           xmm4, xmm4, xmm2
 	vmovdqu         oword [rdx], xmm4
 	jmp             near L.xts_dec_return_tweakgpr_unroll8
-L.xts_dec_steal_tweakgpr_unroll8:
-; ciphertext stealing on xmm (decryption): the final group left CC = PP = D(C[n-1])
-; under TB in X0's xmm and T1 = TA, the stolen block's tweak
-	vmovdqu         xmm12, oword [rcx + rsi*1 - 16] ; last 16 bytes of src
-	lea             r11, [rel L.xts_cts_table_tweakgpr_unroll8]
-; short block out: CC's first PART bytes, at the top of a store ending at the end
-	vmovdqu         xmm1, oword [r11 + rsi*1]
-	vpshufb         xmm1, xmm4, xmm1
-; last whole block in: the PART stolen bytes, then CC from byte PART on
-	neg             rsi
-	vmovdqu         xmm0, oword [r11 + rsi*1 + 32]
-	vpshufb         xmm12, xmm12, xmm0
-	vmovdqu         xmm0, oword [r11 + rsi*1 + 64]
-	neg             rsi
-	vpand           xmm4, xmm4, xmm0
-	vpor            xmm4, xmm4, xmm12
-	vmovdqu         oword [rdx + rsi*1 - 16], xmm1
-	vpxor           xmm4, xmm4, xmm2
-	vpxor           xmm4, xmm4, oword [rdi]
-; the middle rounds, keys from the schedule's start: 9 for AES-128, 11 for AES-192, 13 for AES-256
-	vaesdec         xmm4, xmm4, oword [rdi + 16]
-	vaesdec         xmm4, xmm4, oword [rdi + 32]
-	vaesdec         xmm4, xmm4, oword [rdi + 48]
-	vaesdec         xmm4, xmm4, oword [rdi + 64]
-	vaesdec         xmm4, xmm4, oword [rdi + 80]
-	vaesdec         xmm4, xmm4, oword [rdi + 96]
-	vaesdec         xmm4, xmm4, oword [rdi + 112]
-	vaesdec         xmm4, xmm4, oword [rdi + 128]
-	vaesdec         xmm4, xmm4, oword [rdi + 144]
-	cmp             eax, 12
-	jb              near L.xts_dec_steal_b_rounds_done_tweakgpr_unroll8
-	vaesdec         xmm4, xmm4, oword [rdi + 160]
-	vaesdec         xmm4, xmm4, oword [rdi + 176]
-	je              near L.xts_dec_steal_b_rounds_done_tweakgpr_unroll8
-	vaesdec         xmm4, xmm4, oword [rdi + 192]
-	vaesdec         xmm4, xmm4, oword [rdi + 208]
-L.xts_dec_steal_b_rounds_done_tweakgpr_unroll8:
-	vaesdeclast     xmm4, xmm4, oword [r10]
-	vpxor           xmm4, xmm4, xmm2
-	vmovdqu         oword [rdx - 16], xmm4
 L.xts_dec_return_tweakgpr_unroll8:
 	xor             eax, eax
 	vzeroupper

@@ -5,6 +5,8 @@
 # knobs: COUNTERS=base KEYS=reg ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8
 # regenerate: python3 -m generator gen --isa avx10_256 --mode ctr COUNTERS=base KEYS=reg ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8
 #   (or: make gen ISA=avx10_256 MODE=ctr COUNTERS=base KEYS=reg ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8)
+#   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa avx10_256 --mode ctr --os apple|win
+#   [--syntax asm for win] COUNTERS=base KEYS=reg ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8, or python3 -m generator vendor)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 #
 # int aesgen_ctr_crypt_avx10_256(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);

@@ -6,6 +6,8 @@
 # variant _ghashkaratsuba: GHASH=karatsuba (for znver4, znver5; generator/tuning.json), named <symbol>_ghashkaratsuba
 # regenerate: python3 -m generator gen --isa avx10_256 --mode gcm GHASH=school HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 UNROLL=4
 #   (or: make gen ISA=avx10_256 MODE=gcm GHASH=school HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 UNROLL=4)
+#   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa avx10_256 --mode gcm --os apple|win
+#   [--syntax asm for win] GHASH=school HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 UNROLL=4, or python3 -m generator vendor)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 #
 # GCM for avx10_256.
@@ -1022,12 +1024,14 @@ aesgen_gcm_enc_update_avx10_256:
 .Lgcm_enc_return:
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_avx10_256, . - aesgen_gcm_enc_update_avx10_256
 
@@ -1648,12 +1652,14 @@ aesgen_gcm_dec_update_avx10_256:
 .Lgcm_dec_return:
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_256, . - aesgen_gcm_dec_update_avx10_256
 
@@ -2745,10 +2751,12 @@ aesgen_gcm_enc_record_avx10_256:
 	vmovdqu8        %xmm10, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_avx10_256, . - aesgen_gcm_enc_record_avx10_256
 
@@ -3729,10 +3737,12 @@ aesgen_gcm_dec_record_avx10_256:
 	vmovdqu8        %xmm10, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_dec_record_avx10_256, . - aesgen_gcm_dec_record_avx10_256
 
@@ -4822,12 +4832,14 @@ aesgen_gcm_enc_update_avx10_256_ghashkaratsuba:
 .Lgcm_enc_ghashkaratsuba_return:
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_avx10_256_ghashkaratsuba, . - aesgen_gcm_enc_update_avx10_256_ghashkaratsuba
 
@@ -5478,12 +5490,14 @@ aesgen_gcm_dec_update_avx10_256_ghashkaratsuba:
 .Lgcm_dec_ghashkaratsuba_return:
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_256_ghashkaratsuba, . - aesgen_gcm_dec_update_avx10_256_ghashkaratsuba
 
@@ -6645,10 +6659,12 @@ aesgen_gcm_enc_record_avx10_256_ghashkaratsuba:
 	vmovdqu8        %xmm10, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_avx10_256_ghashkaratsuba, . - aesgen_gcm_enc_record_avx10_256_ghashkaratsuba
 
@@ -7689,9 +7705,11 @@ aesgen_gcm_dec_record_avx10_256_ghashkaratsuba:
 	vmovdqu8        %xmm10, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_dec_record_avx10_256_ghashkaratsuba, . - aesgen_gcm_dec_record_avx10_256_ghashkaratsuba

@@ -6,6 +6,8 @@
 ; variant _ghashkaratsuba: GHASH=karatsuba (for znver4, znver5; generator/tuning.json), named <symbol>_ghashkaratsuba
 ; regenerate: python3 -m generator gen --isa avx10_256 --mode gcm GHASH=school HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 UNROLL=4
 ;   (or: make gen ISA=avx10_256 MODE=gcm GHASH=school HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 UNROLL=4)
+;   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa avx10_256 --mode gcm --os apple|win
+;   [--syntax asm for win] GHASH=school HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 UNROLL=4, or python3 -m generator vendor)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 ;
 

@@ -5,6 +5,8 @@
 # knobs: COUNTERS=base KEYS=reg ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8
 # regenerate: python3 -m generator gen --isa avx10_256 --mode xctr COUNTERS=base KEYS=reg ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8
 #   (or: make gen ISA=avx10_256 MODE=xctr COUNTERS=base KEYS=reg ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8)
+#   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa avx10_256 --mode xctr --os apple|win
+#   [--syntax asm for win] COUNTERS=base KEYS=reg ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8, or python3 -m generator vendor)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 #
 # int aesgen_xctr_crypt_avx10_256(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);

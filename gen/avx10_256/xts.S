@@ -5,6 +5,8 @@
 # knobs: KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4
 # regenerate: python3 -m generator gen --isa avx10_256 --mode xts KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4
 #   (or: make gen ISA=avx10_256 MODE=xts KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4)
+#   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa avx10_256 --mode xts --os apple|win
+#   [--syntax asm for win] KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4, or python3 -m generator vendor)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 #
 # int aesgen_xts_encrypt_avx10_256(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
@@ -995,7 +997,6 @@ aesgen_xts_decrypt_avx10_256:
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %ymm13, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_dec_steal_both            # no register for the last whole block beside them
-	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final3:
 	test            %rsi, %rsi
 	{disp32} jnz    .Lxts_dec_final3_beside         # a partial block: the last whole one runs beside

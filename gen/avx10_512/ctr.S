@@ -6,6 +6,8 @@
 # variant _keysrows_tail8_tailctrbytes_unroll16: KEYS=rows TAIL=8 TAILCTR=bytes UNROLL=16 (for znver5; generator/tuning.json), named <symbol>_keysrows_tail8_tailctrbytes_unroll16
 # regenerate: python3 -m generator gen --isa avx10_512 --mode ctr COUNTERS=base KEYS=reg ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8
 #   (or: make gen ISA=avx10_512 MODE=ctr COUNTERS=base KEYS=reg ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8)
+#   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa avx10_512 --mode ctr --os apple|win
+#   [--syntax asm for win] COUNTERS=base KEYS=reg ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8, or python3 -m generator vendor)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 #
 # int aesgen_ctr_crypt_avx10_512(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
@@ -794,12 +796,6 @@ aesgen_ctr_crypt_avx10_512:
 	.quad	1, 0
 	.quad	2, 0
 	.quad	3, 0
-	.section .note.GNU-stack,"",@progbits
-	.section .note.gnu.property,"a",@note
-	.p2align 3
-	.long	4, 16, 5
-	.asciz	"GNU"
-	.long	0xc0000002, 0x4, 0x3, 0x0
 
 # int aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 #

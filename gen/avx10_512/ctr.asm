@@ -6,6 +6,8 @@
 ; variant _keysrows_tail8_tailctrbytes_unroll16: KEYS=rows TAIL=8 TAILCTR=bytes UNROLL=16 (for znver5; generator/tuning.json), named <symbol>_keysrows_tail8_tailctrbytes_unroll16
 ; regenerate: python3 -m generator gen --isa avx10_512 --mode ctr COUNTERS=base KEYS=reg ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8
 ;   (or: make gen ISA=avx10_512 MODE=ctr COUNTERS=base KEYS=reg ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8)
+;   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa avx10_512 --mode ctr --os apple|win
+;   [--syntax asm for win] COUNTERS=base KEYS=reg ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8, or python3 -m generator vendor)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 ;
 
@@ -792,12 +794,6 @@ L.ctr_lane_offsets:
 	dq	1, 0
 	dq	2, 0
 	dq	3, 0
-
-	section .note.GNU-stack noalloc noexec nowrite progbits
-	section .note.gnu.property note alloc noexec align=8
-	dd 4, 16, 5
-	db 'GNU', 0
-	dd 0xc0000002, 0x4, 0x3, 0x0
 
 ; int aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 ;

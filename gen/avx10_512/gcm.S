@@ -8,6 +8,8 @@
 # (default: a CPU in no row of generator/uarch.py)
 # regenerate: python3 -m generator gen --isa avx10_512 --mode gcm GHASH=school HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 TAILORDER=rounds TAILPOWERS=operand UNROLL=4
 #   (or: make gen ISA=avx10_512 MODE=gcm GHASH=school HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 TAILORDER=rounds TAILPOWERS=operand UNROLL=4)
+#   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa avx10_512 --mode gcm --os apple|win
+#   [--syntax asm for win] GHASH=school HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 TAILORDER=rounds TAILPOWERS=operand UNROLL=4, or python3 -m generator vendor)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 #
 # GCM for avx10_512.
@@ -1042,12 +1044,14 @@ aesgen_gcm_enc_update_avx10_512:
 .Lgcm_enc_return:
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_avx10_512, . - aesgen_gcm_enc_update_avx10_512
 	.size	aesgen_gcm_enc_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded, . - aesgen_gcm_enc_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded
@@ -1677,12 +1681,14 @@ aesgen_gcm_dec_update_avx10_512:
 .Lgcm_dec_return:
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_512, . - aesgen_gcm_dec_update_avx10_512
 	.size	aesgen_gcm_dec_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded, . - aesgen_gcm_dec_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded
@@ -2791,10 +2797,12 @@ aesgen_gcm_enc_record_avx10_512:
 	vmovdqu8        %xmm10, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_avx10_512, . - aesgen_gcm_enc_record_avx10_512
 
@@ -3789,10 +3797,12 @@ aesgen_gcm_dec_record_avx10_512:
 	vmovdqu8        %xmm10, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_dec_record_avx10_512, . - aesgen_gcm_dec_record_avx10_512
 
@@ -5862,10 +5872,12 @@ aesgen_gcm_enc_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloade
 	vmovdqu8        %xmm10, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded, . - aesgen_gcm_enc_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded
 
@@ -6934,10 +6946,12 @@ aesgen_gcm_dec_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloade
 	vmovdqu8        %xmm10, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_dec_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded, . - aesgen_gcm_dec_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded
 
@@ -8072,12 +8086,14 @@ aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstit
 .Lgcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_return:
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8, . - aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8
 
@@ -8723,12 +8739,14 @@ aesgen_gcm_dec_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstit
 .Lgcm_dec_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_return:
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8, . - aesgen_gcm_dec_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8
 
@@ -13628,10 +13646,12 @@ aesgen_gcm_enc_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstit
 	vmovdqu8        %xmm14, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8, . - aesgen_gcm_enc_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8
 
@@ -16298,9 +16318,11 @@ aesgen_gcm_dec_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstit
 	vmovdqu8        %xmm14, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_dec_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8, . - aesgen_gcm_dec_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8

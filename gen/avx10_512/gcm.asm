@@ -8,6 +8,8 @@
 ; (default: a CPU in no row of generator/uarch.py)
 ; regenerate: python3 -m generator gen --isa avx10_512 --mode gcm GHASH=school HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 TAILORDER=rounds TAILPOWERS=operand UNROLL=4
 ;   (or: make gen ISA=avx10_512 MODE=gcm GHASH=school HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 TAILORDER=rounds TAILPOWERS=operand UNROLL=4)
+;   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa avx10_512 --mode gcm --os apple|win
+;   [--syntax asm for win] GHASH=school HALVES=pshufd KEYS=reg RECTAIL=serial TAIL=4 TAILORDER=rounds TAILPOWERS=operand UNROLL=4, or python3 -m generator vendor)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 ;
 

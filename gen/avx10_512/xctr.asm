@@ -7,6 +7,8 @@
 ; (default: a CPU in no row of generator/uarch.py)
 ; regenerate: python3 -m generator gen --isa avx10_512 --mode xctr COUNTERS=base KEYS=reg ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8
 ;   (or: make gen ISA=avx10_512 MODE=xctr COUNTERS=base KEYS=reg ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8)
+;   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa avx10_512 --mode xctr --os apple|win
+;   [--syntax asm for win] COUNTERS=base KEYS=reg ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8, or python3 -m generator vendor)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 ;
 
@@ -684,12 +686,6 @@ L.xctr_lane_offsets:
 	dq	1, 0
 	dq	2, 0
 	dq	3, 0
-
-	section .note.GNU-stack noalloc noexec nowrite progbits
-	section .note.gnu.property note alloc noexec align=8
-	dd 4, 16, 5
-	db 'GNU', 0
-	dd 0xc0000002, 0x4, 0x3, 0x0
 
 ; int aesgen_xctr_crypt_avx10_512_keysrows_splatbroadcast_starttable_tail8_unroll16(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);
 ;

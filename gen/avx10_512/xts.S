@@ -8,6 +8,8 @@
 # (default: a CPU in no row of generator/uarch.py)
 # regenerate: python3 -m generator gen --isa avx10_512 --mode xts KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4
 #   (or: make gen ISA=avx10_512 MODE=xts KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4)
+#   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa avx10_512 --mode xts --os apple|win
+#   [--syntax asm for win] KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4, or python3 -m generator vendor)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 #
 # int aesgen_xts_encrypt_avx10_512(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
@@ -993,7 +995,6 @@ aesgen_xts_decrypt_avx10_512:
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %zmm13, %zmm3, %zmm2
 	{disp32} jmp    .Lxts_dec_steal_both            # no register for the last whole block beside them
-	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final3:
 	test            %rsi, %rsi
 	{disp32} jnz    .Lxts_dec_final3_beside         # a partial block: the last whole one runs beside
@@ -1771,12 +1772,6 @@ aesgen_xts_decrypt_avx10_512:
 	.byte	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
 	.byte	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 	.byte	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255
-	.section .note.GNU-stack,"",@progbits
-	.section .note.gnu.property,"a",@note
-	.p2align 3
-	.long	4, 16, 5
-	.asciz	"GNU"
-	.long	0xc0000002, 0x4, 0x3, 0x0
 
 # int aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #
@@ -2453,7 +2448,6 @@ aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	vmovdqu8        -16(%r11,%r8,1), %xmm3
 	vpermd          %zmm9, %zmm3, %zmm2
 	{disp32} jmp    .Lxts_dec_steal_both_keysmem_onepassgroups_tail2_tweakahead_unroll2 # no register for the last whole block beside them
-	{disp32} jmp    .Lxts_dec_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2
 .Lxts_dec_final1_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	test            %rsi, %rsi
 	{disp32} jnz    .Lxts_dec_final1_beside_keysmem_onepassgroups_tail2_tweakahead_unroll2 # a partial block: the last whole one runs beside
@@ -2839,12 +2833,6 @@ aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	.byte	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
 	.byte	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 	.byte	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255
-	.section .note.GNU-stack,"",@progbits
-	.section .note.gnu.property,"a",@note
-	.p2align 3
-	.long	4, 16, 5
-	.asciz	"GNU"
-	.long	0xc0000002, 0x4, 0x3, 0x0
 
 # int aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #

@@ -8,6 +8,8 @@
 ; (default: a CPU in no row of generator/uarch.py)
 ; regenerate: python3 -m generator gen --isa avx10_512 --mode xts KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4
 ;   (or: make gen ISA=avx10_512 MODE=xts KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4)
+;   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa avx10_512 --mode xts --os apple|win
+;   [--syntax asm for win] KEYS=reg ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4, or python3 -m generator vendor)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 ;
 
@@ -988,7 +990,6 @@ L.xts_dec_final4_aes128:
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          zmm2, zmm3, zmm13
 	jmp             near L.xts_dec_steal_both       ; no register for the last whole block beside them
-	jmp             near L.xts_dec_steal
 L.xts_dec_final3:
 	test            rsi, rsi
 	jnz             near L.xts_dec_final3_beside    ; a partial block: the last whole one runs beside
@@ -1765,12 +1766,6 @@ L.xts_cts_table:
 	db	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 	db	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255
 
-	section .note.GNU-stack noalloc noexec nowrite progbits
-	section .note.gnu.property note alloc noexec align=8
-	dd 4, 16, 5
-	db 'GNU', 0
-	dd 0xc0000002, 0x4, 0x3, 0x0
-
 ; int aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 ;
 ; One XTS data unit of len >= 16 bytes.  key1 is the data key's encryption schedule, key2 the
@@ -2438,7 +2433,6 @@ L.xts_dec_final2_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
 	vpermd          zmm2, zmm3, zmm9
 	jmp             near L.xts_dec_steal_both_keysmem_onepassgroups_tail2_tweakahead_unroll2 ; no register for the last whole block beside them
-	jmp             near L.xts_dec_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2
 L.xts_dec_final1_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	test            rsi, rsi
 	jnz             near L.xts_dec_final1_beside_keysmem_onepassgroups_tail2_tweakahead_unroll2 ; a partial block: the last whole one runs beside
@@ -2822,12 +2816,6 @@ L.xts_cts_table_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	db	128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128
 	db	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 	db	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255
-
-	section .note.GNU-stack noalloc noexec nowrite progbits
-	section .note.gnu.property note alloc noexec align=8
-	dd 4, 16, 5
-	db 'GNU', 0
-	dd 0xc0000002, 0x4, 0x3, 0x0
 
 ; int aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 ;

@@ -5,6 +5,8 @@
 ; knobs: COUNTERS=base KEYS=mem ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8
 ; regenerate: python3 -m generator gen --isa vaes_avx2 --mode ctr COUNTERS=base KEYS=mem ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8
 ;   (or: make gen ISA=vaes_avx2 MODE=ctr COUNTERS=base KEYS=mem ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8)
+;   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa vaes_avx2 --mode ctr --os apple|win
+;   [--syntax asm for win] COUNTERS=base KEYS=mem ONEPASS=loop TAIL=4 TAILCTR=swap UNROLL=8, or python3 -m generator vendor)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 ;
 

@@ -5,6 +5,8 @@
 # knobs: GHASH=school KEYS=mem TAIL=4 UNROLL=4
 # regenerate: python3 -m generator gen --isa vaes_avx2 --mode gcm GHASH=school KEYS=mem TAIL=4 UNROLL=4
 #   (or: make gen ISA=vaes_avx2 MODE=gcm GHASH=school KEYS=mem TAIL=4 UNROLL=4)
+#   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa vaes_avx2 --mode gcm --os apple|win
+#   [--syntax asm for win] GHASH=school KEYS=mem TAIL=4 UNROLL=4, or python3 -m generator vendor)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 #
 # GCM for vaes_avx2.
@@ -1491,9 +1493,11 @@ aesgen_gcm_enc_update_vaes_avx2:
 .Lgcm_enc_return:
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_enc_update_vaes_avx2, . - aesgen_gcm_enc_update_vaes_avx2
 
@@ -2270,9 +2274,11 @@ aesgen_gcm_dec_update_vaes_avx2:
 .Lgcm_dec_return:
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_dec_update_vaes_avx2, . - aesgen_gcm_dec_update_vaes_avx2
 
@@ -3702,9 +3708,11 @@ aesgen_gcm_enc_record_vaes_avx2:
 	vmovdqu         %xmm9, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_enc_record_vaes_avx2, . - aesgen_gcm_enc_record_vaes_avx2
 
@@ -4642,9 +4650,11 @@ aesgen_gcm_dec_record_vaes_avx2:
 	vmovdqu         %xmm9, 48(%r8)
 	xor             %eax, %eax
 	vzeroupper
+	.cfi_remember_state
 	add             $16, %rsp
 	.cfi_adjust_cfa_offset -16
 	ret
+	.cfi_restore_state
 	.cfi_endproc
 	.size	aesgen_gcm_dec_record_vaes_avx2, . - aesgen_gcm_dec_record_vaes_avx2
 

@@ -5,6 +5,8 @@
 ; knobs: GHASH=school KEYS=mem TAIL=4 UNROLL=4
 ; regenerate: python3 -m generator gen --isa vaes_avx2 --mode gcm GHASH=school KEYS=mem TAIL=4 UNROLL=4
 ;   (or: make gen ISA=vaes_avx2 MODE=gcm GHASH=school KEYS=mem TAIL=4 UNROLL=4)
+;   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa vaes_avx2 --mode gcm --os apple|win
+;   [--syntax asm for win] GHASH=school KEYS=mem TAIL=4 UNROLL=4, or python3 -m generator vendor)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 ;
 

@@ -5,6 +5,8 @@
 # knobs: COUNTERS=base KEYS=mem ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8
 # regenerate: python3 -m generator gen --isa vaes_avx2 --mode xctr COUNTERS=base KEYS=mem ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8
 #   (or: make gen ISA=vaes_avx2 MODE=xctr COUNTERS=base KEYS=mem ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8)
+#   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa vaes_avx2 --mode xctr --os apple|win
+#   [--syntax asm for win] COUNTERS=base KEYS=mem ONEPASS=loop SPLAT=shuffle START=any TAIL=4 UNROLL=8, or python3 -m generator vendor)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 #
 # int aesgen_xctr_crypt_vaes_avx2(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16], uint64_t index);

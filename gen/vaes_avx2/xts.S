@@ -5,6 +5,8 @@
 # knobs: KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4
 # regenerate: python3 -m generator gen --isa vaes_avx2 --mode xts KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4
 #   (or: make gen ISA=vaes_avx2 MODE=xts KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4)
+#   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa vaes_avx2 --mode xts --os apple|win
+#   [--syntax asm for win] KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4, or python3 -m generator vendor)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 #
 # int aesgen_xts_encrypt_vaes_avx2(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
@@ -1093,7 +1095,6 @@ aesgen_xts_decrypt_vaes_avx2:
 	vmovdqu         -16(%r11,%r8,1), %xmm3
 	vpermd          %ymm13, %ymm3, %ymm2
 	{disp32} jmp    .Lxts_dec_steal_both            # no register for the last whole block beside them
-	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final3:
 	test            %rsi, %rsi
 	{disp32} jnz    .Lxts_dec_final3_beside         # a partial block: the last whole one runs beside

@@ -5,6 +5,8 @@
 ; knobs: KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4
 ; regenerate: python3 -m generator gen --isa vaes_avx2 --mode xts KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4
 ;   (or: make gen ISA=vaes_avx2 MODE=xts KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4)
+;   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa vaes_avx2 --mode xts --os apple|win
+;   [--syntax asm for win] KEYS=mem ONEPASS=loop TAIL=4 TWEAK=clmul TWEAKENC=xmm UNROLL=4, or python3 -m generator vendor)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 ;
 
@@ -1088,7 +1090,6 @@ L.xts_dec_final4_stored:
 	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
 	vpermd          ymm2, ymm3, ymm13
 	jmp             near L.xts_dec_steal_both       ; no register for the last whole block beside them
-	jmp             near L.xts_dec_steal
 L.xts_dec_final3:
 	test            rsi, rsi
 	jnz             near L.xts_dec_final3_beside    ; a partial block: the last whole one runs beside

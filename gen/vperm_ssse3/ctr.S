@@ -5,6 +5,8 @@
 # knobs: COUNTERS=base KEYS=mem ONEPASS=loop TAIL=1 TAILCTR=swap UNROLL=8
 # regenerate: python3 -m generator gen --isa vperm_ssse3 --mode ctr COUNTERS=base KEYS=mem ONEPASS=loop TAIL=1 TAILCTR=swap UNROLL=8
 #   (or: make gen ISA=vperm_ssse3 MODE=ctr COUNTERS=base KEYS=mem ONEPASS=loop TAIL=1 TAILCTR=swap UNROLL=8)
+#   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa vperm_ssse3 --mode ctr --os apple|win
+#   [--syntax asm for win] COUNTERS=base KEYS=mem ONEPASS=loop TAIL=1 TAILCTR=swap UNROLL=8, or python3 -m generator vendor)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 #
 # int aesgen_ctr_crypt_vperm_ssse3(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src, size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
@@ -2300,12 +2302,14 @@ aesgen_ctr_crypt_vperm_ssse3:
 	movdqa          %xmm0, 256(%rbx)
 .Lctr_return:
 	xor             %eax, %eax
+	.cfi_remember_state
 	add             $4368, %rsp
 	.cfi_adjust_cfa_offset -4368
 	pop             %rbx
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 
 	.p2align 6, 0xcc
 .Lctr_main_loop:

@@ -6,6 +6,8 @@
 # variant _bulkvperm: BULK=vperm (for znver5; generator/tuning.json), named <symbol>_bulkvperm
 # regenerate: python3 -m generator gen --isa vperm_ssse3 --mode xts BULK=bitslice KEYS=mem ONEPASS=loop TAIL=1 TWEAK=double UNROLL=8
 #   (or: make gen ISA=vperm_ssse3 MODE=xts BULK=bitslice KEYS=mem ONEPASS=loop TAIL=1 TWEAK=double UNROLL=8)
+#   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa vperm_ssse3 --mode xts --os apple|win
+#   [--syntax asm for win] BULK=bitslice KEYS=mem ONEPASS=loop TAIL=1 TWEAK=double UNROLL=8, or python3 -m generator vendor)
 # The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 #
 # int aesgen_xts_encrypt_vperm_ssse3(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
@@ -1951,6 +1953,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	movdqa          %xmm0, 240(%rbx)
 	movdqa          %xmm0, 256(%rbx)
 	xor             %eax, %eax
+	.cfi_remember_state
 	add             $2544, %rsp
 	.cfi_adjust_cfa_offset -2544
 	pop             %rbp
@@ -1960,6 +1963,7 @@ aesgen_xts_encrypt_vperm_ssse3:
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 
 .Lxts_enc_main_loop:
 # the tweak into TLO:THI, where the bitsliced loop makes its blocks' tweaks
@@ -5067,6 +5071,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	movdqa          %xmm0, 240(%rbx)
 	movdqa          %xmm0, 256(%rbx)
 	xor             %eax, %eax
+	.cfi_remember_state
 	add             $2544, %rsp
 	.cfi_adjust_cfa_offset -2544
 	pop             %rbp
@@ -5076,6 +5081,7 @@ aesgen_xts_decrypt_vperm_ssse3:
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 
 .Lxts_dec_main_loop:
 # the tweak into TLO:THI, where the bitsliced loop makes its blocks' tweaks
@@ -6214,12 +6220,6 @@ aesgen_xts_decrypt_vperm_ssse3:
 # The tweak step's fold-back: bit 127 -> 0x87 in dword 0, bit 63 -> 1 in dword 2.
 .Lxts_poly:
 	.long	0x87, 0, 1, 0
-	.section .note.GNU-stack,"",@progbits
-	.section .note.gnu.property,"a",@note
-	.p2align 3
-	.long	4, 16, 5
-	.asciz	"GNU"
-	.long	0xc0000002, 0x4, 0x3, 0x0
 
 # int aesgen_xts_encrypt_vperm_ssse3_bulkvperm(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 #
@@ -8105,6 +8105,7 @@ aesgen_xts_encrypt_vperm_ssse3_bulkvperm:
 	movdqa          %xmm0, 240(%rbx)
 	movdqa          %xmm0, 256(%rbx)
 	xor             %eax, %eax
+	.cfi_remember_state
 	add             $2544, %rsp
 	.cfi_adjust_cfa_offset -2544
 	pop             %rbp
@@ -8114,6 +8115,7 @@ aesgen_xts_encrypt_vperm_ssse3_bulkvperm:
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 
 .Lxts_enc_main_loop_bulkvperm:
 # the nibble mask and the tables with a register: the loop keeps them, but the final
@@ -11084,6 +11086,7 @@ aesgen_xts_decrypt_vperm_ssse3_bulkvperm:
 	movdqa          %xmm0, 240(%rbx)
 	movdqa          %xmm0, 256(%rbx)
 	xor             %eax, %eax
+	.cfi_remember_state
 	add             $2544, %rsp
 	.cfi_adjust_cfa_offset -2544
 	pop             %rbp
@@ -11093,6 +11096,7 @@ aesgen_xts_decrypt_vperm_ssse3_bulkvperm:
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
+	.cfi_restore_state
 
 .Lxts_dec_main_loop_bulkvperm:
 # the nibble mask and the tables with a register: the loop keeps them, but the final

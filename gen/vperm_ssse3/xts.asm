@@ -6,6 +6,8 @@
 ; variant _bulkvperm: BULK=vperm (for znver5; generator/tuning.json), named <symbol>_bulkvperm
 ; regenerate: python3 -m generator gen --isa vperm_ssse3 --mode xts BULK=bitslice KEYS=mem ONEPASS=loop TAIL=1 TWEAK=double UNROLL=8
 ;   (or: make gen ISA=vperm_ssse3 MODE=xts BULK=bitslice KEYS=mem ONEPASS=loop TAIL=1 TWEAK=double UNROLL=8)
+;   (those write gen/'s Linux ELF files; the macOS and Windows flavours: python3 -m generator show --isa vperm_ssse3 --mode xts --os apple|win
+;   [--syntax asm for win] BULK=bitslice KEYS=mem ONEPASS=loop TAIL=1 TWEAK=double UNROLL=8, or python3 -m generator vendor)
 ; The GNU as (.S) and NASM (.asm) twins assemble to the same .text bytes.
 ;
 
@@ -6187,12 +6189,6 @@ L.vperm_inv0_jo:
 ; The tweak step's fold-back: bit 127 -> 0x87 in dword 0, bit 63 -> 1 in dword 2.
 L.xts_poly:
 	dd	0x87, 0, 1, 0
-
-	section .note.GNU-stack noalloc noexec nowrite progbits
-	section .note.gnu.property note alloc noexec align=8
-	dd 4, 16, 5
-	db 'GNU', 0
-	dd 0xc0000002, 0x4, 0x3, 0x0
 
 ; int aesgen_xts_encrypt_vperm_ssse3_bulkvperm(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 ;

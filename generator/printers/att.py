@@ -143,6 +143,12 @@ class AttPrinter(Printer):
     def directive_cfi_savexmm(self, reg, offset):
         return [f"{INDENT}.cfi_rel_offset %{reg}, {offset}"]
 
+    def directive_cfi_remember(self):
+        return [INDENT + ".cfi_remember_state"]
+
+    def directive_cfi_restore(self):
+        return [INDENT + ".cfi_restore_state"]
+
     def directive_xmm_only(self):
         return ["# only xmm registers were written on this path: no vzeroupper needed"]
 

@@ -102,7 +102,7 @@ class NasmPrinter(Printer):
 
     directive_cfi_startproc = directive_cfi_endproc = _no_cfi
     directive_cfi_push = directive_cfi_pop = directive_cfi_adjust = _no_cfi
-    directive_cfi_savexmm = _no_cfi
+    directive_cfi_savexmm = directive_cfi_remember = directive_cfi_restore = _no_cfi
 
     def directive_xmm_only(self):
         return ["; only xmm registers were written on this path: no vzeroupper needed"]

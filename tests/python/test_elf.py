@@ -158,6 +158,9 @@ class GeneratedObjects(unittest.TestCase):
         for source, obj in self.pairs:
             with self.subTest(source=os.path.relpath(source, REPO)):
                 self.assertLessEqual({"IBT", "SHSTK"}, cet_features(obj))
+                # one property note per object, whatever its number of variants
+                notes = tool_output("readelf", "-n", "-W", obj).count("NT_GNU_PROPERTY_TYPE_0")
+                self.assertEqual(notes, 1, "GNU property notes")
 
     def test_non_executable_stack(self):
         for source, obj in self.pairs:

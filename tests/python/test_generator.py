@@ -21,7 +21,7 @@ from generator.parse import parse, parse_line
 from generator.printers.att import AttPrinter
 from generator.printers.nasm import NasmPrinter
 from generator.printers.win64 import Win64NasmPrinter
-from generator import render
+from generator import manifest, render
 from generator.render import build, generate
 from generator.plan import BITSLICE_COUNTER_FRAME, Refused
 from generator.vregs import DoesNotFit
@@ -416,14 +416,36 @@ class Lints(unittest.TestCase):
     def test_stack_moves_only_in_prologue_and_epilogue(self):
         framed = FUNCTION.replace("endbr64\n", "endbr64\npush rbx\n.cfi_push rbx\n"
                                   "sub rsp, 16\n.cfi_adjust 16\n").replace(
-            "vzeroupper\nret", "vzeroupper\nadd rsp, 16\n.cfi_adjust -16\n"
-            "pop rbx\n.cfi_pop rbx\nret")
+            "vzeroupper\nret", "vzeroupper\n.cfi_remember\nadd rsp, 16\n.cfi_adjust -16\n"
+            "pop rbx\n.cfi_pop rbx\nret\n.cfi_restore")
         self.check("mov qword [rsp + 8], rsi\nmov rsi, qword [rsp + 8]", function=framed)
         # (the body's first instruction ends the prologue)
         for body in ("push rsi\n.cfi_adjust 8\npop rsi\n.cfi_adjust -8",
                      "sub rsp, 8", "lea rsp, [rsp + 8]", ".cfi_adjust 8"):
             with self.assertRaises(TemplateError, msg=body):
                 self.check("nop\n" + body, function=framed)
+
+    def test_epilogue_keeps_the_body_cfi_for_code_after_it(self):
+        # the loop placed after the ret must unwind with the body's frame (the DWARF
+        # state saved before the epilogue, restored after its ret)
+        framed = FUNCTION.replace("endbr64\n", "endbr64\npush rbx\n.cfi_push rbx\n").replace(
+            "vzeroupper\nret", "jmp .Lloop\n.Lback:\nvzeroupper\n{remember}pop rbx\n"
+            ".cfi_pop rbx\nret\n{restore}.Lloop:\nxor ebx, ebx\njmp .Lback")
+        self.check("nop", function=framed.format(remember=".cfi_remember\n",
+                                                  restore=".cfi_restore\n", body="{body}"))
+        for remember, restore in (("", ".cfi_restore\n"), (".cfi_remember\n", "")):
+            with self.subTest(remember=remember, restore=restore), \
+                    self.assertRaisesRegex(TemplateError, "epilogue"):
+                self.check("nop", function=framed.format(remember=remember, restore=restore,
+                                                          body="{body}"))
+
+    def test_dead_code(self):
+        self.check("jmp .Lover\n.Lover:\nnop")
+        for body in ("jmp .Lover\nnop\n.Lover:",               # after a jump
+                     "jmp .Lover\n.Lnobody:\nnop\n.Lover:",    # behind a label nobody names
+                     "jmp .Lover\njmp .Lover\n.Lover:"):        # a jump after a jump
+            with self.subTest(body=body), self.assertRaisesRegex(TemplateError, "unreachable"):
+                self.check(body)
 
     def test_unbalanced_mca(self):
         with self.assertRaises(TemplateError):
@@ -432,15 +454,23 @@ class Lints(unittest.TestCase):
 
 class Generation(unittest.TestCase):
     def test_every_valid_combination_generates_and_lints(self):
+        """... and gets its manifest entry, as `make gen` with those knobs writes it: one
+        main-loop stride for the file's own functions and one per uarch variant (a
+        variant's loop must not pass for the file's own)."""
         for isa, mode in generated_pairs():
             for unroll in (1, 2, 4, 8, 16):
                 for keys in ("reg", "mem"):
                     knobs = resolve(mode, isa, {"UNROLL": unroll, "KEYS": keys})
                     try:
-                        texts = generate(mode, isa, knobs, SYSV)
+                        output = render.build(mode, isa, knobs, SYSV)
                     except DoesNotFit:
                         continue
-                    self.assertIn(f"UNROLL={unroll}", texts["S"])
+                    self.assertIn(f"UNROLL={unroll}", output.texts["S"])
+                    with self.subTest(isa=isa.name, mode=mode.name, unroll=unroll, keys=keys):
+                        entry = manifest.file_entry(mode, isa, knobs, SYSV, output)
+                        manifest.stride(entry)
+                        for variant in output.variants:
+                            manifest.variant_stride(entry, variant.name)
 
     def test_deterministic(self):
         mode, isa = get_mode("ctr"), get_isa("avx10_256")

@@ -178,17 +178,19 @@ endbr64
 vzeroupper
 {epilogue}
 ret
+{restore}
 """
 
 
 class Win64Lints(unittest.TestCase):
     def check(self, body="nop", prologue="", epilogue="", abi=WIN64):
-        lint(parse(FUNCTION.format(prologue=prologue, body=body, epilogue=epilogue)),
-             get_isa("avx10_512"), abi)
+        restore = ".cfi_restore" if epilogue else ""
+        lint(parse(FUNCTION.format(prologue=prologue, body=body, epilogue=epilogue,
+                                   restore=restore)), get_isa("avx10_512"), abi)
 
     SAVED = ("push rsi\n.cfi_push rsi\nsub rsp, 24\n.cfi_adjust 24\n"
              "vmovdqa xmmword [rsp], xmm6\n.cfi_savexmm xmm6, 0")
-    RESTORED = "add rsp, 24\n.cfi_adjust -24\npop rsi\n.cfi_pop rsi"
+    RESTORED = ".cfi_remember\nadd rsp, 24\n.cfi_adjust -24\npop rsi\n.cfi_pop rsi"
 
     def test_saved_register_passes(self):
         self.check("vpxord zmm6, zmm6, zmm1", self.SAVED, self.RESTORED)
@@ -200,10 +202,13 @@ class Win64Lints(unittest.TestCase):
         self.check("vpxord ymm7, ymm7, ymm1", abi=SYSV)
 
     def test_epilogue_must_undo_the_prologue(self):
-        for epilogue in ("pop rsi\n.cfi_pop rsi",                               # frame kept
-                         "add rsp, 16\n.cfi_adjust -16\npop rsi\n.cfi_pop rsi",  # part of it
-                         "pop rsi\n.cfi_pop rsi\nadd rsp, 24\n.cfi_adjust -24",  # order
-                         "add rsp, 24\n.cfi_adjust -24\npop rsi"):               # no CFI
+        for epilogue in (".cfi_remember\npop rsi\n.cfi_pop rsi",               # frame kept
+                         ".cfi_remember\nadd rsp, 16\n.cfi_adjust -16\npop rsi\n"
+                         ".cfi_pop rsi",                                       # part of it
+                         ".cfi_remember\npop rsi\n.cfi_pop rsi\nadd rsp, 24\n"
+                         ".cfi_adjust -24",                                    # order
+                         ".cfi_remember\nadd rsp, 24\n.cfi_adjust -24\npop rsi",  # no CFI
+                         "add rsp, 24\n.cfi_adjust -24\npop rsi\n.cfi_pop rsi"):  # no remember
             with self.subTest(epilogue=epilogue), self.assertRaises(TemplateError):
                 self.check("nop", self.SAVED, epilogue)
 
