@@ -79,7 +79,7 @@ help:
 	@echo "make                 build $(BUILD)/libaesgen.a and $(BUILD)/libaesgen.so"
 	@echo "make clean           remove $(BUILD)/ and the other build directories (gen/ stays)"
 	@echo "make gen [ISA=..] [MODE=..] [UNROLL=..] [KEYS=..] [TAIL=..] [GHASH=..]   regenerate gen/"
-	@echo "make test            all tests; last line 'N passed, N failed'"
+	@echo "make test            all tests; last line 'N passed, N failed, N skipped'"
 	@echo "make test-sanitize   the C tests under ASan + UBSan (build-sanitize/)"
 	@echo "make test-huge       single calls past 4 GiB on every ISA (minutes)"
 	@echo "make ct-check        the constant-time check under valgrind (also in make test)"

@@ -179,6 +179,14 @@ class InstalledTree(unittest.TestCase):
         self.run_consumer(shared)   # CMake records the imported library's directory (RUNPATH)
         self.run_consumer(static)
 
+    def test_readme_asks_for_this_version(self):
+        """README's find_package line asks for this minor (0.N accepts only 0.N.x)."""
+        with open(os.path.join(REPO, "README.md"), encoding="utf-8") as handle:
+            asked = re.findall(r"find_package\(aesgen (\d+)\.(\d+)", handle.read())
+        self.assertTrue(asked, "README shows no find_package(aesgen X.Y ...)")
+        for major, minor in asked:
+            self.assertEqual((int(major), int(minor)), (self.major, self.minor))
+
     def test_cmake_version_rule(self):
         """A newer minor (while the major is 0) or another major is refused."""
         for request in (f"{self.major}.{self.minor + 1}", f"{self.major + 1}.0"):
