@@ -228,6 +228,14 @@ bool isa_select(const struct test_isa *isa)
            check_int(vrc, AESGEN_OK, "aesgen_select_variant(\"%s\")", variant);
 }
 
+bool isa_select_auto(void)
+{
+    check_set_context("auto");
+    return check_int(aesgen_select_isa("auto"), AESGEN_OK, "aesgen_select_isa(\"auto\")") &&
+           check_int(aesgen_select_variant("auto"), AESGEN_OK,
+                     "aesgen_select_variant(\"auto\")");
+}
+
 void isa_select_reset(void)
 {
     check_set_context(NULL);

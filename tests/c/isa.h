@@ -84,6 +84,9 @@ bool isa_asm_callable(const struct test_isa *isa);
 /* Selects the ISA in the library, and the entry's variant ("none" for a default
  * entry), a counted check; false if that failed.  Failures print the label from now on. */
 bool isa_select(const struct test_isa *isa);
+/* "auto" with the CPU's variant: what an application gets, length plans included (the
+ * named ISAs run without them); a counted check, false if the selection failed. */
+bool isa_select_auto(void);
 /* Back to the CPU's variant ("auto") and no label (main.c, before each group). */
 void isa_select_reset(void);
 
