@@ -161,13 +161,14 @@ def parse_operand(text: str, line: str):
     raise TemplateError(f"cannot parse operand '{text}' in: {line}")
 
 
-def _split_operands(text: str) -> List[str]:
-    """Split on commas that are not inside brackets or braces."""
+def split_operands(text: str) -> List[str]:
+    """Split on commas that are not inside brackets, braces or parentheses: the neutral
+    syntax's operands, and those of AT&T text or a disassembly (the tests read both)."""
     parts, depth, current = [], 0, []
     for char in text:
-        if char in "[{":
+        if char in "([{":
             depth += 1
-        elif char in "]}":
+        elif char in ")]}":
             depth -= 1
         if char == "," and depth == 0:
             parts.append("".join(current))
@@ -207,7 +208,7 @@ def parse_line(raw: str) -> Statement:
     if code.startswith("."):
         return _parse_directive(code, line)
     mnemonic, _, rest = code.partition(" ")
-    operands = tuple(parse_operand(op, line) for op in _split_operands(rest))
+    operands = tuple(parse_operand(op, line) for op in split_operands(rest))
     return Instr(mnemonic.lower(), operands, comment)
 
 

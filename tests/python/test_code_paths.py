@@ -28,7 +28,8 @@ import re
 import subprocess
 import unittest
 
-from repo import BUILD, GEN, have
+from repo import BUILD, GEN, have  # (first: puts the repository on sys.path)
+from generator.parse import split_operands
 
 SYSV_CALLEE_SAVED = {"rbx", "rbp", "r12", "r13", "r14", "r15"}
 RED_ZONE = 128
@@ -109,22 +110,6 @@ def cfa_rows(obj):
     return fdes, rows
 
 
-def operands(text):
-    """The operand text split at top-level commas."""
-    parts, depth, current = [], 0, ""
-    for ch in text:
-        if ch == "," and depth == 0:
-            parts.append(current.strip())
-            current = ""
-            continue
-        depth += ch in "[{("
-        depth -= ch in "]})"
-        current += ch
-    if current.strip():
-        parts.append(current.strip())
-    return parts
-
-
 def direct_target(text):
     match = re.match(r"^([0-9a-f]+) <", text)
     return int(match.group(1), 16) if match else None
@@ -156,7 +141,7 @@ def walk(name, start, size, code, fdes, rows):
         n = work.pop()
         depth, dirty = state[n]
         address, mnemonic, text = body[n]
-        ops = operands(text)
+        ops = split_operands(text)
         where = f"{address - start:#x} ({mnemonic} {text})".rstrip()
         cfa = cfa_at(address)
         if cfa != 8 + depth:

@@ -36,6 +36,7 @@ import re
 import unittest
 
 from repo import GEN
+from generator.parse import split_operands
 
 GPRS = ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp") + tuple(f"r{i}" for i in range(8, 16))
 
@@ -80,24 +81,6 @@ CARRY_AS_DATA = {"adc", "sbb"}
 VECTOR_TO_GPR = re.compile(r"^(v?movd|v?movq|v?pextr[bwdq]|v?pmovmskb|v?movmskp[sd]|kmov[bwdq])$")
 
 LINE = re.compile(r"^\s+(?:\{disp32\}\s+)?([a-z][a-z0-9]*)\s*(.*?)\s*(?:#.*)?$")
-
-
-def split_operands(text):
-    """AT&T operands, split at commas outside parentheses (and braces)."""
-    ops, depth, current = [], 0, ""
-    for ch in text:
-        if ch in "({":
-            depth += 1
-        elif ch in ")}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            ops.append(current.strip())
-            current = ""
-        else:
-            current += ch
-    if current.strip():
-        ops.append(current.strip())
-    return ops
 
 
 def register(op):
