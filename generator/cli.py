@@ -6,6 +6,7 @@ differ), 2 bad input (the message names the bad value and the valid ones).
 """
 
 import argparse
+import difflib
 import os
 import sys
 
@@ -103,9 +104,23 @@ def _generate_checked(mode, isa, abi, assignments):
 
 
 def _make_knobs(words: str):
-    """The knob settings among make's command-line variables."""
-    return [word for word in words.split()
-            if word.partition("=")[1] and word.partition("=")[0] in KNOBS]
+    """The knob settings among make's command-line variables.  make passes every
+    variable of its command line (ISA=, GEN_OUT=, CC=...), so a name that is not a knob
+    is not an error, unless it is one misspelled or in lower case (UNROL=16, Unroll=4:
+    silently generating the defaults would be worse)."""
+    knobs = []
+    for word in words.split():
+        name, sep, _ = word.partition("=")
+        if not sep:
+            continue
+        if name in KNOBS:
+            knobs.append(word)
+            continue
+        close = difflib.get_close_matches(name.upper(), KNOBS, n=1, cutoff=0.8)
+        if close:
+            raise UsageError(f"unknown knob '{name}' (did you mean {close[0]}?); "
+                             f"knobs: {', '.join(KNOBS)}")
+    return knobs
 
 
 def _write_if_changed(path, text, check, stale):
@@ -156,18 +171,22 @@ def command_gen(args):
     abi = get_abi(args.abi)
     assignments = dict(parse_assignment(k)
                        for k in _make_knobs(args.make_overrides) + list(args.knobs))
-    stale, chosen = [], {}
+    # Everything is generated before anything is written: a refused pair (or a manifest
+    # that cannot be read) leaves the directory as it was, not half rewritten.
+    outputs, chosen = [], {}
     for isa in _selected(args.isa, ISAS, get_isa):
         for mode in _selected(args.mode, MODES, get_mode):
             if not has_mode(isa, mode.name) and not (args.isa and args.mode):
                 continue            # an ISA with fewer modes (vperm_ssse3)
             knobs, texts = _generate_checked(mode, isa, abi, assignments)
             chosen[(isa.name, mode.name)] = knobs
-            for ext, text in texts.items():
-                path = os.path.join(args.out, isa.name, f"{mode.name}.{ext}")
-                _write_if_changed(path, text, args.check, stale)
-    for name, text in manifest.outputs(manifest_entries(args.out, abi, chosen)).items():
-        _write_if_changed(os.path.join(args.out, name), text, args.check, stale)
+            outputs += [(os.path.join(args.out, isa.name, f"{mode.name}.{ext}"), text)
+                        for ext, text in texts.items()]
+    outputs += [(os.path.join(args.out, name), text) for name, text in
+                manifest.outputs(manifest_entries(args.out, abi, chosen)).items()]
+    stale = []
+    for path, text in outputs:
+        _write_if_changed(path, text, args.check, stale)
     verb = "stale" if args.check else "wrote"
     for path in stale:
         print(f"{verb}: {os.path.relpath(path)}")
@@ -245,3 +264,6 @@ def main(argv=None):
     except TemplateError as error:
         print(f"template error: {error}", file=sys.stderr)
         return 3
+    except OSError as error:        # an --out path that is a file, not writable, ...
+        print(f"error: {error}", file=sys.stderr)
+        return 2
