@@ -44,8 +44,9 @@ all: lib
 # every knob (generator/knobs.py) from make's command line, so none is dropped
 # (tests/python/test_gen_files.py checks it against the command each generated header
 # prints); GEN_OUT writes there instead of gen/ (its manifest lists the files it holds).
-GEN_ARGS := $(if $(ISA),--isa $(ISA)) $(if $(MODE),--mode $(MODE)) \
-            $(if $(GEN_OUT),--out $(GEN_OUT)) --make-overrides '$(MAKEOVERRIDES)'
+# (Values quoted: one with a space is one bad value the generator names, not two words.)
+GEN_ARGS := $(if $(ISA),--isa '$(ISA)') $(if $(MODE),--mode '$(MODE)') \
+            $(if $(GEN_OUT),--out '$(GEN_OUT)') --make-overrides '$(MAKEOVERRIDES)'
 gen:
 	$(PYTHON) -m generator gen $(GEN_ARGS)
 
@@ -54,13 +55,13 @@ gen:
 # (it is also make install's directory).  make dist: the full unprefixed bundle as
 # $(BUILD)/aesgen-VERSION-vendor.tar.gz (reproducible: sorted, mtime 0, owner 0).
 VENDOR_PREFIX := $(if $(filter command line,$(origin PREFIX)),$(PREFIX))
-VENDOR_ARGS   := $(if $(VENDOR_PREFIX),--prefix $(VENDOR_PREFIX)) $(if $(ISA),--isa $(ISA)) \
-                 $(if $(MODE),--mode $(MODE)) $(if $(OS),--os $(OS))
+VENDOR_ARGS   := $(if $(VENDOR_PREFIX),--prefix '$(VENDOR_PREFIX)') $(if $(ISA),--isa '$(ISA)') \
+                 $(if $(MODE),--mode '$(MODE)') $(if $(OS),--os '$(OS)')
 DIST_NAME      = aesgen-$(AESGEN_VERSION)-vendor
 .PHONY: vendor dist
 vendor:
 	@test -n "$(OUT)" || { echo "make vendor: give OUT=dir" >&2; exit 2; }
-	$(PYTHON) -m generator vendor --out $(OUT) $(VENDOR_ARGS)
+	$(PYTHON) -m generator vendor --out '$(OUT)' $(VENDOR_ARGS)
 
 dist:
 	rm -rf $(BUILD)/dist && mkdir -p $(BUILD)/dist

@@ -4,3 +4,30 @@ mca-check, mca-baseline), the knob sweep (make explore) and the bench calibratio
 
 Python 3 standard library only; it imports the generator for ISAs, modes and knobs.
 """
+
+import json
+
+from generator.errors import UsageError
+
+BENCH_SCHEMA = "aesgen-bench-1"
+
+
+def read_json(path: str):
+    """The JSON document at path; a file that cannot be read or is not JSON is bad input
+    (UsageError, exit 2) naming the path."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except OSError as error:
+        raise UsageError(f"cannot read '{path}': {error.strerror}") from None
+    except json.JSONDecodeError as error:
+        raise UsageError(f"'{path}' is not JSON ({error.msg}, line {error.lineno})") from None
+
+
+def read_bench_results(path: str) -> dict:
+    """A results file the bench wrote (--json), checked for its schema and records."""
+    doc = read_json(path)
+    if (not isinstance(doc, dict) or doc.get("schema") != BENCH_SCHEMA
+            or not isinstance(doc.get("results"), list)):
+        raise UsageError(f"'{path}' is not a bench results file (schema {BENCH_SCHEMA})")
+    return doc

@@ -11,8 +11,11 @@ review) can be two steps.
 """
 
 import json
+import os
 from dataclasses import dataclass
 from typing import Dict, List
+
+from . import read_json
 
 SCHEMA = "aesgen-mca-baseline-1"
 TOLERANCE = 0.02            # fail when cycles per byte grow by more than 2%
@@ -48,8 +51,9 @@ def snapshot(estimates, regions_by_file: Dict[str, List[str]], version: str, met
 
 
 def load(path: str) -> dict:
-    with open(path, encoding="utf-8") as handle:
-        document = json.load(handle)
+    if not os.path.exists(path):
+        raise FileNotFoundError(path)       # mca-check says how to make one
+    document = read_json(path)
     if document.get("schema") != SCHEMA:
         raise ValueError(f"{path}: schema {document.get('schema')!r}, expected {SCHEMA!r}")
     return document

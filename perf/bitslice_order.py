@@ -16,6 +16,7 @@ import statistics
 import subprocess
 
 from generator import bitslice
+from generator.errors import UsageError
 
 from . import ooo_model
 
@@ -56,6 +57,7 @@ def time_loops(programs, out, passes=5, cpu=1, cc="cc", after_loop=()):
     """{name: median cycles per pass} of each program ({name: lines}) looped on this
     machine (perf/round_loop.c), pinned to `cpu`, every program once per pass, the
     passes starting at a different program each."""
+    check_timing(passes, cpu)
     os.makedirs(out, exist_ok=True)
     binaries = {}
     for name, lines in programs.items():
@@ -87,6 +89,17 @@ def measure(decrypt, candidates, out, passes=5, cpu=1, cc="cc"):
     return {order: timed[f"{kind}-{order}"] for order in candidates}
 
 
+def check_timing(passes, cpu):
+    """The shared timing options, before anything is built: a pass count of at least 1,
+    a CPU this process may run on (taskset would fail after the build)."""
+    if passes < 1:
+        raise UsageError(f"--passes {passes}: valid: 1 or more")
+    allowed = sorted(os.sched_getaffinity(0))
+    if cpu not in allowed:
+        raise UsageError(f"--cpu {cpu}: not a CPU this process may run on; allowed: "
+                         + ", ".join(map(str, allowed)))
+
+
 def timing_parser(sub, name, help_text, passes):
     """A subcommand that times loops with time_loops: --passes, --cpu and --out
     (build/<name>), the options the probes share."""
@@ -110,6 +123,11 @@ def add_parser(sub):
 
 
 def command(args):
+    if args.measure < 0 or args.top < 1:
+        raise UsageError(f"--measure {args.measure} --top {args.top}: valid: --measure 0 or "
+                         "more (0: the model only), --top 1 or more")
+    if args.measure:
+        check_timing(1, args.cpu)
     for decrypt in (False, True):
         name = "inverse round" if decrypt else "round"
         recorded = bitslice.CLUSTER_ORDER[decrypt]

@@ -73,7 +73,18 @@ def command_mca(args):
     models = _choices(args.model, mca.MODELS, "model")
     files = mca.generated_files(args.gen, _choices(args.isa, ISAS, "ISA"),
                                 _choices(args.mode, MODES, "mode"))
+    if not files:
+        raise UsageError(f"gen/ has no file of --isa {args.isa or 'all'} --mode "
+                         f"{args.mode or 'all'}; the modes of each ISA: "
+                         + "; ".join(f"{isa.name}: {', '.join(isa.modes)}"
+                                     for isa in ISAS.values()))
     estimates, regions, version = estimate_files(files, models)
+    if not estimates:           # nothing to write over the last estimates with
+        raise UsageError(f"no main loop of --isa {args.isa or 'all'} --mode "
+                         f"{args.mode or 'all'} runs on --model {args.model or 'all'}; the "
+                         "models each ISA runs on: "
+                         + "; ".join(f"{isa.name}: {', '.join(mca.legal_models(isa.features))}"
+                                     for isa in ISAS.values()))
     print(mca.format_table(estimates, version))
     document = {"schema": ESTIMATES_SCHEMA, "llvm_mca": version, "method": method(),
                 "models": {m: sorted(mca.MODELS[m]) for m in models},
@@ -160,6 +171,9 @@ def main(argv=None):
         args = build_parser().parse_args(argv)
         return handlers[args.command](args)
     except UsageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:        # an output path that is a file, a directory not writable
         print(f"error: {error}", file=sys.stderr)
         return 2
     except mca.McaError as error:

@@ -53,7 +53,7 @@ from typing import Dict, List, Optional
 from generator import tuning
 from generator.abi import SYSV
 from generator.errors import UsageError
-from generator.isa import ISAS
+from generator.isa import ISAS, has_mode
 from generator.knobs import parse_assignment, resolve, uarch_knobs
 from generator.uarch import host_uarch
 from generator.modes import MODES
@@ -633,15 +633,19 @@ def apply(mode, isa, r: Ranked, default: Candidate, rounds: int, uarch):
 # ---- driver ------------------------------------------------------------------------------
 
 def explore(mode, isa, build, rounds, samples, do_apply, only="") -> int:
+    # the inputs first (command() checked them for every pair): the last sweep's scratch
+    # goes only once this one can run
+    base = BaseBuild(os.path.join(REPO, build))
+    wanted = parse_only(only, mode)
     root = os.path.join(REPO, build, "explore", f"{mode.name}-{isa.name}")
     shutil.rmtree(root, ignore_errors=True)
     os.makedirs(root)
     say(f"explore {mode.name}/{isa.name}: scratch {os.path.relpath(root, REPO)}")
-    workspace = Workspace(BaseBuild(os.path.join(REPO, build)), mode, isa, root)
+    workspace = Workspace(base, mode, isa, root)
     uarch = host_uarch()
     say(f"  this machine: {mca.cpu_description()}, uarch "
         f"{uarch.name if uarch else 'none of generator/uarch.py (its entries: default)'}")
-    candidates = sweep(mode, isa, uarch, parse_only(only, mode))
+    candidates = sweep(mode, isa, uarch, wanted)
     if only:
         say(f"  only the variants with {only} (and what this uarch runs today)")
     for number, c in enumerate(candidates, 1):
@@ -714,15 +718,32 @@ def command(args):
     isas = _choices(args.isa, ISAS, "ISA")
     if args.rounds < 1:
         raise UsageError(f"--rounds {args.rounds}: valid: 1 or more")
+    if not 1 <= args.samples <= 101:
+        raise UsageError(f"--samples {args.samples}: valid: 1..101")
     if args.lengths:
         # the message lengths every table, chart and apply decision of this run uses
         global LENGTHS
         LENGTHS = parse_lengths(args.lengths)
-    status = 0
+    # Every input checked before the first sweep (which takes minutes and replaces the
+    # last one's scratch): the pairs (an ISA without the mode is skipped when "all" chose
+    # it, refused when named), --only against each mode, the build.
+    pairs = []
     for mode in modes:
         for isa in isas:
-            status |= explore(MODES[mode], ISAS[isa], args.build, args.rounds, args.samples,
-                              args.apply, args.only)
+            if not has_mode(ISAS[isa], mode):
+                if args.isa != "all" and args.mode != "all":
+                    raise UsageError(f"ISA {isa} has no mode {mode}; its modes: "
+                                     + ", ".join(ISAS[isa].modes))
+                continue
+            parse_only(args.only, MODES[mode])
+            pairs.append((MODES[mode], ISAS[isa]))
+    if not pairs:
+        raise UsageError(f"no ISA of '{args.isa}' has a mode of '{args.mode}'")
+    BaseBuild(os.path.join(REPO, args.build))
+    status = 0
+    for mode, isa in pairs:
+        status |= explore(mode, isa, args.build, args.rounds, args.samples, args.apply,
+                          args.only)
     return status
 
 

@@ -17,7 +17,6 @@ in any run is never met.
     python3 -m perf marks build/bench/marks/run-*.json [--impl auto|best|ISA] [--check]
 """
 
-import json
 import os
 import statistics
 from dataclasses import dataclass, field
@@ -25,6 +24,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from generator import uarch
 from generator.errors import UsageError
+
+from . import read_bench_results, read_json
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ANCHORS = os.path.join(REPO, "perf", "anchors.json")
@@ -69,8 +70,7 @@ class Anchors:
 
 
 def load_anchors(path: str = ANCHORS) -> Anchors:
-    with open(path, encoding="utf-8") as handle:
-        data = json.load(handle)
+    data = read_json(path)
     lengths = tuple(data["lengths"])
     for mode, row in data["pct_ceiling"].items():
         if len(row) != len(lengths):
@@ -115,20 +115,7 @@ def read_results(paths: Sequence[str]) -> List[dict]:
     if not paths:
         raise UsageError("no results file given (make bench writes build/bench/results.json; "
                          "make marks build/bench/marks/run-*.json)")
-    docs = []
-    for path in paths:
-        try:
-            with open(path, encoding="utf-8") as handle:
-                doc = json.load(handle)
-        except OSError as error:
-            raise UsageError(f"cannot read '{path}': {error.strerror}") from None
-        except json.JSONDecodeError as error:
-            raise UsageError(f"'{path}' is not JSON ({error.msg}, line {error.lineno})") from None
-        if (not isinstance(doc, dict) or doc.get("schema") != "aesgen-bench-1"
-                or not isinstance(doc.get("results"), list)):
-            raise UsageError(f"'{path}' is not a bench results file (schema aesgen-bench-1)")
-        docs.append(doc)
-    return docs
+    return [read_bench_results(path) for path in paths]
 
 
 def impls_in(docs: Sequence[dict]) -> List[str]:
@@ -256,6 +243,13 @@ def report_results(docs: Sequence[dict], impl: str = "auto",
 
 
 def command(args):
+    if args.validate:           # make marks, before it replaces the last runs' files
+        from generator.isa import ISAS
+        valid = ["auto", "best", *ISAS]
+        if args.impl not in valid:
+            raise UsageError(f"--impl {args.impl}: valid: {', '.join(valid)}")
+        load_anchors(args.anchors)
+        return 0
     text, cells = report(args.results, args.impl, args.anchors)
     print(text)
     if args.check and any(c.status not in (MET, MEDIAN_ONLY) for c in cells):
@@ -271,6 +265,8 @@ def add_parser(sub):
                         help="auto (default), best (the most of our ISAs per run) or an ISA")
     parser.add_argument("--anchors", default=ANCHORS,
                         help=f"the anchors file (default {os.path.relpath(ANCHORS, REPO)})")
+    parser.add_argument("--validate", action="store_true",
+                        help="only check --impl and the anchors file (no results read)")
     parser.add_argument("--check", action="store_true",
                         help="exit 1 when a cell's median misses its mark, did not verify "
                              "or was not measured")

@@ -35,9 +35,9 @@ perf-tools:
 
 # Reuses $(BUILD)'s runtime and bench objects; each variant gets its own library and
 # bench binary under $(BUILD)/explore/<mode>-<isa>/ (the default build is untouched).
-EXPLORE_ARGS := --mode $(or $(MODE),all) --isa $(or $(ISA),all) --build $(BUILD) \
-                $(if $(filter 1 yes true,$(APPLY)),--apply) $(if $(ROUNDS),--rounds $(ROUNDS)) \
-                $(if $(LENGTHS),--lengths $(LENGTHS)) $(if $(ONLY),--only $(ONLY))
+EXPLORE_ARGS := --mode '$(or $(MODE),all)' --isa '$(or $(ISA),all)' --build $(BUILD) \
+                $(if $(filter 1 yes true,$(APPLY)),--apply) $(if $(ROUNDS),--rounds '$(ROUNDS)') \
+                $(if $(LENGTHS),--lengths '$(LENGTHS)') $(if $(ONLY),--only '$(ONLY)')
 explore: test-tools perf-tools lib $(BENCH_BIN)
 	$(PYTHON) -m perf explore $(EXPLORE_ARGS)
 

@@ -24,7 +24,7 @@ from typing import Dict, List
 from generator import uarch
 from generator.isa import ISAS
 
-from . import marks, mca, plots
+from . import marks, mca, plots, read_bench_results
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROUNDS = {128: 10, 192: 12, 256: 14}
@@ -191,8 +191,7 @@ def write_charts(results: dict, out_dir: str) -> List[str]:
 
 
 def command(args):
-    with open(args.results, encoding="utf-8") as handle:
-        results = json.load(handle)
+    results = read_bench_results(args.results)
     out_dir = args.out or os.path.dirname(os.path.abspath(args.results))
     if shutil.which(mca.LLVM_MCA):
         host = mca.host_model()

@@ -139,6 +139,7 @@ int bench_filter_allows_workload(const char *spec, const bench_workload *w);
 double bench_now_ns(void);
 double bench_median(double *values, size_t n);   /* sorts values */
 int bench_pin_cpu(int requested);                 /* requested < 0: pick one; returns cpu or -1 */
+void bench_allowed_cpus(char *out, size_t size);  /* "0, 1": the CPUs this process may run on */
 void bench_cpu_model(char *out, size_t size);
 double bench_measure_tsc_ghz(void);
 double bench_core_ghz_sample(uint64_t iters);     /* iters x 200 dependent adds */

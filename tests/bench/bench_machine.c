@@ -58,6 +58,18 @@ static int last_allowed_cpu(void)
     return -1;
 }
 
+void bench_allowed_cpus(char *out, size_t size)
+{
+    cpu_set_t set;
+    size_t used = 0;
+    out[0] = '\0';
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return;
+    for (int cpu = 0; cpu < CPU_SETSIZE && used + 8 < size; cpu++)
+        if (CPU_ISSET(cpu, &set))
+            used += (size_t)snprintf(out + used, size - used, "%s%d", used ? ", " : "", cpu);
+}
+
 int bench_pin_cpu(int requested)
 {
     int cpu = requested >= 0 ? requested : last_allowed_cpu();

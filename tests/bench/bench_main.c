@@ -525,6 +525,78 @@ static void print_run_header(const bench_options *o)
     printf("%s\n", any ? "" : " none");
 }
 
+/* Whether the filter token's value (key=value, vlen bytes of value) names something this
+ * run could time; if not, the message names it and the values that exist. */
+static int filter_value_exists(const char *key, const char *value, size_t vlen,
+                               const bench_options *o)
+{
+    char text[64];
+    if (vlen >= sizeof text)
+        return 0;
+    memcpy(text, value, vlen);
+    text[vlen] = '\0';
+    if (strcmp(key, "mode") == 0) {
+        for (size_t i = 0; i < bench_workload_count; i++)
+            if (strcmp(bench_workloads[i].mode, text) == 0 ||
+                (bench_workloads[i].family && strcmp(bench_workloads[i].family, text) == 0))
+                return 1;
+    } else if (strcmp(key, "bits") == 0) {
+        for (size_t i = 0; i < N_KEY_BITS; i++)
+            if (strtoul(text, NULL, 10) == bench_key_bits[i] && text[0] != '0' &&
+                strspn(text, "0123456789") == vlen)
+                return 1;
+    } else if (strcmp(key, "len") == 0) {
+        for (size_t i = 0; i < o->n_lengths; i++)
+            if (strspn(text, "0123456789") == vlen && vlen && text[0] != '0' &&
+                strtoul(text, NULL, 10) == o->lengths[i])
+                return 1;
+    } else if (strcmp(key, "impl") == 0) {
+        static const char *const others[] = {"generic", "openssl", "auto"};
+        for (size_t i = 0; i < N_ASM_ISAS; i++)
+            if (strcmp(bench_asm_isas[i], text) == 0)
+                return 1;
+        for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+            if (strcmp(others[i], text) == 0)
+                return 1;
+    }
+    return 0;
+}
+
+/* Every value of the filter names a mode, key size, length or implementation there is
+ * (a misspelled one would time nothing and write an empty results file over the last
+ * one); 0 after a message naming the value and the valid ones. */
+static int filter_values_exist(const bench_options *o)
+{
+    for (const char *p = o->filter; p && *p;) {
+        size_t tok = strcspn(p, ",");
+        const char *eq = memchr(p, '=', tok);
+        char key[8] = "";
+        if (eq && (size_t)(eq - p) < sizeof key)
+            memcpy(key, p, (size_t)(eq - p));
+        if (eq && !filter_value_exists(key, eq + 1, tok - (size_t)(eq - p) - 1, o)) {
+            fprintf(stderr, "bench: filter %.*s names nothing; %s: ", (int)tok, p, key);
+            if (strcmp(key, "mode") == 0) {
+                for (size_t i = 0; i < bench_workload_count; i++)
+                    fprintf(stderr, "%s, ", bench_workloads[i].mode);
+                fprintf(stderr, "xts, gcm\n");
+            } else if (strcmp(key, "bits") == 0) {
+                fprintf(stderr, "128, 256\n");
+            } else if (strcmp(key, "len") == 0) {
+                for (size_t i = 0; i < o->n_lengths; i++)
+                    fprintf(stderr, "%zu%s", o->lengths[i], i + 1 < o->n_lengths ? ", " : "");
+                fprintf(stderr, " (the run's lengths: --lengths)\n");
+            } else {
+                for (size_t i = 0; i < N_ASM_ISAS; i++)
+                    fprintf(stderr, "%s, ", bench_asm_isas[i]);
+                fprintf(stderr, "generic, openssl, auto\n");
+            }
+            return 0;
+        }
+        p += tok + (p[tok] == ',');
+    }
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     bench_options o;
@@ -533,13 +605,23 @@ int main(int argc, char **argv)
     static machine_probe probe;
     size_t n_blocks = 0, n_cases = 0, n_results = 0;
 
-    if (!bench_parse_options(argc, argv, &o))
+    if (!bench_parse_options(argc, argv, &o) || !filter_values_exist(&o))
         return 2;
+    if (o.json_path) {              /* before the run, not after minutes of it */
+        FILE *f = fopen(o.json_path, "a");
+        if (!f) {
+            fprintf(stderr, "bench: cannot write %s\n", o.json_path);
+            return 2;
+        }
+        fclose(f);
+    }
     double start = bench_now_ns();
     identify_machine(&o, &m);
     if (o.cpu >= 0 && m.cpu < 0) {
-        fprintf(stderr, "bench: cannot pin to CPU %d\n", o.cpu);
-        return 1;
+        char allowed[256];
+        bench_allowed_cpus(allowed, sizeof allowed);
+        fprintf(stderr, "bench: cannot pin to CPU %d; allowed: %s\n", o.cpu, allowed);
+        return 2;
     }
     bench_block *blocks = make_blocks(&o, &n_blocks);
     bench_case *cases = blocks ? make_cases(blocks, n_blocks, &o, &n_cases) : NULL;

@@ -183,14 +183,15 @@ int bench_parse_options(int argc, char **argv, bench_options *o)
         o->filter = NULL;
     if (samples && *samples) {
         if (!parse_unsigned(samples, BENCH_MAX_SAMPLES, &v) || v == 0) {
-            fprintf(stderr, "bench: samples must be 1..%d\n", BENCH_MAX_SAMPLES);
+            fprintf(stderr, "bench: samples must be 1..%d, not '%s'\n", BENCH_MAX_SAMPLES,
+                    samples);
             return 0;
         }
         o->samples = (unsigned)v;
     }
     if (sample_us && *sample_us) {
         if (!parse_unsigned(sample_us, 1000000, &v) || v == 0) {
-            fprintf(stderr, "bench: sample-us must be 1..1000000\n");
+            fprintf(stderr, "bench: sample-us must be 1..1000000, not '%s'\n", sample_us);
             return 0;
         }
         o->sample_target_ns = (double)v * 1e3;
@@ -198,8 +199,8 @@ int bench_parse_options(int argc, char **argv, bench_options *o)
     o->n_lengths = sizeof default_lengths / sizeof default_lengths[0];
     memcpy(o->lengths, default_lengths, sizeof default_lengths);
     if (lengths && *lengths && !parse_lengths(lengths, o)) {
-        fprintf(stderr, "bench: lengths must be up to %d numbers 16..%d, comma-separated\n",
-                BENCH_MAX_LENGTHS, BENCH_MAX_LEN);
+        fprintf(stderr, "bench: lengths must be up to %d numbers 16..%d, comma-separated, "
+                "not '%s'\n", BENCH_MAX_LENGTHS, BENCH_MAX_LEN, lengths);
         return 0;
     }
     if (cpu && *cpu) {

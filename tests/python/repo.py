@@ -40,3 +40,19 @@ def host_runs(isa, flags=None):
     so the OS-state entries ("os:...") are implied by the features it lists."""
     flags = set(cpuinfo().get("flags", "").split()) if flags is None else flags
     return all(f in flags for f in isa.features if not f.startswith("os:"))
+
+
+LIBRARY = os.path.join(BUILD, "libaesgen.a")
+
+
+def build_bench(directory):
+    """The bench (tests/bench/*.c) built against the built library into directory; its
+    path.  A few seconds: for tests that run it on one quick case or on bad input."""
+    import glob
+    import subprocess
+    binary = os.path.join(directory, "bench")
+    subprocess.run(["cc", "-std=c11", "-O1", "-I", os.path.join(REPO, "runtime", "include"),
+                    "-I", os.path.join(REPO, "runtime", "src"), "-I", GEN, "-o", binary,
+                    *sorted(glob.glob(os.path.join(REPO, "tests", "bench", "*.c"))), LIBRARY,
+                    "-lcrypto"], check=True)
+    return binary

@@ -6,18 +6,16 @@ import contextlib
 import io
 import json
 import os
-import glob
 import re
 import subprocess
 import tempfile
 import unittest
 
-from repo import BUILD, REPO, have
+from repo import LIBRARY, REPO, build_bench, have
 from generator import uarch
 from generator.errors import UsageError
 from perf import cli, marks
 
-LIBRARY = os.path.join(BUILD, "libaesgen.a")
 
 ZEN5 = {"model": "AMD EPYC 9575F", "vendor": "AuthenticAMD", "family": 0x1a,
         "model_id": 0x02, "variant": "znver5"}
@@ -220,11 +218,7 @@ class BenchResults(unittest.TestCase):
 
     def test_a_quick_run_names_its_machine_and_the_report_reads_it(self):
         with tempfile.TemporaryDirectory() as tmp:
-            binary = os.path.join(tmp, "bench")
-            subprocess.run(["cc", "-std=c11", "-O1", "-I", os.path.join(REPO, "runtime", "include"),
-                            "-I", os.path.join(REPO, "runtime", "src"), "-I", os.path.join(REPO, "gen"),
-                            "-o", binary, *sorted(glob.glob(os.path.join(REPO, "tests", "bench", "*.c"))),
-                            LIBRARY, "-lcrypto"], check=True)
+            binary = build_bench(tmp)
             results = os.path.join(tmp, "results.json")
             env = {k: v for k, v in os.environ.items()
                    if k not in ("AESGEN_VARIANT", "AESGEN_ISA") and not k.startswith("BENCH_")}
