@@ -3,7 +3,8 @@
  * GCM page-edge tests (group gcm-page-edge): every buffer GCM reads or writes
  * ends exactly where a PROT_NONE page begins, or starts right after one
  * (page_arena.h), encrypt and decrypt, every ISA and key size:
- *  - the text (src and dst, also in place): every length 0..1100 and long ones,
+ *  - the text (src and dst, also in place): every length 0..1100 and long ones (with a
+ *    16-byte IV, the secret-counter path, a sample of them),
  *    one-shot and streamed (a 7-byte call first, so the rest starts mid-block), the 32
  *    bytes beside dst on its free side keeping their canary;
  *  - the AAD: every length 0..300 and long ones, with no text (GMAC) and with
@@ -117,9 +118,12 @@ struct edge_env {
 };
 
 /* The text at the edges; aad and iv on the heap. */
-static void text_edges(const struct edge_env *e, size_t len, const uint8_t *aad, const uint8_t *iv)
+/* iv_len 12: the public counter; any other length: J0 from GHASH, the secret counter
+ * (AESGEN_GCM_SECRET_COUNTER: the EVEX loops take their carry path every iteration). */
+static void text_edges(const struct edge_env *e, size_t len, const uint8_t *aad, const uint8_t *iv,
+                       size_t iv_len)
 {
-    struct message msg = { iv, aad, e->random, 12, 13, len, e->ct, { 0 } };
+    struct message msg = { iv, aad, e->random, iv_len, 13, len, e->ct, { 0 } };
     answer(e->key, e->key_len, &msg);
     for (size_t p = 0; p < EDGE_PLACEMENT_COUNT; p++) {
         const struct edge_placement *pl = &edge_placements[p];
@@ -134,12 +138,12 @@ static void text_edges(const struct edge_env *e, size_t len, const uint8_t *aad,
                 uint8_t *side = free_side(e->a, pl->at_end, dst, len);
                 if (side != NULL)
                     memset(side, CANARY, CANARY_BYTES);
-                struct edge_call c = { dir, iv, 12, aad, 13, dst, src, len, tag, 16, 5, 7,
+                struct edge_call c = { dir, iv, iv_len, aad, 13, dst, src, len, tag, 16, 5, 7,
                                        streamed };
                 char name[200];
-                snprintf(name, sizeof name, "%s gcm aes-%u %s%s text %s len=%zu", e->isa,
+                snprintf(name, sizeof name, "%s gcm aes-%u %s%s text %s len=%zu iv=%zu", e->isa,
                          key_bits(e->key_len), gcm_dir_name(dir), streamed ? " streamed" : "",
-                         pl->name, len);
+                         pl->name, len, iv_len);
                 run_edge(name, e->gk, &c, &msg);
                 check(canary_intact(side), "%s: the %d bytes beside dst", name, CANARY_BYTES);
             }
@@ -339,11 +343,16 @@ static void run_isa(struct edge_env *e)
             continue;
         e->key = raw;
         e->gk = &gk;
-        for (size_t len = 0; len <= 1100; len++)
-            text_edges(e, len, aad, iv);
+        for (size_t len = 0; len <= 1100; len++) {
+            text_edges(e, len, aad, iv, 12);
+            if (len % 5 == 0 || len % 64 >= 60)     /* the secret counter: a sample */
+                text_edges(e, len, aad, e->random + 4000, 16);
+        }
         for (size_t l = 0; l < sizeof long_texts / sizeof long_texts[0]; l++)
-            if (long_texts[l] <= e->a->data_size)
-                text_edges(e, long_texts[l], aad, iv);
+            if (long_texts[l] <= e->a->data_size) {
+                text_edges(e, long_texts[l], aad, iv, 12);
+                text_edges(e, long_texts[l], aad, e->random + 4000, 16);
+            }
         for (size_t aad_len = 0; aad_len <= 300; aad_len++) {
             aad_edges(e, aad_len, 0, e->random, iv);
             aad_edges(e, aad_len, 33, e->random, iv);
