@@ -28,6 +28,7 @@ static const struct group groups[] = {
     { "page-edge", test_page_edges },
     { "abi", test_abi },
     { "threads", test_threads },
+    { "first-use-threads", test_first_use_threads },
     { "xts-api", test_xts_api },
     { "xts-sectors", test_xts_sectors },
     { "xts-known-answer", test_xts_known_answers },
@@ -95,6 +96,8 @@ int main(int argc, char **argv)
         return api_print_isa_child();
     if (argc > 1 && strcmp(argv[1], "--print-variant") == 0)
         return variants_print_child();
+    if (argc > 1 && strcmp(argv[1], "--first-use-race") == 0)
+        return threads_first_use_child();
 
     const char *seed_text = getenv("AESGEN_TEST_SEED");
     uint64_t seed = seed_text ? strtoull(seed_text, NULL, 0) : 20240601;

@@ -7,12 +7,21 @@
  *
  * XTS (test_xts_threads): the context is only read after init, so one context
  * per ISA is shared by an encrypting and a decrypting thread at once.
+ *
+ * First use: the library picks its ISA and variant once per process, at the first call
+ * that needs them.  Fresh child processes (--first-use-race) start several threads at
+ * once on that first call (CTR and GCM), some with the selection changed at the same
+ * moment; every output must be right and the process must settle on one ISA.
  */
+#define _POSIX_C_SOURCE 200809L    /* pthread_barrier_t under -std=c11 */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "child.h"
+#include "gcm_harness.h"
 #include "harness.h"
 #include "isa.h"
 #include "tests.h"
@@ -174,4 +183,97 @@ void test_xts_threads(const struct test_config *config)
     free(in);
     free(want[0]);
     free(want[1]);
+}
+
+/* ---- First use from several threads at once, in a fresh process ---------------- */
+
+enum { RACERS = 8, RACE_TEXT = 1000, RACE_GCM_TEXT = 300, RACE_CHILDREN = 12 };
+
+struct racer {
+    pthread_t thread;
+    pthread_barrier_t *start;
+    const uint8_t *key, *iv, *pt;
+    const char *select;            /* a selection made at the same moment, or NULL */
+    uint8_t ctr_out[RACE_TEXT], gcm_out[RACE_GCM_TEXT], tag[16];
+    int rc;
+};
+
+static void *race(void *arg)
+{
+    struct racer *r = arg;
+    aesgen_ctr_ctx ctr;
+    aesgen_gcm_key gk;
+    pthread_barrier_wait(r->start);
+    if (r->select != NULL)
+        aesgen_select_isa(r->select);
+    r->rc = aesgen_ctr_init(&ctr, r->key, 32, r->iv);
+    if (r->rc == AESGEN_OK)
+        r->rc = aesgen_ctr_crypt(&ctr, r->ctr_out, r->pt, RACE_TEXT);
+    if (r->rc == AESGEN_OK)
+        r->rc = aesgen_gcm_init(&gk, r->key, 16);
+    if (r->rc == AESGEN_OK)
+        r->rc = aesgen_gcm_encrypt(&gk, r->iv, 12, r->key, 13, r->gcm_out, r->pt,
+                                   RACE_GCM_TEXT, r->tag, 16);
+    return NULL;
+}
+
+/* The child: "first-use ok=1 isa=NAME" on its first line (ok=0: a wrong output). */
+int threads_first_use_child(void)
+{
+    static uint8_t key[32], iv[16], pt[RACE_TEXT], want[RACE_TEXT], gcm_want[RACE_GCM_TEXT];
+    static struct racer racers[RACERS];
+    uint8_t tag_want[16];
+    for (size_t i = 0; i < sizeof pt; i++)
+        pt[i] = (uint8_t)(i * 7 + 3);
+    for (size_t i = 0; i < sizeof key; i++)
+        key[i] = (uint8_t)(i * 13 + 1);
+    memcpy(iv, key + 8, sizeof iv);
+    iv[15] = 0xf0;                  /* the counter carries out of its last byte */
+    const char *select = getenv("AESGEN_TEST_RACE_SELECT");
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, RACERS);
+    for (int t = 0; t < RACERS; t++) {
+        racers[t] = (struct racer){ .start = &start, .key = key, .iv = iv, .pt = pt,
+                                    .select = t == RACERS - 1 ? select : NULL };
+        pthread_create(&racers[t].thread, NULL, race, &racers[t]);
+    }
+    for (int t = 0; t < RACERS; t++)
+        pthread_join(racers[t].thread, NULL);
+    pthread_barrier_destroy(&start);
+    /* the references after the threads (OpenSSL's context here is one) */
+    reference(MODE_CTR, key, 32, iv, want, pt, RACE_TEXT);
+    gcm_ref_encrypt(key, 16, iv, 12, key, 13, gcm_want, pt, RACE_GCM_TEXT, tag_want);
+    int ok = 1;
+    for (int t = 0; t < RACERS; t++)
+        ok &= racers[t].rc == AESGEN_OK && memcmp(racers[t].ctr_out, want, RACE_TEXT) == 0
+              && memcmp(racers[t].gcm_out, gcm_want, RACE_GCM_TEXT) == 0
+              && memcmp(racers[t].tag, tag_want, 16) == 0;
+    printf("first-use ok=%d isa=%s\n", ok, aesgen_isa_name());
+    return 0;
+}
+
+void test_first_use_threads(const struct test_config *config)
+{
+    check_set_group("first-use-threads");
+    /* without a selection; with AESGEN_ISA set and another ISA selected by one racer */
+    static const struct child_var plain[] = { { "AESGEN_ISA", NULL },
+                                              { "AESGEN_VARIANT", NULL },
+                                              { "AESGEN_TEST_RACE_SELECT", NULL } };
+    static const struct child_var selecting[] = { { "AESGEN_ISA", "aesni_avx" },
+                                                  { "AESGEN_VARIANT", NULL },
+                                                  { "AESGEN_TEST_RACE_SELECT", "generic" } };
+    const bool aesni = aesgen_isa_supported("aesni_avx");
+    for (int run = 0; run < RACE_CHILDREN; run++) {
+        const bool with_select = aesni && run % 2;
+        char report[256];
+        bool ran = run_child_with(config->self_path, "--first-use-race",
+                                  with_select ? selecting : plain, 3, report, sizeof report);
+        const char *isa = strstr(report, "isa=");
+        bool settled = isa != NULL && (!with_select || strcmp(isa, "isa=aesni_avx") == 0 ||
+                                       strcmp(isa, "isa=generic") == 0);
+        check(ran && strncmp(report, "first-use ok=1 ", 15) == 0 && settled,
+              "%d threads at the first call of a fresh process%s: child reports \"%s\"",
+              RACERS, with_select ? " (AESGEN_ISA=aesni_avx, one thread selecting generic)" : "",
+              report);
+    }
 }

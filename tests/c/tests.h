@@ -15,6 +15,8 @@ void test_differential(const struct test_config *config);
 void test_page_edges(const struct test_config *config);
 void test_abi(const struct test_config *config);
 void test_threads(const struct test_config *config);
+void test_first_use_threads(const struct test_config *config);
+int threads_first_use_child(void);
 void test_xts_api(const struct test_config *config);
 void test_xts_sectors(const struct test_config *config);
 void test_xts_known_answers(const struct test_config *config);
