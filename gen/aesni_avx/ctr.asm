@@ -41,7 +41,7 @@
 ;                     K0=xmm12, KLAST=xmm13, KT=xmm14
 	section .text
 	align 32, db 0xcc
-	global aesgen_ctr_crypt_aesni_avx:function hidden
+	global aesgen_ctr_crypt_aesni_avx:function hidden (L.aesgen_ctr_crypt_aesni_avx.end - aesgen_ctr_crypt_aesni_avx)
 aesgen_ctr_crypt_aesni_avx:
 	endbr64
 	test            rcx, rcx
@@ -930,6 +930,7 @@ L.ctr_one_return:
 	xor             eax, eax
 ; only xmm registers were written on this path: no vzeroupper needed
 	ret
+L.aesgen_ctr_crypt_aesni_avx.end:
 
 	section .rodata align=64
 	align 64, db 0
@@ -995,7 +996,7 @@ L.ctr_le_step:
 ; COUNTERS=gpr: the main loop's whitened counter blocks at [rsp + RING + 16*j] (j < 8; RING = 0 or 128, the halves swap each iteration), wiped when the loop ends.
 	section .text
 	align 32, db 0xcc
-	global aesgen_ctr_crypt_aesni_avx_countersgpr:function hidden
+	global aesgen_ctr_crypt_aesni_avx_countersgpr:function hidden (L.aesgen_ctr_crypt_aesni_avx_countersgpr.end - aesgen_ctr_crypt_aesni_avx_countersgpr)
 aesgen_ctr_crypt_aesni_avx_countersgpr:
 	endbr64
 	push            rbx
@@ -2176,6 +2177,7 @@ L.ctr_one_return_countersgpr:
 	add             rsp, 256
 	pop             rbx
 	ret
+L.aesgen_ctr_crypt_aesni_avx_countersgpr.end:
 
 	section .rodata align=64
 	align 64, db 0

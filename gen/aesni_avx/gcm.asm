@@ -106,7 +106,7 @@
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_ghash_aesni_avx:function hidden
+	global aesgen_gcm_ghash_aesni_avx:function hidden (L.aesgen_gcm_ghash_aesni_avx.end - aesgen_gcm_ghash_aesni_avx)
 aesgen_gcm_ghash_aesni_avx:
 	endbr64
 	vmovdqu         xmm9, oword [rsi]
@@ -219,6 +219,7 @@ L.gcm_ghash_store:
 	xor             eax, eax
 	vzeroupper
 	ret
+L.aesgen_gcm_ghash_aesni_avx.end:
 
 ; int aesgen_gcm_enc_update_aesni_avx(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 ;   len % 16 == 0
@@ -240,7 +241,7 @@ L.gcm_ghash_store:
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_enc_update_aesni_avx:function hidden
+	global aesgen_gcm_enc_update_aesni_avx:function hidden (L.aesgen_gcm_enc_update_aesni_avx.end - aesgen_gcm_enc_update_aesni_avx)
 aesgen_gcm_enc_update_aesni_avx:
 	endbr64
 	sub             rsp, 16
@@ -1424,6 +1425,7 @@ L.gcm_enc_return:
 	vzeroupper
 	add             rsp, 16
 	ret
+L.aesgen_gcm_enc_update_aesni_avx.end:
 
 ; int aesgen_gcm_dec_update_aesni_avx(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 ;   len % 16 == 0
@@ -1445,7 +1447,7 @@ L.gcm_enc_return:
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_dec_update_aesni_avx:function hidden
+	global aesgen_gcm_dec_update_aesni_avx:function hidden (L.aesgen_gcm_dec_update_aesni_avx.end - aesgen_gcm_dec_update_aesni_avx)
 aesgen_gcm_dec_update_aesni_avx:
 	endbr64
 	sub             rsp, 16
@@ -2150,6 +2152,7 @@ L.gcm_dec_return:
 	vzeroupper
 	add             rsp, 16
 	ret
+L.aesgen_gcm_dec_update_aesni_avx.end:
 
 ; int aesgen_gcm_enc_record_aesni_avx(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 ;   any len
@@ -2171,7 +2174,7 @@ L.gcm_dec_return:
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_enc_record_aesni_avx:function hidden
+	global aesgen_gcm_enc_record_aesni_avx:function hidden (L.aesgen_gcm_enc_record_aesni_avx.end - aesgen_gcm_enc_record_aesni_avx)
 aesgen_gcm_enc_record_aesni_avx:
 	endbr64
 	sub             rsp, 16
@@ -3509,6 +3512,7 @@ L.gcm_enc_rec_tag:
 	vzeroupper
 	add             rsp, 16
 	ret
+L.aesgen_gcm_enc_record_aesni_avx.end:
 
 ; int aesgen_gcm_dec_record_aesni_avx(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 ;   any len
@@ -3530,7 +3534,7 @@ L.gcm_enc_rec_tag:
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_dec_record_aesni_avx:function hidden
+	global aesgen_gcm_dec_record_aesni_avx:function hidden (L.aesgen_gcm_dec_record_aesni_avx.end - aesgen_gcm_dec_record_aesni_avx)
 aesgen_gcm_dec_record_aesni_avx:
 	endbr64
 	sub             rsp, 16
@@ -4387,6 +4391,7 @@ L.gcm_dec_rec_tag:
 	vzeroupper
 	add             rsp, 16
 	ret
+L.aesgen_gcm_dec_record_aesni_avx.end:
 
 	section .rodata align=64
 	align 64, db 0
@@ -4427,7 +4432,7 @@ L.gcm_tail_bytes:
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2:function hidden
+	global aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2:function hidden (L.aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2.end - aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2)
 aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2:
 	endbr64
 	vmovdqu         xmm9, oword [rsi]
@@ -4543,6 +4548,7 @@ L.gcm_ghash_ghashkaratsuba_tail2_store:
 	xor             eax, eax
 	vzeroupper
 	ret
+L.aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2.end:
 
 ; int aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 ;   len % 16 == 0
@@ -4564,7 +4570,7 @@ L.gcm_ghash_ghashkaratsuba_tail2_store:
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2:function hidden
+	global aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2:function hidden (L.aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2.end - aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2)
 aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2:
 	endbr64
 	sub             rsp, 16
@@ -5561,6 +5567,7 @@ L.gcm_enc_ghashkaratsuba_tail2_return:
 	vzeroupper
 	add             rsp, 16
 	ret
+L.aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2.end:
 
 ; int aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 ;   len % 16 == 0
@@ -5582,7 +5589,7 @@ L.gcm_enc_ghashkaratsuba_tail2_return:
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2:function hidden
+	global aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2:function hidden (L.aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2.end - aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2)
 aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2:
 	endbr64
 	sub             rsp, 16
@@ -6091,6 +6098,7 @@ L.gcm_dec_ghashkaratsuba_tail2_return:
 	vzeroupper
 	add             rsp, 16
 	ret
+L.aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2.end:
 
 ; int aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 ;   any len
@@ -6112,7 +6120,7 @@ L.gcm_dec_ghashkaratsuba_tail2_return:
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2:function hidden
+	global aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2:function hidden (L.aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2.end - aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2)
 aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2:
 	endbr64
 	sub             rsp, 16
@@ -7263,6 +7271,7 @@ L.gcm_enc_ghashkaratsuba_tail2_rec_tag:
 	vzeroupper
 	add             rsp, 16
 	ret
+L.aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2.end:
 
 ; int aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 ;   any len
@@ -7284,7 +7293,7 @@ L.gcm_enc_ghashkaratsuba_tail2_rec_tag:
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2:function hidden
+	global aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2:function hidden (L.aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2.end - aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2)
 aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2:
 	endbr64
 	sub             rsp, 16
@@ -7945,3 +7954,4 @@ L.gcm_dec_ghashkaratsuba_tail2_rec_tag:
 	vzeroupper
 	add             rsp, 16
 	ret
+L.aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2.end:

@@ -34,7 +34,7 @@
 ;                     KT=xmm12
 	section .text
 	align 32, db 0xcc
-	global aesgen_xctr_crypt_aesni_avx:function hidden
+	global aesgen_xctr_crypt_aesni_avx:function hidden (L.aesgen_xctr_crypt_aesni_avx.end - aesgen_xctr_crypt_aesni_avx)
 aesgen_xctr_crypt_aesni_avx:
 	endbr64
 	test            rcx, rcx
@@ -862,6 +862,7 @@ L.xctr_one_return:
 	xor             eax, eax
 ; only xmm registers were written on this path: no vzeroupper needed
 	ret
+L.aesgen_xctr_crypt_aesni_avx.end:
 
 	section .rodata align=64
 	align 64, db 0
@@ -898,7 +899,7 @@ L.xctr_steps:
 ;                     STEP=xmm12, KT=xmm13
 	section .text
 	align 32, db 0xcc
-	global aesgen_xctr_crypt_aesni_avx_counterschain:function hidden
+	global aesgen_xctr_crypt_aesni_avx_counterschain:function hidden (L.aesgen_xctr_crypt_aesni_avx_counterschain.end - aesgen_xctr_crypt_aesni_avx_counterschain)
 aesgen_xctr_crypt_aesni_avx_counterschain:
 	endbr64
 	test            rcx, rcx
@@ -1725,6 +1726,7 @@ L.xctr_one_return_counterschain:
 	xor             eax, eax
 ; only xmm registers were written on this path: no vzeroupper needed
 	ret
+L.aesgen_xctr_crypt_aesni_avx_counterschain.end:
 
 	section .rodata align=64
 	align 64, db 0

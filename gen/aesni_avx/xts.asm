@@ -50,7 +50,7 @@
 ; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
 	section .text
 	align 32, db 0xcc
-	global aesgen_xts_encrypt_aesni_avx:function hidden
+	global aesgen_xts_encrypt_aesni_avx:function hidden (L.aesgen_xts_encrypt_aesni_avx.end - aesgen_xts_encrypt_aesni_avx)
 aesgen_xts_encrypt_aesni_avx:
 	endbr64
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
@@ -674,6 +674,7 @@ L.xts_enc_main_aes128:
 	jae             L.xts_enc_main_loop
 ; LLVM-MCA-END
 	jmp             L.xts_enc_main_done
+L.aesgen_xts_encrypt_aesni_avx.end:
 
 ; int aesgen_xts_decrypt_aesni_avx(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 ;
@@ -710,7 +711,7 @@ L.xts_enc_main_aes128:
 ; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
 	section .text
 	align 32, db 0xcc
-	global aesgen_xts_decrypt_aesni_avx:function hidden
+	global aesgen_xts_decrypt_aesni_avx:function hidden (L.aesgen_xts_decrypt_aesni_avx.end - aesgen_xts_decrypt_aesni_avx)
 aesgen_xts_decrypt_aesni_avx:
 	endbr64
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
@@ -1364,6 +1365,7 @@ L.xts_dec_main_aes128:
 	jae             L.xts_dec_main_loop
 ; LLVM-MCA-END
 	jmp             L.xts_dec_main_done
+L.aesgen_xts_decrypt_aesni_avx.end:
 
 	section .rodata align=64
 	align 64, db 0
@@ -1425,7 +1427,7 @@ L.xts_cts_table:
 ; TLO:THI: the next block's tweak in the main loop (TWEAK=gpr; BASE before and after it), TSIGN the doubling's scratch.
 	section .text
 	align 32, db 0xcc
-	global aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr:function hidden
+	global aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr:function hidden (L.aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr.end - aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr)
 aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr:
 	endbr64
 	push            rbx
@@ -1886,6 +1888,7 @@ L.xts_enc_main_aes128_onepassgroups_tail2_tweakgpr:
 	vmovq           xmm0, r9
 	vpinsrq         xmm0, xmm0, rbx, 1
 	jmp             L.xts_enc_main_done_onepassgroups_tail2_tweakgpr
+L.aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr.end:
 
 ; int aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 ;
@@ -1932,7 +1935,7 @@ L.xts_enc_main_aes128_onepassgroups_tail2_tweakgpr:
 ; TLO:THI: the next block's tweak in the main loop (TWEAK=gpr; BASE before and after it), TSIGN the doubling's scratch.
 	section .text
 	align 32, db 0xcc
-	global aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr:function hidden
+	global aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr:function hidden (L.aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr.end - aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr)
 aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr:
 	endbr64
 	push            rbx
@@ -2425,6 +2428,7 @@ L.xts_dec_main_aes128_onepassgroups_tail2_tweakgpr:
 	vmovq           xmm0, r9
 	vpinsrq         xmm0, xmm0, rbx, 1
 	jmp             L.xts_dec_main_done_onepassgroups_tail2_tweakgpr
+L.aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr.end:
 
 	section .rodata align=64
 	align 64, db 0
@@ -2490,7 +2494,7 @@ L.xts_cts_table_onepassgroups_tail2_tweakgpr:
 ; Tweaks: on the stack, vector j at [rsp + 16*j] (j < 8); TWS is the register they are made in; a group of at most 4 vectors keeps its own in the block registers it leaves unused.
 	section .text
 	align 32, db 0xcc
-	global aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:function hidden
+	global aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:function hidden (L.aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8.end - aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8)
 aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
 	endbr64
 	push            rbx
@@ -3353,6 +3357,7 @@ L.xts_enc_main_aes128_tweakgpr_unroll8:
 	vmovq           xmm0, r9
 	vpinsrq         xmm0, xmm0, rbx, 1
 	jmp             L.xts_enc_main_done_tweakgpr_unroll8
+L.aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8.end:
 
 ; int aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 ;
@@ -3400,7 +3405,7 @@ L.xts_enc_main_aes128_tweakgpr_unroll8:
 ; Tweaks: on the stack, vector j at [rsp + 16*j] (j < 8); TWS is the register they are made in; a group of at most 4 vectors keeps its own in the block registers it leaves unused.
 	section .text
 	align 32, db 0xcc
-	global aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:function hidden
+	global aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:function hidden (L.aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8.end - aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8)
 aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
 	endbr64
 	push            rbx
@@ -4293,6 +4298,7 @@ L.xts_dec_main_aes128_tweakgpr_unroll8:
 	vmovq           xmm0, r9
 	vpinsrq         xmm0, xmm0, rbx, 1
 	jmp             L.xts_dec_main_done_tweakgpr_unroll8
+L.aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8.end:
 
 	section .rodata align=64
 	align 64, db 0

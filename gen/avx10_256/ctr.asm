@@ -42,7 +42,7 @@
 ;                     KLAST-11=ymm24, KLAST-12=ymm25, KLAST-13=ymm26
 	section .text
 	align 32, db 0xcc
-	global aesgen_ctr_crypt_avx10_256:function hidden
+	global aesgen_ctr_crypt_avx10_256:function hidden (L.aesgen_ctr_crypt_avx10_256.end - aesgen_ctr_crypt_avx10_256)
 aesgen_ctr_crypt_avx10_256:
 	endbr64
 	test            rcx, rcx
@@ -708,6 +708,7 @@ L.ctr_one_return:
 	xor             eax, eax
 ; only xmm registers were written on this path: no vzeroupper needed
 	ret
+L.aesgen_ctr_crypt_avx10_256.end:
 
 	section .rodata align=64
 	align 64, db 0

@@ -114,7 +114,7 @@
 ;                     GFPOLY=ymm21, HPOW0=ymm22, HPOW1=ymm23, HPOW2=ymm24, HPOW3=ymm25
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_ghash_avx10_256:function hidden
+	global aesgen_gcm_ghash_avx10_256:function hidden (L.aesgen_gcm_ghash_avx10_256.end - aesgen_gcm_ghash_avx10_256)
 aesgen_gcm_ghash_avx10_256:
 	endbr64
 	vmovdqu8        xmm10, oword [rsi]
@@ -236,6 +236,7 @@ L.gcm_ghash_store:
 	xor             eax, eax
 	vzeroupper
 	ret
+L.aesgen_gcm_ghash_avx10_256.end:
 
 ; int aesgen_gcm_enc_update_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 ;   len % 16 == 0
@@ -259,7 +260,7 @@ L.gcm_ghash_store:
 ; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_enc_update_avx10_256:function hidden
+	global aesgen_gcm_enc_update_avx10_256:function hidden (L.aesgen_gcm_enc_update_avx10_256.end - aesgen_gcm_enc_update_avx10_256)
 aesgen_gcm_enc_update_avx10_256:
 	endbr64
 	push            rbx
@@ -1019,6 +1020,7 @@ L.gcm_enc_return:
 	add             rsp, 16
 	pop             rbx
 	ret
+L.aesgen_gcm_enc_update_avx10_256.end:
 
 ; int aesgen_gcm_dec_update_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 ;   len % 16 == 0
@@ -1042,7 +1044,7 @@ L.gcm_enc_return:
 ; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_dec_update_avx10_256:function hidden
+	global aesgen_gcm_dec_update_avx10_256:function hidden (L.aesgen_gcm_dec_update_avx10_256.end - aesgen_gcm_dec_update_avx10_256)
 aesgen_gcm_dec_update_avx10_256:
 	endbr64
 	push            rbx
@@ -1634,6 +1636,7 @@ L.gcm_dec_return:
 	add             rsp, 16
 	pop             rbx
 	ret
+L.aesgen_gcm_dec_update_avx10_256.end:
 
 ; int aesgen_gcm_enc_record_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 ;   any len
@@ -1656,7 +1659,7 @@ L.gcm_dec_return:
 ; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_enc_record_avx10_256:function hidden
+	global aesgen_gcm_enc_record_avx10_256:function hidden (L.aesgen_gcm_enc_record_avx10_256.end - aesgen_gcm_enc_record_avx10_256)
 aesgen_gcm_enc_record_avx10_256:
 	endbr64
 	push            rbx
@@ -2720,6 +2723,7 @@ L.gcm_enc_rec_tag:
 	vzeroupper
 	pop             rbx
 	ret
+L.aesgen_gcm_enc_record_avx10_256.end:
 
 ; int aesgen_gcm_dec_record_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 ;   any len
@@ -2742,7 +2746,7 @@ L.gcm_enc_rec_tag:
 ; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_dec_record_avx10_256:function hidden
+	global aesgen_gcm_dec_record_avx10_256:function hidden (L.aesgen_gcm_dec_record_avx10_256.end - aesgen_gcm_dec_record_avx10_256)
 aesgen_gcm_dec_record_avx10_256:
 	endbr64
 	push            rbx
@@ -3695,6 +3699,7 @@ L.gcm_dec_rec_tag:
 	vzeroupper
 	pop             rbx
 	ret
+L.aesgen_gcm_dec_record_avx10_256.end:
 
 	section .rodata align=64
 	align 64, db 0
@@ -3815,7 +3820,7 @@ L.gcm_record_offsets_32:
 ;                     HSUM1=ymm27, HSUM2=ymm28, HSUM3=ymm29
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_ghash_avx10_256_ghashkaratsuba:function hidden
+	global aesgen_gcm_ghash_avx10_256_ghashkaratsuba:function hidden (L.aesgen_gcm_ghash_avx10_256_ghashkaratsuba.end - aesgen_gcm_ghash_avx10_256_ghashkaratsuba)
 aesgen_gcm_ghash_avx10_256_ghashkaratsuba:
 	endbr64
 	vmovdqu8        xmm10, oword [rsi]
@@ -3951,6 +3956,7 @@ L.gcm_ghash_ghashkaratsuba_store:
 	xor             eax, eax
 	vzeroupper
 	ret
+L.aesgen_gcm_ghash_avx10_256_ghashkaratsuba.end:
 
 ; int aesgen_gcm_enc_update_avx10_256_ghashkaratsuba(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 ;   len % 16 == 0
@@ -3974,7 +3980,7 @@ L.gcm_ghash_ghashkaratsuba_store:
 ; Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_enc_update_avx10_256_ghashkaratsuba:function hidden
+	global aesgen_gcm_enc_update_avx10_256_ghashkaratsuba:function hidden (L.aesgen_gcm_enc_update_avx10_256_ghashkaratsuba.end - aesgen_gcm_enc_update_avx10_256_ghashkaratsuba)
 aesgen_gcm_enc_update_avx10_256_ghashkaratsuba:
 	endbr64
 	push            rbx
@@ -4774,6 +4780,7 @@ L.gcm_enc_ghashkaratsuba_return:
 	add             rsp, 16
 	pop             rbx
 	ret
+L.aesgen_gcm_enc_update_avx10_256_ghashkaratsuba.end:
 
 ; int aesgen_gcm_dec_update_avx10_256_ghashkaratsuba(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 ;   len % 16 == 0
@@ -4797,7 +4804,7 @@ L.gcm_enc_ghashkaratsuba_return:
 ; Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_dec_update_avx10_256_ghashkaratsuba:function hidden
+	global aesgen_gcm_dec_update_avx10_256_ghashkaratsuba:function hidden (L.aesgen_gcm_dec_update_avx10_256_ghashkaratsuba.end - aesgen_gcm_dec_update_avx10_256_ghashkaratsuba)
 aesgen_gcm_dec_update_avx10_256_ghashkaratsuba:
 	endbr64
 	push            rbx
@@ -5419,6 +5426,7 @@ L.gcm_dec_ghashkaratsuba_return:
 	add             rsp, 16
 	pop             rbx
 	ret
+L.aesgen_gcm_dec_update_avx10_256_ghashkaratsuba.end:
 
 ; int aesgen_gcm_enc_record_avx10_256_ghashkaratsuba(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 ;   any len
@@ -5441,7 +5449,7 @@ L.gcm_dec_ghashkaratsuba_return:
 ; Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_enc_record_avx10_256_ghashkaratsuba:function hidden
+	global aesgen_gcm_enc_record_avx10_256_ghashkaratsuba:function hidden (L.aesgen_gcm_enc_record_avx10_256_ghashkaratsuba.end - aesgen_gcm_enc_record_avx10_256_ghashkaratsuba)
 aesgen_gcm_enc_record_avx10_256_ghashkaratsuba:
 	endbr64
 	push            rbx
@@ -6575,6 +6583,7 @@ L.gcm_enc_ghashkaratsuba_rec_tag:
 	vzeroupper
 	pop             rbx
 	ret
+L.aesgen_gcm_enc_record_avx10_256_ghashkaratsuba.end:
 
 ; int aesgen_gcm_dec_record_avx10_256_ghashkaratsuba(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 ;   any len
@@ -6597,7 +6606,7 @@ L.gcm_enc_ghashkaratsuba_rec_tag:
 ; Round keys KLAST-3..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_dec_record_avx10_256_ghashkaratsuba:function hidden
+	global aesgen_gcm_dec_record_avx10_256_ghashkaratsuba:function hidden (L.aesgen_gcm_dec_record_avx10_256_ghashkaratsuba.end - aesgen_gcm_dec_record_avx10_256_ghashkaratsuba)
 aesgen_gcm_dec_record_avx10_256_ghashkaratsuba:
 	endbr64
 	push            rbx
@@ -7610,3 +7619,4 @@ L.gcm_dec_ghashkaratsuba_rec_tag:
 	vzeroupper
 	pop             rbx
 	ret
+L.aesgen_gcm_dec_record_avx10_256_ghashkaratsuba.end:

@@ -35,7 +35,7 @@
 ;                     KLAST-13=ymm24
 	section .text
 	align 32, db 0xcc
-	global aesgen_xctr_crypt_avx10_256:function hidden
+	global aesgen_xctr_crypt_avx10_256:function hidden (L.aesgen_xctr_crypt_avx10_256.end - aesgen_xctr_crypt_avx10_256)
 aesgen_xctr_crypt_avx10_256:
 	endbr64
 	test            rcx, rcx
@@ -640,6 +640,7 @@ L.xctr_one_return:
 	xor             eax, eax
 ; only xmm registers were written on this path: no vzeroupper needed
 	ret
+L.aesgen_xctr_crypt_avx10_256.end:
 
 	section .rodata align=64
 	align 64, db 0

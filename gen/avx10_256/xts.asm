@@ -49,7 +49,7 @@
 ; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
 	section .text
 	align 32, db 0xcc
-	global aesgen_xts_encrypt_avx10_256:function hidden
+	global aesgen_xts_encrypt_avx10_256:function hidden (L.aesgen_xts_encrypt_avx10_256.end - aesgen_xts_encrypt_avx10_256)
 aesgen_xts_encrypt_avx10_256:
 	endbr64
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
@@ -743,6 +743,7 @@ L.xts_enc_main_aes128:
 	jae             L.xts_enc_main_loop
 ; LLVM-MCA-END
 	jmp             L.xts_enc_main_done
+L.aesgen_xts_encrypt_avx10_256.end:
 
 ; int aesgen_xts_decrypt_avx10_256(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 ;
@@ -781,7 +782,7 @@ L.xts_enc_main_aes128:
 ; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
 	section .text
 	align 32, db 0xcc
-	global aesgen_xts_decrypt_avx10_256:function hidden
+	global aesgen_xts_decrypt_avx10_256:function hidden (L.aesgen_xts_decrypt_avx10_256.end - aesgen_xts_decrypt_avx10_256)
 aesgen_xts_decrypt_avx10_256:
 	endbr64
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
@@ -1745,6 +1746,7 @@ L.xts_dec_main_aes128:
 	jae             L.xts_dec_main_loop
 ; LLVM-MCA-END
 	jmp             L.xts_dec_main_done
+L.aesgen_xts_decrypt_avx10_256.end:
 
 	section .rodata align=64
 	align 64, db 0

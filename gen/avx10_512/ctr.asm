@@ -43,7 +43,7 @@
 ;                     KLAST-11=zmm24, KLAST-12=zmm25, KLAST-13=zmm26
 	section .text
 	align 32, db 0xcc
-	global aesgen_ctr_crypt_avx10_512:function hidden
+	global aesgen_ctr_crypt_avx10_512:function hidden (L.aesgen_ctr_crypt_avx10_512.end - aesgen_ctr_crypt_avx10_512)
 aesgen_ctr_crypt_avx10_512:
 	endbr64
 	test            rcx, rcx
@@ -709,6 +709,7 @@ L.ctr_one_return:
 	xor             eax, eax
 ; only xmm registers were written on this path: no vzeroupper needed
 	ret
+L.aesgen_ctr_crypt_avx10_512.end:
 
 	section .rodata align=64
 	align 64, db 0
@@ -824,7 +825,7 @@ L.ctr_lane_offsets:
 ;                     BSWAP=zmm18, TMP=zmm19, K0=zmm20, KLAST=zmm21, KT=zmm22
 	section .text
 	align 32, db 0xcc
-	global aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16:function hidden
+	global aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16:function hidden (L.aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16.end - aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16)
 aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16:
 	endbr64
 	test            rcx, rcx
@@ -2579,6 +2580,7 @@ L.ctr_one_return_keysrows_tail8_tailctrbytes_unroll16:
 	xor             eax, eax
 ; only xmm registers were written on this path: no vzeroupper needed
 	ret
+L.aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16.end:
 
 	section .rodata align=64
 	align 64, db 0

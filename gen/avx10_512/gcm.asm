@@ -115,8 +115,8 @@
 ;                     GFPOLY=zmm21, HPOW0=zmm22, HPOW1=zmm23, HPOW2=zmm24, HPOW3=zmm25
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_ghash_avx10_512:function hidden
-	global aesgen_gcm_ghash_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded:function hidden
+	global aesgen_gcm_ghash_avx10_512:function hidden (L.aesgen_gcm_ghash_avx10_512.end - aesgen_gcm_ghash_avx10_512)
+	global aesgen_gcm_ghash_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded:function hidden (L.aesgen_gcm_ghash_avx10_512.end - aesgen_gcm_ghash_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded)
 aesgen_gcm_ghash_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded:
 aesgen_gcm_ghash_avx10_512:
 	endbr64
@@ -243,6 +243,7 @@ L.gcm_ghash_store:
 	xor             eax, eax
 	vzeroupper
 	ret
+L.aesgen_gcm_ghash_avx10_512.end:
 
 ; int aesgen_gcm_enc_update_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 ;   len % 16 == 0
@@ -266,8 +267,8 @@ L.gcm_ghash_store:
 ; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_enc_update_avx10_512:function hidden
-	global aesgen_gcm_enc_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded:function hidden
+	global aesgen_gcm_enc_update_avx10_512:function hidden (L.aesgen_gcm_enc_update_avx10_512.end - aesgen_gcm_enc_update_avx10_512)
+	global aesgen_gcm_enc_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded:function hidden (L.aesgen_gcm_enc_update_avx10_512.end - aesgen_gcm_enc_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded)
 aesgen_gcm_enc_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded:
 aesgen_gcm_enc_update_avx10_512:
 	endbr64
@@ -1034,6 +1035,7 @@ L.gcm_enc_return:
 	add             rsp, 16
 	pop             rbx
 	ret
+L.aesgen_gcm_enc_update_avx10_512.end:
 
 ; int aesgen_gcm_dec_update_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 ;   len % 16 == 0
@@ -1057,8 +1059,8 @@ L.gcm_enc_return:
 ; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_dec_update_avx10_512:function hidden
-	global aesgen_gcm_dec_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded:function hidden
+	global aesgen_gcm_dec_update_avx10_512:function hidden (L.aesgen_gcm_dec_update_avx10_512.end - aesgen_gcm_dec_update_avx10_512)
+	global aesgen_gcm_dec_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded:function hidden (L.aesgen_gcm_dec_update_avx10_512.end - aesgen_gcm_dec_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded)
 aesgen_gcm_dec_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded:
 aesgen_gcm_dec_update_avx10_512:
 	endbr64
@@ -1655,6 +1657,7 @@ L.gcm_dec_return:
 	add             rsp, 16
 	pop             rbx
 	ret
+L.aesgen_gcm_dec_update_avx10_512.end:
 
 ; int aesgen_gcm_enc_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 ;   any len
@@ -1677,7 +1680,7 @@ L.gcm_dec_return:
 ; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_enc_record_avx10_512:function hidden
+	global aesgen_gcm_enc_record_avx10_512:function hidden (L.aesgen_gcm_enc_record_avx10_512.end - aesgen_gcm_enc_record_avx10_512)
 aesgen_gcm_enc_record_avx10_512:
 	endbr64
 	push            rbx
@@ -2757,6 +2760,7 @@ L.gcm_enc_rec_tag:
 	vzeroupper
 	pop             rbx
 	ret
+L.aesgen_gcm_enc_record_avx10_512.end:
 
 ; int aesgen_gcm_dec_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 ;   any len
@@ -2779,7 +2783,7 @@ L.gcm_enc_rec_tag:
 ; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_dec_record_avx10_512:function hidden
+	global aesgen_gcm_dec_record_avx10_512:function hidden (L.aesgen_gcm_dec_record_avx10_512.end - aesgen_gcm_dec_record_avx10_512)
 aesgen_gcm_dec_record_avx10_512:
 	endbr64
 	push            rbx
@@ -3746,6 +3750,7 @@ L.gcm_dec_rec_tag:
 	vzeroupper
 	pop             rbx
 	ret
+L.aesgen_gcm_dec_record_avx10_512.end:
 
 	section .rodata align=64
 	align 64, db 0
@@ -3888,7 +3893,7 @@ L.gcm_record_offsets_64:
 ; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_enc_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded:function hidden
+	global aesgen_gcm_enc_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded:function hidden (L.aesgen_gcm_enc_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded.end - aesgen_gcm_enc_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded)
 aesgen_gcm_enc_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded:
 	endbr64
 	push            rbx
@@ -5810,6 +5815,7 @@ L.gcm_enc_rectailstitched1_tailorderhalves_tailpowersloaded_rec_tag:
 	vzeroupper
 	pop             rbx
 	ret
+L.aesgen_gcm_enc_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded.end:
 
 ; int aesgen_gcm_dec_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 ;   any len
@@ -5832,7 +5838,7 @@ L.gcm_enc_rectailstitched1_tailorderhalves_tailpowersloaded_rec_tag:
 ; Round keys KLAST-7..KLAST-13 are loaded into KT once per round (those a key size has).
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_dec_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded:function hidden
+	global aesgen_gcm_dec_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded:function hidden (L.aesgen_gcm_dec_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded.end - aesgen_gcm_dec_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded)
 aesgen_gcm_dec_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded:
 	endbr64
 	push            rbx
@@ -6873,6 +6879,7 @@ L.gcm_dec_rectailstitched1_tailorderhalves_tailpowersloaded_rec_tag:
 	vzeroupper
 	pop             rbx
 	ret
+L.aesgen_gcm_dec_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded.end:
 
 ; GCM for avx10_512, the variant's functions (suffix _ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8), with GHASH=karatsuba HALVES=unpack KEYS=rows RECTAIL=stitched TAIL=2 TAILORDER=rounds TAILPOWERS=operand UNROLL=8.
 
@@ -6890,7 +6897,7 @@ L.gcm_dec_rectailstitched1_tailorderhalves_tailpowersloaded_rec_tag:
 ; Memory operands: HPOW2..HPOW7 are read from the key.
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_ghash_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8:function hidden
+	global aesgen_gcm_ghash_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8:function hidden (L.aesgen_gcm_ghash_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8.end - aesgen_gcm_ghash_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8)
 aesgen_gcm_ghash_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8:
 	endbr64
 	vmovdqu8        xmm14, oword [rsi]
@@ -7060,6 +7067,7 @@ L.gcm_ghash_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_s
 	xor             eax, eax
 	vzeroupper
 	ret
+L.aesgen_gcm_ghash_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8.end:
 
 ; int aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 ;   len % 16 == 0
@@ -7084,7 +7092,7 @@ L.gcm_ghash_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_s
 ; Memory operands: HPOW2..HPOW7 are read from the key.
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8:function hidden
+	global aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8:function hidden (L.aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8.end - aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8)
 aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8:
 	endbr64
 	push            rbx
@@ -7997,6 +8005,7 @@ L.gcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_ret
 	add             rsp, 16
 	pop             rbx
 	ret
+L.aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8.end:
 
 ; int aesgen_gcm_dec_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 ;   len % 16 == 0
@@ -8021,7 +8030,7 @@ L.gcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_ret
 ; Memory operands: HPOW2..HPOW7 are read from the key.
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_dec_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8:function hidden
+	global aesgen_gcm_dec_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8:function hidden (L.aesgen_gcm_dec_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8.end - aesgen_gcm_dec_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8)
 aesgen_gcm_dec_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8:
 	endbr64
 	push            rbx
@@ -8637,6 +8646,7 @@ L.gcm_dec_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_ret
 	add             rsp, 16
 	pop             rbx
 	ret
+L.aesgen_gcm_dec_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8.end:
 
 ; int aesgen_gcm_enc_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 ;   any len
@@ -8660,7 +8670,7 @@ L.gcm_dec_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_ret
 ; Memory operands: HPOW2..HPOW7 are read from the key.
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_enc_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8:function hidden
+	global aesgen_gcm_enc_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8:function hidden (L.aesgen_gcm_enc_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8.end - aesgen_gcm_enc_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8)
 aesgen_gcm_enc_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8:
 	endbr64
 	push            rbx
@@ -13531,6 +13541,7 @@ L.gcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec
 	vzeroupper
 	pop             rbx
 	ret
+L.aesgen_gcm_enc_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8.end:
 
 ; int aesgen_gcm_dec_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 ;   any len
@@ -13554,7 +13565,7 @@ L.gcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec
 ; Memory operands: HPOW2..HPOW7 are read from the key.
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_dec_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8:function hidden
+	global aesgen_gcm_dec_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8:function hidden (L.aesgen_gcm_dec_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8.end - aesgen_gcm_dec_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8)
 aesgen_gcm_dec_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8:
 	endbr64
 	push            rbx
@@ -16192,3 +16203,4 @@ L.gcm_dec_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec
 	vzeroupper
 	pop             rbx
 	ret
+L.aesgen_gcm_dec_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8.end:

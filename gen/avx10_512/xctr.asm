@@ -37,7 +37,7 @@
 ;                     KLAST-13=zmm24
 	section .text
 	align 32, db 0xcc
-	global aesgen_xctr_crypt_avx10_512:function hidden
+	global aesgen_xctr_crypt_avx10_512:function hidden (L.aesgen_xctr_crypt_avx10_512.end - aesgen_xctr_crypt_avx10_512)
 aesgen_xctr_crypt_avx10_512:
 	endbr64
 	test            rcx, rcx
@@ -642,6 +642,7 @@ L.xctr_one_return:
 	xor             eax, eax
 ; only xmm registers were written on this path: no vzeroupper needed
 	ret
+L.aesgen_xctr_crypt_avx10_512.end:
 
 	section .rodata align=64
 	align 64, db 0
@@ -716,7 +717,7 @@ L.xctr_lane_offsets:
 ;                     TMP=zmm18, KLAST=zmm19, KT=zmm20
 	section .text
 	align 32, db 0xcc
-	global aesgen_xctr_crypt_avx10_512_keysrows_splatbroadcast_starttable_tail8_unroll16:function hidden
+	global aesgen_xctr_crypt_avx10_512_keysrows_splatbroadcast_starttable_tail8_unroll16:function hidden (L.aesgen_xctr_crypt_avx10_512_keysrows_splatbroadcast_starttable_tail8_unroll16.end - aesgen_xctr_crypt_avx10_512_keysrows_splatbroadcast_starttable_tail8_unroll16)
 aesgen_xctr_crypt_avx10_512_keysrows_splatbroadcast_starttable_tail8_unroll16:
 	endbr64
 	test            rcx, rcx
@@ -2297,6 +2298,7 @@ L.xctr_one_return_keysrows_splatbroadcast_starttable_tail8_unroll16:
 	xor             eax, eax
 ; only xmm registers were written on this path: no vzeroupper needed
 	ret
+L.aesgen_xctr_crypt_avx10_512_keysrows_splatbroadcast_starttable_tail8_unroll16.end:
 
 	section .rodata align=64
 	align 64, db 0

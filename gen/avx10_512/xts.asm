@@ -52,7 +52,7 @@
 ; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
 	section .text
 	align 32, db 0xcc
-	global aesgen_xts_encrypt_avx10_512:function hidden
+	global aesgen_xts_encrypt_avx10_512:function hidden (L.aesgen_xts_encrypt_avx10_512.end - aesgen_xts_encrypt_avx10_512)
 aesgen_xts_encrypt_avx10_512:
 	endbr64
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
@@ -742,6 +742,7 @@ L.xts_enc_main_aes128:
 	jae             L.xts_enc_main_loop
 ; LLVM-MCA-END
 	jmp             L.xts_enc_main_done
+L.aesgen_xts_encrypt_avx10_512.end:
 
 ; int aesgen_xts_decrypt_avx10_512(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 ;
@@ -780,7 +781,7 @@ L.xts_enc_main_aes128:
 ; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
 	section .text
 	align 32, db 0xcc
-	global aesgen_xts_decrypt_avx10_512:function hidden
+	global aesgen_xts_decrypt_avx10_512:function hidden (L.aesgen_xts_decrypt_avx10_512.end - aesgen_xts_decrypt_avx10_512)
 aesgen_xts_decrypt_avx10_512:
 	endbr64
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
@@ -1738,6 +1739,7 @@ L.xts_dec_main_aes128:
 	jae             L.xts_dec_main_loop
 ; LLVM-MCA-END
 	jmp             L.xts_dec_main_done
+L.aesgen_xts_decrypt_avx10_512.end:
 
 	section .rodata align=64
 	align 64, db 0
@@ -1806,7 +1808,7 @@ L.xts_cts_table:
 ; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
 	section .text
 	align 32, db 0xcc
-	global aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:function hidden
+	global aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:function hidden (L.aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2.end - aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2)
 aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	endbr64
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
@@ -2240,6 +2242,7 @@ L.xts_enc_main_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 ; LLVM-MCA-END
 	vmovdqa64       zmm0, zmm6                      ; the next block's tweaks
 	jmp             L.xts_enc_main_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+L.aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2.end:
 
 ; int aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 ;
@@ -2281,7 +2284,7 @@ L.xts_enc_main_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 ; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
 	section .text
 	align 32, db 0xcc
-	global aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:function hidden
+	global aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:function hidden (L.aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2.end - aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2)
 aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	endbr64
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
@@ -2789,6 +2792,7 @@ L.xts_dec_main_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 ; LLVM-MCA-END
 	vmovdqa64       zmm0, zmm6                      ; the next block's tweaks
 	jmp             L.xts_dec_main_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+L.aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2.end:
 
 	section .rodata align=64
 	align 64, db 0
@@ -2860,7 +2864,7 @@ L.xts_cts_table_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 ; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
 	section .text
 	align 32, db 0xcc
-	global aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows:function hidden
+	global aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows:function hidden (L.aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows.end - aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows)
 aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows:
 	endbr64
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
@@ -3400,6 +3404,7 @@ L.xts_enc_main_aes128_onepassgroups_tail2_tweakahead_tweakencrows:
 ; LLVM-MCA-END
 	vmovdqa64       zmm0, zmm8                      ; the next block's tweaks
 	jmp             L.xts_enc_main_done_onepassgroups_tail2_tweakahead_tweakencrows
+L.aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows.end:
 
 ; int aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 ;
@@ -3444,7 +3449,7 @@ L.xts_enc_main_aes128_onepassgroups_tail2_tweakahead_tweakencrows:
 ; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
 	section .text
 	align 32, db 0xcc
-	global aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows:function hidden
+	global aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows:function hidden (L.aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows.end - aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows)
 aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows:
 	endbr64
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
@@ -4137,6 +4142,7 @@ L.xts_dec_main_aes128_onepassgroups_tail2_tweakahead_tweakencrows:
 ; LLVM-MCA-END
 	vmovdqa64       zmm0, zmm8                      ; the next block's tweaks
 	jmp             L.xts_dec_main_done_onepassgroups_tail2_tweakahead_tweakencrows
+L.aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows.end:
 
 	section .rodata align=64
 	align 64, db 0

@@ -40,7 +40,7 @@
 ;                     K0=ymm12, KLAST=ymm13, KT=ymm14
 	section .text
 	align 32, db 0xcc
-	global aesgen_ctr_crypt_vaes_avx2:function hidden
+	global aesgen_ctr_crypt_vaes_avx2:function hidden (L.aesgen_ctr_crypt_vaes_avx2.end - aesgen_ctr_crypt_vaes_avx2)
 aesgen_ctr_crypt_vaes_avx2:
 	endbr64
 	test            rcx, rcx
@@ -967,6 +967,7 @@ L.ctr_one_return:
 	xor             eax, eax
 ; only xmm registers were written on this path: no vzeroupper needed
 	ret
+L.aesgen_ctr_crypt_vaes_avx2.end:
 
 	section .rodata align=64
 	align 64, db 0

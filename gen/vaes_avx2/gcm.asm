@@ -105,7 +105,7 @@
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_ghash_vaes_avx2:function hidden
+	global aesgen_gcm_ghash_vaes_avx2:function hidden (L.aesgen_gcm_ghash_vaes_avx2.end - aesgen_gcm_ghash_vaes_avx2)
 aesgen_gcm_ghash_vaes_avx2:
 	endbr64
 	vmovdqu         xmm9, oword [rsi]
@@ -227,6 +227,7 @@ L.gcm_ghash_store:
 	xor             eax, eax
 	vzeroupper
 	ret
+L.aesgen_gcm_ghash_vaes_avx2.end:
 
 ; int aesgen_gcm_enc_update_vaes_avx2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 ;   len % 16 == 0
@@ -248,7 +249,7 @@ L.gcm_ghash_store:
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_enc_update_vaes_avx2:function hidden
+	global aesgen_gcm_enc_update_vaes_avx2:function hidden (L.aesgen_gcm_enc_update_vaes_avx2.end - aesgen_gcm_enc_update_vaes_avx2)
 aesgen_gcm_enc_update_vaes_avx2:
 	endbr64
 	sub             rsp, 16
@@ -1489,6 +1490,7 @@ L.gcm_enc_return:
 	vzeroupper
 	add             rsp, 16
 	ret
+L.aesgen_gcm_enc_update_vaes_avx2.end:
 
 ; int aesgen_gcm_dec_update_vaes_avx2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
 ;   len % 16 == 0
@@ -1510,7 +1512,7 @@ L.gcm_enc_return:
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_dec_update_vaes_avx2:function hidden
+	global aesgen_gcm_dec_update_vaes_avx2:function hidden (L.aesgen_gcm_dec_update_vaes_avx2.end - aesgen_gcm_dec_update_vaes_avx2)
 aesgen_gcm_dec_update_vaes_avx2:
 	endbr64
 	sub             rsp, 16
@@ -2261,6 +2263,7 @@ L.gcm_dec_return:
 	vzeroupper
 	add             rsp, 16
 	ret
+L.aesgen_gcm_dec_update_vaes_avx2.end:
 
 ; int aesgen_gcm_enc_record_vaes_avx2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 ;   any len
@@ -2282,7 +2285,7 @@ L.gcm_dec_return:
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_enc_record_vaes_avx2:function hidden
+	global aesgen_gcm_enc_record_vaes_avx2:function hidden (L.aesgen_gcm_enc_record_vaes_avx2.end - aesgen_gcm_enc_record_vaes_avx2)
 aesgen_gcm_enc_record_vaes_avx2:
 	endbr64
 	sub             rsp, 16
@@ -3686,6 +3689,7 @@ L.gcm_enc_rec_tag:
 	vzeroupper
 	add             rsp, 16
 	ret
+L.aesgen_gcm_enc_record_vaes_avx2.end:
 
 ; int aesgen_gcm_dec_record_vaes_avx2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
 ;   any len
@@ -3707,7 +3711,7 @@ L.gcm_enc_rec_tag:
 ; Memory operands: HPOW0..HPOW3 are read from the key; GFPOLY is read from .rodata.
 	section .text
 	align 32, db 0xcc
-	global aesgen_gcm_dec_record_vaes_avx2:function hidden
+	global aesgen_gcm_dec_record_vaes_avx2:function hidden (L.aesgen_gcm_dec_record_vaes_avx2.end - aesgen_gcm_dec_record_vaes_avx2)
 aesgen_gcm_dec_record_vaes_avx2:
 	endbr64
 	sub             rsp, 16
@@ -4619,6 +4623,7 @@ L.gcm_dec_rec_tag:
 	vzeroupper
 	add             rsp, 16
 	ret
+L.aesgen_gcm_dec_record_vaes_avx2.end:
 
 	section .rodata align=64
 	align 64, db 0

@@ -33,7 +33,7 @@
 ;                     KT=ymm12
 	section .text
 	align 32, db 0xcc
-	global aesgen_xctr_crypt_vaes_avx2:function hidden
+	global aesgen_xctr_crypt_vaes_avx2:function hidden (L.aesgen_xctr_crypt_vaes_avx2.end - aesgen_xctr_crypt_vaes_avx2)
 aesgen_xctr_crypt_vaes_avx2:
 	endbr64
 	test            rcx, rcx
@@ -899,6 +899,7 @@ L.xctr_one_return:
 	xor             eax, eax
 ; only xmm registers were written on this path: no vzeroupper needed
 	ret
+L.aesgen_xctr_crypt_vaes_avx2.end:
 
 	section .rodata align=64
 	align 64, db 0

@@ -47,7 +47,7 @@
 ; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
 	section .text
 	align 32, db 0xcc
-	global aesgen_xts_encrypt_vaes_avx2:function hidden
+	global aesgen_xts_encrypt_vaes_avx2:function hidden (L.aesgen_xts_encrypt_vaes_avx2.end - aesgen_xts_encrypt_vaes_avx2)
 aesgen_xts_encrypt_vaes_avx2:
 	endbr64
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
@@ -836,6 +836,7 @@ L.xts_enc_main_aes128:
 	jae             L.xts_enc_main_loop
 ; LLVM-MCA-END
 	jmp             L.xts_enc_main_done
+L.aesgen_xts_encrypt_vaes_avx2.end:
 
 ; int aesgen_xts_decrypt_vaes_avx2(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 ;
@@ -872,7 +873,7 @@ L.xts_enc_main_aes128:
 ; POLY (a shuffle), BASE (the mask) and T1/T2 (the two last tweaks).
 	section .text
 	align 32, db 0xcc
-	global aesgen_xts_decrypt_vaes_avx2:function hidden
+	global aesgen_xts_decrypt_vaes_avx2:function hidden (L.aesgen_xts_decrypt_vaes_avx2.end - aesgen_xts_decrypt_vaes_avx2)
 aesgen_xts_decrypt_vaes_avx2:
 	endbr64
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
@@ -2000,6 +2001,7 @@ L.xts_dec_main_aes128:
 	jae             L.xts_dec_main_loop
 ; LLVM-MCA-END
 	jmp             L.xts_dec_main_done
+L.aesgen_xts_decrypt_vaes_avx2.end:
 
 	section .rodata align=64
 	align 64, db 0

@@ -45,7 +45,7 @@
 ; the first at [FRAME], the input permutation at [FRAME + 240], a keystream block at [FRAME + 256].
 	section .text
 	align 32, db 0xcc
-	global aesgen_xctr_crypt_vperm_ssse3:function hidden
+	global aesgen_xctr_crypt_vperm_ssse3:function hidden (L.aesgen_xctr_crypt_vperm_ssse3.end - aesgen_xctr_crypt_vperm_ssse3)
 aesgen_xctr_crypt_vperm_ssse3:
 	endbr64
 	push            rbx
@@ -4074,6 +4074,7 @@ L.xctr_bulk_round2_save:
 	mov             qword [rbx + 3312], r11
 	mov             r10d, 2224
 	jmp             L.xctr_bulk_middle_rounds
+L.aesgen_xctr_crypt_vperm_ssse3.end:
 
 	section .rodata align=64
 	align 64, db 0

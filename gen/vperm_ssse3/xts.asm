@@ -48,7 +48,7 @@
 ; The tweak key is transformed into the same frame first, for T = AES_K2(iv).
 	section .text
 	align 32, db 0xcc
-	global aesgen_xts_encrypt_vperm_ssse3:function hidden
+	global aesgen_xts_encrypt_vperm_ssse3:function hidden (L.aesgen_xts_encrypt_vperm_ssse3.end - aesgen_xts_encrypt_vperm_ssse3)
 aesgen_xts_encrypt_vperm_ssse3:
 	endbr64
 	push            rbx
@@ -2912,6 +2912,7 @@ L.xts_enc_final_done:
 	movdqa          xmm14, oword [rel L.vperm_a_over]
 	movdqa          xmm15, oword [rel L.vperm_sbox1_io]
 	jmp             L.xts_enc_main_done
+L.aesgen_xts_encrypt_vperm_ssse3.end:
 
 ; int aesgen_xts_decrypt_vperm_ssse3(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 ;
@@ -2948,7 +2949,7 @@ L.xts_enc_final_done:
 ; The tweak key is transformed into the same frame first, for T = AES_K2(iv).
 	section .text
 	align 32, db 0xcc
-	global aesgen_xts_decrypt_vperm_ssse3:function hidden
+	global aesgen_xts_decrypt_vperm_ssse3:function hidden (L.aesgen_xts_decrypt_vperm_ssse3.end - aesgen_xts_decrypt_vperm_ssse3)
 aesgen_xts_decrypt_vperm_ssse3:
 	endbr64
 	push            rbx
@@ -6062,6 +6063,7 @@ L.xts_dec_final_done:
 	movdqa          xmm14, oword [rel L.vperm_a_over]
 	movdqa          xmm15, oword [rel L.vperm_sbox1_io]
 	jmp             L.xts_dec_main_done
+L.aesgen_xts_decrypt_vperm_ssse3.end:
 
 	section .rodata align=64
 	align 64, db 0
@@ -6225,7 +6227,7 @@ L.xts_poly:
 ; The tweak key is transformed into the same frame first, for T = AES_K2(iv).
 	section .text
 	align 32, db 0xcc
-	global aesgen_xts_encrypt_vperm_ssse3_bulkvperm:function hidden
+	global aesgen_xts_encrypt_vperm_ssse3_bulkvperm:function hidden (L.aesgen_xts_encrypt_vperm_ssse3_bulkvperm.end - aesgen_xts_encrypt_vperm_ssse3_bulkvperm)
 aesgen_xts_encrypt_vperm_ssse3_bulkvperm:
 	endbr64
 	push            rbx
@@ -8952,6 +8954,7 @@ L.xts_enc_final_done_bulkvperm:
 	movdqa          xmm14, oword [rel L.vperm_a_over_bulkvperm]
 	movdqa          xmm15, oword [rel L.vperm_sbox1_io_bulkvperm]
 	jmp             L.xts_enc_main_done_bulkvperm
+L.aesgen_xts_encrypt_vperm_ssse3_bulkvperm.end:
 
 ; int aesgen_xts_decrypt_vperm_ssse3_bulkvperm(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
 ;
@@ -8988,7 +8991,7 @@ L.xts_enc_final_done_bulkvperm:
 ; The tweak key is transformed into the same frame first, for T = AES_K2(iv).
 	section .text
 	align 32, db 0xcc
-	global aesgen_xts_decrypt_vperm_ssse3_bulkvperm:function hidden
+	global aesgen_xts_decrypt_vperm_ssse3_bulkvperm:function hidden (L.aesgen_xts_decrypt_vperm_ssse3_bulkvperm.end - aesgen_xts_decrypt_vperm_ssse3_bulkvperm)
 aesgen_xts_decrypt_vperm_ssse3_bulkvperm:
 	endbr64
 	push            rbx
@@ -11996,6 +11999,7 @@ L.xts_dec_final_done_bulkvperm:
 	movdqa          xmm14, oword [rel L.vperm_a_over_bulkvperm]
 	movdqa          xmm15, oword [rel L.vperm_sbox1_io_bulkvperm]
 	jmp             L.xts_dec_main_done_bulkvperm
+L.aesgen_xts_decrypt_vperm_ssse3_bulkvperm.end:
 
 	section .rodata align=64
 	align 64, db 0

@@ -67,14 +67,23 @@ class NasmPrinter(Printer):
         self.section = "rodata"
         return [INDENT + "section .rodata align=64"]
 
+    # ELF symbol sizes, as GNU as's .size gives them: each function (and a second name of
+    # it) measured to a label at its end, which NASM lets the global directive name ahead.
+    def _end_label(self, function):
+        return f"L.{function}.end"
+
     def directive_function(self, name):
-        return [f"{INDENT}global {self.label_name(name)}:function hidden"]
+        self.function = self.label_name(name)
+        return [f"{INDENT}global {self.function}:function hidden "
+                f"({self._end_label(self.function)} - {self.function})"]
 
     def directive_alias(self, name):
-        return self.directive_function(name)
+        alias = self.label_name(name)
+        return [f"{INDENT}global {alias}:function hidden "
+                f"({self._end_label(self.function)} - {alias})"]
 
     def directive_endfunction(self, name):
-        return []
+        return [f"{self._end_label(self.label_name(name))}:"]
 
     def directive_align(self, value):
         log2_exact(value)

@@ -63,6 +63,9 @@ class Win64NasmPrinter(NasmPrinter):
         # the same code and unwind table as the function it names a second time
         return [f"{INDENT}global {self.label_name(name)}"]
 
+    def directive_endfunction(self, name):
+        return []           # COFF symbols carry no size (the .pdata entry bounds the code)
+
     def _mark(self, op, argument):
         """A label just after the prologue instruction that did op (its code offset)."""
         if self.current is None:

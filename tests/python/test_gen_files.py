@@ -111,6 +111,16 @@ class Freshness(unittest.TestCase):
                 self.assertEqual(handle.read(), text, f"gen/{name} is stale: run make gen")
 
 
+def function_sizes(obj):
+    """{name: size} of an object's function symbols (readelf)."""
+    sizes = {}
+    for line in run("readelf", "-sW", obj).splitlines():
+        fields = line.split()
+        if len(fields) >= 8 and fields[3] == "FUNC":
+            sizes[fields[7]] = int(fields[2])
+    return sizes
+
+
 @unittest.skipUnless(have("nasm") and have("objcopy") and have("cc"), "needs nasm, objcopy, cc")
 class Twins(unittest.TestCase):
     def setUp(self):
@@ -131,6 +141,10 @@ class Twins(unittest.TestCase):
                     self.assertEqual(text, section_bytes(nasm, ".text", self.tmp.name))
                     self.assertEqual(section_bytes(gas, ".rodata", self.tmp.name),
                                      section_bytes(nasm, ".rodata", self.tmp.name))
+                    # and the same function symbols with the same sizes (NASM's measured
+                    # to an end label, GNU as's by .size)
+                    self.assertEqual(function_sizes(nasm), function_sizes(gas))
+                    self.assertTrue(all(size > 0 for size in function_sizes(gas).values()))
 
     def test_elf_notes_and_entry(self):
         for isa in ISAS:
