@@ -354,6 +354,10 @@ def public_header(opts) -> str:
         block += ["", f"/* Symbol prefix {opts['prefix']}: the linker sees "
                       f"{opts['prefix']}aesgen_*, code keeps writing aesgen_*. */"]
         block += prefix_map(identifiers(text), opts["prefix"])
+        # the comments name the environment variables this bundle's runtime reads
+        # (AESGEN_ENV_PREFIX: AA_AESGEN_ISA, ...)
+        after = re.sub(r"\bAESGEN_(ISA|VARIANT)\b",
+                       lambda m: f"{opts['prefix'].upper()}{m.group(0)}", after)
     block.append("")
     return (first + "\n" + c_comment(banner(opts, "the public API (runtime/include/aesgen.h)"))
             + before + guard_line + "\n".join(block) + "\n" + after)

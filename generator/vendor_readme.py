@@ -17,8 +17,8 @@ TESTED_WITH = ("GNU as 2.40 and GCC 12.2 (Linux, ELF)",
 TESTED_WINDOWS = (
     "Built on Linux with MinGW-w64 GCC 12 (`x86_64-w64-mingw32-gcc` 12-win32, Debian "
     "`gcc-mingw-w64-x86-64`), its GNU ld 2.40, and NASM 2.16.01 (`nasm -f win64`), from "
-    "`sources.mk` as a plain make project would (the C files, `$(VAR_ASM_WIN)` with "
-    "`$(VAR_NASMFLAGS_WIN)`); run under wine 8.0 (Debian 8.0~repack-4, a 64-bit prefix): "
+    "`sources.mk` as a plain make project would (the C files, `$(AESGEN_ASM_WIN)` with "
+    "`$(AESGEN_NASMFLAGS_WIN)`, a prefixed bundle's `$(AA_AESGEN_...)`); run under wine 8.0 (Debian 8.0~repack-4, a 64-bit prefix): "
     "every known-answer vector of every mode on every ISA the CPU has, the ISA the runtime "
     "picks, two bundles with prefixes `aa_` and `bb_` in one .exe (each with its own "
     "environment variable), and the bundle in a DLL (export table read with "
@@ -54,7 +54,7 @@ The `-win.asm` files follow the Win64 calling convention and carry SEH unwind ta
 format each assembles to nothing).  With plain make:
 
 ```make
-include third_party/aesgen/sources.mk
+include third_party/{target}/sources.mk
 SRCS += $({var}_C_SOURCES) $({var}_ASM_WIN)
 CPPFLAGS += -I$({var}_INCLUDE_DIR)
 %.obj: %.asm
@@ -144,7 +144,7 @@ stack), but the runtime refers to the assembly, so link it into x86-64 builds on
 CMake (3.16 or later):
 
 ```cmake
-add_subdirectory(third_party/aesgen)
+add_subdirectory(third_party/{target})
 target_link_libraries(your_target PRIVATE aesgen::{target})
 ```
 
@@ -154,16 +154,18 @@ a shared object); NASM is enabled on Windows.
 Meson (0.64 or later): put the directory at `subprojects/{target}/`, then
 
 ```meson
-{target}_dep = dependency('{target}', fallback: '{target}')
-# or: subproject('{target}').get_variable('{target}_dep')
+{target}_dep = subproject('{target}').get_variable('{target}_dep')
 executable('app', 'app.c', dependencies: {target}_dep)
 ```
 
+(`dependency('{target}', fallback: '{target}')` would take an installed `{target}`
+first, through pkg-config or CMake, and this bundle only where there is none.)
+
 Bazel: the directory is a package (`BUILD.bazel`, a `cc_library` named `{target}`; its lists
-in `sources.bzl`), here put at `third_party/aesgen/`:
+in `sources.bzl`), here put at `third_party/{target}/`:
 
 ```python
-cc_binary(name = "app", srcs = ["app.c"], deps = ["//third_party/aesgen:{target}"])
+cc_binary(name = "app", srcs = ["app.c"], deps = ["//third_party/{target}:{target}"])
 ```
 
 It takes the `-apple.S` files on macOS and the `-linux.S` files elsewhere (each assembles
@@ -174,7 +176,7 @@ CMake.
 Plain make:
 
 ```make
-include third_party/aesgen/sources.mk
+include third_party/{target}/sources.mk
 SRCS += $({var}_C_SOURCES) $({var}_ASM_LINUX)     # $({var}_ASM_APPLE) on macOS
 CPPFLAGS += -I$({var}_INCLUDE_DIR)
 ```
@@ -182,7 +184,8 @@ CPPFLAGS += -I$({var}_INCLUDE_DIR)
 (Windows: see "Windows x64" below.)
 
 Compile the `.S` files with the C compiler (`cc -c x.S`); they go through the C
-preprocessor.  Any C11 compiler: GCC, clang, or MSVC-like ones for the C files.
+preprocessor.  Any C11 compiler: GCC, clang, or MSVC-like ones for the C files; the
+header needs C11 or C++11 (`_Alignas`, `alignas`) in the code that includes it too.
 
 ## Visibility
 

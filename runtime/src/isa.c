@@ -60,9 +60,11 @@
                                           aesgen_xts_encrypt_generic)),        \
         .xts_decrypt = AESGEN_GEN_IF_xts(HAS(isa, xts, aesgen_xts_decrypt_##isa,     \
                                           aesgen_xts_decrypt_generic)),        \
-        .encrypt_block = AESNI(isa, aesgen_encrypt_block_aesni,                       \
+        /* GCM's alone (E_K(J0), a partial block's keystream): vperm_ssse3's comes with   \
+         * its GCM (gcm_ctr_ghash.c), which a bundle without GCM leaves out */         \
+        .encrypt_block = AESGEN_GEN_IF_gcm(AESNI(isa, aesgen_encrypt_block_aesni,      \
                                HAS(isa, ctr, aesgen_encrypt_block_##isa,              \
-                                   aesgen_encrypt_block_generic)),                    \
+                                   aesgen_encrypt_block_generic))),                   \
         .gcm_setup = AESNI(isa, aesgen_gcm_setup_clmul, aesgen_gcm_setup_generic),   \
         .gcm_ghash = AESGEN_GEN_IF_gcm(HAS(isa, gcm, aesgen_gcm_ghash_##isa,           \
                               AESNI(isa, aesgen_gcm_ghash_generic,                    \

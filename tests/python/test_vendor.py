@@ -416,6 +416,15 @@ class Builds(unittest.TestCase):
         out = make_consumer("narrow")
         self.run_kat(os.path.join(out, "kat"), ["vaes_avx2"], least_vectors=300)
 
+    def test_every_isa_without_gcm(self):
+        """--mode ctr,xctr,xts with every ISA: vperm_ssse3's one-block function (GCM's
+        E_K(J0)) lives in gcm_ctr_ghash.c, which such a bundle leaves out, and isa.c named
+        it for every bundle: no gcm-less bundle with vperm_ssse3 linked."""
+        directory, files = bundle("no_gcm")
+        self.assertNotIn("src/gcm_ctr_ghash.c", files)
+        out = make_consumer("no_gcm")
+        self.run_kat(os.path.join(out, "kat"), list(ISAS), least_vectors=300)
+
     def test_gcm_only_on_vperm_ssse3(self):
         """--isa vperm_ssse3 --mode gcm: vperm_ssse3 has no gcm.S; its GCM runs on the
         ISA's CTR file (gcm_ctr_ghash.c), which the bundle carries for it."""

@@ -21,6 +21,7 @@ BUNDLES = {
     "subset": ("", "aesni_avx,avx10_512", "xts,gcm", "linux"),
     "narrow": ("", "vaes_avx2", "ctr,gcm", "linux"),     # no aesni_avx: gcm.c's short path
     "fallback": ("", "vperm_ssse3", "gcm", "linux"),     # GCM on vperm's CTR file alone
+    "no_gcm": ("", None, "ctr,xctr,xts", "linux"),       # every ISA, vperm_ssse3 too, no GCM
 }
 
 _made = {}
