@@ -53,7 +53,7 @@ def build_parser():
                              help="calling convention: " + ", ".join(ABIS) + " (show --os picks its own)")
         command.add_argument("knobs", nargs="*", metavar="KNOB=VALUE",
                              help="knob settings, see `list`")
-    gen.add_argument("--out", default=os.path.join(REPO, "gen"),
+    gen.add_argument("--out", default=os.path.join(REPO, "gen"), type=os.path.expanduser,
                      help="output directory (default: the repository's gen/)")
     gen.add_argument("--check", action="store_true",
                      help="write nothing; exit 1 if any file would change")
@@ -73,8 +73,9 @@ def build_parser():
                                       "(generator/vendor.py; its README.md says how to "
                                       "build it).  Lists are comma-separated; default all.")
     target = vend.add_mutually_exclusive_group(required=True)
-    target.add_argument("--out", metavar="DIR", help="write the bundle here")
-    target.add_argument("--check", metavar="DIR",
+    target.add_argument("--out", metavar="DIR", type=os.path.expanduser,
+                        help="write the bundle here")
+    target.add_argument("--check", metavar="DIR", type=os.path.expanduser,
                         help="regenerate the bundle DIR/manifest.json describes; exit 1 "
                              "naming every file that differs or is missing")
     vend.add_argument("--prefix", default="", metavar="P",

@@ -105,6 +105,8 @@ def check_reachable(statements):
     for s in statements:
         if isinstance(s, Label) and s.name in referenced:
             after = None
+        elif isinstance(s, Instr) and s.mnemonic in ("int3", "ud2") and after is not None:
+            continue            # padding that stops straight-line speculation past a jump
         elif isinstance(s, Instr):
             if after is not None:
                 raise TemplateError(f"unreachable '{s.mnemonic}' after '{after}': no jump "
@@ -213,7 +215,9 @@ def _epilogue(items, start, function, pushed, allocation):
     position = start
     expected = []
     frame = bool(allocation or pushed)
-    if frame and not _directive_is(items[start - 1] if start else None, "cfi_remember"):
+    # (only where the epilogue starts as it should: a ret without its pops is named below)
+    if (frame and isinstance(items[start], Instr) and items[start].mnemonic in ("add", "pop")
+            and not _directive_is(items[start - 1] if start else None, "cfi_remember")):
         raise TemplateError(f"{function}: an epilogue without .cfi_remember before it (code "
                             "after its ret would unwind with the caller's frame)")
     if allocation:
@@ -266,6 +270,12 @@ def check_stack_changes(statements):
         if isinstance(s, Instr) and s.mnemonic == "endbr64" and function:
             pushed, allocation, position = _prologue(items, position, function)
             continue
+        if isinstance(s, Directive) and s.name in ("cfi_remember", "cfi_restore"):
+            following = items[position + 1] if position + 1 < len(items) else None
+            if not (s.name == "cfi_remember" and isinstance(following, Instr)
+                    and following.mnemonic in ("add", "pop")):
+                raise TemplateError(f"{function}: .{s.name} outside an epilogue (the ABI's "
+                                    "epilogue places the pair)")
         text = _stack_change_text(s)
         if text is not None:
             if function is None:

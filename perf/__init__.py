@@ -31,3 +31,20 @@ def read_bench_results(path: str) -> dict:
             or not isinstance(doc.get("results"), list)):
         raise UsageError(f"'{path}' is not a bench results file (schema {BENCH_SCHEMA})")
     return doc
+
+
+def check_writable(path: str, option: str) -> None:
+    """Before minutes of work: path (a file to write, its directories made as needed) can
+    be written; else UsageError naming the option and the obstacle."""
+    import os
+    if os.path.exists(path):
+        if os.path.isdir(path) or not os.access(path, os.W_OK):
+            raise UsageError(f"{option} {path}: cannot write that file")
+        return
+    parent = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise UsageError(f"{option} {path}: {parent} is a file, not a directory")
+    if not os.access(parent, os.W_OK):
+        raise UsageError(f"{option} {path}: {parent} is not writable")

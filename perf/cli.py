@@ -16,7 +16,7 @@ from generator.errors import UsageError
 from generator.isa import ISAS
 from generator.modes import MODES
 
-from . import baseline, mca
+from . import baseline, check_writable, mca
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BASELINE = os.path.join(REPO, "mca", "baseline.json")
@@ -70,6 +70,7 @@ def estimate_files(files, models=None):
 
 def command_mca(args):
     require_llvm_mca()
+    check_writable(args.json, "--json")
     models = _choices(args.model, mca.MODELS, "model")
     files = mca.generated_files(args.gen, _choices(args.isa, ISAS, "ISA"),
                                 _choices(args.mode, MODES, "mode"))

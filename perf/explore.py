@@ -751,7 +751,8 @@ def add_parser(sub):
     parser = sub.add_parser("explore", help="sweep the knobs: correctness, llvm-mca, GB/s")
     parser.add_argument("--mode", default="all", help="comma list or all: " + ", ".join(MODES))
     parser.add_argument("--isa", default="all", help="comma list or all: " + ", ".join(ISAS))
-    parser.add_argument("--build", default="build", help="the default build to reuse")
+    parser.add_argument("--build", default="build", type=os.path.expanduser,
+                        help="the default build to reuse")
     parser.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS,
                         help=f"timed rounds over all variants (default {DEFAULT_ROUNDS})")
     parser.add_argument("--samples", type=int, default=21, help="BENCH_SAMPLES per run")

@@ -81,9 +81,10 @@ AESGEN_API const char *aesgen_strerror(int err);
  * Implementation selection.  Names: "auto", "generic", "aesni_avx", "vaes_avx2",
  * "avx10_256", "avx10_512", and "vperm_ssse3" (constant-time vector-permute AES
  * for CPUs with SSSE3 but no AES-NI).  "auto" picks the best this CPU and OS
- * support (CPUID + XGETBV), so aesgen_isa_name() may return any of these.  The environment variable AESGEN_ISA, read once at first
- * use, has the same effect as a call to aesgen_select_isa() (an unknown or
- * unusable value there is ignored and "auto" is used).
+ * support (CPUID + XGETBV), so aesgen_isa_name() may return any of these.  The
+ * environment variable AESGEN_ISA, read once at first use, has the same effect as
+ * a call to aesgen_select_isa() (an unknown or unusable value there is ignored and
+ * "auto" is used).
  * aesgen_select_isa: unknown name -> AESGEN_EINVAL; known but unusable here ->
  * AESGEN_ENOTSUP; in both cases the selection is unchanged.  The selection is
  * process-wide and only affects contexts initialized after the call.

@@ -48,7 +48,7 @@ MARKS_FILTER = mode=ctr,mode=xctr,mode=xts,mode=gcm-enc,mode=gcm-dec$(if \
                $(filter best,$(MARKS_IMPL)),,$(bench_comma)impl=$(MARKS_IMPL))
 .PHONY: marks
 marks: lib $(BENCH_BIN)
-	@case '$(MARKS_RUNS)' in ''|*[!0-9]*|0) \
+	@case '$(MARKS_RUNS)' in ''|*[!0-9]*|0*) \
 	  echo "make marks: MARKS_RUNS must be a number of runs, 1 or more, not '$(MARKS_RUNS)'" >&2; \
 	  exit 2;; esac
 	@$(PYTHON) -m perf marks --validate --impl '$(MARKS_IMPL)' $(MARKS_ARGS)

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "aesgen.h"
 #include "aesgen_gen.h"
@@ -31,7 +32,10 @@ static const unsigned bench_key_bits[] = {128, 256};
 /* The generated ISAs (gen/aesgen_gen.h), fastest last: generator/isa.py's order. */
 #define BENCH_ISA_NAME(isa, NAME, vector_bytes, evex, needs) #isa,
 static const char *const bench_asm_isas[] = {AESGEN_GEN_ISAS(BENCH_ISA_NAME)};
+/* The implementations besides those: the portable C code, the peer, the library's choice. */
+static const char *const bench_other_impls[] = {"generic", "openssl", "auto"};
 #define N_KEY_BITS (sizeof bench_key_bits / sizeof bench_key_bits[0])
+#define N_OTHER_IMPLS (sizeof bench_other_impls / sizeof bench_other_impls[0])
 #define N_ASM_ISAS (sizeof bench_asm_isas / sizeof bench_asm_isas[0])
 /* ---- machine ---- */
 
@@ -525,6 +529,22 @@ static void print_run_header(const bench_options *o)
     printf("%s\n", any ? "" : " none");
 }
 
+/* Whether path can be written without writing it: the file if it exists, else its
+ * directory. */
+static int writable(const char *path)
+{
+    if (access(path, F_OK) == 0)
+        return access(path, W_OK) == 0;
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) : 0;
+    if (n >= sizeof dir)
+        return 0;
+    memcpy(dir, path, n);
+    dir[n] = '\0';
+    return access(slash ? (n ? dir : "/") : ".", W_OK) == 0;
+}
+
 /* Whether the filter token's value (key=value, vlen bytes of value) names something this
  * run could time; if not, the message names it and the values that exist. */
 static int filter_value_exists(const char *key, const char *value, size_t vlen,
@@ -551,15 +571,21 @@ static int filter_value_exists(const char *key, const char *value, size_t vlen,
                 strtoul(text, NULL, 10) == o->lengths[i])
                 return 1;
     } else if (strcmp(key, "impl") == 0) {
-        static const char *const others[] = {"generic", "openssl", "auto"};
         for (size_t i = 0; i < N_ASM_ISAS; i++)
             if (strcmp(bench_asm_isas[i], text) == 0)
                 return 1;
-        for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
-            if (strcmp(others[i], text) == 0)
+        for (size_t i = 0; i < N_OTHER_IMPLS; i++)
+            if (strcmp(bench_other_impls[i], text) == 0)
                 return 1;
     }
     return 0;
+}
+
+/* " a", then ", b": a list in a message. */
+static void list_item(int *first, const char *item)
+{
+    fprintf(stderr, "%s%s", *first ? " " : ", ", item);
+    *first = 0;
 }
 
 /* Every value of the filter names a mode, key size, length or implementation there is
@@ -574,22 +600,36 @@ static int filter_values_exist(const bench_options *o)
         if (eq && (size_t)(eq - p) < sizeof key)
             memcpy(key, p, (size_t)(eq - p));
         if (eq && !filter_value_exists(key, eq + 1, tok - (size_t)(eq - p) - 1, o)) {
-            fprintf(stderr, "bench: filter %.*s names nothing; %s: ", (int)tok, p, key);
+            fprintf(stderr, "bench: filter %.*s names nothing; %s:", (int)tok, p, key);
+            int first = 1;
             if (strcmp(key, "mode") == 0) {
                 for (size_t i = 0; i < bench_workload_count; i++)
-                    fprintf(stderr, "%s, ", bench_workloads[i].mode);
-                fprintf(stderr, "xts, gcm\n");
+                    list_item(&first, bench_workloads[i].mode);
+                for (size_t i = 0; i < bench_workload_count; i++)   /* each family once */
+                    if (bench_workloads[i].family &&
+                        (i == 0 || !bench_workloads[i - 1].family ||
+                         strcmp(bench_workloads[i - 1].family, bench_workloads[i].family) != 0))
+                        list_item(&first, bench_workloads[i].family);
             } else if (strcmp(key, "bits") == 0) {
-                fprintf(stderr, "128, 256\n");
+                for (size_t i = 0; i < N_KEY_BITS; i++) {
+                    char bits[16];
+                    snprintf(bits, sizeof bits, "%u", bench_key_bits[i]);
+                    list_item(&first, bits);
+                }
             } else if (strcmp(key, "len") == 0) {
-                for (size_t i = 0; i < o->n_lengths; i++)
-                    fprintf(stderr, "%zu%s", o->lengths[i], i + 1 < o->n_lengths ? ", " : "");
-                fprintf(stderr, " (the run's lengths: --lengths)\n");
+                for (size_t i = 0; i < o->n_lengths; i++) {
+                    char len[24];
+                    snprintf(len, sizeof len, "%zu", o->lengths[i]);
+                    list_item(&first, len);
+                }
+                fprintf(stderr, " (the run's lengths: --lengths)");
             } else {
                 for (size_t i = 0; i < N_ASM_ISAS; i++)
-                    fprintf(stderr, "%s, ", bench_asm_isas[i]);
-                fprintf(stderr, "generic, openssl, auto\n");
+                    list_item(&first, bench_asm_isas[i]);
+                for (size_t i = 0; i < N_OTHER_IMPLS; i++)
+                    list_item(&first, bench_other_impls[i]);
             }
+            fprintf(stderr, "\n");
             return 0;
         }
         p += tok + (p[tok] == ',');
@@ -607,13 +647,9 @@ int main(int argc, char **argv)
 
     if (!bench_parse_options(argc, argv, &o) || !filter_values_exist(&o))
         return 2;
-    if (o.json_path) {              /* before the run, not after minutes of it */
-        FILE *f = fopen(o.json_path, "a");
-        if (!f) {
-            fprintf(stderr, "bench: cannot write %s\n", o.json_path);
-            return 2;
-        }
-        fclose(f);
+    if (o.json_path && !writable(o.json_path)) {   /* before the run, not after it */
+        fprintf(stderr, "bench: cannot write %s\n", o.json_path);
+        return 2;
     }
     double start = bench_now_ns();
     identify_machine(&o, &m);
@@ -625,6 +661,16 @@ int main(int argc, char **argv)
     }
     bench_block *blocks = make_blocks(&o, &n_blocks);
     bench_case *cases = blocks ? make_cases(blocks, n_blocks, &o, &n_cases) : NULL;
+    if (cases && n_cases == 0) {    /* e.g. impl=generic without --with-generic, or an ISA
+                                       this CPU lacks: nothing to time, nothing to write */
+        fprintf(stderr, "bench: the filter '%s' selects nothing this run can time (generic "
+                "needs --with-generic; ISAs this CPU runs:", o.filter ? o.filter : "");
+        for (size_t i = 0; i < N_ASM_ISAS; i++)
+            if (aesgen_isa_supported(bench_asm_isas[i]))
+                fprintf(stderr, " %s", bench_asm_isas[i]);
+        fprintf(stderr, ")\n");
+        return 2;
+    }
     bench_result *results = calloc(n_cases * BENCH_MAX_IMPLS + 1, sizeof *results);
     if (!cases || !results || !alloc_buffers(&b)) {
         fprintf(stderr, "bench: out of memory\n");

@@ -244,7 +244,7 @@ struct object_message {
     aesgen_gcm_key *key;
     aesgen_gcm_ctx *ctx;
     const struct message *msg;
-    uint8_t *out;
+    uint8_t *out, *streamed_out;       /* the one-shot call's output, the streamed one's */
     int init, oneshot, streamed;
 };
 
@@ -260,8 +260,8 @@ static int streamed_with(const struct object_message *m, uint8_t tag[16])
     for (size_t i = 0; rc == AESGEN_OK && done < msg->len; i++) {
         const size_t n = i < 3 && chunks[i] < msg->len - done ? chunks[i] : msg->len - done;
         rc = m->dir == GCM_ENCRYPT
-                 ? aesgen_gcm_encrypt_update(m->ctx, m->out + done, in + done, n)
-                 : aesgen_gcm_decrypt_update(m->ctx, m->out + done, in + done, n);
+                 ? aesgen_gcm_encrypt_update(m->ctx, m->streamed_out + done, in + done, n)
+                 : aesgen_gcm_decrypt_update(m->ctx, m->streamed_out + done, in + done, n);
         done += n;
     }
     if (rc == AESGEN_OK)
@@ -297,7 +297,7 @@ static void key_and_context_edges(const struct edge_env *e, const uint8_t *aad,
                                   const uint8_t *iv)
 {
     static const size_t lengths[] = { 0, 1, 16, 33, 100, 1000 };
-    uint8_t *out = xmalloc(1000);
+    uint8_t *out = xmalloc(1000), *streamed_out = xmalloc(1000);
     for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
         struct message msg = { iv, aad, e->random, 12, 13, lengths[l], e->ct, { 0 } };
         answer(e->key, e->key_len, &msg);
@@ -309,14 +309,17 @@ static void key_and_context_edges(const struct edge_env *e, const uint8_t *aad,
                                                           sizeof(aesgen_gcm_key), at_end),
                     (aesgen_gcm_ctx *)(void *)arena_place(e->a->dst_area, e->a->data_size,
                                                           sizeof(aesgen_gcm_ctx), !at_end),
-                    &msg, out, 0, 0, 0 };
+                    &msg, out, streamed_out, 0, 0, 0 };
                 uint8_t oneshot_tag[16] = { 0 }, streamed_tag[16];
                 memcpy(streamed_tag, msg.tag, 16);
+                memset(out, 0, 1000);
+                memset(streamed_out, 0, 1000);
                 object_message(&m, oneshot_tag, streamed_tag);
                 const uint8_t *want = d == GCM_ENCRYPT ? msg.ct : msg.pt;
                 const bool enc = d == GCM_ENCRYPT;
                 check(m.init == AESGEN_OK && m.oneshot == AESGEN_OK && m.streamed == AESGEN_OK
                           && memcmp(out, want, msg.len) == 0
+                          && memcmp(streamed_out, want, msg.len) == 0
                           && (!enc || (memcmp(oneshot_tag, msg.tag, 16) == 0
                                        && memcmp(streamed_tag, msg.tag, 16) == 0)),
                       "%s gcm aes-%u %s len=%zu with the key %s and the context %s (init %d, "
@@ -326,6 +329,7 @@ static void key_and_context_edges(const struct edge_env *e, const uint8_t *aad,
             }
     }
     free(out);
+    free(streamed_out);
 }
 
 static void run_isa(struct edge_env *e)

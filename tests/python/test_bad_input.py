@@ -14,7 +14,7 @@ import sys
 import tempfile
 import unittest
 
-from repo import LIBRARY, REPO, build_bench, have
+from repo import BUILD, LIBRARY, REPO, build_bench, have
 
 PERF = [sys.executable, "-m", "perf"]
 
@@ -48,11 +48,13 @@ class PerfCommands(unittest.TestCase):
                 with self.subTest(argv=argv):
                     self.assert_bad_input(run(PERF + argv), path)
 
+    @unittest.skipUnless(have("llvm-mca-19"), "llvm-mca-19 not installed")
     def test_an_output_path_under_a_file(self):
         with tempfile.NamedTemporaryFile() as handle:
-            result = run(PERF + ["mca", "--isa", "aesni_avx", "--mode", "ctr", "--model",
-                                 "skylake", "--json", os.path.join(handle.name, "x.json")])
-            self.assert_bad_input(result, handle.name)
+            result = run(PERF + ["mca", "--json", os.path.join(handle.name, "x.json")])
+            # refused before the estimates (seconds), naming the option and the obstacle
+            self.assert_bad_input(result, f"--json {handle.name}/x.json: {handle.name} is a file")
+            self.assertEqual(result.stdout, "")
 
     @unittest.skipUnless(have("llvm-mca-19"), "llvm-mca-19 not installed")
     def test_mca_of_nothing_writes_nothing(self):
@@ -101,6 +103,13 @@ class PerfCommands(unittest.TestCase):
             recipe = handle.read().split("\nmarks:", 1)[1].split("\n\n", 1)[0]
         # the checks stand before the recipe's rm of the last runs
         self.assertLess(recipe.index("MARKS_RUNS must be"), recipe.index("rm -rf"))
+        for runs in ("abc", "0", "00"):
+            with self.subTest(MARKS_RUNS=runs):
+                result = run(["make", "--no-print-directory", f"BUILD={BUILD}", "marks",
+                              f"MARKS_RUNS={runs}"])
+                self.assertNotEqual(result.returncode, 0, result.stdout)
+                self.assertIn(f"MARKS_RUNS must be a number of runs, 1 or more, not '{runs}'",
+                              result.stderr)
         self.assertLess(recipe.index("--validate"), recipe.index("rm -rf"))
 
 
@@ -138,6 +147,23 @@ class BenchOptions(unittest.TestCase):
                 self.assertIn(fragment, result.stderr)
         with open(results, encoding="utf-8") as handle:
             self.assertEqual(handle.read(), "the last run\n")
+
+    def test_a_filter_that_selects_nothing_this_run_can_time(self):
+        results = os.path.join(self.tmp.name, "last.json")
+        with open(results, "w", encoding="utf-8") as handle:
+            handle.write("the last run\n")
+        result = self.bench("--filter", "mode=ctr,impl=generic", "--json", results)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("selects nothing this run can time (generic needs --with-generic",
+                      result.stderr)
+        with open(results, encoding="utf-8") as handle:
+            self.assertEqual(handle.read(), "the last run\n")
+
+    def test_a_refused_run_creates_no_results_file(self):
+        results = os.path.join(self.tmp.name, "never.json")
+        result = self.bench("--cpu", "4096", "--json", results)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertFalse(os.path.exists(results))
 
     def test_values_named_in_the_messages(self):
         for argv, fragment in ((["--samples", "abc"], "not 'abc'"),

@@ -471,8 +471,15 @@ class Lints(unittest.TestCase):
                 self.check("nop", function=framed.format(remember=remember, restore=restore,
                                                           body="{body}"))
 
+    def test_cfi_state_pair_only_around_an_epilogue(self):
+        for body in (".cfi_remember\nnop", "nop\n.cfi_restore"):
+            with self.subTest(body=body), self.assertRaisesRegex(TemplateError,
+                                                                 "outside an epilogue"):
+                self.check(body)
+
     def test_dead_code(self):
         self.check("jmp .Lover\n.Lover:\nnop")
+        self.check("jmp .Lover\nint3\n.Lover:\nnop")    # padding, not code
         for body in ("jmp .Lover\nnop\n.Lover:",               # after a jump
                      "jmp .Lover\n.Lnobody:\nnop\n.Lover:",    # behind a label nobody names
                      "jmp .Lover\njmp .Lover\n.Lover:"):        # a jump after a jump

@@ -202,14 +202,19 @@ class Win64Lints(unittest.TestCase):
         self.check("vpxord ymm7, ymm7, ymm1", abi=SYSV)
 
     def test_epilogue_must_undo_the_prologue(self):
-        for epilogue in (".cfi_remember\npop rsi\n.cfi_pop rsi",               # frame kept
-                         ".cfi_remember\nadd rsp, 16\n.cfi_adjust -16\npop rsi\n"
-                         ".cfi_pop rsi",                                       # part of it
-                         ".cfi_remember\npop rsi\n.cfi_pop rsi\nadd rsp, 24\n"
-                         ".cfi_adjust -24",                                    # order
-                         ".cfi_remember\nadd rsp, 24\n.cfi_adjust -24\npop rsi",  # no CFI
-                         "add rsp, 24\n.cfi_adjust -24\npop rsi\n.cfi_pop rsi"):  # no remember
-            with self.subTest(epilogue=epilogue), self.assertRaises(TemplateError):
+        # each refused for its own reason
+        for epilogue, reason in (
+                (".cfi_remember\npop rsi\n.cfi_pop rsi", "needs 'add"),           # frame kept
+                (".cfi_remember\nadd rsp, 16\n.cfi_adjust -16\npop rsi\n.cfi_pop rsi",
+                 "needs 'add"),                                                 # part of it
+                (".cfi_remember\npop rsi\n.cfi_pop rsi\nadd rsp, 24\n.cfi_adjust -24",
+                 "needs 'add"),                                                 # order
+                (".cfi_remember\nadd rsp, 24\n.cfi_adjust -24\npop rsi",
+                 "needs 'cfi_pop rsi'"),                                        # no CFI
+                ("add rsp, 24\n.cfi_adjust -24\npop rsi\n.cfi_pop rsi",
+                 "without .cfi_remember"),                                      # no remember
+                ("", "needs 'add")):                                            # nothing
+            with self.subTest(epilogue=epilogue), self.assertRaisesRegex(TemplateError, reason):
                 self.check("nop", self.SAVED, epilogue)
 
     def test_prologue_steps_need_their_directives(self):
