@@ -89,32 +89,42 @@ def check_labels(statements):
 
 
 def check_reachable(statements):
-    """No dead code: after an unconditional transfer (jmp, ret), the next instruction has
-    a label that a jump or an address names (or a function's).  A template that emits a
-    path nobody enters, or a jump after a jump, has lost track of its own control flow."""
-    referenced = {s.args[0] for s in statements
-                  if isinstance(s, Directive) and s.name in ("function", "alias")}
-    for s in statements:
-        if isinstance(s, Instr):
-            for op in s.operands:
-                if isinstance(op, LabelRef):
-                    referenced.add(op.name)
-                elif isinstance(op, Mem) and op.symbol:
-                    referenced.add(op.symbol)
-    after = None                # the transfer whose following code no label reaches yet
-    for s in statements:
-        if isinstance(s, Label) and s.name in referenced:
-            after = None
-        elif isinstance(s, Instr) and s.mnemonic in ("int3", "ud2") and after is not None:
-            continue            # padding that stops straight-line speculation past a jump
-        elif isinstance(s, Instr):
-            if after is not None:
-                raise TemplateError(f"unreachable '{s.mnemonic}' after '{after}': no jump "
-                                    "reaches it (a label nobody names, or none)")
-            if s.mnemonic in ("jmp", "ret"):
-                target = s.operands[0].name if s.operands and isinstance(
-                    s.operands[0], LabelRef) else ""
-                after = f"{s.mnemonic} {target}".strip()
+    """No dead code: every instruction lies on a path from a function's entry (following
+    fall-through and jump targets; a label whose address an instruction takes counts as
+    an entry too).  A template that emits a path nobody enters, or a jump after a jump,
+    has lost track of its own control flow.  int3/ud2 after a jump are padding (they stop
+    straight-line speculation), not code."""
+    code = [s for s in statements if isinstance(s, (Instr, Label))
+            or (isinstance(s, Directive) and s.name == "endfunction")]
+    where = {s.name: i for i, s in enumerate(code) if isinstance(s, Label)}
+    roots = {s.args[0] for s in statements
+             if isinstance(s, Directive) and s.name in ("function", "alias")}
+    roots |= {op.symbol for s in code if isinstance(s, Instr)
+              for op in s.operands if isinstance(op, Mem) and op.symbol}
+    work = [where[name] for name in roots if name in where]
+    seen = set()
+    while work:
+        i = work.pop()
+        while i < len(code) and i not in seen:
+            seen.add(i)
+            s = code[i]
+            if isinstance(s, Directive):
+                break                       # a function's end: nothing falls out of it
+            if isinstance(s, Instr):
+                target = next((op.name for op in s.operands if isinstance(op, LabelRef)), None)
+                if target is not None and s.mnemonic in JUMPS and target in where:
+                    work.append(where[target])
+                if s.mnemonic in ("jmp", "ret", "int3", "ud2"):
+                    break
+            i += 1
+    label = None
+    for i, s in enumerate(code):
+        if isinstance(s, Label):
+            label = s.name
+        elif (isinstance(s, Instr) and i not in seen
+              and s.mnemonic not in ("int3", "ud2")):
+            raise TemplateError(f"unreachable '{s.mnemonic}' (after label {label}): no path "
+                                "from a function's entry reaches it")
 
 
 def check_functions(statements, clear_upper):

@@ -482,7 +482,8 @@ class Lints(unittest.TestCase):
         self.check("jmp .Lover\nint3\n.Lover:\nnop")    # padding, not code
         for body in ("jmp .Lover\nnop\n.Lover:",               # after a jump
                      "jmp .Lover\n.Lnobody:\nnop\n.Lover:",    # behind a label nobody names
-                     "jmp .Lover\njmp .Lover\n.Lover:"):        # a jump after a jump
+                     "jmp .Lover\njmp .Lover\n.Lover:",         # a jump after a jump
+                     "jmp .Lover\n.Lself:\nnop\njmp .Lself\n.Lover:"):  # named from dead code only
             with self.subTest(body=body), self.assertRaisesRegex(TemplateError, "unreachable"):
                 self.check(body)
 
