@@ -25,6 +25,25 @@ bool arena_map(struct arena *a)
            && mprotect(a->dst_area + a->data_size, a->page, PROT_NONE) == 0;
 }
 
+enum { CANARY = 0xa5 };
+
+uint8_t *arena_set_canary(const struct arena *a, bool at_end, uint8_t *buf, size_t len)
+{
+    if (len + ARENA_CANARY_BYTES > a->data_size)
+        return NULL;
+    uint8_t *canary = at_end ? buf - ARENA_CANARY_BYTES : buf + len;
+    memset(canary, CANARY, ARENA_CANARY_BYTES);
+    return canary;
+}
+
+bool arena_canary_intact(const uint8_t *canary)
+{
+    for (size_t i = 0; canary != NULL && i < ARENA_CANARY_BYTES; i++)
+        if (canary[i] != CANARY)
+            return false;
+    return true;
+}
+
 void arena_unmap(struct arena *a)
 {
     munmap(a->base, a->total);

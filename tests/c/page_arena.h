@@ -73,6 +73,14 @@ void release_faults(const struct fault_catcher *c);
 bool arena_open_catching(struct arena *a, struct fault_catcher *c);
 void arena_close_catching(struct arena *a, const struct fault_catcher *c);
 
+/* A canary on a placed buffer's free side (the bytes before it when it ends at a guard,
+ * after it when it starts after one): a stray write inside the page, which no fault
+ * shows.  arena_set_canary returns the canary's place, NULL where the area has no room
+ * beside the buffer; arena_canary_intact(NULL) is true. */
+enum { ARENA_CANARY_BYTES = 32 };
+uint8_t *arena_set_canary(const struct arena *a, bool at_end, uint8_t *buf, size_t len);
+bool arena_canary_intact(const uint8_t *canary);
+
 /* A named buffer, to say where a fault hit. */
 struct fault_region {
     const char *name;

@@ -56,25 +56,6 @@ static void answer(const uint8_t *key, size_t key_len, struct message *msg)
 }
 
 /* The call under a fault catcher; then the output against the answer. */
-enum { CANARY_BYTES = 32, CANARY = 0xa5 };
-
-/* The free side of a buffer an edge placement put in an area (page_arena.h), where the
- * area has room for it. */
-static uint8_t *free_side(const struct arena *a, bool at_end, uint8_t *buf, size_t len)
-{
-    if (len + CANARY_BYTES > a->data_size)
-        return NULL;
-    return at_end ? buf - CANARY_BYTES : buf + len;
-}
-
-static bool canary_intact(const uint8_t *side)
-{
-    for (size_t i = 0; side != NULL && i < CANARY_BYTES; i++)
-        if (side[i] != CANARY)
-            return false;
-    return true;
-}
-
 static void run_edge(const char *name, const aesgen_gcm_key *key, struct edge_call *c,
                      const struct message *msg)
 {
@@ -135,9 +116,7 @@ static void text_edges(const struct edge_env *e, size_t len, const uint8_t *aad,
                 uint8_t tag[16];
                 memcpy(src, dir == GCM_ENCRYPT ? msg.pt : msg.ct, len);
                 memcpy(tag, msg.tag, 16);
-                uint8_t *side = free_side(e->a, pl->at_end, dst, len);
-                if (side != NULL)
-                    memset(side, CANARY, CANARY_BYTES);
+                uint8_t *canary = arena_set_canary(e->a, pl->at_end, dst, len);
                 struct edge_call c = { dir, iv, iv_len, aad, 13, dst, src, len, tag, 16, 5, 7,
                                        streamed };
                 char name[200];
@@ -145,7 +124,8 @@ static void text_edges(const struct edge_env *e, size_t len, const uint8_t *aad,
                          key_bits(e->key_len), gcm_dir_name(dir), streamed ? " streamed" : "",
                          pl->name, len, iv_len);
                 run_edge(name, e->gk, &c, &msg);
-                check(canary_intact(side), "%s: the %d bytes beside dst", name, CANARY_BYTES);
+                check(arena_canary_intact(canary), "%s: the %d bytes beside dst", name,
+                      ARENA_CANARY_BYTES);
             }
         }
     }

@@ -39,34 +39,7 @@ static void describe_fault(char *out, size_t cap, const uint8_t *src, const uint
 
 /* ---- The tests ------------------------------------------------------------ */
 
-enum { CANARY_BYTES = 32, CANARY = 0xa5, MAX_EDGE_LENGTH = 1100 };
-
-/* The free side of a buffer placed by edge_placements[p]: the bytes before it when it
- * ends at a guard, after it when it starts after one. */
-static uint8_t *free_side(const struct edge_placement *p, uint8_t *buf, size_t len)
-{
-    return p->at_end ? buf - CANARY_BYTES : buf + len;
-}
-
-/* Only where the area has room beside the buffer (a buffer filling it has none). */
-static void set_canary(const struct arena *a, const struct edge_placement *p, uint8_t *dst,
-                       size_t len)
-{
-    if (len + CANARY_BYTES <= a->data_size)
-        memset(free_side(p, dst, len), CANARY, CANARY_BYTES);
-}
-
-static bool canary_intact(const struct arena *a, const struct edge_placement *p, uint8_t *dst,
-                          size_t len)
-{
-    if (len + CANARY_BYTES > a->data_size)
-        return true;
-    const uint8_t *c = free_side(p, dst, len);
-    for (size_t i = 0; i < CANARY_BYTES; i++)
-        if (c[i] != CANARY)
-            return false;
-    return true;
-}
+enum { MAX_EDGE_LENGTH = 1100 };
 
 /* The stream is first advanced by `prefix` bytes elsewhere, so the call at
  * the edge also starts in the middle of a keystream block. */
@@ -79,7 +52,7 @@ static void check_edge(const char *isa, enum mode mode, size_t key_len, const ui
     uint8_t *src, *dst;
     arena_place_pair(a, p, len, &src, &dst);
     memcpy(src, pt + prefix, len);
-    set_canary(a, p, dst, len);
+    uint8_t *canary = arena_set_canary(a, p->at_end, dst, len);
     struct stream s;
     int rc = stream_init(&s, mode, key, key_len, iv);
     if (rc == AESGEN_OK)
@@ -95,9 +68,10 @@ static void check_edge(const char *isa, enum mode mode, size_t key_len, const ui
     if (rc == AESGEN_OK)
         rc = stream_crypt(&s, dst, src, len);
     fault_armed = 0;
-    check(rc == AESGEN_OK && memcmp(dst, want + prefix, len) == 0 && canary_intact(a, p, dst, len),
+    check(rc == AESGEN_OK && memcmp(dst, want + prefix, len) == 0
+              && arena_canary_intact(canary),
           "%s %s aes-%u %s len=%zu after %zu bytes (output, and the %d bytes beside dst)",
-          isa, mode_name(mode), key_bits(key_len), p->name, len, prefix, CANARY_BYTES);
+          isa, mode_name(mode), key_bits(key_len), p->name, len, prefix, ARENA_CANARY_BYTES);
 }
 
 static void run_isa(const char *isa, const struct arena *a, const uint8_t *pt, uint8_t *want)
@@ -255,7 +229,7 @@ static void check_xts_edge(const char *isa, const aesgen_xts_ctx *ctx, const uin
     uint8_t *src, *dst;
     arena_place_pair(a, p, len, &src, &dst);
     memcpy(src, in, len);
-    set_canary(a, p, dst, len);
+    uint8_t *canary = arena_set_canary(a, p->at_end, dst, len);
     if (sigsetjmp(fault_return, 1) != 0) {
         char where[96];
         describe_fault(where, sizeof where, src, dst, len);
@@ -266,9 +240,9 @@ static void check_xts_edge(const char *isa, const aesgen_xts_ctx *ctx, const uin
     fault_armed = 1;
     int rc = xts_api(ctx, dir, dst, src, len, tweak);
     fault_armed = 0;
-    check(rc == AESGEN_OK && memcmp(dst, want, len) == 0 && canary_intact(a, p, dst, len),
+    check(rc == AESGEN_OK && memcmp(dst, want, len) == 0 && arena_canary_intact(canary),
           "%s xts aes-%u %s %s len=%zu (rc %d; output, and the %d bytes beside dst)", isa,
-          xts_aes_bits(key_len), xts_dir_name(dir), p->name, len, rc, CANARY_BYTES);
+          xts_aes_bits(key_len), xts_dir_name(dir), p->name, len, rc, ARENA_CANARY_BYTES);
 }
 
 /* The XTS context and the tweak at the edges (the context in the src area, the tweak at
