@@ -6,6 +6,7 @@ Python 3 standard library only; it imports the generator for ISAs, modes and kno
 """
 
 import json
+import os
 
 from generator.errors import UsageError
 
@@ -36,7 +37,6 @@ def read_bench_results(path: str) -> dict:
 def check_writable(path: str, option: str) -> None:
     """Before minutes of work: path (a file to write, its directories made as needed) can
     be written; else UsageError naming the option and the obstacle."""
-    import os
     if os.path.exists(path):
         if os.path.isdir(path) or not os.access(path, os.W_OK):
             raise UsageError(f"{option} {path}: cannot write that file")

@@ -632,12 +632,11 @@ def apply(mode, isa, r: Ranked, default: Candidate, rounds: int, uarch):
 
 # ---- driver ------------------------------------------------------------------------------
 
-def explore(mode, isa, build, rounds, samples, do_apply, only="") -> int:
-    # the inputs first (command() checked them for every pair): the last sweep's scratch
-    # goes only once this one can run
-    base = BaseBuild(os.path.join(REPO, build))
-    wanted = parse_only(only, mode)
-    root = os.path.join(REPO, build, "explore", f"{mode.name}-{isa.name}")
+def explore(mode, isa, base: "BaseBuild", rounds, samples, do_apply, only="",
+            wanted=None) -> int:
+    """One mode x ISA sweep; base and wanted (--only parsed for this mode) are the inputs
+    command() checked before any sweep replaced the last one's scratch."""
+    root = os.path.join(base.build, "explore", f"{mode.name}-{isa.name}")
     shutil.rmtree(root, ignore_errors=True)
     os.makedirs(root)
     say(f"explore {mode.name}/{isa.name}: scratch {os.path.relpath(root, REPO)}")
@@ -645,7 +644,7 @@ def explore(mode, isa, build, rounds, samples, do_apply, only="") -> int:
     uarch = host_uarch()
     say(f"  this machine: {mca.cpu_description()}, uarch "
         f"{uarch.name if uarch else 'none of generator/uarch.py (its entries: default)'}")
-    candidates = sweep(mode, isa, uarch, wanted)
+    candidates = sweep(mode, isa, uarch, wanted or {})
     if only:
         say(f"  only the variants with {only} (and what this uarch runs today)")
     for number, c in enumerate(candidates, 1):
@@ -735,15 +734,14 @@ def command(args):
                     raise UsageError(f"ISA {isa} has no mode {mode}; its modes: "
                                      + ", ".join(ISAS[isa].modes))
                 continue
-            parse_only(args.only, MODES[mode])
-            pairs.append((MODES[mode], ISAS[isa]))
+            pairs.append((MODES[mode], ISAS[isa], parse_only(args.only, MODES[mode])))
     if not pairs:
         raise UsageError(f"no ISA of '{args.isa}' has a mode of '{args.mode}'")
-    BaseBuild(os.path.join(REPO, args.build))
+    base = BaseBuild(os.path.join(REPO, args.build))
     status = 0
-    for mode, isa in pairs:
-        status |= explore(mode, isa, args.build, args.rounds, args.samples, args.apply,
-                          args.only)
+    for mode, isa, wanted in pairs:
+        status |= explore(mode, isa, base, args.rounds, args.samples, args.apply, args.only,
+                          wanted)
     return status
 
 

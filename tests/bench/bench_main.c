@@ -665,9 +665,10 @@ int main(int argc, char **argv)
                                        this CPU lacks: nothing to time, nothing to write */
         fprintf(stderr, "bench: the filter '%s' selects nothing this run can time (generic "
                 "needs --with-generic; ISAs this CPU runs:", o.filter ? o.filter : "");
+        int first = 1;
         for (size_t i = 0; i < N_ASM_ISAS; i++)
             if (aesgen_isa_supported(bench_asm_isas[i]))
-                fprintf(stderr, " %s", bench_asm_isas[i]);
+                list_item(&first, bench_asm_isas[i]);
         fprintf(stderr, ")\n");
         return 2;
     }
