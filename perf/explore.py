@@ -657,7 +657,7 @@ def explore(mode, isa, base: "BaseBuild", rounds, samples, do_apply, only="",
     models = [m for m in mca.MODELS if any(e.model == m for c in candidates
                                             for e in c.estimates)]
     print(format_table(mode, isa, ranked, candidates, models, rounds, bench_mode))
-    csv_path = os.path.join(REPO, build, "explore", f"{mode.name}-{isa.name}.csv")
+    csv_path = os.path.join(base.build, "explore", f"{mode.name}-{isa.name}.csv")
     write_csv(csv_path, ranked, candidates, modes)
     png_path = csv_path[:-4] + ".png"
     chart_note = chart(png_path, mode.name, isa.name, ranked, host_model(candidates),

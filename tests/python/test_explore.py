@@ -349,3 +349,50 @@ class ChartPanels(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Driver(unittest.TestCase):
+    """explore() end to end with the building and the timing faked: what it writes lands in
+    the build it was given (d0eb012 joined the CSV's path with generator.render.build, the
+    function, and every sweep died after its last round)."""
+
+    def test_a_sweep_writes_its_table_into_the_given_build(self):
+        import tempfile
+        import types
+        from unittest import mock
+
+        class FakeWorkspace:
+            def __init__(self, base, mode, isa, root):
+                self.root = root
+
+            def prepare(self, c):
+                c.status = "ok"
+
+        def fake_measure(candidates, mode, isa, rounds, samples):
+            for c in candidates:
+                for r in range(rounds):
+                    pct = 90.0 if c.is_default else 91.0 + r * 0.01
+                    c.rounds.append({("ctr", 256, 4096): {"pct_ceiling": pct,
+                                                          "gb_per_s": pct / 10}})
+            return ["ctr"]
+
+        with tempfile.TemporaryDirectory() as build:
+            base = types.SimpleNamespace(build=build)
+            mode, isa = get_mode("ctr"), get_isa("avx10_512")
+            wanted = {"UNROLL": 16, "KEYS": "rows", "TAIL": 8}
+            with mock.patch.object(explore, "Workspace", FakeWorkspace), \
+                    mock.patch.object(explore, "measure", fake_measure), \
+                    mock.patch.object(explore, "chart", return_value="faked"), \
+                    mock.patch.object(explore, "say", lambda text: None), \
+                    mock.patch("builtins.print") as printed:
+                status = explore.explore(mode, isa, base, 3, 1, False,
+                                         "UNROLL=16,KEYS=rows,TAIL=8", wanted)
+            self.assertEqual(status, 0)
+            csv_path = os.path.join(build, "explore", "ctr-avx10_512.csv")
+            self.assertTrue(os.path.isfile(csv_path), os.listdir(build))
+            with open(csv_path, encoding="utf-8") as handle:
+                rows = handle.read().splitlines()
+            self.assertGreater(len(rows), 2)          # the header, the default, the others
+            said = "\n".join(str(call.args[0]) for call in printed.call_args_list
+                             if call.args)
+            self.assertIn("winner ", said)
