@@ -2,8 +2,9 @@
 """The Windows x64 flavour (generator/printers/win64.py, abi.WIN64): every ISA x mode
 file assembles with `nasm -f win64`; every global function has one RUNTIME_FUNCTION in
 .pdata (three image-relative relocations) whose UNWIND_INFO in .xdata decodes to the
-prologue the file shows; the Win64 argument registers and stack arguments; the lint
-refuses what Win64 unwind codes cannot describe.  Running the code (known answers,
+prologue the file shows (their code offsets against the machine code:
+test_win64_offsets); the Win64 argument registers and stack arguments; the lint refuses
+what Win64 unwind codes cannot describe.  Running the code (known answers,
 the ABI thunk, the unwind test) is tests/win, under wine.
 """
 
@@ -76,30 +77,38 @@ def prologue_ops(text, name):
     return ops
 
 
-def decode_unwind_codes(xdata, offset):
-    """The operations of the UNWIND_INFO at offset, in prologue order."""
-    version_flags, _prologue_size, count, frame = xdata[offset:offset + 4]
+def unwind_info(xdata, offset):
+    """The UNWIND_INFO at offset: (SizeOfProlog, [(CodeOffset, operation)] in prologue
+    order, its size in bytes); operations as prologue_ops writes them."""
+    version_flags, prologue_size, count, frame = xdata[offset:offset + 4]
     assert version_flags == 1 and frame == 0, (version_flags, frame)
     slots = [xdata[offset + 4 + 2 * i: offset + 6 + 2 * i] for i in range(count)]
-    ops, i = [], 0
+    codes, i = [], 0
     while i < count:
         code_offset, op_info = slots[i]
         op, info = op_info & 15, op_info >> 4
         if op == 0:
-            ops.append(("push", REGISTER_NUMBERS[info]))
+            codes.append((code_offset, ("push", REGISTER_NUMBERS[info])))
             i += 1
         elif op == 2:
-            ops.append(("alloc", 8 * info + 8))
+            codes.append((code_offset, ("alloc", 8 * info + 8)))
             i += 1
         elif op == 1 and info == 0:
-            ops.append(("alloc", 8 * struct.unpack("<H", slots[i + 1])[0]))
+            codes.append((code_offset, ("alloc", 8 * struct.unpack("<H", slots[i + 1])[0])))
             i += 2
         elif op == 8:
-            ops.append(("save", info, 16 * struct.unpack("<H", slots[i + 1])[0]))
+            codes.append((code_offset,
+                          ("save", info, 16 * struct.unpack("<H", slots[i + 1])[0])))
             i += 2
         else:
             raise AssertionError(f"unexpected unwind code {op_info:#x}")
-    return list(reversed(ops)), 4 + 2 * (count + count % 2)
+    return prologue_size, list(reversed(codes)), 4 + 2 * (count + count % 2)
+
+
+def decode_unwind_codes(xdata, offset):
+    """The operations of the UNWIND_INFO at offset, in prologue order, and its size."""
+    _prologue_size, codes, size = unwind_info(xdata, offset)
+    return [operation for _code_offset, operation in codes], size
 
 
 @unittest.skipUnless(have("nasm") and have("objdump"), "nasm and objdump needed")
