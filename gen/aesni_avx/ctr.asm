@@ -43,6 +43,7 @@
 	align 32, db 0xcc
 	global aesgen_ctr_crypt_aesni_avx:function hidden (L.aesgen_ctr_crypt_aesni_avx.end - aesgen_ctr_crypt_aesni_avx)
 aesgen_ctr_crypt_aesni_avx:
+L.cfi.0.start:
 	endbr64
 	test            rcx, rcx
 	jz              near L.ctr_return
@@ -930,6 +931,7 @@ L.ctr_one_return:
 	xor             eax, eax
 ; only xmm registers were written on this path: no vzeroupper needed
 	ret
+L.cfi.0.end:
 L.aesgen_ctr_crypt_aesni_avx.end:
 
 	section .rodata align=64
@@ -998,9 +1000,12 @@ L.ctr_le_step:
 	align 32, db 0xcc
 	global aesgen_ctr_crypt_aesni_avx_countersgpr:function hidden (L.aesgen_ctr_crypt_aesni_avx_countersgpr.end - aesgen_ctr_crypt_aesni_avx_countersgpr)
 aesgen_ctr_crypt_aesni_avx_countersgpr:
+L.cfi.1.start:
 	endbr64
 	push            rbx
+L.cfi.1.0:
 	sub             rsp, 256
+L.cfi.1.1:
 	test            rcx, rcx
 	jz              near L.ctr_return_countersgpr
 ; ROUNDS = 10, 12 or 14 (the key size); KEYEND = &rk[ROUNDS]: keys are addressed
@@ -1599,9 +1604,13 @@ L.ctr_final1_no1_countersgpr:
 L.ctr_return_countersgpr:
 	xor             eax, eax
 	vzeroupper
+L.cfi.1.2:
 	add             rsp, 256
+L.cfi.1.3:
 	pop             rbx
+L.cfi.1.4:
 	ret
+L.cfi.1.5:
 
 L.ctr_main_loop_countersgpr:
 ; messages below 2048 bytes take the vector-counter loop: filling and wiping
@@ -2174,9 +2183,14 @@ L.ctr_one_no1_countersgpr:
 L.ctr_one_return_countersgpr:
 	xor             eax, eax
 ; only xmm registers were written on this path: no vzeroupper needed
+L.cfi.1.6:
 	add             rsp, 256
+L.cfi.1.7:
 	pop             rbx
+L.cfi.1.8:
 	ret
+L.cfi.1.9:
+L.cfi.1.end:
 L.aesgen_ctr_crypt_aesni_avx_countersgpr.end:
 
 	section .rodata align=64
@@ -2214,3 +2228,62 @@ L.ctr_le_step_countersgpr:
 	dd 4, 16, 5
 	db 'GNU', 0
 	dd 0xc0000002, 0x4, 0x3, 0x0
+
+; Unwind table (.eh_frame) of the functions above, as GNU as writes it from the .S twin's CFI directives.
+	section .eh_frame progbits alloc noexec nowrite align=8
+L.cie:
+	dd L.cie.end - L.cie - 4		; length
+	dd 0				; CIE id
+	db 1, 'zR', 0			; version, augmentation
+	db 1, 0x78, 16		; code alignment 1, data alignment -8, return address column
+	db 1, 0x1b			; FDE addresses: pc-relative, 4 bytes
+	db 0x0c, 7, 8		; CFA = rsp + 8
+	db 0x90, 1		; the return address at CFA - 8
+	align 8, db 0
+L.cie.end:
+L.fde.0:
+	dd L.fde.0.end - L.fde.0 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.0.start - $		; the code's start (pc-relative)
+	dd L.cfi.0.end - L.cfi.0.start	; the code's length
+	db 0				; no augmentation data
+	align 8, db 0
+L.fde.0.end:
+L.fde.1:
+	dd L.fde.1.end - L.fde.1 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.1.start - $		; the code's start (pc-relative)
+	dd L.cfi.1.end - L.cfi.1.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.1.0
+	dd L.cfi.1.0 - L.cfi.1.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.1.1
+	dd L.cfi.1.1 - L.cfi.1.0
+	db 0x0e, 0x90, 0x02		; CFA = rsp + 272
+	db 0x04				; advance to L.cfi.1.2
+	dd L.cfi.1.2 - L.cfi.1.1
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.1.3
+	dd L.cfi.1.3 - L.cfi.1.2
+	db 0x0e, 0x10		; CFA = rsp + 16
+	db 0x04				; advance to L.cfi.1.4
+	dd L.cfi.1.4 - L.cfi.1.3
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.1.5
+	dd L.cfi.1.5 - L.cfi.1.4
+	db 0x0b		; the body's row again
+	db 0x04				; advance to L.cfi.1.6
+	dd L.cfi.1.6 - L.cfi.1.5
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.1.7
+	dd L.cfi.1.7 - L.cfi.1.6
+	db 0x0e, 0x10		; CFA = rsp + 16
+	db 0x04				; advance to L.cfi.1.8
+	dd L.cfi.1.8 - L.cfi.1.7
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.1.9
+	dd L.cfi.1.9 - L.cfi.1.8
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.1.end:

@@ -108,6 +108,7 @@
 	align 32, db 0xcc
 	global aesgen_gcm_ghash_aesni_avx:function hidden (L.aesgen_gcm_ghash_aesni_avx.end - aesgen_gcm_ghash_aesni_avx)
 aesgen_gcm_ghash_aesni_avx:
+L.cfi.0.start:
 	endbr64
 	vmovdqu         xmm9, oword [rsi]
 	test            rcx, rcx
@@ -219,6 +220,7 @@ L.gcm_ghash_store:
 	xor             eax, eax
 	vzeroupper
 	ret
+L.cfi.0.end:
 L.aesgen_gcm_ghash_aesni_avx.end:
 
 ; int aesgen_gcm_enc_update_aesni_avx(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
@@ -243,8 +245,10 @@ L.aesgen_gcm_ghash_aesni_avx.end:
 	align 32, db 0xcc
 	global aesgen_gcm_enc_update_aesni_avx:function hidden (L.aesgen_gcm_enc_update_aesni_avx.end - aesgen_gcm_enc_update_aesni_avx)
 aesgen_gcm_enc_update_aesni_avx:
+L.cfi.1.start:
 	endbr64
 	sub             rsp, 16
+L.cfi.1.0:
 	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_enc_return
@@ -1423,8 +1427,12 @@ L.gcm_enc_store:
 L.gcm_enc_return:
 	xor             eax, eax
 	vzeroupper
+L.cfi.1.1:
 	add             rsp, 16
+L.cfi.1.2:
 	ret
+L.cfi.1.3:
+L.cfi.1.end:
 L.aesgen_gcm_enc_update_aesni_avx.end:
 
 ; int aesgen_gcm_dec_update_aesni_avx(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
@@ -1449,8 +1457,10 @@ L.aesgen_gcm_enc_update_aesni_avx.end:
 	align 32, db 0xcc
 	global aesgen_gcm_dec_update_aesni_avx:function hidden (L.aesgen_gcm_dec_update_aesni_avx.end - aesgen_gcm_dec_update_aesni_avx)
 aesgen_gcm_dec_update_aesni_avx:
+L.cfi.2.start:
 	endbr64
 	sub             rsp, 16
+L.cfi.2.0:
 	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_dec_return
@@ -2150,8 +2160,12 @@ L.gcm_dec_store:
 L.gcm_dec_return:
 	xor             eax, eax
 	vzeroupper
+L.cfi.2.1:
 	add             rsp, 16
+L.cfi.2.2:
 	ret
+L.cfi.2.3:
+L.cfi.2.end:
 L.aesgen_gcm_dec_update_aesni_avx.end:
 
 ; int aesgen_gcm_enc_record_aesni_avx(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
@@ -2176,8 +2190,10 @@ L.aesgen_gcm_dec_update_aesni_avx.end:
 	align 32, db 0xcc
 	global aesgen_gcm_enc_record_aesni_avx:function hidden (L.aesgen_gcm_enc_record_aesni_avx.end - aesgen_gcm_enc_record_aesni_avx)
 aesgen_gcm_enc_record_aesni_avx:
+L.cfi.3.start:
 	endbr64
 	sub             rsp, 16
+L.cfi.3.0:
 	btr             rcx, 63                         ; the length without the flag
 ; the byte-reflection mask and the reduction constant, one copy per lane
 	vmovdqu         xmm15, oword [rel L.gcm_bswap_mask_16]
@@ -3510,8 +3526,12 @@ L.gcm_enc_rec_tag:
 	vmovdqu         oword [r8 + 48], xmm9
 	xor             eax, eax
 	vzeroupper
+L.cfi.3.1:
 	add             rsp, 16
+L.cfi.3.2:
 	ret
+L.cfi.3.3:
+L.cfi.3.end:
 L.aesgen_gcm_enc_record_aesni_avx.end:
 
 ; int aesgen_gcm_dec_record_aesni_avx(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
@@ -3536,8 +3556,10 @@ L.aesgen_gcm_enc_record_aesni_avx.end:
 	align 32, db 0xcc
 	global aesgen_gcm_dec_record_aesni_avx:function hidden (L.aesgen_gcm_dec_record_aesni_avx.end - aesgen_gcm_dec_record_aesni_avx)
 aesgen_gcm_dec_record_aesni_avx:
+L.cfi.4.start:
 	endbr64
 	sub             rsp, 16
+L.cfi.4.0:
 	btr             rcx, 63                         ; the length without the flag
 ; the byte-reflection mask and the reduction constant, one copy per lane
 	vmovdqu         xmm15, oword [rel L.gcm_bswap_mask_16]
@@ -4389,8 +4411,12 @@ L.gcm_dec_rec_tag:
 	vmovdqu         oword [r8 + 48], xmm9
 	xor             eax, eax
 	vzeroupper
+L.cfi.4.1:
 	add             rsp, 16
+L.cfi.4.2:
 	ret
+L.cfi.4.3:
+L.cfi.4.end:
 L.aesgen_gcm_dec_record_aesni_avx.end:
 
 	section .rodata align=64
@@ -4434,6 +4460,7 @@ L.gcm_tail_bytes:
 	align 32, db 0xcc
 	global aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2:function hidden (L.aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2.end - aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2)
 aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2:
+L.cfi.5.start:
 	endbr64
 	vmovdqu         xmm9, oword [rsi]
 	test            rcx, rcx
@@ -4548,6 +4575,7 @@ L.gcm_ghash_ghashkaratsuba_tail2_store:
 	xor             eax, eax
 	vzeroupper
 	ret
+L.cfi.5.end:
 L.aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2.end:
 
 ; int aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
@@ -4572,8 +4600,10 @@ L.aesgen_gcm_ghash_aesni_avx_ghashkaratsuba_tail2.end:
 	align 32, db 0xcc
 	global aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2:function hidden (L.aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2.end - aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2)
 aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2:
+L.cfi.6.start:
 	endbr64
 	sub             rsp, 16
+L.cfi.6.0:
 	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_enc_ghashkaratsuba_tail2_return
@@ -5565,8 +5595,12 @@ L.gcm_enc_ghashkaratsuba_tail2_store:
 L.gcm_enc_ghashkaratsuba_tail2_return:
 	xor             eax, eax
 	vzeroupper
+L.cfi.6.1:
 	add             rsp, 16
+L.cfi.6.2:
 	ret
+L.cfi.6.3:
+L.cfi.6.end:
 L.aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2.end:
 
 ; int aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
@@ -5591,8 +5625,10 @@ L.aesgen_gcm_enc_update_aesni_avx_ghashkaratsuba_tail2.end:
 	align 32, db 0xcc
 	global aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2:function hidden (L.aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2.end - aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2)
 aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2:
+L.cfi.7.start:
 	endbr64
 	sub             rsp, 16
+L.cfi.7.0:
 	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_dec_ghashkaratsuba_tail2_return
@@ -6096,8 +6132,12 @@ L.gcm_dec_ghashkaratsuba_tail2_store:
 L.gcm_dec_ghashkaratsuba_tail2_return:
 	xor             eax, eax
 	vzeroupper
+L.cfi.7.1:
 	add             rsp, 16
+L.cfi.7.2:
 	ret
+L.cfi.7.3:
+L.cfi.7.end:
 L.aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2.end:
 
 ; int aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
@@ -6122,8 +6162,10 @@ L.aesgen_gcm_dec_update_aesni_avx_ghashkaratsuba_tail2.end:
 	align 32, db 0xcc
 	global aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2:function hidden (L.aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2.end - aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2)
 aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2:
+L.cfi.8.start:
 	endbr64
 	sub             rsp, 16
+L.cfi.8.0:
 	btr             rcx, 63                         ; the length without the flag
 ; the byte-reflection mask and the reduction constant, one copy per lane
 	vmovdqu         xmm15, oword [rel L.gcm_bswap_mask_16]
@@ -7269,8 +7311,12 @@ L.gcm_enc_ghashkaratsuba_tail2_rec_tag:
 	vmovdqu         oword [r8 + 48], xmm9
 	xor             eax, eax
 	vzeroupper
+L.cfi.8.1:
 	add             rsp, 16
+L.cfi.8.2:
 	ret
+L.cfi.8.3:
+L.cfi.8.end:
 L.aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2.end:
 
 ; int aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
@@ -7295,8 +7341,10 @@ L.aesgen_gcm_enc_record_aesni_avx_ghashkaratsuba_tail2.end:
 	align 32, db 0xcc
 	global aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2:function hidden (L.aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2.end - aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2)
 aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2:
+L.cfi.9.start:
 	endbr64
 	sub             rsp, 16
+L.cfi.9.0:
 	btr             rcx, 63                         ; the length without the flag
 ; the byte-reflection mask and the reduction constant, one copy per lane
 	vmovdqu         xmm15, oword [rel L.gcm_bswap_mask_16]
@@ -7952,6 +8000,199 @@ L.gcm_dec_ghashkaratsuba_tail2_rec_tag:
 	vmovdqu         oword [r8 + 48], xmm9
 	xor             eax, eax
 	vzeroupper
+L.cfi.9.1:
 	add             rsp, 16
+L.cfi.9.2:
 	ret
+L.cfi.9.3:
+L.cfi.9.end:
 L.aesgen_gcm_dec_record_aesni_avx_ghashkaratsuba_tail2.end:
+
+; Unwind table (.eh_frame) of the functions above, as GNU as writes it from the .S twin's CFI directives.
+	section .eh_frame progbits alloc noexec nowrite align=8
+L.cie:
+	dd L.cie.end - L.cie - 4		; length
+	dd 0				; CIE id
+	db 1, 'zR', 0			; version, augmentation
+	db 1, 0x78, 16		; code alignment 1, data alignment -8, return address column
+	db 1, 0x1b			; FDE addresses: pc-relative, 4 bytes
+	db 0x0c, 7, 8		; CFA = rsp + 8
+	db 0x90, 1		; the return address at CFA - 8
+	align 8, db 0
+L.cie.end:
+L.fde.0:
+	dd L.fde.0.end - L.fde.0 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.0.start - $		; the code's start (pc-relative)
+	dd L.cfi.0.end - L.cfi.0.start	; the code's length
+	db 0				; no augmentation data
+	align 8, db 0
+L.fde.0.end:
+L.fde.1:
+	dd L.fde.1.end - L.fde.1 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.1.start - $		; the code's start (pc-relative)
+	dd L.cfi.1.end - L.cfi.1.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.1.0
+	dd L.cfi.1.0 - L.cfi.1.start
+	db 0x0e, 0x18		; CFA = rsp + 24
+	db 0x04				; advance to L.cfi.1.1
+	dd L.cfi.1.1 - L.cfi.1.0
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.1.2
+	dd L.cfi.1.2 - L.cfi.1.1
+	db 0x0e, 0x08		; CFA = rsp + 8
+	db 0x04				; advance to L.cfi.1.3
+	dd L.cfi.1.3 - L.cfi.1.2
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.1.end:
+L.fde.2:
+	dd L.fde.2.end - L.fde.2 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.2.start - $		; the code's start (pc-relative)
+	dd L.cfi.2.end - L.cfi.2.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.2.0
+	dd L.cfi.2.0 - L.cfi.2.start
+	db 0x0e, 0x18		; CFA = rsp + 24
+	db 0x04				; advance to L.cfi.2.1
+	dd L.cfi.2.1 - L.cfi.2.0
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.2.2
+	dd L.cfi.2.2 - L.cfi.2.1
+	db 0x0e, 0x08		; CFA = rsp + 8
+	db 0x04				; advance to L.cfi.2.3
+	dd L.cfi.2.3 - L.cfi.2.2
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.2.end:
+L.fde.3:
+	dd L.fde.3.end - L.fde.3 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.3.start - $		; the code's start (pc-relative)
+	dd L.cfi.3.end - L.cfi.3.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.3.0
+	dd L.cfi.3.0 - L.cfi.3.start
+	db 0x0e, 0x18		; CFA = rsp + 24
+	db 0x04				; advance to L.cfi.3.1
+	dd L.cfi.3.1 - L.cfi.3.0
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.3.2
+	dd L.cfi.3.2 - L.cfi.3.1
+	db 0x0e, 0x08		; CFA = rsp + 8
+	db 0x04				; advance to L.cfi.3.3
+	dd L.cfi.3.3 - L.cfi.3.2
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.3.end:
+L.fde.4:
+	dd L.fde.4.end - L.fde.4 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.4.start - $		; the code's start (pc-relative)
+	dd L.cfi.4.end - L.cfi.4.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.4.0
+	dd L.cfi.4.0 - L.cfi.4.start
+	db 0x0e, 0x18		; CFA = rsp + 24
+	db 0x04				; advance to L.cfi.4.1
+	dd L.cfi.4.1 - L.cfi.4.0
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.4.2
+	dd L.cfi.4.2 - L.cfi.4.1
+	db 0x0e, 0x08		; CFA = rsp + 8
+	db 0x04				; advance to L.cfi.4.3
+	dd L.cfi.4.3 - L.cfi.4.2
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.4.end:
+L.fde.5:
+	dd L.fde.5.end - L.fde.5 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.5.start - $		; the code's start (pc-relative)
+	dd L.cfi.5.end - L.cfi.5.start	; the code's length
+	db 0				; no augmentation data
+	align 8, db 0
+L.fde.5.end:
+L.fde.6:
+	dd L.fde.6.end - L.fde.6 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.6.start - $		; the code's start (pc-relative)
+	dd L.cfi.6.end - L.cfi.6.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.6.0
+	dd L.cfi.6.0 - L.cfi.6.start
+	db 0x0e, 0x18		; CFA = rsp + 24
+	db 0x04				; advance to L.cfi.6.1
+	dd L.cfi.6.1 - L.cfi.6.0
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.6.2
+	dd L.cfi.6.2 - L.cfi.6.1
+	db 0x0e, 0x08		; CFA = rsp + 8
+	db 0x04				; advance to L.cfi.6.3
+	dd L.cfi.6.3 - L.cfi.6.2
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.6.end:
+L.fde.7:
+	dd L.fde.7.end - L.fde.7 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.7.start - $		; the code's start (pc-relative)
+	dd L.cfi.7.end - L.cfi.7.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.7.0
+	dd L.cfi.7.0 - L.cfi.7.start
+	db 0x0e, 0x18		; CFA = rsp + 24
+	db 0x04				; advance to L.cfi.7.1
+	dd L.cfi.7.1 - L.cfi.7.0
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.7.2
+	dd L.cfi.7.2 - L.cfi.7.1
+	db 0x0e, 0x08		; CFA = rsp + 8
+	db 0x04				; advance to L.cfi.7.3
+	dd L.cfi.7.3 - L.cfi.7.2
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.7.end:
+L.fde.8:
+	dd L.fde.8.end - L.fde.8 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.8.start - $		; the code's start (pc-relative)
+	dd L.cfi.8.end - L.cfi.8.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.8.0
+	dd L.cfi.8.0 - L.cfi.8.start
+	db 0x0e, 0x18		; CFA = rsp + 24
+	db 0x04				; advance to L.cfi.8.1
+	dd L.cfi.8.1 - L.cfi.8.0
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.8.2
+	dd L.cfi.8.2 - L.cfi.8.1
+	db 0x0e, 0x08		; CFA = rsp + 8
+	db 0x04				; advance to L.cfi.8.3
+	dd L.cfi.8.3 - L.cfi.8.2
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.8.end:
+L.fde.9:
+	dd L.fde.9.end - L.fde.9 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.9.start - $		; the code's start (pc-relative)
+	dd L.cfi.9.end - L.cfi.9.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.9.0
+	dd L.cfi.9.0 - L.cfi.9.start
+	db 0x0e, 0x18		; CFA = rsp + 24
+	db 0x04				; advance to L.cfi.9.1
+	dd L.cfi.9.1 - L.cfi.9.0
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.9.2
+	dd L.cfi.9.2 - L.cfi.9.1
+	db 0x0e, 0x08		; CFA = rsp + 8
+	db 0x04				; advance to L.cfi.9.3
+	dd L.cfi.9.3 - L.cfi.9.2
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.9.end:

@@ -52,6 +52,7 @@
 	align 32, db 0xcc
 	global aesgen_xts_encrypt_aesni_avx:function hidden (L.aesgen_xts_encrypt_aesni_avx.end - aesgen_xts_encrypt_aesni_avx)
 aesgen_xts_encrypt_aesni_avx:
+L.cfi.0.start:
 	endbr64
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
 ; T = E_K2(iv), on xmm with the tweak key read from memory
@@ -674,6 +675,7 @@ L.xts_enc_main_aes128:
 	jae             L.xts_enc_main_loop
 ; LLVM-MCA-END
 	jmp             L.xts_enc_main_done
+L.cfi.0.end:
 L.aesgen_xts_encrypt_aesni_avx.end:
 
 ; int aesgen_xts_decrypt_aesni_avx(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
@@ -713,6 +715,7 @@ L.aesgen_xts_encrypt_aesni_avx.end:
 	align 32, db 0xcc
 	global aesgen_xts_decrypt_aesni_avx:function hidden (L.aesgen_xts_decrypt_aesni_avx.end - aesgen_xts_decrypt_aesni_avx)
 aesgen_xts_decrypt_aesni_avx:
+L.cfi.1.start:
 	endbr64
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
 ; T = E_K2(iv), on xmm with the tweak key read from memory
@@ -1365,6 +1368,7 @@ L.xts_dec_main_aes128:
 	jae             L.xts_dec_main_loop
 ; LLVM-MCA-END
 	jmp             L.xts_dec_main_done
+L.cfi.1.end:
 L.aesgen_xts_decrypt_aesni_avx.end:
 
 	section .rodata align=64
@@ -1429,8 +1433,10 @@ L.xts_cts_table:
 	align 32, db 0xcc
 	global aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr:function hidden (L.aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr.end - aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr)
 aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr:
+L.cfi.2.start:
 	endbr64
 	push            rbx
+L.cfi.2.0:
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
 ; T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             r10, [rsi + rax*8]
@@ -1737,8 +1743,11 @@ L.xts_enc_steal_b_rounds_done_onepassgroups_tail2_tweakgpr:
 L.xts_enc_return_onepassgroups_tail2_tweakgpr:
 	xor             eax, eax
 	vzeroupper
+L.cfi.2.1:
 	pop             rbx
+L.cfi.2.2:
 	ret
+L.cfi.2.3:
 
 L.xts_enc_main_loop_onepassgroups_tail2_tweakgpr:
 	vmovq           r9, xmm0                        ; BASE into TLO:THI for the loop
@@ -1888,6 +1897,7 @@ L.xts_enc_main_aes128_onepassgroups_tail2_tweakgpr:
 	vmovq           xmm0, r9
 	vpinsrq         xmm0, xmm0, rbx, 1
 	jmp             L.xts_enc_main_done_onepassgroups_tail2_tweakgpr
+L.cfi.2.end:
 L.aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr.end:
 
 ; int aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
@@ -1937,8 +1947,10 @@ L.aesgen_xts_encrypt_aesni_avx_onepassgroups_tail2_tweakgpr.end:
 	align 32, db 0xcc
 	global aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr:function hidden (L.aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr.end - aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr)
 aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr:
+L.cfi.3.start:
 	endbr64
 	push            rbx
+L.cfi.3.0:
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
 ; T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             r10, [rsi + rax*8]
@@ -2277,8 +2289,11 @@ L.xts_dec_steal_both_b_rounds_done_onepassgroups_tail2_tweakgpr:
 L.xts_dec_return_onepassgroups_tail2_tweakgpr:
 	xor             eax, eax
 	vzeroupper
+L.cfi.3.1:
 	pop             rbx
+L.cfi.3.2:
 	ret
+L.cfi.3.3:
 
 L.xts_dec_main_loop_onepassgroups_tail2_tweakgpr:
 	vmovq           r9, xmm0                        ; BASE into TLO:THI for the loop
@@ -2428,6 +2443,7 @@ L.xts_dec_main_aes128_onepassgroups_tail2_tweakgpr:
 	vmovq           xmm0, r9
 	vpinsrq         xmm0, xmm0, rbx, 1
 	jmp             L.xts_dec_main_done_onepassgroups_tail2_tweakgpr
+L.cfi.3.end:
 L.aesgen_xts_decrypt_aesni_avx_onepassgroups_tail2_tweakgpr.end:
 
 	section .rodata align=64
@@ -2496,9 +2512,12 @@ L.xts_cts_table_onepassgroups_tail2_tweakgpr:
 	align 32, db 0xcc
 	global aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:function hidden (L.aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8.end - aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8)
 aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8:
+L.cfi.4.start:
 	endbr64
 	push            rbx
+L.cfi.4.0:
 	sub             rsp, 128
+L.cfi.4.1:
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
 ; T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             r10, [rsi + rax*8]
@@ -3089,9 +3108,13 @@ L.xts_enc_steal_b_rounds_done_tweakgpr_unroll8:
 L.xts_enc_return_tweakgpr_unroll8:
 	xor             eax, eax
 	vzeroupper
+L.cfi.4.2:
 	add             rsp, 128
+L.cfi.4.3:
 	pop             rbx
+L.cfi.4.4:
 	ret
+L.cfi.4.5:
 
 L.xts_enc_main_loop_tweakgpr_unroll8:
 	vmovq           r9, xmm0                        ; BASE into TLO:THI for the loop
@@ -3357,6 +3380,7 @@ L.xts_enc_main_aes128_tweakgpr_unroll8:
 	vmovq           xmm0, r9
 	vpinsrq         xmm0, xmm0, rbx, 1
 	jmp             L.xts_enc_main_done_tweakgpr_unroll8
+L.cfi.4.end:
 L.aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8.end:
 
 ; int aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
@@ -3407,9 +3431,12 @@ L.aesgen_xts_encrypt_aesni_avx_tweakgpr_unroll8.end:
 	align 32, db 0xcc
 	global aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:function hidden (L.aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8.end - aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8)
 aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8:
+L.cfi.5.start:
 	endbr64
 	push            rbx
+L.cfi.5.0:
 	sub             rsp, 128
+L.cfi.5.1:
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
 ; T = E_K2(iv), on xmm with the tweak key read from memory
 	lea             r10, [rsi + rax*8]
@@ -4030,9 +4057,13 @@ L.xts_dec_steal_both_b_rounds_done_tweakgpr_unroll8:
 L.xts_dec_return_tweakgpr_unroll8:
 	xor             eax, eax
 	vzeroupper
+L.cfi.5.2:
 	add             rsp, 128
+L.cfi.5.3:
 	pop             rbx
+L.cfi.5.4:
 	ret
+L.cfi.5.5:
 
 L.xts_dec_main_loop_tweakgpr_unroll8:
 	vmovq           r9, xmm0                        ; BASE into TLO:THI for the loop
@@ -4298,6 +4329,7 @@ L.xts_dec_main_aes128_tweakgpr_unroll8:
 	vmovq           xmm0, r9
 	vpinsrq         xmm0, xmm0, rbx, 1
 	jmp             L.xts_dec_main_done_tweakgpr_unroll8
+L.cfi.5.end:
 L.aesgen_xts_decrypt_aesni_avx_tweakgpr_unroll8.end:
 
 	section .rodata align=64
@@ -4323,3 +4355,124 @@ L.xts_cts_table_tweakgpr_unroll8:
 	dd 4, 16, 5
 	db 'GNU', 0
 	dd 0xc0000002, 0x4, 0x3, 0x0
+
+; Unwind table (.eh_frame) of the functions above, as GNU as writes it from the .S twin's CFI directives.
+	section .eh_frame progbits alloc noexec nowrite align=8
+L.cie:
+	dd L.cie.end - L.cie - 4		; length
+	dd 0				; CIE id
+	db 1, 'zR', 0			; version, augmentation
+	db 1, 0x78, 16		; code alignment 1, data alignment -8, return address column
+	db 1, 0x1b			; FDE addresses: pc-relative, 4 bytes
+	db 0x0c, 7, 8		; CFA = rsp + 8
+	db 0x90, 1		; the return address at CFA - 8
+	align 8, db 0
+L.cie.end:
+L.fde.0:
+	dd L.fde.0.end - L.fde.0 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.0.start - $		; the code's start (pc-relative)
+	dd L.cfi.0.end - L.cfi.0.start	; the code's length
+	db 0				; no augmentation data
+	align 8, db 0
+L.fde.0.end:
+L.fde.1:
+	dd L.fde.1.end - L.fde.1 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.1.start - $		; the code's start (pc-relative)
+	dd L.cfi.1.end - L.cfi.1.start	; the code's length
+	db 0				; no augmentation data
+	align 8, db 0
+L.fde.1.end:
+L.fde.2:
+	dd L.fde.2.end - L.fde.2 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.2.start - $		; the code's start (pc-relative)
+	dd L.cfi.2.end - L.cfi.2.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.2.0
+	dd L.cfi.2.0 - L.cfi.2.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.2.1
+	dd L.cfi.2.1 - L.cfi.2.0
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.2.2
+	dd L.cfi.2.2 - L.cfi.2.1
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.2.3
+	dd L.cfi.2.3 - L.cfi.2.2
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.2.end:
+L.fde.3:
+	dd L.fde.3.end - L.fde.3 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.3.start - $		; the code's start (pc-relative)
+	dd L.cfi.3.end - L.cfi.3.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.3.0
+	dd L.cfi.3.0 - L.cfi.3.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.3.1
+	dd L.cfi.3.1 - L.cfi.3.0
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.3.2
+	dd L.cfi.3.2 - L.cfi.3.1
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.3.3
+	dd L.cfi.3.3 - L.cfi.3.2
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.3.end:
+L.fde.4:
+	dd L.fde.4.end - L.fde.4 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.4.start - $		; the code's start (pc-relative)
+	dd L.cfi.4.end - L.cfi.4.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.4.0
+	dd L.cfi.4.0 - L.cfi.4.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.4.1
+	dd L.cfi.4.1 - L.cfi.4.0
+	db 0x0e, 0x90, 0x01		; CFA = rsp + 144
+	db 0x04				; advance to L.cfi.4.2
+	dd L.cfi.4.2 - L.cfi.4.1
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.4.3
+	dd L.cfi.4.3 - L.cfi.4.2
+	db 0x0e, 0x10		; CFA = rsp + 16
+	db 0x04				; advance to L.cfi.4.4
+	dd L.cfi.4.4 - L.cfi.4.3
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.4.5
+	dd L.cfi.4.5 - L.cfi.4.4
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.4.end:
+L.fde.5:
+	dd L.fde.5.end - L.fde.5 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.5.start - $		; the code's start (pc-relative)
+	dd L.cfi.5.end - L.cfi.5.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.5.0
+	dd L.cfi.5.0 - L.cfi.5.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.5.1
+	dd L.cfi.5.1 - L.cfi.5.0
+	db 0x0e, 0x90, 0x01		; CFA = rsp + 144
+	db 0x04				; advance to L.cfi.5.2
+	dd L.cfi.5.2 - L.cfi.5.1
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.5.3
+	dd L.cfi.5.3 - L.cfi.5.2
+	db 0x0e, 0x10		; CFA = rsp + 16
+	db 0x04				; advance to L.cfi.5.4
+	dd L.cfi.5.4 - L.cfi.5.3
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.5.5
+	dd L.cfi.5.5 - L.cfi.5.4
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.5.end:

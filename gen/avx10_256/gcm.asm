@@ -116,6 +116,7 @@
 	align 32, db 0xcc
 	global aesgen_gcm_ghash_avx10_256:function hidden (L.aesgen_gcm_ghash_avx10_256.end - aesgen_gcm_ghash_avx10_256)
 aesgen_gcm_ghash_avx10_256:
+L.cfi.0.start:
 	endbr64
 	vmovdqu8        xmm10, oword [rsi]
 	test            rcx, rcx
@@ -236,6 +237,7 @@ L.gcm_ghash_store:
 	xor             eax, eax
 	vzeroupper
 	ret
+L.cfi.0.end:
 L.aesgen_gcm_ghash_avx10_256.end:
 
 ; int aesgen_gcm_enc_update_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
@@ -262,9 +264,12 @@ L.aesgen_gcm_ghash_avx10_256.end:
 	align 32, db 0xcc
 	global aesgen_gcm_enc_update_avx10_256:function hidden (L.aesgen_gcm_enc_update_avx10_256.end - aesgen_gcm_enc_update_avx10_256)
 aesgen_gcm_enc_update_avx10_256:
+L.cfi.1.start:
 	endbr64
 	push            rbx
+L.cfi.1.0:
 	sub             rsp, 16
+L.cfi.1.1:
 	mov             rbx, rcx
 	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             rcx, 63                         ; the length without the flag
@@ -1017,9 +1022,14 @@ L.gcm_enc_store:
 L.gcm_enc_return:
 	xor             eax, eax
 	vzeroupper
+L.cfi.1.2:
 	add             rsp, 16
+L.cfi.1.3:
 	pop             rbx
+L.cfi.1.4:
 	ret
+L.cfi.1.5:
+L.cfi.1.end:
 L.aesgen_gcm_enc_update_avx10_256.end:
 
 ; int aesgen_gcm_dec_update_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
@@ -1046,9 +1056,12 @@ L.aesgen_gcm_enc_update_avx10_256.end:
 	align 32, db 0xcc
 	global aesgen_gcm_dec_update_avx10_256:function hidden (L.aesgen_gcm_dec_update_avx10_256.end - aesgen_gcm_dec_update_avx10_256)
 aesgen_gcm_dec_update_avx10_256:
+L.cfi.2.start:
 	endbr64
 	push            rbx
+L.cfi.2.0:
 	sub             rsp, 16
+L.cfi.2.1:
 	mov             rbx, rcx
 	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             rcx, 63                         ; the length without the flag
@@ -1633,9 +1646,14 @@ L.gcm_dec_store:
 L.gcm_dec_return:
 	xor             eax, eax
 	vzeroupper
+L.cfi.2.2:
 	add             rsp, 16
+L.cfi.2.3:
 	pop             rbx
+L.cfi.2.4:
 	ret
+L.cfi.2.5:
+L.cfi.2.end:
 L.aesgen_gcm_dec_update_avx10_256.end:
 
 ; int aesgen_gcm_enc_record_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
@@ -1661,8 +1679,10 @@ L.aesgen_gcm_dec_update_avx10_256.end:
 	align 32, db 0xcc
 	global aesgen_gcm_enc_record_avx10_256:function hidden (L.aesgen_gcm_enc_record_avx10_256.end - aesgen_gcm_enc_record_avx10_256)
 aesgen_gcm_enc_record_avx10_256:
+L.cfi.3.start:
 	endbr64
 	push            rbx
+L.cfi.3.0:
 	mov             rbx, rcx
 	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             rcx, 63                         ; the length without the flag
@@ -2721,8 +2741,12 @@ L.gcm_enc_rec_tag:
 	vmovdqu8        oword [r8 + 48], xmm10
 	xor             eax, eax
 	vzeroupper
+L.cfi.3.1:
 	pop             rbx
+L.cfi.3.2:
 	ret
+L.cfi.3.3:
+L.cfi.3.end:
 L.aesgen_gcm_enc_record_avx10_256.end:
 
 ; int aesgen_gcm_dec_record_avx10_256(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
@@ -2748,8 +2772,10 @@ L.aesgen_gcm_enc_record_avx10_256.end:
 	align 32, db 0xcc
 	global aesgen_gcm_dec_record_avx10_256:function hidden (L.aesgen_gcm_dec_record_avx10_256.end - aesgen_gcm_dec_record_avx10_256)
 aesgen_gcm_dec_record_avx10_256:
+L.cfi.4.start:
 	endbr64
 	push            rbx
+L.cfi.4.0:
 	mov             rbx, rcx
 	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             rcx, 63                         ; the length without the flag
@@ -3697,8 +3723,12 @@ L.gcm_dec_rec_tag:
 	vmovdqu8        oword [r8 + 48], xmm10
 	xor             eax, eax
 	vzeroupper
+L.cfi.4.1:
 	pop             rbx
+L.cfi.4.2:
 	ret
+L.cfi.4.3:
+L.cfi.4.end:
 L.aesgen_gcm_dec_record_avx10_256.end:
 
 	section .rodata align=64
@@ -3822,6 +3852,7 @@ L.gcm_record_offsets_32:
 	align 32, db 0xcc
 	global aesgen_gcm_ghash_avx10_256_ghashkaratsuba:function hidden (L.aesgen_gcm_ghash_avx10_256_ghashkaratsuba.end - aesgen_gcm_ghash_avx10_256_ghashkaratsuba)
 aesgen_gcm_ghash_avx10_256_ghashkaratsuba:
+L.cfi.5.start:
 	endbr64
 	vmovdqu8        xmm10, oword [rsi]
 	test            rcx, rcx
@@ -3956,6 +3987,7 @@ L.gcm_ghash_ghashkaratsuba_store:
 	xor             eax, eax
 	vzeroupper
 	ret
+L.cfi.5.end:
 L.aesgen_gcm_ghash_avx10_256_ghashkaratsuba.end:
 
 ; int aesgen_gcm_enc_update_avx10_256_ghashkaratsuba(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
@@ -3982,9 +4014,12 @@ L.aesgen_gcm_ghash_avx10_256_ghashkaratsuba.end:
 	align 32, db 0xcc
 	global aesgen_gcm_enc_update_avx10_256_ghashkaratsuba:function hidden (L.aesgen_gcm_enc_update_avx10_256_ghashkaratsuba.end - aesgen_gcm_enc_update_avx10_256_ghashkaratsuba)
 aesgen_gcm_enc_update_avx10_256_ghashkaratsuba:
+L.cfi.6.start:
 	endbr64
 	push            rbx
+L.cfi.6.0:
 	sub             rsp, 16
+L.cfi.6.1:
 	mov             rbx, rcx
 	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             rcx, 63                         ; the length without the flag
@@ -4777,9 +4812,14 @@ L.gcm_enc_ghashkaratsuba_store:
 L.gcm_enc_ghashkaratsuba_return:
 	xor             eax, eax
 	vzeroupper
+L.cfi.6.2:
 	add             rsp, 16
+L.cfi.6.3:
 	pop             rbx
+L.cfi.6.4:
 	ret
+L.cfi.6.5:
+L.cfi.6.end:
 L.aesgen_gcm_enc_update_avx10_256_ghashkaratsuba.end:
 
 ; int aesgen_gcm_dec_update_avx10_256_ghashkaratsuba(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
@@ -4806,9 +4846,12 @@ L.aesgen_gcm_enc_update_avx10_256_ghashkaratsuba.end:
 	align 32, db 0xcc
 	global aesgen_gcm_dec_update_avx10_256_ghashkaratsuba:function hidden (L.aesgen_gcm_dec_update_avx10_256_ghashkaratsuba.end - aesgen_gcm_dec_update_avx10_256_ghashkaratsuba)
 aesgen_gcm_dec_update_avx10_256_ghashkaratsuba:
+L.cfi.7.start:
 	endbr64
 	push            rbx
+L.cfi.7.0:
 	sub             rsp, 16
+L.cfi.7.1:
 	mov             rbx, rcx
 	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             rcx, 63                         ; the length without the flag
@@ -5423,9 +5466,14 @@ L.gcm_dec_ghashkaratsuba_store:
 L.gcm_dec_ghashkaratsuba_return:
 	xor             eax, eax
 	vzeroupper
+L.cfi.7.2:
 	add             rsp, 16
+L.cfi.7.3:
 	pop             rbx
+L.cfi.7.4:
 	ret
+L.cfi.7.5:
+L.cfi.7.end:
 L.aesgen_gcm_dec_update_avx10_256_ghashkaratsuba.end:
 
 ; int aesgen_gcm_enc_record_avx10_256_ghashkaratsuba(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
@@ -5451,8 +5499,10 @@ L.aesgen_gcm_dec_update_avx10_256_ghashkaratsuba.end:
 	align 32, db 0xcc
 	global aesgen_gcm_enc_record_avx10_256_ghashkaratsuba:function hidden (L.aesgen_gcm_enc_record_avx10_256_ghashkaratsuba.end - aesgen_gcm_enc_record_avx10_256_ghashkaratsuba)
 aesgen_gcm_enc_record_avx10_256_ghashkaratsuba:
+L.cfi.8.start:
 	endbr64
 	push            rbx
+L.cfi.8.0:
 	mov             rbx, rcx
 	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             rcx, 63                         ; the length without the flag
@@ -6581,8 +6631,12 @@ L.gcm_enc_ghashkaratsuba_rec_tag:
 	vmovdqu8        oword [r8 + 48], xmm10
 	xor             eax, eax
 	vzeroupper
+L.cfi.8.1:
 	pop             rbx
+L.cfi.8.2:
 	ret
+L.cfi.8.3:
+L.cfi.8.end:
 L.aesgen_gcm_enc_record_avx10_256_ghashkaratsuba.end:
 
 ; int aesgen_gcm_dec_record_avx10_256_ghashkaratsuba(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
@@ -6608,8 +6662,10 @@ L.aesgen_gcm_enc_record_avx10_256_ghashkaratsuba.end:
 	align 32, db 0xcc
 	global aesgen_gcm_dec_record_avx10_256_ghashkaratsuba:function hidden (L.aesgen_gcm_dec_record_avx10_256_ghashkaratsuba.end - aesgen_gcm_dec_record_avx10_256_ghashkaratsuba)
 aesgen_gcm_dec_record_avx10_256_ghashkaratsuba:
+L.cfi.9.start:
 	endbr64
 	push            rbx
+L.cfi.9.0:
 	mov             rbx, rcx
 	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             rcx, 63                         ; the length without the flag
@@ -7617,6 +7673,223 @@ L.gcm_dec_ghashkaratsuba_rec_tag:
 	vmovdqu8        oword [r8 + 48], xmm10
 	xor             eax, eax
 	vzeroupper
+L.cfi.9.1:
 	pop             rbx
+L.cfi.9.2:
 	ret
+L.cfi.9.3:
+L.cfi.9.end:
 L.aesgen_gcm_dec_record_avx10_256_ghashkaratsuba.end:
+
+; Unwind table (.eh_frame) of the functions above, as GNU as writes it from the .S twin's CFI directives.
+	section .eh_frame progbits alloc noexec nowrite align=8
+L.cie:
+	dd L.cie.end - L.cie - 4		; length
+	dd 0				; CIE id
+	db 1, 'zR', 0			; version, augmentation
+	db 1, 0x78, 16		; code alignment 1, data alignment -8, return address column
+	db 1, 0x1b			; FDE addresses: pc-relative, 4 bytes
+	db 0x0c, 7, 8		; CFA = rsp + 8
+	db 0x90, 1		; the return address at CFA - 8
+	align 8, db 0
+L.cie.end:
+L.fde.0:
+	dd L.fde.0.end - L.fde.0 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.0.start - $		; the code's start (pc-relative)
+	dd L.cfi.0.end - L.cfi.0.start	; the code's length
+	db 0				; no augmentation data
+	align 8, db 0
+L.fde.0.end:
+L.fde.1:
+	dd L.fde.1.end - L.fde.1 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.1.start - $		; the code's start (pc-relative)
+	dd L.cfi.1.end - L.cfi.1.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.1.0
+	dd L.cfi.1.0 - L.cfi.1.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.1.1
+	dd L.cfi.1.1 - L.cfi.1.0
+	db 0x0e, 0x20		; CFA = rsp + 32
+	db 0x04				; advance to L.cfi.1.2
+	dd L.cfi.1.2 - L.cfi.1.1
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.1.3
+	dd L.cfi.1.3 - L.cfi.1.2
+	db 0x0e, 0x10		; CFA = rsp + 16
+	db 0x04				; advance to L.cfi.1.4
+	dd L.cfi.1.4 - L.cfi.1.3
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.1.5
+	dd L.cfi.1.5 - L.cfi.1.4
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.1.end:
+L.fde.2:
+	dd L.fde.2.end - L.fde.2 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.2.start - $		; the code's start (pc-relative)
+	dd L.cfi.2.end - L.cfi.2.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.2.0
+	dd L.cfi.2.0 - L.cfi.2.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.2.1
+	dd L.cfi.2.1 - L.cfi.2.0
+	db 0x0e, 0x20		; CFA = rsp + 32
+	db 0x04				; advance to L.cfi.2.2
+	dd L.cfi.2.2 - L.cfi.2.1
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.2.3
+	dd L.cfi.2.3 - L.cfi.2.2
+	db 0x0e, 0x10		; CFA = rsp + 16
+	db 0x04				; advance to L.cfi.2.4
+	dd L.cfi.2.4 - L.cfi.2.3
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.2.5
+	dd L.cfi.2.5 - L.cfi.2.4
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.2.end:
+L.fde.3:
+	dd L.fde.3.end - L.fde.3 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.3.start - $		; the code's start (pc-relative)
+	dd L.cfi.3.end - L.cfi.3.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.3.0
+	dd L.cfi.3.0 - L.cfi.3.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.3.1
+	dd L.cfi.3.1 - L.cfi.3.0
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.3.2
+	dd L.cfi.3.2 - L.cfi.3.1
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.3.3
+	dd L.cfi.3.3 - L.cfi.3.2
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.3.end:
+L.fde.4:
+	dd L.fde.4.end - L.fde.4 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.4.start - $		; the code's start (pc-relative)
+	dd L.cfi.4.end - L.cfi.4.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.4.0
+	dd L.cfi.4.0 - L.cfi.4.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.4.1
+	dd L.cfi.4.1 - L.cfi.4.0
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.4.2
+	dd L.cfi.4.2 - L.cfi.4.1
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.4.3
+	dd L.cfi.4.3 - L.cfi.4.2
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.4.end:
+L.fde.5:
+	dd L.fde.5.end - L.fde.5 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.5.start - $		; the code's start (pc-relative)
+	dd L.cfi.5.end - L.cfi.5.start	; the code's length
+	db 0				; no augmentation data
+	align 8, db 0
+L.fde.5.end:
+L.fde.6:
+	dd L.fde.6.end - L.fde.6 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.6.start - $		; the code's start (pc-relative)
+	dd L.cfi.6.end - L.cfi.6.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.6.0
+	dd L.cfi.6.0 - L.cfi.6.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.6.1
+	dd L.cfi.6.1 - L.cfi.6.0
+	db 0x0e, 0x20		; CFA = rsp + 32
+	db 0x04				; advance to L.cfi.6.2
+	dd L.cfi.6.2 - L.cfi.6.1
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.6.3
+	dd L.cfi.6.3 - L.cfi.6.2
+	db 0x0e, 0x10		; CFA = rsp + 16
+	db 0x04				; advance to L.cfi.6.4
+	dd L.cfi.6.4 - L.cfi.6.3
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.6.5
+	dd L.cfi.6.5 - L.cfi.6.4
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.6.end:
+L.fde.7:
+	dd L.fde.7.end - L.fde.7 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.7.start - $		; the code's start (pc-relative)
+	dd L.cfi.7.end - L.cfi.7.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.7.0
+	dd L.cfi.7.0 - L.cfi.7.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.7.1
+	dd L.cfi.7.1 - L.cfi.7.0
+	db 0x0e, 0x20		; CFA = rsp + 32
+	db 0x04				; advance to L.cfi.7.2
+	dd L.cfi.7.2 - L.cfi.7.1
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.7.3
+	dd L.cfi.7.3 - L.cfi.7.2
+	db 0x0e, 0x10		; CFA = rsp + 16
+	db 0x04				; advance to L.cfi.7.4
+	dd L.cfi.7.4 - L.cfi.7.3
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.7.5
+	dd L.cfi.7.5 - L.cfi.7.4
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.7.end:
+L.fde.8:
+	dd L.fde.8.end - L.fde.8 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.8.start - $		; the code's start (pc-relative)
+	dd L.cfi.8.end - L.cfi.8.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.8.0
+	dd L.cfi.8.0 - L.cfi.8.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.8.1
+	dd L.cfi.8.1 - L.cfi.8.0
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.8.2
+	dd L.cfi.8.2 - L.cfi.8.1
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.8.3
+	dd L.cfi.8.3 - L.cfi.8.2
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.8.end:
+L.fde.9:
+	dd L.fde.9.end - L.fde.9 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.9.start - $		; the code's start (pc-relative)
+	dd L.cfi.9.end - L.cfi.9.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.9.0
+	dd L.cfi.9.0 - L.cfi.9.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.9.1
+	dd L.cfi.9.1 - L.cfi.9.0
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.9.2
+	dd L.cfi.9.2 - L.cfi.9.1
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.9.3
+	dd L.cfi.9.3 - L.cfi.9.2
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.9.end:

@@ -51,6 +51,7 @@
 	align 32, db 0xcc
 	global aesgen_xts_encrypt_avx10_256:function hidden (L.aesgen_xts_encrypt_avx10_256.end - aesgen_xts_encrypt_avx10_256)
 aesgen_xts_encrypt_avx10_256:
+L.cfi.0.start:
 	endbr64
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
 ; T = E_K2(iv), on xmm with the tweak key read from memory
@@ -743,6 +744,7 @@ L.xts_enc_main_aes128:
 	jae             L.xts_enc_main_loop
 ; LLVM-MCA-END
 	jmp             L.xts_enc_main_done
+L.cfi.0.end:
 L.aesgen_xts_encrypt_avx10_256.end:
 
 ; int aesgen_xts_decrypt_avx10_256(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
@@ -784,6 +786,7 @@ L.aesgen_xts_encrypt_avx10_256.end:
 	align 32, db 0xcc
 	global aesgen_xts_decrypt_avx10_256:function hidden (L.aesgen_xts_decrypt_avx10_256.end - aesgen_xts_decrypt_avx10_256)
 aesgen_xts_decrypt_avx10_256:
+L.cfi.1.start:
 	endbr64
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
 ; T = E_K2(iv), on xmm with the tweak key read from memory
@@ -1746,6 +1749,7 @@ L.xts_dec_main_aes128:
 	jae             L.xts_dec_main_loop
 ; LLVM-MCA-END
 	jmp             L.xts_dec_main_done
+L.cfi.1.end:
 L.aesgen_xts_decrypt_avx10_256.end:
 
 	section .rodata align=64
@@ -1778,3 +1782,32 @@ L.xts_cts_table:
 	dd 4, 16, 5
 	db 'GNU', 0
 	dd 0xc0000002, 0x4, 0x3, 0x0
+
+; Unwind table (.eh_frame) of the functions above, as GNU as writes it from the .S twin's CFI directives.
+	section .eh_frame progbits alloc noexec nowrite align=8
+L.cie:
+	dd L.cie.end - L.cie - 4		; length
+	dd 0				; CIE id
+	db 1, 'zR', 0			; version, augmentation
+	db 1, 0x78, 16		; code alignment 1, data alignment -8, return address column
+	db 1, 0x1b			; FDE addresses: pc-relative, 4 bytes
+	db 0x0c, 7, 8		; CFA = rsp + 8
+	db 0x90, 1		; the return address at CFA - 8
+	align 8, db 0
+L.cie.end:
+L.fde.0:
+	dd L.fde.0.end - L.fde.0 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.0.start - $		; the code's start (pc-relative)
+	dd L.cfi.0.end - L.cfi.0.start	; the code's length
+	db 0				; no augmentation data
+	align 8, db 0
+L.fde.0.end:
+L.fde.1:
+	dd L.fde.1.end - L.fde.1 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.1.start - $		; the code's start (pc-relative)
+	dd L.cfi.1.end - L.cfi.1.start	; the code's length
+	db 0				; no augmentation data
+	align 8, db 0
+L.fde.1.end:

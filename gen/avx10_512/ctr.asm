@@ -45,6 +45,7 @@
 	align 32, db 0xcc
 	global aesgen_ctr_crypt_avx10_512:function hidden (L.aesgen_ctr_crypt_avx10_512.end - aesgen_ctr_crypt_avx10_512)
 aesgen_ctr_crypt_avx10_512:
+L.cfi.0.start:
 	endbr64
 	test            rcx, rcx
 	jz              near L.ctr_return
@@ -709,6 +710,7 @@ L.ctr_one_return:
 	xor             eax, eax
 ; only xmm registers were written on this path: no vzeroupper needed
 	ret
+L.cfi.0.end:
 L.aesgen_ctr_crypt_avx10_512.end:
 
 	section .rodata align=64
@@ -827,6 +829,7 @@ L.ctr_lane_offsets:
 	align 32, db 0xcc
 	global aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16:function hidden (L.aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16.end - aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16)
 aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16:
+L.cfi.1.start:
 	endbr64
 	test            rcx, rcx
 	jz              near L.ctr_return_keysrows_tail8_tailctrbytes_unroll16
@@ -2580,6 +2583,7 @@ L.ctr_one_return_keysrows_tail8_tailctrbytes_unroll16:
 	xor             eax, eax
 ; only xmm registers were written on this path: no vzeroupper needed
 	ret
+L.cfi.1.end:
 L.aesgen_ctr_crypt_avx10_512_keysrows_tail8_tailctrbytes_unroll16.end:
 
 	section .rodata align=64
@@ -2736,3 +2740,32 @@ L.ctr_lane_offsets_keysrows_tail8_tailctrbytes_unroll16:
 	dd 4, 16, 5
 	db 'GNU', 0
 	dd 0xc0000002, 0x4, 0x3, 0x0
+
+; Unwind table (.eh_frame) of the functions above, as GNU as writes it from the .S twin's CFI directives.
+	section .eh_frame progbits alloc noexec nowrite align=8
+L.cie:
+	dd L.cie.end - L.cie - 4		; length
+	dd 0				; CIE id
+	db 1, 'zR', 0			; version, augmentation
+	db 1, 0x78, 16		; code alignment 1, data alignment -8, return address column
+	db 1, 0x1b			; FDE addresses: pc-relative, 4 bytes
+	db 0x0c, 7, 8		; CFA = rsp + 8
+	db 0x90, 1		; the return address at CFA - 8
+	align 8, db 0
+L.cie.end:
+L.fde.0:
+	dd L.fde.0.end - L.fde.0 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.0.start - $		; the code's start (pc-relative)
+	dd L.cfi.0.end - L.cfi.0.start	; the code's length
+	db 0				; no augmentation data
+	align 8, db 0
+L.fde.0.end:
+L.fde.1:
+	dd L.fde.1.end - L.fde.1 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.1.start - $		; the code's start (pc-relative)
+	dd L.cfi.1.end - L.cfi.1.start	; the code's length
+	db 0				; no augmentation data
+	align 8, db 0
+L.fde.1.end:

@@ -119,6 +119,7 @@
 	global aesgen_gcm_ghash_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded:function hidden (L.aesgen_gcm_ghash_avx10_512.end - aesgen_gcm_ghash_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded)
 aesgen_gcm_ghash_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded:
 aesgen_gcm_ghash_avx10_512:
+L.cfi.0.start:
 	endbr64
 	vmovdqu8        xmm10, oword [rsi]
 	test            rcx, rcx
@@ -243,6 +244,7 @@ L.gcm_ghash_store:
 	xor             eax, eax
 	vzeroupper
 	ret
+L.cfi.0.end:
 L.aesgen_gcm_ghash_avx10_512.end:
 
 ; int aesgen_gcm_enc_update_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
@@ -271,9 +273,12 @@ L.aesgen_gcm_ghash_avx10_512.end:
 	global aesgen_gcm_enc_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded:function hidden (L.aesgen_gcm_enc_update_avx10_512.end - aesgen_gcm_enc_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded)
 aesgen_gcm_enc_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded:
 aesgen_gcm_enc_update_avx10_512:
+L.cfi.1.start:
 	endbr64
 	push            rbx
+L.cfi.1.0:
 	sub             rsp, 16
+L.cfi.1.1:
 	mov             rbx, rcx
 	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             rcx, 63                         ; the length without the flag
@@ -1032,9 +1037,14 @@ L.gcm_enc_store:
 L.gcm_enc_return:
 	xor             eax, eax
 	vzeroupper
+L.cfi.1.2:
 	add             rsp, 16
+L.cfi.1.3:
 	pop             rbx
+L.cfi.1.4:
 	ret
+L.cfi.1.5:
+L.cfi.1.end:
 L.aesgen_gcm_enc_update_avx10_512.end:
 
 ; int aesgen_gcm_dec_update_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
@@ -1063,9 +1073,12 @@ L.aesgen_gcm_enc_update_avx10_512.end:
 	global aesgen_gcm_dec_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded:function hidden (L.aesgen_gcm_dec_update_avx10_512.end - aesgen_gcm_dec_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded)
 aesgen_gcm_dec_update_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded:
 aesgen_gcm_dec_update_avx10_512:
+L.cfi.2.start:
 	endbr64
 	push            rbx
+L.cfi.2.0:
 	sub             rsp, 16
+L.cfi.2.1:
 	mov             rbx, rcx
 	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             rcx, 63                         ; the length without the flag
@@ -1654,9 +1667,14 @@ L.gcm_dec_store:
 L.gcm_dec_return:
 	xor             eax, eax
 	vzeroupper
+L.cfi.2.2:
 	add             rsp, 16
+L.cfi.2.3:
 	pop             rbx
+L.cfi.2.4:
 	ret
+L.cfi.2.5:
+L.cfi.2.end:
 L.aesgen_gcm_dec_update_avx10_512.end:
 
 ; int aesgen_gcm_enc_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
@@ -1682,8 +1700,10 @@ L.aesgen_gcm_dec_update_avx10_512.end:
 	align 32, db 0xcc
 	global aesgen_gcm_enc_record_avx10_512:function hidden (L.aesgen_gcm_enc_record_avx10_512.end - aesgen_gcm_enc_record_avx10_512)
 aesgen_gcm_enc_record_avx10_512:
+L.cfi.3.start:
 	endbr64
 	push            rbx
+L.cfi.3.0:
 	mov             rbx, rcx
 	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             rcx, 63                         ; the length without the flag
@@ -2758,8 +2778,12 @@ L.gcm_enc_rec_tag:
 	vmovdqu8        oword [r8 + 48], xmm10
 	xor             eax, eax
 	vzeroupper
+L.cfi.3.1:
 	pop             rbx
+L.cfi.3.2:
 	ret
+L.cfi.3.3:
+L.cfi.3.end:
 L.aesgen_gcm_enc_record_avx10_512.end:
 
 ; int aesgen_gcm_dec_record_avx10_512(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
@@ -2785,8 +2809,10 @@ L.aesgen_gcm_enc_record_avx10_512.end:
 	align 32, db 0xcc
 	global aesgen_gcm_dec_record_avx10_512:function hidden (L.aesgen_gcm_dec_record_avx10_512.end - aesgen_gcm_dec_record_avx10_512)
 aesgen_gcm_dec_record_avx10_512:
+L.cfi.4.start:
 	endbr64
 	push            rbx
+L.cfi.4.0:
 	mov             rbx, rcx
 	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             rcx, 63                         ; the length without the flag
@@ -3748,8 +3774,12 @@ L.gcm_dec_rec_tag:
 	vmovdqu8        oword [r8 + 48], xmm10
 	xor             eax, eax
 	vzeroupper
+L.cfi.4.1:
 	pop             rbx
+L.cfi.4.2:
 	ret
+L.cfi.4.3:
+L.cfi.4.end:
 L.aesgen_gcm_dec_record_avx10_512.end:
 
 	section .rodata align=64
@@ -3895,8 +3925,10 @@ L.gcm_record_offsets_64:
 	align 32, db 0xcc
 	global aesgen_gcm_enc_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded:function hidden (L.aesgen_gcm_enc_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded.end - aesgen_gcm_enc_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded)
 aesgen_gcm_enc_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded:
+L.cfi.5.start:
 	endbr64
 	push            rbx
+L.cfi.5.0:
 	mov             rbx, rcx
 	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             rcx, 63                         ; the length without the flag
@@ -5813,8 +5845,12 @@ L.gcm_enc_rectailstitched1_tailorderhalves_tailpowersloaded_rec_tag:
 	vmovdqu8        oword [r8 + 48], xmm10
 	xor             eax, eax
 	vzeroupper
+L.cfi.5.1:
 	pop             rbx
+L.cfi.5.2:
 	ret
+L.cfi.5.3:
+L.cfi.5.end:
 L.aesgen_gcm_enc_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded.end:
 
 ; int aesgen_gcm_dec_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
@@ -5840,8 +5876,10 @@ L.aesgen_gcm_enc_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloa
 	align 32, db 0xcc
 	global aesgen_gcm_dec_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded:function hidden (L.aesgen_gcm_dec_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded.end - aesgen_gcm_dec_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded)
 aesgen_gcm_dec_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded:
+L.cfi.6.start:
 	endbr64
 	push            rbx
+L.cfi.6.0:
 	mov             rbx, rcx
 	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             rcx, 63                         ; the length without the flag
@@ -6877,8 +6915,12 @@ L.gcm_dec_rectailstitched1_tailorderhalves_tailpowersloaded_rec_tag:
 	vmovdqu8        oword [r8 + 48], xmm10
 	xor             eax, eax
 	vzeroupper
+L.cfi.6.1:
 	pop             rbx
+L.cfi.6.2:
 	ret
+L.cfi.6.3:
+L.cfi.6.end:
 L.aesgen_gcm_dec_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloaded.end:
 
 ; GCM for avx10_512, the variant's functions (suffix _ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8), with GHASH=karatsuba HALVES=unpack KEYS=rows RECTAIL=stitched TAIL=2 TAILORDER=rounds TAILPOWERS=operand UNROLL=8.
@@ -6899,6 +6941,7 @@ L.aesgen_gcm_dec_record_avx10_512_rectailstitched1_tailorderhalves_tailpowersloa
 	align 32, db 0xcc
 	global aesgen_gcm_ghash_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8:function hidden (L.aesgen_gcm_ghash_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8.end - aesgen_gcm_ghash_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8)
 aesgen_gcm_ghash_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8:
+L.cfi.7.start:
 	endbr64
 	vmovdqu8        xmm14, oword [rsi]
 	test            rcx, rcx
@@ -7067,6 +7110,7 @@ L.gcm_ghash_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_s
 	xor             eax, eax
 	vzeroupper
 	ret
+L.cfi.7.end:
 L.aesgen_gcm_ghash_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8.end:
 
 ; int aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
@@ -7094,9 +7138,12 @@ L.aesgen_gcm_ghash_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitche
 	align 32, db 0xcc
 	global aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8:function hidden (L.aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8.end - aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8)
 aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8:
+L.cfi.8.start:
 	endbr64
 	push            rbx
+L.cfi.8.0:
 	sub             rsp, 16
+L.cfi.8.1:
 	mov             rbx, rcx
 	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             rcx, 63                         ; the length without the flag
@@ -8002,9 +8049,14 @@ L.gcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_sto
 L.gcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_return:
 	xor             eax, eax
 	vzeroupper
+L.cfi.8.2:
 	add             rsp, 16
+L.cfi.8.3:
 	pop             rbx
+L.cfi.8.4:
 	ret
+L.cfi.8.5:
+L.cfi.8.end:
 L.aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8.end:
 
 ; int aesgen_gcm_dec_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
@@ -8032,9 +8084,12 @@ L.aesgen_gcm_enc_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailst
 	align 32, db 0xcc
 	global aesgen_gcm_dec_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8:function hidden (L.aesgen_gcm_dec_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8.end - aesgen_gcm_dec_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8)
 aesgen_gcm_dec_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8:
+L.cfi.9.start:
 	endbr64
 	push            rbx
+L.cfi.9.0:
 	sub             rsp, 16
+L.cfi.9.1:
 	mov             rbx, rcx
 	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             rcx, 63                         ; the length without the flag
@@ -8643,9 +8698,14 @@ L.gcm_dec_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_sto
 L.gcm_dec_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_return:
 	xor             eax, eax
 	vzeroupper
+L.cfi.9.2:
 	add             rsp, 16
+L.cfi.9.3:
 	pop             rbx
+L.cfi.9.4:
 	ret
+L.cfi.9.5:
+L.cfi.9.end:
 L.aesgen_gcm_dec_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8.end:
 
 ; int aesgen_gcm_enc_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
@@ -8672,8 +8732,10 @@ L.aesgen_gcm_dec_update_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailst
 	align 32, db 0xcc
 	global aesgen_gcm_enc_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8:function hidden (L.aesgen_gcm_enc_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8.end - aesgen_gcm_enc_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8)
 aesgen_gcm_enc_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8:
+L.cfi.10.start:
 	endbr64
 	push            rbx
+L.cfi.10.0:
 	mov             rbx, rcx
 	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             rcx, 63                         ; the length without the flag
@@ -13539,8 +13601,12 @@ L.gcm_enc_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec
 	vmovdqu8        oword [r8 + 48], xmm14
 	xor             eax, eax
 	vzeroupper
+L.cfi.10.1:
 	pop             rbx
+L.cfi.10.2:
 	ret
+L.cfi.10.3:
+L.cfi.10.end:
 L.aesgen_gcm_enc_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8.end:
 
 ; int aesgen_gcm_dec_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
@@ -13567,8 +13633,10 @@ L.aesgen_gcm_enc_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailst
 	align 32, db 0xcc
 	global aesgen_gcm_dec_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8:function hidden (L.aesgen_gcm_dec_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8.end - aesgen_gcm_dec_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8)
 aesgen_gcm_dec_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8:
+L.cfi.11.start:
 	endbr64
 	push            rbx
+L.cfi.11.0:
 	mov             rbx, rcx
 	shr             rbx, 55                         ; AESGEN_GCM_SECRET_COUNTER -> 256
 	btr             rcx, 63                         ; the length without the flag
@@ -16201,6 +16269,263 @@ L.gcm_dec_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8_rec
 	vmovdqu8        oword [r8 + 48], xmm14
 	xor             eax, eax
 	vzeroupper
+L.cfi.11.1:
 	pop             rbx
+L.cfi.11.2:
 	ret
+L.cfi.11.3:
+L.cfi.11.end:
 L.aesgen_gcm_dec_record_avx10_512_ghashkaratsuba_halvesunpack_keysrows_rectailstitched_tail2_unroll8.end:
+
+; Unwind table (.eh_frame) of the functions above, as GNU as writes it from the .S twin's CFI directives.
+	section .eh_frame progbits alloc noexec nowrite align=8
+L.cie:
+	dd L.cie.end - L.cie - 4		; length
+	dd 0				; CIE id
+	db 1, 'zR', 0			; version, augmentation
+	db 1, 0x78, 16		; code alignment 1, data alignment -8, return address column
+	db 1, 0x1b			; FDE addresses: pc-relative, 4 bytes
+	db 0x0c, 7, 8		; CFA = rsp + 8
+	db 0x90, 1		; the return address at CFA - 8
+	align 8, db 0
+L.cie.end:
+L.fde.0:
+	dd L.fde.0.end - L.fde.0 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.0.start - $		; the code's start (pc-relative)
+	dd L.cfi.0.end - L.cfi.0.start	; the code's length
+	db 0				; no augmentation data
+	align 8, db 0
+L.fde.0.end:
+L.fde.1:
+	dd L.fde.1.end - L.fde.1 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.1.start - $		; the code's start (pc-relative)
+	dd L.cfi.1.end - L.cfi.1.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.1.0
+	dd L.cfi.1.0 - L.cfi.1.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.1.1
+	dd L.cfi.1.1 - L.cfi.1.0
+	db 0x0e, 0x20		; CFA = rsp + 32
+	db 0x04				; advance to L.cfi.1.2
+	dd L.cfi.1.2 - L.cfi.1.1
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.1.3
+	dd L.cfi.1.3 - L.cfi.1.2
+	db 0x0e, 0x10		; CFA = rsp + 16
+	db 0x04				; advance to L.cfi.1.4
+	dd L.cfi.1.4 - L.cfi.1.3
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.1.5
+	dd L.cfi.1.5 - L.cfi.1.4
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.1.end:
+L.fde.2:
+	dd L.fde.2.end - L.fde.2 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.2.start - $		; the code's start (pc-relative)
+	dd L.cfi.2.end - L.cfi.2.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.2.0
+	dd L.cfi.2.0 - L.cfi.2.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.2.1
+	dd L.cfi.2.1 - L.cfi.2.0
+	db 0x0e, 0x20		; CFA = rsp + 32
+	db 0x04				; advance to L.cfi.2.2
+	dd L.cfi.2.2 - L.cfi.2.1
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.2.3
+	dd L.cfi.2.3 - L.cfi.2.2
+	db 0x0e, 0x10		; CFA = rsp + 16
+	db 0x04				; advance to L.cfi.2.4
+	dd L.cfi.2.4 - L.cfi.2.3
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.2.5
+	dd L.cfi.2.5 - L.cfi.2.4
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.2.end:
+L.fde.3:
+	dd L.fde.3.end - L.fde.3 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.3.start - $		; the code's start (pc-relative)
+	dd L.cfi.3.end - L.cfi.3.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.3.0
+	dd L.cfi.3.0 - L.cfi.3.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.3.1
+	dd L.cfi.3.1 - L.cfi.3.0
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.3.2
+	dd L.cfi.3.2 - L.cfi.3.1
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.3.3
+	dd L.cfi.3.3 - L.cfi.3.2
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.3.end:
+L.fde.4:
+	dd L.fde.4.end - L.fde.4 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.4.start - $		; the code's start (pc-relative)
+	dd L.cfi.4.end - L.cfi.4.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.4.0
+	dd L.cfi.4.0 - L.cfi.4.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.4.1
+	dd L.cfi.4.1 - L.cfi.4.0
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.4.2
+	dd L.cfi.4.2 - L.cfi.4.1
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.4.3
+	dd L.cfi.4.3 - L.cfi.4.2
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.4.end:
+L.fde.5:
+	dd L.fde.5.end - L.fde.5 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.5.start - $		; the code's start (pc-relative)
+	dd L.cfi.5.end - L.cfi.5.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.5.0
+	dd L.cfi.5.0 - L.cfi.5.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.5.1
+	dd L.cfi.5.1 - L.cfi.5.0
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.5.2
+	dd L.cfi.5.2 - L.cfi.5.1
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.5.3
+	dd L.cfi.5.3 - L.cfi.5.2
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.5.end:
+L.fde.6:
+	dd L.fde.6.end - L.fde.6 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.6.start - $		; the code's start (pc-relative)
+	dd L.cfi.6.end - L.cfi.6.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.6.0
+	dd L.cfi.6.0 - L.cfi.6.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.6.1
+	dd L.cfi.6.1 - L.cfi.6.0
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.6.2
+	dd L.cfi.6.2 - L.cfi.6.1
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.6.3
+	dd L.cfi.6.3 - L.cfi.6.2
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.6.end:
+L.fde.7:
+	dd L.fde.7.end - L.fde.7 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.7.start - $		; the code's start (pc-relative)
+	dd L.cfi.7.end - L.cfi.7.start	; the code's length
+	db 0				; no augmentation data
+	align 8, db 0
+L.fde.7.end:
+L.fde.8:
+	dd L.fde.8.end - L.fde.8 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.8.start - $		; the code's start (pc-relative)
+	dd L.cfi.8.end - L.cfi.8.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.8.0
+	dd L.cfi.8.0 - L.cfi.8.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.8.1
+	dd L.cfi.8.1 - L.cfi.8.0
+	db 0x0e, 0x20		; CFA = rsp + 32
+	db 0x04				; advance to L.cfi.8.2
+	dd L.cfi.8.2 - L.cfi.8.1
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.8.3
+	dd L.cfi.8.3 - L.cfi.8.2
+	db 0x0e, 0x10		; CFA = rsp + 16
+	db 0x04				; advance to L.cfi.8.4
+	dd L.cfi.8.4 - L.cfi.8.3
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.8.5
+	dd L.cfi.8.5 - L.cfi.8.4
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.8.end:
+L.fde.9:
+	dd L.fde.9.end - L.fde.9 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.9.start - $		; the code's start (pc-relative)
+	dd L.cfi.9.end - L.cfi.9.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.9.0
+	dd L.cfi.9.0 - L.cfi.9.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.9.1
+	dd L.cfi.9.1 - L.cfi.9.0
+	db 0x0e, 0x20		; CFA = rsp + 32
+	db 0x04				; advance to L.cfi.9.2
+	dd L.cfi.9.2 - L.cfi.9.1
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.9.3
+	dd L.cfi.9.3 - L.cfi.9.2
+	db 0x0e, 0x10		; CFA = rsp + 16
+	db 0x04				; advance to L.cfi.9.4
+	dd L.cfi.9.4 - L.cfi.9.3
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.9.5
+	dd L.cfi.9.5 - L.cfi.9.4
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.9.end:
+L.fde.10:
+	dd L.fde.10.end - L.fde.10 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.10.start - $		; the code's start (pc-relative)
+	dd L.cfi.10.end - L.cfi.10.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.10.0
+	dd L.cfi.10.0 - L.cfi.10.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.10.1
+	dd L.cfi.10.1 - L.cfi.10.0
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.10.2
+	dd L.cfi.10.2 - L.cfi.10.1
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.10.3
+	dd L.cfi.10.3 - L.cfi.10.2
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.10.end:
+L.fde.11:
+	dd L.fde.11.end - L.fde.11 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.11.start - $		; the code's start (pc-relative)
+	dd L.cfi.11.end - L.cfi.11.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.11.0
+	dd L.cfi.11.0 - L.cfi.11.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.11.1
+	dd L.cfi.11.1 - L.cfi.11.0
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.11.2
+	dd L.cfi.11.2 - L.cfi.11.1
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.11.3
+	dd L.cfi.11.3 - L.cfi.11.2
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.11.end:

@@ -54,6 +54,7 @@
 	align 32, db 0xcc
 	global aesgen_xts_encrypt_avx10_512:function hidden (L.aesgen_xts_encrypt_avx10_512.end - aesgen_xts_encrypt_avx10_512)
 aesgen_xts_encrypt_avx10_512:
+L.cfi.0.start:
 	endbr64
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
 ; T = E_K2(iv), on xmm with the tweak key read from memory
@@ -742,6 +743,7 @@ L.xts_enc_main_aes128:
 	jae             L.xts_enc_main_loop
 ; LLVM-MCA-END
 	jmp             L.xts_enc_main_done
+L.cfi.0.end:
 L.aesgen_xts_encrypt_avx10_512.end:
 
 ; int aesgen_xts_decrypt_avx10_512(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
@@ -783,6 +785,7 @@ L.aesgen_xts_encrypt_avx10_512.end:
 	align 32, db 0xcc
 	global aesgen_xts_decrypt_avx10_512:function hidden (L.aesgen_xts_decrypt_avx10_512.end - aesgen_xts_decrypt_avx10_512)
 aesgen_xts_decrypt_avx10_512:
+L.cfi.1.start:
 	endbr64
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
 ; T = E_K2(iv), on xmm with the tweak key read from memory
@@ -1739,6 +1742,7 @@ L.xts_dec_main_aes128:
 	jae             L.xts_dec_main_loop
 ; LLVM-MCA-END
 	jmp             L.xts_dec_main_done
+L.cfi.1.end:
 L.aesgen_xts_decrypt_avx10_512.end:
 
 	section .rodata align=64
@@ -1810,6 +1814,7 @@ L.xts_cts_table:
 	align 32, db 0xcc
 	global aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:function hidden (L.aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2.end - aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2)
 aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+L.cfi.2.start:
 	endbr64
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
 ; T = E_K2(iv), on xmm with the tweak key read from memory
@@ -2242,6 +2247,7 @@ L.xts_enc_main_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 ; LLVM-MCA-END
 	vmovdqa64       zmm0, zmm6                      ; the next block's tweaks
 	jmp             L.xts_enc_main_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+L.cfi.2.end:
 L.aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2.end:
 
 ; int aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
@@ -2286,6 +2292,7 @@ L.aesgen_xts_encrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2.en
 	align 32, db 0xcc
 	global aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:function hidden (L.aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2.end - aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2)
 aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+L.cfi.3.start:
 	endbr64
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
 ; T = E_K2(iv), on xmm with the tweak key read from memory
@@ -2792,6 +2799,7 @@ L.xts_dec_main_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 ; LLVM-MCA-END
 	vmovdqa64       zmm0, zmm6                      ; the next block's tweaks
 	jmp             L.xts_dec_main_done_keysmem_onepassgroups_tail2_tweakahead_unroll2
+L.cfi.3.end:
 L.aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2.end:
 
 	section .rodata align=64
@@ -2866,6 +2874,7 @@ L.xts_cts_table_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	align 32, db 0xcc
 	global aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows:function hidden (L.aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows.end - aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows)
 aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows:
+L.cfi.4.start:
 	endbr64
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
 ; T = E_K2(iv) in every lane (TWEAKENC=rows): the IV broadcast, the tweak key's rows
@@ -3404,6 +3413,7 @@ L.xts_enc_main_aes128_onepassgroups_tail2_tweakahead_tweakencrows:
 ; LLVM-MCA-END
 	vmovdqa64       zmm0, zmm8                      ; the next block's tweaks
 	jmp             L.xts_enc_main_done_onepassgroups_tail2_tweakahead_tweakencrows
+L.cfi.4.end:
 L.aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows.end:
 
 ; int aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
@@ -3451,6 +3461,7 @@ L.aesgen_xts_encrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows.end:
 	align 32, db 0xcc
 	global aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows:function hidden (L.aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows.end - aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows)
 aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows:
+L.cfi.5.start:
 	endbr64
 	mov             eax, dword [rdi + 240]          ; key1 and key2 share the size
 ; T = E_K2(iv) in every lane (TWEAKENC=rows): the IV broadcast, the tweak key's rows
@@ -4142,6 +4153,7 @@ L.xts_dec_main_aes128_onepassgroups_tail2_tweakahead_tweakencrows:
 ; LLVM-MCA-END
 	vmovdqa64       zmm0, zmm8                      ; the next block's tweaks
 	jmp             L.xts_dec_main_done_onepassgroups_tail2_tweakahead_tweakencrows
+L.cfi.5.end:
 L.aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows.end:
 
 	section .rodata align=64
@@ -4176,3 +4188,64 @@ L.xts_cts_table_onepassgroups_tail2_tweakahead_tweakencrows:
 	dd 4, 16, 5
 	db 'GNU', 0
 	dd 0xc0000002, 0x4, 0x3, 0x0
+
+; Unwind table (.eh_frame) of the functions above, as GNU as writes it from the .S twin's CFI directives.
+	section .eh_frame progbits alloc noexec nowrite align=8
+L.cie:
+	dd L.cie.end - L.cie - 4		; length
+	dd 0				; CIE id
+	db 1, 'zR', 0			; version, augmentation
+	db 1, 0x78, 16		; code alignment 1, data alignment -8, return address column
+	db 1, 0x1b			; FDE addresses: pc-relative, 4 bytes
+	db 0x0c, 7, 8		; CFA = rsp + 8
+	db 0x90, 1		; the return address at CFA - 8
+	align 8, db 0
+L.cie.end:
+L.fde.0:
+	dd L.fde.0.end - L.fde.0 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.0.start - $		; the code's start (pc-relative)
+	dd L.cfi.0.end - L.cfi.0.start	; the code's length
+	db 0				; no augmentation data
+	align 8, db 0
+L.fde.0.end:
+L.fde.1:
+	dd L.fde.1.end - L.fde.1 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.1.start - $		; the code's start (pc-relative)
+	dd L.cfi.1.end - L.cfi.1.start	; the code's length
+	db 0				; no augmentation data
+	align 8, db 0
+L.fde.1.end:
+L.fde.2:
+	dd L.fde.2.end - L.fde.2 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.2.start - $		; the code's start (pc-relative)
+	dd L.cfi.2.end - L.cfi.2.start	; the code's length
+	db 0				; no augmentation data
+	align 8, db 0
+L.fde.2.end:
+L.fde.3:
+	dd L.fde.3.end - L.fde.3 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.3.start - $		; the code's start (pc-relative)
+	dd L.cfi.3.end - L.cfi.3.start	; the code's length
+	db 0				; no augmentation data
+	align 8, db 0
+L.fde.3.end:
+L.fde.4:
+	dd L.fde.4.end - L.fde.4 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.4.start - $		; the code's start (pc-relative)
+	dd L.cfi.4.end - L.cfi.4.start	; the code's length
+	db 0				; no augmentation data
+	align 8, db 0
+L.fde.4.end:
+L.fde.5:
+	dd L.fde.5.end - L.fde.5 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.5.start - $		; the code's start (pc-relative)
+	dd L.cfi.5.end - L.cfi.5.start	; the code's length
+	db 0				; no augmentation data
+	align 8, db 0
+L.fde.5.end:

@@ -107,6 +107,7 @@
 	align 32, db 0xcc
 	global aesgen_gcm_ghash_vaes_avx2:function hidden (L.aesgen_gcm_ghash_vaes_avx2.end - aesgen_gcm_ghash_vaes_avx2)
 aesgen_gcm_ghash_vaes_avx2:
+L.cfi.0.start:
 	endbr64
 	vmovdqu         xmm9, oword [rsi]
 	test            rcx, rcx
@@ -227,6 +228,7 @@ L.gcm_ghash_store:
 	xor             eax, eax
 	vzeroupper
 	ret
+L.cfi.0.end:
 L.aesgen_gcm_ghash_vaes_avx2.end:
 
 ; int aesgen_gcm_enc_update_vaes_avx2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
@@ -251,8 +253,10 @@ L.aesgen_gcm_ghash_vaes_avx2.end:
 	align 32, db 0xcc
 	global aesgen_gcm_enc_update_vaes_avx2:function hidden (L.aesgen_gcm_enc_update_vaes_avx2.end - aesgen_gcm_enc_update_vaes_avx2)
 aesgen_gcm_enc_update_vaes_avx2:
+L.cfi.1.start:
 	endbr64
 	sub             rsp, 16
+L.cfi.1.0:
 	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_enc_return
@@ -1488,8 +1492,12 @@ L.gcm_enc_store:
 L.gcm_enc_return:
 	xor             eax, eax
 	vzeroupper
+L.cfi.1.1:
 	add             rsp, 16
+L.cfi.1.2:
 	ret
+L.cfi.1.3:
+L.cfi.1.end:
 L.aesgen_gcm_enc_update_vaes_avx2.end:
 
 ; int aesgen_gcm_dec_update_vaes_avx2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t ctr[16], uint8_t acc[16]);
@@ -1514,8 +1522,10 @@ L.aesgen_gcm_enc_update_vaes_avx2.end:
 	align 32, db 0xcc
 	global aesgen_gcm_dec_update_vaes_avx2:function hidden (L.aesgen_gcm_dec_update_vaes_avx2.end - aesgen_gcm_dec_update_vaes_avx2)
 aesgen_gcm_dec_update_vaes_avx2:
+L.cfi.2.start:
 	endbr64
 	sub             rsp, 16
+L.cfi.2.0:
 	btr             rcx, 63                         ; the length without the flag
 	test            rcx, rcx
 	jz              near L.gcm_dec_return
@@ -2261,8 +2271,12 @@ L.gcm_dec_store:
 L.gcm_dec_return:
 	xor             eax, eax
 	vzeroupper
+L.cfi.2.1:
 	add             rsp, 16
+L.cfi.2.2:
 	ret
+L.cfi.2.3:
+L.cfi.2.end:
 L.aesgen_gcm_dec_update_vaes_avx2.end:
 
 ; int aesgen_gcm_enc_record_vaes_avx2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
@@ -2287,8 +2301,10 @@ L.aesgen_gcm_dec_update_vaes_avx2.end:
 	align 32, db 0xcc
 	global aesgen_gcm_enc_record_vaes_avx2:function hidden (L.aesgen_gcm_enc_record_vaes_avx2.end - aesgen_gcm_enc_record_vaes_avx2)
 aesgen_gcm_enc_record_vaes_avx2:
+L.cfi.3.start:
 	endbr64
 	sub             rsp, 16
+L.cfi.3.0:
 	btr             rcx, 63                         ; the length without the flag
 ; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti128  ymm15, oword [rel L.gcm_bswap_mask_16]
@@ -3687,8 +3703,12 @@ L.gcm_enc_rec_tag:
 	vmovdqu         oword [r8 + 48], xmm9
 	xor             eax, eax
 	vzeroupper
+L.cfi.3.1:
 	add             rsp, 16
+L.cfi.3.2:
 	ret
+L.cfi.3.3:
+L.cfi.3.end:
 L.aesgen_gcm_enc_record_vaes_avx2.end:
 
 ; int aesgen_gcm_dec_record_vaes_avx2(const aesgen_gcm_key *key, uint8_t *dst, const uint8_t *src, size_t len, aesgen_gcm_record *rec);
@@ -3713,8 +3733,10 @@ L.aesgen_gcm_enc_record_vaes_avx2.end:
 	align 32, db 0xcc
 	global aesgen_gcm_dec_record_vaes_avx2:function hidden (L.aesgen_gcm_dec_record_vaes_avx2.end - aesgen_gcm_dec_record_vaes_avx2)
 aesgen_gcm_dec_record_vaes_avx2:
+L.cfi.4.start:
 	endbr64
 	sub             rsp, 16
+L.cfi.4.0:
 	btr             rcx, 63                         ; the length without the flag
 ; the byte-reflection mask and the reduction constant, one copy per lane
 	vbroadcasti128  ymm15, oword [rel L.gcm_bswap_mask_16]
@@ -4621,8 +4643,12 @@ L.gcm_dec_rec_tag:
 	vmovdqu         oword [r8 + 48], xmm9
 	xor             eax, eax
 	vzeroupper
+L.cfi.4.1:
 	add             rsp, 16
+L.cfi.4.2:
 	ret
+L.cfi.4.3:
+L.cfi.4.end:
 L.aesgen_gcm_dec_record_vaes_avx2.end:
 
 	section .rodata align=64
@@ -4658,3 +4684,104 @@ L.gcm_tail_bytes:
 	dd 4, 16, 5
 	db 'GNU', 0
 	dd 0xc0000002, 0x4, 0x3, 0x0
+
+; Unwind table (.eh_frame) of the functions above, as GNU as writes it from the .S twin's CFI directives.
+	section .eh_frame progbits alloc noexec nowrite align=8
+L.cie:
+	dd L.cie.end - L.cie - 4		; length
+	dd 0				; CIE id
+	db 1, 'zR', 0			; version, augmentation
+	db 1, 0x78, 16		; code alignment 1, data alignment -8, return address column
+	db 1, 0x1b			; FDE addresses: pc-relative, 4 bytes
+	db 0x0c, 7, 8		; CFA = rsp + 8
+	db 0x90, 1		; the return address at CFA - 8
+	align 8, db 0
+L.cie.end:
+L.fde.0:
+	dd L.fde.0.end - L.fde.0 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.0.start - $		; the code's start (pc-relative)
+	dd L.cfi.0.end - L.cfi.0.start	; the code's length
+	db 0				; no augmentation data
+	align 8, db 0
+L.fde.0.end:
+L.fde.1:
+	dd L.fde.1.end - L.fde.1 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.1.start - $		; the code's start (pc-relative)
+	dd L.cfi.1.end - L.cfi.1.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.1.0
+	dd L.cfi.1.0 - L.cfi.1.start
+	db 0x0e, 0x18		; CFA = rsp + 24
+	db 0x04				; advance to L.cfi.1.1
+	dd L.cfi.1.1 - L.cfi.1.0
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.1.2
+	dd L.cfi.1.2 - L.cfi.1.1
+	db 0x0e, 0x08		; CFA = rsp + 8
+	db 0x04				; advance to L.cfi.1.3
+	dd L.cfi.1.3 - L.cfi.1.2
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.1.end:
+L.fde.2:
+	dd L.fde.2.end - L.fde.2 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.2.start - $		; the code's start (pc-relative)
+	dd L.cfi.2.end - L.cfi.2.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.2.0
+	dd L.cfi.2.0 - L.cfi.2.start
+	db 0x0e, 0x18		; CFA = rsp + 24
+	db 0x04				; advance to L.cfi.2.1
+	dd L.cfi.2.1 - L.cfi.2.0
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.2.2
+	dd L.cfi.2.2 - L.cfi.2.1
+	db 0x0e, 0x08		; CFA = rsp + 8
+	db 0x04				; advance to L.cfi.2.3
+	dd L.cfi.2.3 - L.cfi.2.2
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.2.end:
+L.fde.3:
+	dd L.fde.3.end - L.fde.3 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.3.start - $		; the code's start (pc-relative)
+	dd L.cfi.3.end - L.cfi.3.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.3.0
+	dd L.cfi.3.0 - L.cfi.3.start
+	db 0x0e, 0x18		; CFA = rsp + 24
+	db 0x04				; advance to L.cfi.3.1
+	dd L.cfi.3.1 - L.cfi.3.0
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.3.2
+	dd L.cfi.3.2 - L.cfi.3.1
+	db 0x0e, 0x08		; CFA = rsp + 8
+	db 0x04				; advance to L.cfi.3.3
+	dd L.cfi.3.3 - L.cfi.3.2
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.3.end:
+L.fde.4:
+	dd L.fde.4.end - L.fde.4 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.4.start - $		; the code's start (pc-relative)
+	dd L.cfi.4.end - L.cfi.4.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.4.0
+	dd L.cfi.4.0 - L.cfi.4.start
+	db 0x0e, 0x18		; CFA = rsp + 24
+	db 0x04				; advance to L.cfi.4.1
+	dd L.cfi.4.1 - L.cfi.4.0
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.4.2
+	dd L.cfi.4.2 - L.cfi.4.1
+	db 0x0e, 0x08		; CFA = rsp + 8
+	db 0x04				; advance to L.cfi.4.3
+	dd L.cfi.4.3 - L.cfi.4.2
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.4.end:

@@ -35,6 +35,7 @@
 	align 32, db 0xcc
 	global aesgen_xctr_crypt_vaes_avx2:function hidden (L.aesgen_xctr_crypt_vaes_avx2.end - aesgen_xctr_crypt_vaes_avx2)
 aesgen_xctr_crypt_vaes_avx2:
+L.cfi.0.start:
 	endbr64
 	test            rcx, rcx
 	jz              near L.xctr_return
@@ -899,6 +900,7 @@ L.xctr_one_return:
 	xor             eax, eax
 ; only xmm registers were written on this path: no vzeroupper needed
 	ret
+L.cfi.0.end:
 L.aesgen_xctr_crypt_vaes_avx2.end:
 
 	section .rodata align=64
@@ -932,3 +934,24 @@ L.xctr_lane_offsets:
 	dd 4, 16, 5
 	db 'GNU', 0
 	dd 0xc0000002, 0x4, 0x3, 0x0
+
+; Unwind table (.eh_frame) of the functions above, as GNU as writes it from the .S twin's CFI directives.
+	section .eh_frame progbits alloc noexec nowrite align=8
+L.cie:
+	dd L.cie.end - L.cie - 4		; length
+	dd 0				; CIE id
+	db 1, 'zR', 0			; version, augmentation
+	db 1, 0x78, 16		; code alignment 1, data alignment -8, return address column
+	db 1, 0x1b			; FDE addresses: pc-relative, 4 bytes
+	db 0x0c, 7, 8		; CFA = rsp + 8
+	db 0x90, 1		; the return address at CFA - 8
+	align 8, db 0
+L.cie.end:
+L.fde.0:
+	dd L.fde.0.end - L.fde.0 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.0.start - $		; the code's start (pc-relative)
+	dd L.cfi.0.end - L.cfi.0.start	; the code's length
+	db 0				; no augmentation data
+	align 8, db 0
+L.fde.0.end:

@@ -47,9 +47,12 @@
 	align 32, db 0xcc
 	global aesgen_xctr_crypt_vperm_ssse3:function hidden (L.aesgen_xctr_crypt_vperm_ssse3.end - aesgen_xctr_crypt_vperm_ssse3)
 aesgen_xctr_crypt_vperm_ssse3:
+L.cfi.0.start:
 	endbr64
 	push            rbx
+L.cfi.0.0:
 	sub             rsp, 4368
+L.cfi.0.1:
 	mov             qword [rsp + 272], 0
 	test            rcx, rcx
 	jz              near L.xctr_return
@@ -2291,9 +2294,13 @@ L.xctr_done:
 	movdqa          oword [rbx + 256], xmm0
 L.xctr_return:
 	xor             eax, eax
+L.cfi.0.2:
 	add             rsp, 4368
+L.cfi.0.3:
 	pop             rbx
+L.cfi.0.4:
 	ret
+L.cfi.0.5:
 
 	align 64, db 0xcc
 L.xctr_main_loop:
@@ -4074,6 +4081,7 @@ L.xctr_bulk_round2_save:
 	mov             qword [rbx + 3312], r11
 	mov             r10d, 2224
 	jmp             L.xctr_bulk_middle_rounds
+L.cfi.0.end:
 L.aesgen_xctr_crypt_vperm_ssse3.end:
 
 	section .rodata align=64
@@ -4311,3 +4319,42 @@ L.bs_round2_double3:
 	dd 4, 16, 5
 	db 'GNU', 0
 	dd 0xc0000002, 0x4, 0x3, 0x0
+
+; Unwind table (.eh_frame) of the functions above, as GNU as writes it from the .S twin's CFI directives.
+	section .eh_frame progbits alloc noexec nowrite align=8
+L.cie:
+	dd L.cie.end - L.cie - 4		; length
+	dd 0				; CIE id
+	db 1, 'zR', 0			; version, augmentation
+	db 1, 0x78, 16		; code alignment 1, data alignment -8, return address column
+	db 1, 0x1b			; FDE addresses: pc-relative, 4 bytes
+	db 0x0c, 7, 8		; CFA = rsp + 8
+	db 0x90, 1		; the return address at CFA - 8
+	align 8, db 0
+L.cie.end:
+L.fde.0:
+	dd L.fde.0.end - L.fde.0 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.0.start - $		; the code's start (pc-relative)
+	dd L.cfi.0.end - L.cfi.0.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.0.0
+	dd L.cfi.0.0 - L.cfi.0.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.0.1
+	dd L.cfi.0.1 - L.cfi.0.0
+	db 0x0e, 0xa0, 0x22		; CFA = rsp + 4384
+	db 0x04				; advance to L.cfi.0.2
+	dd L.cfi.0.2 - L.cfi.0.1
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.0.3
+	dd L.cfi.0.3 - L.cfi.0.2
+	db 0x0e, 0x10		; CFA = rsp + 16
+	db 0x04				; advance to L.cfi.0.4
+	dd L.cfi.0.4 - L.cfi.0.3
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.0.5
+	dd L.cfi.0.5 - L.cfi.0.4
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.0.end:

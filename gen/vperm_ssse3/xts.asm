@@ -50,10 +50,14 @@
 	align 32, db 0xcc
 	global aesgen_xts_encrypt_vperm_ssse3:function hidden (L.aesgen_xts_encrypt_vperm_ssse3.end - aesgen_xts_encrypt_vperm_ssse3)
 aesgen_xts_encrypt_vperm_ssse3:
+L.cfi.0.start:
 	endbr64
 	push            rbx
+L.cfi.0.0:
 	push            rbp
+L.cfi.0.1:
 	sub             rsp, 2544
+L.cfi.0.2:
 ; T = AES_K2(iv): the tweak key transformed (encryption form), one block
 ; ROUNDS = 10, 12 or 14; KEYEND = &rk[ROUNDS] of the schedule at rsi
 	mov             eax, dword [rsi + 240]
@@ -1948,10 +1952,15 @@ L.xts_enc_done:
 	movdqa          oword [rbx + 240], xmm0
 	movdqa          oword [rbx + 256], xmm0
 	xor             eax, eax
+L.cfi.0.3:
 	add             rsp, 2544
+L.cfi.0.4:
 	pop             rbp
+L.cfi.0.5:
 	pop             rbx
+L.cfi.0.6:
 	ret
+L.cfi.0.7:
 
 L.xts_enc_main_loop:
 ; the tweak into TLO:THI, where the bitsliced loop makes its blocks' tweaks
@@ -2912,6 +2921,7 @@ L.xts_enc_final_done:
 	movdqa          xmm14, oword [rel L.vperm_a_over]
 	movdqa          xmm15, oword [rel L.vperm_sbox1_io]
 	jmp             L.xts_enc_main_done
+L.cfi.0.end:
 L.aesgen_xts_encrypt_vperm_ssse3.end:
 
 ; int aesgen_xts_decrypt_vperm_ssse3(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
@@ -2951,10 +2961,14 @@ L.aesgen_xts_encrypt_vperm_ssse3.end:
 	align 32, db 0xcc
 	global aesgen_xts_decrypt_vperm_ssse3:function hidden (L.aesgen_xts_decrypt_vperm_ssse3.end - aesgen_xts_decrypt_vperm_ssse3)
 aesgen_xts_decrypt_vperm_ssse3:
+L.cfi.1.start:
 	endbr64
 	push            rbx
+L.cfi.1.0:
 	push            rbp
+L.cfi.1.1:
 	sub             rsp, 2544
+L.cfi.1.2:
 ; T = AES_K2(iv): the tweak key transformed (encryption form), one block
 ; ROUNDS = 10, 12 or 14; KEYEND = &rk[ROUNDS] of the schedule at rsi
 	mov             eax, dword [rsi + 240]
@@ -5050,10 +5064,15 @@ L.xts_dec_done:
 	movdqa          oword [rbx + 240], xmm0
 	movdqa          oword [rbx + 256], xmm0
 	xor             eax, eax
+L.cfi.1.3:
 	add             rsp, 2544
+L.cfi.1.4:
 	pop             rbp
+L.cfi.1.5:
 	pop             rbx
+L.cfi.1.6:
 	ret
+L.cfi.1.7:
 
 L.xts_dec_main_loop:
 ; the tweak into TLO:THI, where the bitsliced loop makes its blocks' tweaks
@@ -6063,6 +6082,7 @@ L.xts_dec_final_done:
 	movdqa          xmm14, oword [rel L.vperm_a_over]
 	movdqa          xmm15, oword [rel L.vperm_sbox1_io]
 	jmp             L.xts_dec_main_done
+L.cfi.1.end:
 L.aesgen_xts_decrypt_vperm_ssse3.end:
 
 	section .rodata align=64
@@ -6229,10 +6249,14 @@ L.xts_poly:
 	align 32, db 0xcc
 	global aesgen_xts_encrypt_vperm_ssse3_bulkvperm:function hidden (L.aesgen_xts_encrypt_vperm_ssse3_bulkvperm.end - aesgen_xts_encrypt_vperm_ssse3_bulkvperm)
 aesgen_xts_encrypt_vperm_ssse3_bulkvperm:
+L.cfi.2.start:
 	endbr64
 	push            rbx
+L.cfi.2.0:
 	push            rbp
+L.cfi.2.1:
 	sub             rsp, 2544
+L.cfi.2.2:
 ; T = AES_K2(iv): the tweak key transformed (encryption form), one block
 ; ROUNDS = 10, 12 or 14; KEYEND = &rk[ROUNDS] of the schedule at rsi
 	mov             eax, dword [rsi + 240]
@@ -8068,10 +8092,15 @@ L.xts_enc_done_bulkvperm:
 	movdqa          oword [rbx + 240], xmm0
 	movdqa          oword [rbx + 256], xmm0
 	xor             eax, eax
+L.cfi.2.3:
 	add             rsp, 2544
+L.cfi.2.4:
 	pop             rbp
+L.cfi.2.5:
 	pop             rbx
+L.cfi.2.6:
 	ret
+L.cfi.2.7:
 
 L.xts_enc_main_loop_bulkvperm:
 ; the nibble mask and the tables with a register: the loop keeps them, but the final
@@ -8954,6 +8983,7 @@ L.xts_enc_final_done_bulkvperm:
 	movdqa          xmm14, oword [rel L.vperm_a_over_bulkvperm]
 	movdqa          xmm15, oword [rel L.vperm_sbox1_io_bulkvperm]
 	jmp             L.xts_enc_main_done_bulkvperm
+L.cfi.2.end:
 L.aesgen_xts_encrypt_vperm_ssse3_bulkvperm.end:
 
 ; int aesgen_xts_decrypt_vperm_ssse3_bulkvperm(const aesgen_aes_key *key1, const aesgen_aes_key *key2, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t iv[16]);
@@ -8993,10 +9023,14 @@ L.aesgen_xts_encrypt_vperm_ssse3_bulkvperm.end:
 	align 32, db 0xcc
 	global aesgen_xts_decrypt_vperm_ssse3_bulkvperm:function hidden (L.aesgen_xts_decrypt_vperm_ssse3_bulkvperm.end - aesgen_xts_decrypt_vperm_ssse3_bulkvperm)
 aesgen_xts_decrypt_vperm_ssse3_bulkvperm:
+L.cfi.3.start:
 	endbr64
 	push            rbx
+L.cfi.3.0:
 	push            rbp
+L.cfi.3.1:
 	sub             rsp, 2544
+L.cfi.3.2:
 ; T = AES_K2(iv): the tweak key transformed (encryption form), one block
 ; ROUNDS = 10, 12 or 14; KEYEND = &rk[ROUNDS] of the schedule at rsi
 	mov             eax, dword [rsi + 240]
@@ -11033,10 +11067,15 @@ L.xts_dec_done_bulkvperm:
 	movdqa          oword [rbx + 240], xmm0
 	movdqa          oword [rbx + 256], xmm0
 	xor             eax, eax
+L.cfi.3.3:
 	add             rsp, 2544
+L.cfi.3.4:
 	pop             rbp
+L.cfi.3.5:
 	pop             rbx
+L.cfi.3.6:
 	ret
+L.cfi.3.7:
 
 L.xts_dec_main_loop_bulkvperm:
 ; the nibble mask and the tables with a register: the loop keeps them, but the final
@@ -11999,6 +12038,7 @@ L.xts_dec_final_done_bulkvperm:
 	movdqa          xmm14, oword [rel L.vperm_a_over_bulkvperm]
 	movdqa          xmm15, oword [rel L.vperm_sbox1_io_bulkvperm]
 	jmp             L.xts_dec_main_done_bulkvperm
+L.cfi.3.end:
 L.aesgen_xts_decrypt_vperm_ssse3_bulkvperm.end:
 
 	section .rodata align=64
@@ -12223,3 +12263,144 @@ L.xts_poly_bulkvperm:
 	dd 4, 16, 5
 	db 'GNU', 0
 	dd 0xc0000002, 0x4, 0x3, 0x0
+
+; Unwind table (.eh_frame) of the functions above, as GNU as writes it from the .S twin's CFI directives.
+	section .eh_frame progbits alloc noexec nowrite align=8
+L.cie:
+	dd L.cie.end - L.cie - 4		; length
+	dd 0				; CIE id
+	db 1, 'zR', 0			; version, augmentation
+	db 1, 0x78, 16		; code alignment 1, data alignment -8, return address column
+	db 1, 0x1b			; FDE addresses: pc-relative, 4 bytes
+	db 0x0c, 7, 8		; CFA = rsp + 8
+	db 0x90, 1		; the return address at CFA - 8
+	align 8, db 0
+L.cie.end:
+L.fde.0:
+	dd L.fde.0.end - L.fde.0 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.0.start - $		; the code's start (pc-relative)
+	dd L.cfi.0.end - L.cfi.0.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.0.0
+	dd L.cfi.0.0 - L.cfi.0.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.0.1
+	dd L.cfi.0.1 - L.cfi.0.0
+	db 0x0e, 0x18, 0x86, 0x03		; CFA = rsp + 24, rbp at CFA - 24
+	db 0x04				; advance to L.cfi.0.2
+	dd L.cfi.0.2 - L.cfi.0.1
+	db 0x0e, 0x88, 0x14		; CFA = rsp + 2568
+	db 0x04				; advance to L.cfi.0.3
+	dd L.cfi.0.3 - L.cfi.0.2
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.0.4
+	dd L.cfi.0.4 - L.cfi.0.3
+	db 0x0e, 0x18		; CFA = rsp + 24
+	db 0x04				; advance to L.cfi.0.5
+	dd L.cfi.0.5 - L.cfi.0.4
+	db 0x0e, 0x10, 0xc6		; CFA = rsp + 16, rbp the caller's
+	db 0x04				; advance to L.cfi.0.6
+	dd L.cfi.0.6 - L.cfi.0.5
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.0.7
+	dd L.cfi.0.7 - L.cfi.0.6
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.0.end:
+L.fde.1:
+	dd L.fde.1.end - L.fde.1 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.1.start - $		; the code's start (pc-relative)
+	dd L.cfi.1.end - L.cfi.1.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.1.0
+	dd L.cfi.1.0 - L.cfi.1.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.1.1
+	dd L.cfi.1.1 - L.cfi.1.0
+	db 0x0e, 0x18, 0x86, 0x03		; CFA = rsp + 24, rbp at CFA - 24
+	db 0x04				; advance to L.cfi.1.2
+	dd L.cfi.1.2 - L.cfi.1.1
+	db 0x0e, 0x88, 0x14		; CFA = rsp + 2568
+	db 0x04				; advance to L.cfi.1.3
+	dd L.cfi.1.3 - L.cfi.1.2
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.1.4
+	dd L.cfi.1.4 - L.cfi.1.3
+	db 0x0e, 0x18		; CFA = rsp + 24
+	db 0x04				; advance to L.cfi.1.5
+	dd L.cfi.1.5 - L.cfi.1.4
+	db 0x0e, 0x10, 0xc6		; CFA = rsp + 16, rbp the caller's
+	db 0x04				; advance to L.cfi.1.6
+	dd L.cfi.1.6 - L.cfi.1.5
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.1.7
+	dd L.cfi.1.7 - L.cfi.1.6
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.1.end:
+L.fde.2:
+	dd L.fde.2.end - L.fde.2 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.2.start - $		; the code's start (pc-relative)
+	dd L.cfi.2.end - L.cfi.2.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.2.0
+	dd L.cfi.2.0 - L.cfi.2.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.2.1
+	dd L.cfi.2.1 - L.cfi.2.0
+	db 0x0e, 0x18, 0x86, 0x03		; CFA = rsp + 24, rbp at CFA - 24
+	db 0x04				; advance to L.cfi.2.2
+	dd L.cfi.2.2 - L.cfi.2.1
+	db 0x0e, 0x88, 0x14		; CFA = rsp + 2568
+	db 0x04				; advance to L.cfi.2.3
+	dd L.cfi.2.3 - L.cfi.2.2
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.2.4
+	dd L.cfi.2.4 - L.cfi.2.3
+	db 0x0e, 0x18		; CFA = rsp + 24
+	db 0x04				; advance to L.cfi.2.5
+	dd L.cfi.2.5 - L.cfi.2.4
+	db 0x0e, 0x10, 0xc6		; CFA = rsp + 16, rbp the caller's
+	db 0x04				; advance to L.cfi.2.6
+	dd L.cfi.2.6 - L.cfi.2.5
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.2.7
+	dd L.cfi.2.7 - L.cfi.2.6
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.2.end:
+L.fde.3:
+	dd L.fde.3.end - L.fde.3 - 4	; length
+	dd $ - L.cie			; the CIE, this far back
+	dd L.cfi.3.start - $		; the code's start (pc-relative)
+	dd L.cfi.3.end - L.cfi.3.start	; the code's length
+	db 0				; no augmentation data
+	db 0x04				; advance to L.cfi.3.0
+	dd L.cfi.3.0 - L.cfi.3.start
+	db 0x0e, 0x10, 0x83, 0x02		; CFA = rsp + 16, rbx at CFA - 16
+	db 0x04				; advance to L.cfi.3.1
+	dd L.cfi.3.1 - L.cfi.3.0
+	db 0x0e, 0x18, 0x86, 0x03		; CFA = rsp + 24, rbp at CFA - 24
+	db 0x04				; advance to L.cfi.3.2
+	dd L.cfi.3.2 - L.cfi.3.1
+	db 0x0e, 0x88, 0x14		; CFA = rsp + 2568
+	db 0x04				; advance to L.cfi.3.3
+	dd L.cfi.3.3 - L.cfi.3.2
+	db 0x0a		; the body's row kept for after the ret
+	db 0x04				; advance to L.cfi.3.4
+	dd L.cfi.3.4 - L.cfi.3.3
+	db 0x0e, 0x18		; CFA = rsp + 24
+	db 0x04				; advance to L.cfi.3.5
+	dd L.cfi.3.5 - L.cfi.3.4
+	db 0x0e, 0x10, 0xc6		; CFA = rsp + 16, rbp the caller's
+	db 0x04				; advance to L.cfi.3.6
+	dd L.cfi.3.6 - L.cfi.3.5
+	db 0x0e, 0x08, 0xc3		; CFA = rsp + 8, rbx the caller's
+	db 0x04				; advance to L.cfi.3.7
+	dd L.cfi.3.7 - L.cfi.3.6
+	db 0x0b		; the body's row again
+	align 8, db 0
+L.fde.3.end:

@@ -1,5 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause
-"""NASM syntax (.asm files).  NASM has no CFI directives; unwind info is GNU as only."""
+"""NASM syntax (.asm files), for ELF (`nasm -f elf64`).
+
+NASM has no CFI directives, so this printer writes the unwind table GNU as makes from
+them itself: each `.cfi_*` directive of abi.Function becomes a label where GNU as would
+record it (after the instruction it follows) and DWARF call-frame instructions, and the
+file ends with an `.eh_frame` section, one CIE and an FDE per function whose rows are
+GNU as's (the twin test compares them row by row).  NASM computes the distances between
+the labels (DW_CFA_advance_loc4) and the FDE's pc-relative start; the CFA offsets are
+known here and written as bytes.
+"""
 
 from ..errors import TemplateError
 from ..model import Imm, LabelRef, Mem, Reg
@@ -8,9 +17,86 @@ from .base import (GNU_PROPERTY_DESC, GNU_PROPERTY_WORDS, INDENT, Printer, log2_
 SIZE_KEYWORD = {1: "byte", 2: "word", 4: "dword", 8: "qword", 16: "oword", 32: "yword",
                 64: "zword"}
 
+# DWARF register numbers of x86-64 (System V psABI, "DWARF Register Number Mapping").
+DWARF_REGISTER = {name: number for number, name in enumerate(
+    ("rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
+     "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip"))}
+DWARF_REGISTER.update({f"xmm{n}": 17 + n for n in range(16)})
+
+# Call-frame instructions (DWARF 4, section 6.4.2) and the CIE's factors: code offsets
+# in bytes, data offsets in units of -8 (every save here is 8-byte aligned below the CFA).
+DW_CFA_advance_loc4, DW_CFA_remember_state, DW_CFA_restore_state = 0x04, 0x0a, 0x0b
+DW_CFA_def_cfa, DW_CFA_def_cfa_offset = 0x0c, 0x0e
+DW_CFA_offset, DW_CFA_restore = 0x80, 0xc0
+DATA_ALIGNMENT = -8
+DW_EH_PE_pcrel_sdata4 = 0x1b
+
+
+def uleb128(value: int):
+    out = []
+    while True:
+        byte, value = value & 0x7f, value >> 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return out
+
+
+class FrameTable:
+    """One function's CFI as NASM lines: the labels in the code and the FDE's rows."""
+
+    def __init__(self, number: int):
+        self.number = number
+        self.start = f"L.cfi.{number}.start"
+        self.end = f"L.cfi.{number}.end"
+        self.cfa_offset = 8          # the return address: rsp + 8 at the entry
+        self.saved_offsets = []      # .cfi_remember's stack
+        self.steps = []              # (label, [instruction bytes]) in code order
+
+    def step(self, ops, what: str):
+        """A label here in the code, and the call-frame instructions that apply from it
+        (what: the row they make, for the table's comment)."""
+        label = f"L.cfi.{self.number}.{len(self.steps)}"
+        self.steps.append((label, ops, what))
+        return [f"{label}:"]
+
+    def adjust(self, amount: int):
+        self.cfa_offset += amount
+        return [DW_CFA_def_cfa_offset] + uleb128(self.cfa_offset)
+
+    def saved_at(self, reg: str, rsp_offset: int):
+        """reg's value is stored at rsp + rsp_offset, i.e. CFA - (cfa_offset - rsp_offset)."""
+        below_cfa = self.cfa_offset - rsp_offset
+        if below_cfa <= 0 or below_cfa % -DATA_ALIGNMENT:
+            raise TemplateError(f"{reg} saved {below_cfa} bytes below the CFA: not a "
+                                f"multiple of {-DATA_ALIGNMENT} above 0")
+        return [DW_CFA_offset | DWARF_REGISTER[reg]] + uleb128(below_cfa // -DATA_ALIGNMENT)
+
+    def fde(self, cie: str):
+        body = [f"L.fde.{self.number}:",
+                f"{INDENT}dd L.fde.{self.number}.end - L.fde.{self.number} - 4"
+                "\t; length",
+                f"{INDENT}dd $ - {cie}\t\t\t; the CIE, this far back",
+                f"{INDENT}dd {self.start} - $\t\t; the code's start (pc-relative)",
+                f"{INDENT}dd {self.end} - {self.start}\t; the code's length",
+                f"{INDENT}db 0\t\t\t\t; no augmentation data"]
+        previous = self.start
+        for label, ops, what in self.steps:
+            body.append(f"{INDENT}db {DW_CFA_advance_loc4:#04x}\t\t\t\t; advance to {label}")
+            body.append(f"{INDENT}dd {label} - {previous}")
+            body.append(f"{INDENT}db " + ", ".join(f"{op:#04x}" for op in ops)
+                        + f"\t\t; {what}")
+            previous = label
+        body += [f"{INDENT}align 8, db 0", f"L.fde.{self.number}.end:"]
+        return body
+
 
 class NasmPrinter(Printer):
     comment_prefix = ";"
+
+    def __init__(self, symbol_prefix: str = ""):
+        super().__init__(symbol_prefix)
+        self.frames = []            # FrameTable per function, in file order
+        self.frame = None           # the function between .cfi_startproc and _endproc
 
     def preamble(self):
         return ["", INDENT + "bits 64", INDENT + "default abs"]
@@ -106,12 +192,90 @@ class NasmPrinter(Printer):
     def directive_mca_end(self):
         return ["; LLVM-MCA-END"]
 
-    def _no_cfi(self, *args):
-        return []
+    # ---- CFI: labels in the code, the table at the end (see the module docstring) ----
 
-    directive_cfi_startproc = directive_cfi_endproc = _no_cfi
-    directive_cfi_push = directive_cfi_pop = directive_cfi_adjust = _no_cfi
-    directive_cfi_savexmm = directive_cfi_remember = directive_cfi_restore = _no_cfi
+    def _frame(self, directive):
+        if self.frame is None:
+            raise TemplateError(f".cfi_{directive} outside .cfi_startproc/.cfi_endproc")
+        return self.frame
+
+    def directive_cfi_startproc(self):
+        if self.frame is not None:
+            raise TemplateError(".cfi_startproc inside a function's CFI")
+        self.frame = FrameTable(len(self.frames))
+        self.frames.append(self.frame)
+        return [f"{self.frame.start}:"]
+
+    def directive_cfi_endproc(self):
+        frame = self._frame("endproc")
+        if frame.saved_offsets:
+            raise TemplateError(".cfi_endproc with a .cfi_remember never restored")
+        self.frame = None
+        return [f"{frame.end}:"]
+
+    def directive_cfi_push(self, reg):
+        frame = self._frame("push")
+        ops = frame.adjust(8)
+        return frame.step(ops + frame.saved_at(reg, 0),
+                          f"CFA = rsp + {frame.cfa_offset}, {reg} at CFA - {frame.cfa_offset}")
+
+    def directive_cfi_pop(self, reg):
+        frame = self._frame("pop")
+        ops = frame.adjust(-8) + [DW_CFA_restore | DWARF_REGISTER[reg]]
+        return frame.step(ops, f"CFA = rsp + {frame.cfa_offset}, {reg} the caller's")
+
+    def directive_cfi_adjust(self, amount):
+        frame = self._frame("adjust")
+        ops = frame.adjust(int(amount))
+        return frame.step(ops, f"CFA = rsp + {frame.cfa_offset}")
+
+    def directive_cfi_savexmm(self, reg, offset):
+        frame = self._frame("savexmm")
+        below = frame.cfa_offset - int(offset)
+        return frame.step(frame.saved_at(reg, int(offset)), f"{reg} at CFA - {below}")
+
+    def directive_cfi_remember(self):
+        frame = self._frame("remember")
+        frame.saved_offsets.append(frame.cfa_offset)
+        return frame.step([DW_CFA_remember_state], "the body's row kept for after the ret")
+
+    def directive_cfi_restore(self):
+        frame = self._frame("restore")
+        if not frame.saved_offsets:
+            raise TemplateError(".cfi_restore without a .cfi_remember")
+        frame.cfa_offset = frame.saved_offsets.pop()
+        return frame.step([DW_CFA_restore_state], "the body's row again")
+
+    def frame_tables(self):
+        """The .eh_frame section: a CIE (CFA = rsp + 8, the return address just below
+        it) and each function's FDE."""
+        if not self.frames:
+            return []
+        lines = ["", "; Unwind table (.eh_frame) of the functions above, as GNU as writes it "
+                 "from the .S twin's CFI directives.",
+                 INDENT + "section .eh_frame progbits alloc noexec nowrite align=8",
+                 "L.cie:",
+                 f"{INDENT}dd L.cie.end - L.cie - 4\t\t; length",
+                 f"{INDENT}dd 0\t\t\t\t; CIE id",
+                 f"{INDENT}db 1, 'zR', 0\t\t\t; version, augmentation",
+                 f"{INDENT}db 1, {DATA_ALIGNMENT & 0x7f:#04x}, {DWARF_REGISTER['rip']}"
+                 f"\t\t; code alignment 1, data alignment {DATA_ALIGNMENT}, return "
+                 "address column",
+                 f"{INDENT}db 1, {DW_EH_PE_pcrel_sdata4:#04x}\t\t\t; FDE addresses: "
+                 "pc-relative, 4 bytes",
+                 f"{INDENT}db {DW_CFA_def_cfa:#04x}, {DWARF_REGISTER['rsp']}, 8\t\t; CFA = "
+                 "rsp + 8",
+                 f"{INDENT}db {DW_CFA_offset | DWARF_REGISTER['rip']:#04x}, 1\t\t; the "
+                 "return address at CFA - 8",
+                 f"{INDENT}align 8, db 0",
+                 "L.cie.end:"]
+        for frame in self.frames:
+            lines += frame.fde("L.cie")
+        return lines
+
+    def render(self, header_lines, statements) -> str:
+        return super().render(header_lines, statements) + "".join(
+            line + "\n" for line in self.frame_tables())
 
     def directive_xmm_only(self):
         return ["; only xmm registers were written on this path: no vzeroupper needed"]

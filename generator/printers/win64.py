@@ -91,6 +91,12 @@ class Win64NasmPrinter(NasmPrinter):
     def directive_cfi_pop(self, reg):
         return []
 
+    def directive_cfi_remember(self):
+        return []           # epilogues need no codes (above)
+
+    def directive_cfi_restore(self):
+        return []
+
     def directive_cfi_endproc(self):
         if self.current is None:
             raise TemplateError("function end outside a function")

@@ -121,6 +121,24 @@ def function_sizes(obj):
     return sizes
 
 
+def unwind_rows(obj):
+    """readelf's decoded .eh_frame of an object (CIE and FDEs with their rows), the
+    entries' lengths taken out."""
+    rows = []
+    for line in run("readelf", "--debug-dump=frames-interp", obj).splitlines():
+        header = re.match(r"^([0-9a-f]{8}) ([0-9a-f]{16}) ([0-9a-f]{8}) (CIE|FDE)(.*)$", line)
+        if header:
+            line = f"{header.group(4)}{header.group(5)}"
+            line = re.sub(r"cie=[0-9a-f]+", "cie", line)
+        rows.append(line)
+    return "\n".join(rows)
+
+
+def count_aliases(isa, mode):
+    """Functions that are a second name of another (same_code_as): no FDE of their own."""
+    return sum(1 for f in entry(isa, mode)["functions"] if f.get("same_code_as"))
+
+
 @unittest.skipUnless(have("nasm") and have("objcopy") and have("cc"), "needs nasm, objcopy, cc")
 class Twins(unittest.TestCase):
     def setUp(self):
@@ -165,13 +183,25 @@ class Twins(unittest.TestCase):
                     text = section_bytes(obj, ".text", self.tmp.name)
                     self.assertEqual(text[:4], ENDBR64)
 
-    def test_gas_output_has_cfi(self):
+    def test_both_twins_have_the_same_unwind_rows(self):
+        """GNU as makes .eh_frame from the .S file's CFI directives, the NASM printer
+        writes it (NASM has none): the same rows (the CFA and each saved register at
+        every code offset) and the same FDE ranges; only the FDEs' lengths may differ
+        (NASM's advances are all 4-byte).  test_code_paths checks GNU as's rows against
+        the code."""
         for isa in ISAS:
             for mode in MODES:
                 if mode not in ISAS[isa].modes:
                     continue            # vperm_ssse3 has fewer modes
-                gas, _ = assemble_pair(GEN, isa, mode, self.tmp.name)
-                self.assertIn(".eh_frame", run("readelf", "-SW", gas))
+                with self.subTest(isa=isa, mode=mode):
+                    gas, nasm = assemble_pair(GEN, isa, mode, self.tmp.name)
+                    gas_rows, nasm_rows = unwind_rows(gas), unwind_rows(nasm)
+                    self.assertEqual(len(re.findall(r"^FDE ", gas_rows, re.M)),
+                                     len(entry(isa, mode)["functions"])
+                                     - count_aliases(isa, mode))
+                    self.assertEqual(nasm_rows, gas_rows)
+                    self.assertIn(".rela.eh_frame", run("readelf", "-rW", nasm),
+                                  "the FDEs' starts are relocated")
 
     def test_mca_markers_in_both_twins(self):
         for isa in ISAS:
