@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 OR BSD-2-Clause */
 /*
  * The C test binary.  Usage: aesgen_tests [--only GROUP]...
+ * An unknown GROUP or argument is refused (exit 2, the groups listed) before any test
+ * runs, so a misspelled group cannot pass by running nothing.
  * Environment: AESGEN_ROOT (repository, default "."), AESGEN_VECTORS (vector
  * directory, default $AESGEN_ROOT/tests/vectors), AESGEN_TEST_SEED.
  * The last line of output is `N passed, N failed, N skipped`.
@@ -71,6 +73,32 @@ static bool wanted(const char *name, int argc, char **argv)
     return !any_only;
 }
 
+/* Every argument a `--only GROUP` pair with a known GROUP; else the usage and false. */
+static bool arguments_valid(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i += 2) {
+        bool known = false;
+        if (strcmp(argv[i], "--only") != 0)
+            fprintf(stderr, "aesgen_tests: unknown argument '%s'\n", argv[i]);
+        else if (i + 1 >= argc)
+            fprintf(stderr, "aesgen_tests: --only needs a GROUP\n");
+        else {
+            for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
+                known |= strcmp(argv[i + 1], groups[g].name) == 0;
+            if (!known)
+                fprintf(stderr, "aesgen_tests: unknown group '%s'\n", argv[i + 1]);
+        }
+        if (!known) {
+            fprintf(stderr, "usage: aesgen_tests [--only GROUP]...; groups:");
+            for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
+                fprintf(stderr, "%s %s", g ? "," : "", groups[g].name);
+            fprintf(stderr, "\n");
+            return false;
+        }
+    }
+    return true;
+}
+
 static struct test_config make_config(void)
 {
     static char self[4096], vectors[4200];
@@ -98,6 +126,8 @@ int main(int argc, char **argv)
         return variants_print_child();
     if (argc > 1 && strcmp(argv[1], "--first-use-race") == 0)
         return threads_first_use_child();
+    if (!arguments_valid(argc, argv))
+        return 2;
 
     const char *seed_text = getenv("AESGEN_TEST_SEED");
     uint64_t seed = seed_text ? strtoull(seed_text, NULL, 0) : 20240601;

@@ -183,5 +183,36 @@ class BenchOptions(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
 
 
+class CTestBinary(unittest.TestCase):
+    """README's `./build/tests/aesgen_tests --only GROUP`: a misspelled group or an unknown
+    argument is refused (exit 2, the groups named) before any test runs; it used to run no
+    group, or every group, and pass."""
+
+    BINARY = os.path.join(BUILD, "tests", "aesgen_tests")
+
+    def setUp(self):
+        if not os.access(self.BINARY, os.X_OK):
+            self.skipTest(f"{self.BINARY} not built (make test-bin)")
+
+    def test_unknown_groups_and_arguments_are_refused(self):
+        for argv, fragment in ((["--only", "xts_api"], "unknown group 'xts_api'"),
+                               (["--only", "api", "--only", "nosuch"], "unknown group 'nosuch'"),
+                               (["--only"], "--only needs a GROUP"),
+                               (["--help"], "unknown argument '--help'")):
+            with self.subTest(argv=argv):
+                result = run([self.BINARY, *argv])
+                self.assertEqual(result.returncode, 2, result.stdout[-300:] + result.stderr)
+                self.assertIn(fragment, result.stderr)
+                self.assertIn("groups: api, known-answer", result.stderr)
+                self.assertIn("xts-api", result.stderr)
+                self.assertEqual(result.stdout, "")     # no group ran
+
+    def test_a_known_group_runs(self):
+        result = run([self.BINARY, "--only", "xts-keys"])
+        self.assertEqual(result.returncode, 0, result.stdout[-300:] + result.stderr)
+        self.assertIn("group xts-keys", result.stdout)
+        self.assertNotIn("group api ", result.stdout)
+
+
 if __name__ == "__main__":
     unittest.main()
