@@ -44,11 +44,12 @@ def build_parser():
                                      "gen/aesgen_gen.h always describe every file (the "
                                      "others keep the knobs the manifest records).")
     show = sub.add_parser("show", help="print one generated file to stdout")
-    for command in (gen, show):
+    # gen takes several (default all); show exactly one of each (_show refuses others)
+    for command, count in ((gen, " (repeatable)"), (show, " (exactly one)")):
         command.add_argument("--isa", action="append", metavar="ISA",
-                             help="one of: " + ", ".join(ISAS) + " (repeatable)")
+                             help="one of: " + ", ".join(ISAS) + count)
         command.add_argument("--mode", action="append", metavar="MODE",
-                             help="one of: " + ", ".join(MODES) + " (repeatable)")
+                             help="one of: " + ", ".join(MODES) + count)
         command.add_argument("--abi", default="sysv",
                              help="calling convention: " + ", ".join(ABIS) + " (show --os picks its own)")
         command.add_argument("knobs", nargs="*", metavar="KNOB=VALUE",

@@ -130,7 +130,10 @@ def command_mca_baseline(args):
 
 
 def build_parser():
-    parser = _Parser(prog="python3 -m perf", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="python3 -m perf",
+                     description="llvm-mca estimates, the knob sweep (explore), bench "
+                                 "reports and marks, timing probes (docs/perf-tools.md).",
+                     epilog=" ".join(__doc__.split("\n\n")[1].split()))
     sub = parser.add_subparsers(dest="command", metavar="{mca,mca-check,mca-baseline,"
                                                        "explore,bench-report,marks,bitslice-order,"
                                                        "bitslice-probe,aes-chain-probe}")

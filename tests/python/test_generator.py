@@ -214,6 +214,28 @@ class CommandLine(unittest.TestCase):
         self.assertEqual(result.returncode, 0)
         self.assertIn("gen", result.stdout)
 
+    def test_show_help_says_one_isa_and_mode(self):
+        """show takes exactly one --isa and one --mode (two are refused); its help said
+        "(repeatable)", copied from gen's."""
+        help_text = " ".join(run_cli("show", "--help").stdout.split())
+        self.assertIn("avx10_512 (exactly one)", help_text)
+        self.assertIn("gcm (exactly one)", help_text)
+        self.assertNotIn("repeatable", help_text)
+        self.assertIn("(repeatable)", run_cli("gen", "--help").stdout)
+        self.assert_usage_error(run_cli("show", "--isa", "avx10_512", "--isa", "avx10_256",
+                                        "--mode", "ctr"), "exactly one --isa")
+
+    def test_perf_help_is_whole(self):
+        """python3 -m perf --help: its description was the first line of a wrapped
+        sentence, cut after 'marks,'."""
+        result = subprocess.run([sys.executable, "-m", "perf", "--help"], cwd=REPO,
+                                capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        text = " ".join(result.stdout.split())
+        self.assertNotIn("marks, positional", text)
+        self.assertIn("timing probes (docs/perf-tools.md).", text)
+        self.assertIn("Exit status: 0 done, 1 a check failed", text)
+
 
 class StackFrame(unittest.TestCase):
     def test_frame_limit(self):
