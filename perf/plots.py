@@ -16,8 +16,22 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', "'") + '"'
 
 
-def _terminal() -> str:
-    return "set terminal pngcairo size 1400,700 font 'sans,10' noenhanced"
+def _terminal(height: int = 700) -> str:
+    return f"set terminal pngcairo size 1400,{height} font 'sans,10' noenhanced"
+
+
+# Bar labels are rotated by 40 degrees: each character takes about 0.3 of a line of the
+# bottom margin (sin 40 x a 9-point character's width over a 10-point line), so the
+# margin is made from the longest label; 7 lines, the old fixed margin, cut a label
+# after about 23 characters (the default's "*" and UNROLL were lost).
+LABEL_LINES_PER_CHAR = 0.32
+LINE_PIXELS = 17
+
+
+def bar_margin(labels) -> int:
+    """The bottom margin, in lines, that shows the longest rotated label whole."""
+    longest = max((len(label) for label in labels), default=0)
+    return max(7, int(LABEL_LINES_PER_CHAR * longest + 0.999) + 2)
 
 
 def _run(path: str, script: str):
@@ -44,12 +58,14 @@ def bar_chart(path, title, ylabel, series, rows):
     columns = ", ".join(
         f"{_quote(data_path)} using {i + 2}:xtic(1) title columnheader({i + 2})"
         for i in range(len(series)))
+    margin = bar_margin(row[0] for row in rows)
     script = "\n".join([
-        _terminal(), f"set output {_quote(path)}", f"set title {_quote(title)}",
+        _terminal(700 + LINE_PIXELS * (margin - 7)), f"set output {_quote(path)}",
+        f"set title {_quote(title)}",
         f"set ylabel {_quote(ylabel)}", "set style data histograms",
         "set style histogram clustered gap 1", "set style fill solid 0.85 border -1",
         "set boxwidth 0.9", "set key outside right top", "set grid ytics",
-        "set xtics rotate by -40 font 'sans,9'", "set bmargin 7", "set yrange [0:*]",
+        "set xtics rotate by -40 font 'sans,9'", f"set bmargin {margin}", "set yrange [0:*]",
         f"plot {columns}", ""])
     return _run(path, script)
 

@@ -4,6 +4,8 @@ rows and the bench-mode mapping (no timing here: the sweep itself is make explor
 
 import json
 import os
+import re
+import tempfile
 import unittest
 
 from repo import GEN
@@ -347,9 +349,6 @@ class ChartPanels(unittest.TestCase):
         self.assertAlmostEqual(panels[1][2], 14e9 * 16 / 14 / 1e9)   # 14 rounds
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class Driver(unittest.TestCase):
     """explore() end to end with the building and the timing faked: what it writes lands in
@@ -396,3 +395,28 @@ class Driver(unittest.TestCase):
             said = "\n".join(str(call.args[0]) for call in printed.call_args_list
                              if call.args)
             self.assertIn("winner ", said)
+
+
+class ChartLabels(unittest.TestCase):
+    """The explore chart's bar labels are rotated; a fixed 7-line bottom margin cut them
+    after about 23 characters, so the default's "*" and UNROLL never showed."""
+
+    def test_the_bottom_margin_fits_the_longest_label(self):
+        from unittest import mock
+        from perf import plots
+        scripts = []
+        long_label = "karatsuba unpack rows stitched T2 halves loaded U8 *"   # 52 characters
+        with tempfile.TemporaryDirectory() as tmp, \
+                mock.patch.object(plots, "_run", lambda path, script: scripts.append(script)):
+            plots.bar_chart(os.path.join(tmp, "x.png"), "t", "GB/s", ["1024 B"],
+                            [["base reg loop T4 swap U8 *", 1.0], [long_label, 2.0]])
+        margin = int(re.search(r"set bmargin (\d+)", scripts[0]).group(1))
+        # 0.3 of a line per character at 40 degrees: the whole label, and a line to spare
+        self.assertGreaterEqual(margin, 0.3 * len(long_label) + 1)
+        height = int(re.search(r"size 1400,(\d+)", scripts[0]).group(1))
+        self.assertGreater(height, 700)        # the plot keeps its height
+        self.assertEqual(plots.bar_margin(["short"]), 7)
+
+
+if __name__ == "__main__":
+    unittest.main()
