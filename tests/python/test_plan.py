@@ -398,9 +398,6 @@ class PlanAndRenderingAgree(unittest.TestCase):
         self.assertTrue(any("vector registers missing" in p for p in problems), problems)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class OnePassKnob(unittest.TestCase):
     """ONEPASS=groups enters the main loop only for more than one iteration, so a message
@@ -425,3 +422,7 @@ class OnePassKnob(unittest.TestCase):
             with self.subTest(mode=mode, isa=isa):
                 self.assertEqual(self.entry(mode, isa, "loop"), (stride, "jae"))
                 self.assertEqual(self.entry(mode, isa, "groups"), (stride, "ja"))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -283,9 +283,6 @@ class VpermConstants(unittest.TestCase):
                 self.assertEqual(sorted(table), list(range(16)), name)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class VpermLint(unittest.TestCase):
     """The lint knows which ISA allows what: legacy SSE only on vperm_ssse3 (and no
@@ -331,3 +328,7 @@ class VpermLint(unittest.TestCase):
                 self.assertTrue(code, name)
                 self.assertFalse([m for m in code if m.startswith("v")], name)
                 self.assertFalse([m for m in code if m.startswith("aes")], name)
+
+
+if __name__ == "__main__":
+    unittest.main()
