@@ -33,6 +33,8 @@ DW_EH_PE_pcrel_sdata4 = 0x1b
 
 
 def uleb128(value: int):
+    if value < 0:
+        raise ValueError(f"uleb128 of {value}: not unsigned")
     out = []
     while True:
         byte, value = value & 0x7f, value >> 7
@@ -61,6 +63,9 @@ class FrameTable:
 
     def adjust(self, amount: int):
         self.cfa_offset += amount
+        if self.cfa_offset < 8:
+            raise TemplateError(f".cfi_adjust {amount} puts the CFA at rsp + {self.cfa_offset}, "
+                                "below the return address (rsp + 8 at the entry)")
         return [DW_CFA_def_cfa_offset] + uleb128(self.cfa_offset)
 
     def saved_at(self, reg: str, rsp_offset: int):

@@ -349,6 +349,26 @@ class Printers(unittest.TestCase):
         self.assertEqual(AttPrinter().comment("when the counter wraps"),
                          "# when the counter wraps")
 
+    def test_nasm_refuses_a_cfa_below_the_return_address(self):
+        """The NASM printer writes the CFA offset as a ULEB128 (DW_CFA_def_cfa_offset): one
+        that a .cfi_adjust took below 8 is a template error, where the encoder looped
+        forever on the negative number.  In a child process, so a hang fails."""
+        script = ("from generator.errors import TemplateError\n"
+                  "from generator.parse import parse\n"
+                  "from generator.printers.nasm import NasmPrinter\n"
+                  "try:\n"
+                  "    NasmPrinter().render([], parse('.cfi_startproc\\nendbr64\\n"
+                  ".cfi_adjust -16\\nret\\n.cfi_endproc'))\n"
+                  "except TemplateError as error:\n"
+                  "    print(error)\n")
+        try:
+            result = subprocess.run([sys.executable, "-c", script], cwd=REPO, timeout=10,
+                                    capture_output=True, text=True)
+        except subprocess.TimeoutExpired:
+            self.fail("the NASM printer did not finish on .cfi_adjust -16")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("CFA", result.stdout)
+
     def test_mca_markers(self):
         statements = parse(".mca_begin loop, 16\nnop\n.mca_end")
         self.assertIn("# LLVM-MCA-BEGIN loop", AttPrinter().render([], statements))
