@@ -203,6 +203,28 @@ class Twins(unittest.TestCase):
                     self.assertIn(".rela.eh_frame", run("readelf", "-rW", nasm),
                                   "the FDEs' starts are relocated")
 
+    def test_xmm_saves_have_the_same_unwind_rows(self):
+        """gen/ is System V, which saves no xmm register, so the NASM printer's
+        .cfi_savexmm rows (DW_CFA_offset of xmm6-xmm15) are reached only with the Win64
+        ABI on ELF (`gen --abi win64`, `show --abi win64 --syntax asm`): both twins of
+        each ISA x mode rendered so (its functions save xmm6 and up): the same rows."""
+        from generator.abi import WIN64
+        for isa, mode in generated_pairs():
+            with self.subTest(isa=isa.name, mode=mode.name):
+                texts = generate(mode, isa, resolve(mode, isa, {}), WIN64,
+                                 with_variants=False)
+                paths = {}
+                for ext, text in texts.items():
+                    paths[ext] = os.path.join(self.tmp.name, f"w-{isa.name}-{mode.name}.{ext}")
+                    with open(paths[ext], "w", encoding="utf-8") as handle:
+                        handle.write(text)
+                gas, nasm = paths["S"] + ".o", paths["asm"] + ".o"
+                run("cc", "-c", "-Wa,--noexecstack", "-o", gas, paths["S"])
+                run("nasm", "-f", "elf64", "-o", nasm, paths["asm"])
+                gas_rows = unwind_rows(gas)
+                self.assertRegex(gas_rows, r"xmm6 +xmm7 ")      # saves to compare
+                self.assertEqual(unwind_rows(nasm), gas_rows)
+
     def test_mca_markers_in_both_twins(self):
         for isa in ISAS:
             for mode in MODES:
