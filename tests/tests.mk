@@ -10,13 +10,8 @@
 #                                 in $(BUILD)-sanitize, run through tests/run.py
 #   make test-huge                single calls past 4 GiB on every ISA (tests/c/huge_lengths.c;
 #                                 minutes, so not part of make test; .ci/run runs it)
-#   $(BUILD)/tests/aesgen_tests --only GROUP   one C group (api, known-answer,
-#                                 differential, page-edge, abi, threads, xts-api,
-#                                 xts-sectors, xts-known-answer, xts-differential,
-#                                 xts-page-edge, xts-abi, xts-threads, gcm-api,
-#                                 gcm-known-answer, gcm-differential, gcm-page-edge,
-#                                 gcm-abi, gcm-threads, gcm-contract, isa-context,
-#                                 counter-readback, xts-keys, ipsec, cpu-features) by hand
+#   $(BUILD)/tests/aesgen_tests --only GROUP   one C group, by hand (the groups are
+#                                 tests/c/main.c's groups[]; a wrong GROUP lists them)
 
 TEST_DIR    := $(BUILD)/tests
 # Listed, not globbed: tests/c also holds stand-alone programs (variant_check.c,
