@@ -43,6 +43,14 @@ def uleb128(value: int):
             return out
 
 
+def low_register(reg: str) -> int:
+    """reg's DWARF number, for the forms that carry it in an opcode's low 6 bits."""
+    number = DWARF_REGISTER[reg]
+    if number >= 64:
+        raise TemplateError(f"{reg} (DWARF {number}) does not fit DW_CFA_offset/_restore")
+    return number
+
+
 class FrameTable:
     """One function's CFI as NASM lines: the labels in the code and the FDE's rows."""
 
@@ -51,7 +59,7 @@ class FrameTable:
         self.start = f"L.cfi.{number}.start"
         self.end = f"L.cfi.{number}.end"
         self.cfa_offset = 8          # the return address: rsp + 8 at the entry
-        self.saved_offsets = []      # .cfi_remember's stack
+        self.remembered_cfa_offsets = []   # .cfi_remember's stack
         self.steps = []              # (label, [instruction bytes]) in code order
 
     def step(self, ops, what: str):
@@ -74,7 +82,7 @@ class FrameTable:
         if below_cfa <= 0 or below_cfa % -DATA_ALIGNMENT:
             raise TemplateError(f"{reg} saved {below_cfa} bytes below the CFA: not a "
                                 f"multiple of {-DATA_ALIGNMENT} above 0")
-        return [DW_CFA_offset | DWARF_REGISTER[reg]] + uleb128(below_cfa // -DATA_ALIGNMENT)
+        return [DW_CFA_offset | low_register(reg)] + uleb128(below_cfa // -DATA_ALIGNMENT)
 
     def fde(self, cie: str):
         body = [f"L.fde.{self.number}:",
@@ -213,7 +221,7 @@ class NasmPrinter(Printer):
 
     def directive_cfi_endproc(self):
         frame = self._frame("endproc")
-        if frame.saved_offsets:
+        if frame.remembered_cfa_offsets:
             raise TemplateError(".cfi_endproc with a .cfi_remember never restored")
         self.frame = None
         return [f"{frame.end}:"]
@@ -226,7 +234,7 @@ class NasmPrinter(Printer):
 
     def directive_cfi_pop(self, reg):
         frame = self._frame("pop")
-        ops = frame.adjust(-8) + [DW_CFA_restore | DWARF_REGISTER[reg]]
+        ops = frame.adjust(-8) + [DW_CFA_restore | low_register(reg)]
         return frame.step(ops, f"CFA = rsp + {frame.cfa_offset}, {reg} the caller's")
 
     def directive_cfi_adjust(self, amount):
@@ -241,14 +249,14 @@ class NasmPrinter(Printer):
 
     def directive_cfi_remember(self):
         frame = self._frame("remember")
-        frame.saved_offsets.append(frame.cfa_offset)
+        frame.remembered_cfa_offsets.append(frame.cfa_offset)
         return frame.step([DW_CFA_remember_state], "the body's row kept for after the ret")
 
     def directive_cfi_restore(self):
         frame = self._frame("restore")
-        if not frame.saved_offsets:
+        if not frame.remembered_cfa_offsets:
             raise TemplateError(".cfi_restore without a .cfi_remember")
-        frame.cfa_offset = frame.saved_offsets.pop()
+        frame.cfa_offset = frame.remembered_cfa_offsets.pop()
         return frame.step([DW_CFA_restore_state], "the body's row again")
 
     def frame_tables(self):

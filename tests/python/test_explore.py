@@ -356,7 +356,6 @@ class Driver(unittest.TestCase):
     function, and every sweep died after its last round)."""
 
     def test_a_sweep_writes_its_table_into_the_given_build(self):
-        import tempfile
         import types
         from unittest import mock
 
