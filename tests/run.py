@@ -10,12 +10,14 @@ Part 3: tests/fuzz/run.py: every fuzz corpus file through every libFuzzer
         target ($(BUILD)-fuzz/fuzz_*), then a few seconds of fuzzing per target.
 Part 4: tests/ct/run.py: the constant-time check under valgrind.
 Part 5: tests/win/run.py: the Windows x64 test program under wine.
-Parts 3 to 5 report the same summary line as part 2.
+Part 6: tests/emulated/run.py: C groups on emulated CPUs without AVX-512, VAES, AVX,
+        AES-NI or SSSE3 (qemu-user), each lacking ISA skipped by name.
+Parts 3 to 6 report the same summary line as part 2.
 The last line printed is `N passed, N failed, N skipped` (totals); the exit
 status is 1 if anything failed.
 
 Usage: python3 tests/run.py --build BUILD_DIR [--skip-python] [--skip-c] [--skip-fuzz]
-                            [--skip-ct] [--skip-win]
+                            [--skip-ct] [--skip-win] [--skip-emulated]
 """
 
 import argparse
@@ -242,6 +244,12 @@ def run_win_tests(build):
                                            "--build", build])
 
 
+def run_emulated_tests(build):
+    """The C groups on emulated CPUs (tests/emulated/run.py)."""
+    return run_summary_program("emulated CPUs", [sys.executable, os.path.join(
+        REPO, "tests", "emulated", "run.py"), "--build", build])
+
+
 def run_summary_program(label, argv):
     """Runs a program whose last line is `N passed, N failed[, N skipped]`, echoing
     its output; a crash, a timeout or a missing summary counts as one failure."""
@@ -303,6 +311,8 @@ def main():
     parser.add_argument("--skip-fuzz", action="store_true", help="no fuzz replay or run")
     parser.add_argument("--skip-ct", action="store_true", help="no constant-time check")
     parser.add_argument("--skip-win", action="store_true", help="no Windows tests under wine")
+    parser.add_argument("--skip-emulated", action="store_true",
+                        help="no C tests on emulated CPUs (qemu-user)")
     args = parser.parse_args()
     build = os.path.abspath(args.build)
     os.chdir(REPO)
@@ -325,6 +335,9 @@ def main():
     if not args.skip_win:
         totals.add(timed("Windows x64 under wine (tests/win/run.py, "
                          + os.path.relpath(build, REPO) + "/win)", lambda: run_win_tests(build)))
+    if not args.skip_emulated:
+        totals.add(timed("C tests on emulated CPUs (tests/emulated/run.py, qemu-user)",
+                         lambda: run_emulated_tests(build)))
     say(f"== all tests: {time.monotonic() - start:.1f} s")
     say(totals.line())
     return 1 if totals.failed else 0

@@ -40,7 +40,7 @@ SANITIZE_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 test-sanitize: | test-tools
 	@CFLAGS="$(SANITIZE_FLAGS)" LDFLAGS="$(SANITIZE_FLAGS)" $(MAKE) --no-print-directory \
 	  BUILD=$(SANITIZE_BUILD) CC=clang test-bin
-	$(PYTHON) tests/run.py --build $(SANITIZE_BUILD) --skip-python --skip-fuzz --skip-ct --skip-win
+	$(PYTHON) tests/run.py --build $(SANITIZE_BUILD) --skip-python --skip-fuzz --skip-ct --skip-win --skip-emulated
 
 test-bin: $(TEST_BIN)
 

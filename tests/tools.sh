@@ -8,8 +8,9 @@
 # (libclang-rt-N-dev for clang N), valgrind with its client-request headers, meson
 # and ninja (the vendored bundle's Meson consumer, tests/python/test_vendor.py), and
 # mingw-w64 and wine (the Windows x64 test program, tests/win; Debian 12's wine needs
-# wine64 for 64-bit programs), and Bazel (Debian's bazel-bootstrap: the vendored
-# bundle's Bazel consumer, tests/python/test_vendor.py).
+# wine64 for 64-bit programs), Bazel (Debian's bazel-bootstrap: the vendored
+# bundle's Bazel consumer, tests/python/test_vendor.py), and qemu-user (the C groups
+# on emulated CPUs without AVX-512, VAES, AVX, AES-NI or SSSE3, tests/emulated).
 # Quiet when all are there.  As root, installs what is missing with apt-get;
 # otherwise exits 2 naming the Debian packages to install.
 set -u
@@ -64,6 +65,7 @@ check_all() {
     need wine wine
     need_file /usr/lib/wine/wine64 wine64
     need bazel bazel-bootstrap
+    need qemu-x86_64 qemu-user
 }
 
 # Two rounds: the libFuzzer runtime's package is named after the clang version,

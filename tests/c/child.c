@@ -22,6 +22,28 @@ static bool named(const char *entry, const struct child_var *vars, size_t nvars)
     return false;
 }
 
+/* Under AESGEN_TEST_EMULATOR (e.g. "/usr/bin/qemu-x86_64 -cpu Penryn": tests/emulated),
+ * this binary runs on an emulated CPU, and a child it execs directly would run on the
+ * real one: the child goes through the same emulator.  Its words (at most
+ * EMULATOR_WORDS, split at spaces, the first an absolute path) go to argv's front;
+ * returns how many. */
+enum { EMULATOR_WORDS = 8 };
+
+static size_t emulator_words(char **argv)
+{
+    static _Thread_local char copy[512];
+    const char *emulator = getenv(TEST_EMULATOR_ENV);
+    char *rest = NULL;
+    size_t words = 0;
+    if (!emulator || !*emulator)
+        return 0;
+    snprintf(copy, sizeof copy, "%s", emulator);
+    for (char *word = strtok_r(copy, " ", &rest); word && words < EMULATOR_WORDS;
+         word = strtok_r(NULL, " ", &rest))
+        argv[words++] = word;
+    return words;
+}
+
 bool run_child_with(const char *self, const char *flag, const struct child_var *vars,
                     size_t nvars, char *report, size_t cap)
 {
@@ -51,8 +73,12 @@ bool run_child_with(const char *self, const char *flag, const struct child_var *
             dup2(fds[1], STDOUT_FILENO);
             close(fds[0]);
             close(fds[1]);
-            char *argv[] = { (char *)self, (char *)flag, NULL };
-            execve(self, argv, env);
+            char *argv[EMULATOR_WORDS + 3];
+            const size_t words = emulator_words(argv);
+            argv[words] = (char *)self;
+            argv[words + 1] = (char *)flag;
+            argv[words + 2] = NULL;
+            execve(argv[0], argv, env);
             _exit(127);
         }
         close(fds[1]);

@@ -8,6 +8,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Set when the tests run on an emulated CPU (tests/emulated/run.py): the emulator's
+ * command, which children run through too, and /proc/cpuinfo describes the host. */
+#define TEST_EMULATOR_ENV "AESGEN_TEST_EMULATOR"
+
 struct child_var {
     const char *name;   /* e.g. "AESGEN_ISA" */
     const char *value;  /* NULL: removed from the child's environment */

@@ -7,9 +7,11 @@
  * lists avx/avx512 flags only when the OS enables their register state).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "child.h"
 #include "internal.h"
 #include "tests.h"
 
@@ -109,6 +111,12 @@ static int read_cpuinfo_flags(char *flags, size_t size)
 static void this_machine(void)
 {
     static char flags[8192];
+    const char *emulator = getenv(TEST_EMULATOR_ENV);
+    if (emulator && *emulator) {
+        check_skip("cpu features of this machine: an emulated CPU (%s), which "
+                   "/proc/cpuinfo does not describe", emulator);
+        return;
+    }
     if (!read_cpuinfo_flags(flags, sizeof flags)) {
         check_skip("cpu features of this machine: no /proc/cpuinfo flags");
         return;
