@@ -60,7 +60,7 @@ class FrameTable:
         self.end = f"L.cfi.{number}.end"
         self.cfa_offset = 8          # the return address: rsp + 8 at the entry
         self.remembered_cfa_offsets = []   # .cfi_remember's stack
-        self.steps = []              # (label, [instruction bytes]) in code order
+        self.steps = []              # (label, [instruction bytes], the row) in code order
 
     def step(self, ops, what: str):
         """A label here in the code, and the call-frame instructions that apply from it

@@ -25,19 +25,19 @@ static bool named(const char *entry, const struct child_var *vars, size_t nvars)
 /* Under AESGEN_TEST_EMULATOR (e.g. "/usr/bin/qemu-x86_64 -cpu Penryn": tests/emulated),
  * this binary runs on an emulated CPU, and a child it execs directly would run on the
  * real one: the child goes through the same emulator.  Its words (at most
- * EMULATOR_WORDS, split at spaces, the first an absolute path) go to argv's front;
- * returns how many. */
+ * EMULATOR_WORDS, split at spaces in copy, the first an absolute path) go to argv's
+ * front; returns how many.  Called before fork: the child of a process with threads may
+ * call only async-signal-safe functions until it execs. */
 enum { EMULATOR_WORDS = 8 };
 
-static size_t emulator_words(char **argv)
+static size_t emulator_words(char **argv, char *copy, size_t cap)
 {
-    static _Thread_local char copy[512];
     const char *emulator = getenv(TEST_EMULATOR_ENV);
     char *rest = NULL;
     size_t words = 0;
     if (!emulator || !*emulator)
         return 0;
-    snprintf(copy, sizeof copy, "%s", emulator);
+    snprintf(copy, cap, "%s", emulator);
     for (char *word = strtok_r(copy, " ", &rest); word && words < EMULATOR_WORDS;
          word = strtok_r(NULL, " ", &rest))
         argv[words++] = word;
@@ -63,6 +63,11 @@ bool run_child_with(const char *self, const char *flag, const struct child_var *
             env[m++] = text;
         }
     env[m] = NULL;
+    char *argv[EMULATOR_WORDS + 3], emulator[512];
+    const size_t words = emulator_words(argv, emulator, sizeof emulator);
+    argv[words] = (char *)self;
+    argv[words + 1] = (char *)flag;
+    argv[words + 2] = NULL;
     int fds[2];
     bool ok = false;
     report[0] = '\0';
@@ -73,11 +78,6 @@ bool run_child_with(const char *self, const char *flag, const struct child_var *
             dup2(fds[1], STDOUT_FILENO);
             close(fds[0]);
             close(fds[1]);
-            char *argv[EMULATOR_WORDS + 3];
-            const size_t words = emulator_words(argv);
-            argv[words] = (char *)self;
-            argv[words + 1] = (char *)flag;
-            argv[words + 2] = NULL;
             execve(argv[0], argv, env);
             _exit(127);
         }
