@@ -5,7 +5,7 @@ Calibration: for each mode, key size and ISA the bench measured, the main loop's
 llvm-mca estimate (cycles per byte) on the model closest to this CPU next to the
 measured cycles per byte of the longest message, and the error in %.  Every other
 legal model's error is listed too, with models known to be off flagged.  The estimate
-covers the main loop alone; the measurement adds per-message work (set_iv, the tail),
+covers the main loop alone; the measurement adds per-message work (the call, the tail),
 a few % at 16 KiB, so a small optimistic error is expected.
 
 Then issue 12's marks (perf/marks.py) for the run's `auto` cells: one run, so each

@@ -59,8 +59,8 @@ extern "C" {
  */
 #define AESGEN_VERSION_MAJOR 0
 #define AESGEN_VERSION_MINOR 5
-#define AESGEN_VERSION_PATCH 0
-#define AESGEN_VERSION_STRING "0.5.0"
+#define AESGEN_VERSION_PATCH 1
+#define AESGEN_VERSION_STRING "0.5.1"
 
 /* AESGEN_VERSION_STRING of the library actually linked (may differ from the header's). */
 AESGEN_API const char *aesgen_version(void);
@@ -188,6 +188,19 @@ AESGEN_API int aesgen_ctr_init_isa(aesgen_ctr_ctx *ctx, const uint8_t *key, size
 /* Extension: start a new message under the same key (no key expansion), as if
  * aesgen_ctr_init had been called with the same key and this iv. */
 AESGEN_API int aesgen_ctr_set_iv(aesgen_ctr_ctx *ctx, const uint8_t iv[16]);
+/*
+ * Extension (0.5.1): one whole message under ctx's key from this counter block (what
+ * aesgen_ctr_set_iv + aesgen_ctr_crypt give), in one stateless call: ctx is only read
+ * (its own counter and partial block stay as they were), so one keyed context may
+ * serve many threads.  The form of a request with its own IV (Linux ctr(aes)), and the
+ * fastest per message: no counter is stored in ctx and read back.
+ *     aesgen_ctr_crypt_iv(&cctx, iv, out, in, len);
+ * dst == src is allowed; iv may lie anywhere, dst or src included (it is read before
+ * anything is written).  NULL ctx or iv, a zero-filled ctx, or NULL dst/src with
+ * len != 0: AESGEN_EINVAL, nothing written; len 0: AESGEN_OK.
+ */
+AESGEN_API int aesgen_ctr_crypt_iv(const aesgen_ctr_ctx *ctx, const uint8_t iv[16],
+                                   uint8_t *dst, const uint8_t *src, size_t len);
 /*
  * The counter block of the next keystream block not yet started: the iv given
  * at init/set_iv plus the number of blocks begun so far (a partial block counts

@@ -10,6 +10,9 @@
  * When a call ends mid-block, the rest of that keystream block is not kept:
  * the next call regenerates it (one 16-byte call on zeros with the previous
  * counter), so the common one-shot path does no extra work.
+ *
+ * aesgen_ctr_crypt_iv is the stateless one-shot: the counter comes from the
+ * caller's iv, the context is only read.
  */
 #include <string.h>
 #include "bytes.h"
@@ -144,4 +147,32 @@ int aesgen_ctr_crypt(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t *src, size
         return ctx->crypt(&ctx->key, dst, src, len, lo, hi);
     }
     return ctr_crypt_general(ctx, dst, src, len);
+}
+
+/* aesgen_ctr_crypt_iv whose blocks cross the wrap of the low counter half: two calls,
+ * the second from hi + 1 (a call of at most SIZE_MAX bytes crosses it once at most). */
+static AESGEN_COLD int ctr_crypt_iv_wrapping(const aesgen_ctr_ctx *ctx, uint8_t *dst,
+                                             const uint8_t *src, size_t len, uint64_t lo,
+                                             uint64_t hi)
+{
+    const size_t first = (size_t)(0 - lo) * 16;   /* lo != 0: the blocks up to the wrap */
+    ctx->crypt(&ctx->key, dst, src, first, lo, hi);
+    return ctx->crypt(&ctx->key, dst + first, src + first, len - first, 0, hi + 1);
+}
+
+int aesgen_ctr_crypt_iv(const aesgen_ctr_ctx *ctx, const uint8_t iv[16], uint8_t *dst,
+                        const uint8_t *src, size_t len)
+{
+    if (ctx == NULL || ctx->crypt == NULL || iv == NULL ||
+        (len != 0 && (dst == NULL || src == NULL)))
+        return AESGEN_EINVAL;
+    if (len == 0)
+        return AESGEN_OK;
+    /* The counter is read into registers before anything is written, so iv may lie in
+     * dst or src.  LAST = the low counter half of the last block, as in aesgen_ctr_crypt. */
+    const uint64_t hi = load_be64(iv), lo = load_be64(iv + 8);
+    uint64_t last;
+    if (__builtin_expect(!__builtin_add_overflow(lo, (len - 1) / 16, &last), 1))
+        return ctx->crypt(&ctx->key, dst, src, len, lo, hi);
+    return ctr_crypt_iv_wrapping(ctx, dst, src, len, lo, hi);
 }

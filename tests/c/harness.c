@@ -52,24 +52,22 @@ int stream_crypt_chunks(struct stream *s, uint8_t *dst, const uint8_t *src, size
     return AESGEN_OK;
 }
 
-/* XCTR's one-shot is aesgen_xctr_crypt_iv on a context keyed under another IV (iv with
- * every byte flipped), so an implementation that read the context's IV would fail; the
- * streaming calls are tested through stream_crypt_chunks. */
+/* CTR's and XCTR's one-shots are aesgen_ctr_crypt_iv and aesgen_xctr_crypt_iv on a
+ * context keyed under another IV (iv with every byte flipped), so an implementation that
+ * read the context's IV would fail; the streaming calls are tested through
+ * stream_crypt_chunks. */
 int api_oneshot(enum mode mode, const uint8_t *key, size_t key_len, const uint8_t iv[16],
                 uint8_t *dst, const uint8_t *src, size_t len)
 {
     struct stream s;
-    if (mode == MODE_XCTR) {
-        uint8_t decoy[16];
-        for (size_t i = 0; i < sizeof decoy; i++)
-            decoy[i] = (uint8_t)~iv[i];
-        int rc = stream_init(&s, mode, key, key_len, decoy);
-        return rc == AESGEN_OK ? aesgen_xctr_crypt_iv(&s.ctx.xctr, iv, dst, src, len) : rc;
-    }
-    int rc = stream_init(&s, mode, key, key_len, iv);
-    if (rc == AESGEN_OK)
-        rc = stream_crypt(&s, dst, src, len);
-    return rc;
+    uint8_t decoy[16];
+    for (size_t i = 0; i < sizeof decoy; i++)
+        decoy[i] = (uint8_t)~iv[i];
+    int rc = stream_init(&s, mode, key, key_len, decoy);
+    if (rc != AESGEN_OK)
+        return rc;
+    return mode == MODE_XCTR ? aesgen_xctr_crypt_iv(&s.ctx.xctr, iv, dst, src, len)
+                             : aesgen_ctr_crypt_iv(&s.ctx.ctr, iv, dst, src, len);
 }
 
 void reference(enum mode mode, const uint8_t *key, size_t key_len, const uint8_t iv[16],

@@ -37,8 +37,8 @@ int stream_crypt(struct stream *s, uint8_t *dst, const uint8_t *src, size_t len)
 int stream_crypt_chunks(struct stream *s, uint8_t *dst, const uint8_t *src, size_t len,
                         const size_t *chunks, size_t chunk_count);
 
-/* The whole message through the API in one call, on a fresh context (XCTR: the
- * stateless aesgen_xctr_crypt_iv, harness.c). */
+/* The whole message through the API in one call, on a fresh context keyed under
+ * another IV: the stateless aesgen_ctr_crypt_iv or aesgen_xctr_crypt_iv (harness.c). */
 int api_oneshot(enum mode mode, const uint8_t *key, size_t key_len, const uint8_t iv[16],
                 uint8_t *dst, const uint8_t *src, size_t len);
 

@@ -4,7 +4,8 @@
  * left untouched on error, len == 0, ISA selection and its error codes,
  * aesgen_strerror, aesgen_wipe, the counter modes' key schedules (rows included),
  * contexts keeping their ISA, the end of an
- * XCTR stream, XCTR's stateless one-shot (aesgen_xctr_crypt_iv), and the AESGEN_ISA environment variable (in child processes,
+ * XCTR stream, the counter modes' stateless one-shots (aesgen_ctr_crypt_iv,
+ * aesgen_xctr_crypt_iv), and the AESGEN_ISA environment variable (in child processes,
  * since it is read only at first use).
  */
 #define _GNU_SOURCE
@@ -79,26 +80,39 @@ static void null_pointers(enum mode mode)
         check_int(aesgen_xctr_crypt(NULL, buf, buf, 5), AESGEN_EINVAL, "xctr crypt with NULL ctx");
 }
 
-/* aesgen_xctr_crypt_iv: argument checks, the context only read, an IV inside the
- * buffers, on every runnable XCTR implementation and key size. */
-static void xctr_crypt_iv_contract(void)
+/* The stateless one-shot of a counter mode, on the stream's context. */
+static int crypt_iv(const struct stream *s, const uint8_t iv[16], uint8_t *dst,
+                    const uint8_t *src, size_t len)
 {
+    return s->mode == MODE_CTR ? aesgen_ctr_crypt_iv(&s->ctx.ctr, iv, dst, src, len)
+                               : aesgen_xctr_crypt_iv(&s->ctx.xctr, iv, dst, src, len);
+}
+
+/* aesgen_ctr_crypt_iv and aesgen_xctr_crypt_iv: argument checks, the context only read,
+ * an IV inside the buffers, on every runnable implementation of the mode and key size;
+ * CTR also from counters whose low half wraps within the call (split in two). */
+static void crypt_iv_contract(enum mode mode)
+{
+    const char *m = mode_name(mode);
     uint8_t key[32], iv[16], buf[64];
     rng_fill(key, sizeof key);
     rng_fill(iv, sizeof iv);
-    aesgen_xctr_ctx ctx, unset;
+    struct stream s, unset;
     memset(&unset, 0, sizeof unset);
-    aesgen_xctr_init(&ctx, key, 16, iv);
+    unset.mode = mode;
+    stream_init(&s, mode, key, 16, iv);
     memset(buf, 0xee, sizeof buf);
-    check_int(aesgen_xctr_crypt_iv(NULL, iv, buf, buf, 5), AESGEN_EINVAL, "xctr crypt_iv: NULL ctx");
-    check_int(aesgen_xctr_crypt_iv(&ctx, NULL, buf, buf, 5), AESGEN_EINVAL, "xctr crypt_iv: NULL iv");
-    check_int(aesgen_xctr_crypt_iv(&unset, iv, buf, buf, 5), AESGEN_EINVAL,
-              "xctr crypt_iv: a context never initialized");
-    check_int(aesgen_xctr_crypt_iv(&ctx, iv, NULL, buf, 5), AESGEN_EINVAL, "xctr crypt_iv: NULL dst");
-    check_int(aesgen_xctr_crypt_iv(&ctx, iv, buf, NULL, 5), AESGEN_EINVAL, "xctr crypt_iv: NULL src");
-    check(all_bytes_are(buf, sizeof buf, 0xee), "xctr crypt_iv: refused calls write nothing");
-    check_int(aesgen_xctr_crypt_iv(&ctx, iv, NULL, NULL, 0), AESGEN_OK,
-              "xctr crypt_iv: 0 bytes with NULL buffers");
+    check_int(mode == MODE_CTR ? aesgen_ctr_crypt_iv(NULL, iv, buf, buf, 5)
+                               : aesgen_xctr_crypt_iv(NULL, iv, buf, buf, 5),
+              AESGEN_EINVAL, "%s crypt_iv: NULL ctx", m);
+    check_int(crypt_iv(&s, NULL, buf, buf, 5), AESGEN_EINVAL, "%s crypt_iv: NULL iv", m);
+    check_int(crypt_iv(&unset, iv, buf, buf, 5), AESGEN_EINVAL,
+              "%s crypt_iv: a context never initialized", m);
+    check_int(crypt_iv(&s, iv, NULL, buf, 5), AESGEN_EINVAL, "%s crypt_iv: NULL dst", m);
+    check_int(crypt_iv(&s, iv, buf, NULL, 5), AESGEN_EINVAL, "%s crypt_iv: NULL src", m);
+    check(all_bytes_are(buf, sizeof buf, 0xee), "%s crypt_iv: refused calls write nothing", m);
+    check_int(crypt_iv(&s, iv, NULL, NULL, 0), AESGEN_OK,
+              "%s crypt_iv: 0 bytes with NULL buffers", m);
 
     /* Lengths on both sides of each path: one block, the final groups (and a call from
      * index 1 that fits one: START=table), the groups, the main loop. */
@@ -108,29 +122,38 @@ static void xctr_crypt_iv_contract(void)
     enum { MAXLEN = 4100, SLACK = 32 };
     uint8_t *pt = xmalloc(MAXLEN), *want = xmalloc(MAXLEN), *got = xmalloc(MAXLEN + 2 * SLACK);
     rng_fill(pt, MAXLEN);
-    FOR_EACH_RUNNABLE_VARIANT(isa, TEST_MODE_xctr) {
+    /* CTR: a random counter, and one whose low half wraps after 6 blocks (and whose high
+     * half then wraps too: all 128 bits carry) */
+    const size_t starts = mode == MODE_CTR ? 2 : 1;
+    FOR_EACH_RUNNABLE_VARIANT(isa, mode == MODE_CTR ? TEST_MODE_ctr : TEST_MODE_xctr) {
         if (!isa_select(isa))
             continue;
         const char *name = isa_label(isa);
-        for (size_t k = 0; k < 3; k++) {
+        for (size_t k = 0; k < 3; k++)
+        for (size_t start = 0; start < starts; start++) {
             size_t key_len = key_sizes[k];
             rng_fill(iv, sizeof iv);
+            if (start == 1) {
+                memset(iv, 0xff, sizeof iv);
+                iv[15] = 0xfa;
+            }
             /* a context in the middle of a block of another stream */
             uint8_t other_iv[16], head[21];
             rng_fill(other_iv, sizeof other_iv);
-            aesgen_xctr_init(&ctx, key, key_len, other_iv);
-            aesgen_xctr_crypt(&ctx, head, pt, sizeof head);
-            aesgen_xctr_ctx before;
-            memcpy(&before, &ctx, sizeof ctx);
+            stream_init(&s, mode, key, key_len, other_iv);
+            stream_crypt(&s, head, pt, sizeof head);
+            struct stream before;
+            memcpy(&before, &s, sizeof s);
             for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
                 size_t len = lengths[l];
-                ref_xctr(key, key_len, iv, 1, want, pt, len);
+                reference(mode, key, key_len, iv, want, pt, len);
                 memset(got, 0xee, MAXLEN + 2 * SLACK);
-                int rc = aesgen_xctr_crypt_iv(&ctx, iv, got + SLACK, pt, len);
+                int rc = crypt_iv(&s, iv, got + SLACK, pt, len);
                 check(rc == AESGEN_OK && memcmp(got + SLACK, want, len) == 0 &&
                       all_bytes_are(got, SLACK, 0xee) &&
                       all_bytes_are(got + SLACK + len, SLACK, 0xee),
-                      "%s xctr crypt_iv aes-%u len=%zu", name, key_bits(key_len), len);
+                      "%s %s crypt_iv aes-%u iv ..%02x len=%zu", name, m, key_bits(key_len),
+                      iv[15], len);
                 /* the IV inside the output (in place), overlapping either end or within */
                 const long at[] = { -15, -1, 0, 7, (long)len - 16, (long)len - 1 };
                 for (size_t a = 0; a < sizeof at / sizeof at[0]; a++) {
@@ -141,20 +164,21 @@ static void xctr_crypt_iv_contract(void)
                     memcpy(out + at[a], iv, sizeof iv);
                     uint8_t pt_here[MAXLEN];
                     memcpy(pt_here, out, len);          /* the text the call sees */
-                    ref_xctr(key, key_len, iv, 1, want, pt_here, len);
-                    rc = aesgen_xctr_crypt_iv(&ctx, out + at[a], out, out, len);
+                    reference(mode, key, key_len, iv, want, pt_here, len);
+                    rc = crypt_iv(&s, out + at[a], out, out, len);
                     check(rc == AESGEN_OK && memcmp(out, want, len) == 0,
-                          "%s xctr crypt_iv aes-%u len=%zu in place, iv at dst%+ld", name,
-                          key_bits(key_len), len, at[a]);
+                          "%s %s crypt_iv aes-%u iv ..%02x len=%zu in place, iv at dst%+ld",
+                          name, m, key_bits(key_len), iv[15], len, at[a]);
                 }
             }
-            check(memcmp(&before, &ctx, sizeof ctx) == 0,
-                  "%s xctr crypt_iv aes-%u leaves the context as it was", name, key_bits(key_len));
+            check(memcmp(&before, &s, sizeof s) == 0,
+                  "%s %s crypt_iv aes-%u leaves the context as it was", name, m,
+                  key_bits(key_len));
             uint8_t rest[30], rest_want[sizeof head + sizeof rest];
-            aesgen_xctr_crypt(&ctx, rest, pt + sizeof head, sizeof rest);
-            ref_xctr(key, key_len, other_iv, 1, rest_want, pt, sizeof rest_want);
+            stream_crypt(&s, rest, pt + sizeof head, sizeof rest);
+            reference(mode, key, key_len, other_iv, rest_want, pt, sizeof rest_want);
             check_bytes(rest, rest_want + sizeof head, sizeof rest,
-                        "%s xctr aes-%u: the stream goes on after crypt_iv calls", name,
+                        "%s %s aes-%u: the stream goes on after crypt_iv calls", name, m,
                         key_bits(key_len));
         }
     }
@@ -422,7 +446,8 @@ void test_api(const struct test_config *config)
     counter_mode_schedules();
     contexts_keep_their_isa();
     xctr_stream_end();
-    xctr_crypt_iv_contract();
+    crypt_iv_contract(MODE_CTR);
+    crypt_iv_contract(MODE_XCTR);
     wipe_zeroes();
     environment_variable(config->self_path, auto_isa);
 }

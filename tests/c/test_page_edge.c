@@ -12,7 +12,7 @@
  * ISA and variant: 1024-byte strides at most) and some long ones; the 32 bytes beside
  * dst on its free side must keep their canary (a stray write inside the page).  Then the
  * other memory the calls touch at the edges, with the data on the heap: the context
- * (CTR, XCTR, XTS), aesgen_xctr_crypt_iv's IV and XTS's tweak.
+ * (CTR, XCTR, XTS), the counter modes' crypt_iv IVs and XTS's tweak.
  *
  * XTS (test_xts_page_edges) uses the same arena: every data-unit length 16..1100
  * and some long ones, ciphertext stealing lengths included, both directions.
@@ -105,7 +105,7 @@ enum { OBJECT_LENGTHS = sizeof object_lengths / sizeof object_lengths[0] };
 
 /* One call of the context and IV cases, made by guarded() under the fault catcher. */
 struct edge_object_call {
-    enum { CTR_INIT, CTR_CRYPT, XCTR_INIT, XCTR_CRYPT, XCTR_CRYPT_IV, XTS_INIT, XTS_CALL } what;
+    enum { CTR_INIT, CTR_CRYPT, CTR_CRYPT_IV, XCTR_INIT, XCTR_CRYPT, XCTR_CRYPT_IV, XTS_INIT, XTS_CALL } what;
     void *ctx;
     const uint8_t *key, *iv, *src;
     size_t key_len, len;
@@ -118,6 +118,7 @@ static int object_call(const struct edge_object_call *c)
     switch (c->what) {
     case CTR_INIT: return aesgen_ctr_init(c->ctx, c->key, c->key_len, c->iv);
     case CTR_CRYPT: return aesgen_ctr_crypt(c->ctx, c->dst, c->src, c->len);
+    case CTR_CRYPT_IV: return aesgen_ctr_crypt_iv(c->ctx, c->iv, c->dst, c->src, c->len);
     case XCTR_INIT: return aesgen_xctr_init(c->ctx, c->key, c->key_len, c->iv);
     case XCTR_CRYPT: return aesgen_xctr_crypt(c->ctx, c->dst, c->src, c->len);
     case XCTR_CRYPT_IV: return aesgen_xctr_crypt_iv(c->ctx, c->iv, c->dst, c->src, c->len);
@@ -140,8 +141,8 @@ static int guarded(const struct edge_object_call *c, const char *name)
     return rc;
 }
 
-/* CTR's and XCTR's contexts at both edges (init, crypt and, for XCTR, crypt_iv with its
- * IV at an edge of the other area too), the data on the heap. */
+/* CTR's and XCTR's contexts at both edges (init, crypt and crypt_iv with its IV at an
+ * edge of the other area too), the data on the heap. */
 static void contexts_at_edges(const char *isa, const struct arena *a, const uint8_t *pt,
                               uint8_t *want)
 {
@@ -170,6 +171,12 @@ static void contexts_at_edges(const char *isa, const struct arena *a, const uint
                 c.what = CTR_CRYPT;
                 if (rc == AESGEN_OK)
                     rc = guarded(&c, name);
+                check(rc == AESGEN_OK && memcmp(out, want, len) == 0, "%s", name);
+                snprintf(name, sizeof name, "%s ctr_crypt_iv aes-%u len=%zu with the context "
+                         "%s and the IV %s", isa, bits, len, side, edge_side_name(!at_end));
+                memset(out, 0, len);
+                c.what = CTR_CRYPT_IV;
+                rc = guarded(&c, name);
                 check(rc == AESGEN_OK && memcmp(out, want, len) == 0, "%s", name);
                 snprintf(name, sizeof name, "%s xctr aes-%u len=%zu with the context %s", isa,
                          bits, len, side);

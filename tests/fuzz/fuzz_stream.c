@@ -6,7 +6,7 @@
  *           4 CTR: IV's low 64 bits = 2^64 - 1 - n (n: next byte), so the low half
  *           wraps inside the message, 8 CTR: high 64 bits all ones too (2^128 wrap),
  *           16 XCTR: the whole message by aesgen_xctr_crypt_iv on a context keyed
- *           under another IV (no chunks)
+ *           under another IV (no chunks), 32 CTR: the same by aesgen_ctr_crypt_iv
  *   byte    [flag 4] n
  *   byte    src misalignment (low nibble), dst misalignment (high nibble)
  *   32      key (the first 16/24/32 bytes used)
@@ -19,13 +19,14 @@
  */
 #include "fuzz_stream.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "aesgen.h"
 #include "fuzz.h"
 
 enum { FLAG_IN_PLACE = 1, FLAG_SET_IV = 2, FLAG_LOW_WRAP = 4, FLAG_HIGH_WRAP = 8,
-       FLAG_ONE_SHOT = 16 };
+       FLAG_XCTR_ONE_SHOT = 16, FLAG_CTR_ONE_SHOT = 32 };
 enum { MAX_CHUNKS = 8, MAX_CHUNK = 8192 };   /* a chunk past the end is clamped */
 
 static int set_iv(struct stream *s, const uint8_t iv[16])
@@ -57,8 +58,9 @@ void fuzz_stream_one(enum mode mode, const uint8_t *data, size_t size)
     size_t chunk_count = fuzz_chunks(&in, chunks, MAX_CHUNKS, MAX_CHUNK);
     const uint8_t *msg = fuzz_rest(&in, &len);
 
-    fuzz_cover_shape(len, mode == MODE_XCTR && flags & FLAG_ONE_SHOT ? 15u
-                              : (flags & 7u) | (chunk_count ? 8u : 0u));
+    const bool one_shot = flags & (mode == MODE_XCTR ? FLAG_XCTR_ONE_SHOT : FLAG_CTR_ONE_SHOT);
+    fuzz_cover_shape(len, one_shot ? (mode == MODE_XCTR ? 15u : 12u + (flags & 12u) / 4)
+                                   : (flags & 7u) | (chunk_count ? 8u : 0u));
 
     struct fuzz_buffer want = fuzz_alloc(len, 0);
     reference(mode, key, key_len, iv, want.data, msg, len);
@@ -68,14 +70,16 @@ void fuzz_stream_one(enum mode mode, const uint8_t *data, size_t size)
     if (len)
         memcpy(src.data, msg, len);
     struct stream s;
-    if (mode == MODE_XCTR && flags & FLAG_ONE_SHOT) {
+    if (one_shot) {
         uint8_t other[16];
         for (size_t i = 0; i < 16; i++)
             other[i] = (uint8_t)(iv[i] ^ 0x5c);
         fuzz_expect_int(isa, stream_init(&s, mode, key, key_len, other), AESGEN_OK, "init");
-        fuzz_expect_int(isa, aesgen_xctr_crypt_iv(&s.ctx.xctr, iv, dst.data, src.data, len),
+        fuzz_expect_int(isa, mode == MODE_XCTR
+                                 ? aesgen_xctr_crypt_iv(&s.ctx.xctr, iv, dst.data, src.data, len)
+                                 : aesgen_ctr_crypt_iv(&s.ctx.ctr, iv, dst.data, src.data, len),
                         AESGEN_OK, "crypt_iv");
-        fuzz_expect_bytes(isa, dst.data, want.data, len, "xctr crypt_iv");
+        fuzz_expect_bytes(isa, dst.data, want.data, len, "crypt_iv");
         aesgen_wipe(&s, sizeof s);
         if (!(flags & FLAG_IN_PLACE))
             fuzz_free(&dst);

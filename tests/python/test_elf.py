@@ -30,7 +30,7 @@ PUBLIC_API = {
     "aesgen_version", "aesgen_strerror", "aesgen_select_isa", "aesgen_isa_name",
     "aesgen_isa_supported", "aesgen_select_variant", "aesgen_variant_name", "aesgen_wipe",
     "aesgen_ctr_init", "aesgen_ctr_init_isa", "aesgen_ctr_crypt", "aesgen_ctr_set_iv",
-    "aesgen_ctr_get_iv",
+    "aesgen_ctr_get_iv", "aesgen_ctr_crypt_iv",
     "aesgen_xctr_init", "aesgen_xctr_init_isa", "aesgen_xctr_crypt", "aesgen_xctr_set_iv",
     "aesgen_xctr_get_index", "aesgen_xctr_crypt_iv",
     "aesgen_xts_init", "aesgen_xts_init_isa", "aesgen_xts_init_allow_equal_keys",
