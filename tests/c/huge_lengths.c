@@ -7,7 +7,9 @@
  * On every ISA this CPU runs, on one mmap'd buffer, in place:
  *  - CTR: one aesgen_ctr_crypt of 4 GiB + 4113 bytes (the assembly sees all of it in
  *    one call), and one whose counter's low 64 bits wrap in the middle (2^27 blocks
- *    in); each followed by 4113 bytes more on the same context;
+ *    in); each followed by 4113 bytes more on the same context; and the wrapping one
+ *    as one stateless aesgen_ctr_crypt_iv (the context keyed under another IV, left
+ *    as it was);
  *  - XCTR: the same lengths;
  *  - GCM: aesgen_gcm_encrypt (one-shot, 12-byte IV) of 4 GiB + 4113 bytes, its
  *    aesgen_gcm_decrypt back, and one streamed encrypt_update of that length with a
@@ -114,8 +116,11 @@ static void evp_update(EVP_CIPHER_CTX *e, uint8_t *out, const uint8_t *in, size_
 /* ---- CTR and XCTR ---------------------------------------------------------- */
 
 /* wrap: the counter's low half starts at 2^64 - 2^27 and wraps 2 GiB into the message
- * (the C glue then splits the call there); else it starts low and nothing splits it. */
-static void huge_ctr(const char *isa, const uint8_t *key, size_t key_len, bool wrap)
+ * (the C glue then splits the call there); else it starts low and nothing splits it.
+ * one_shot: the message by aesgen_ctr_crypt_iv on a context keyed under another IV,
+ * which must stay as it was (no further call on it). */
+static void huge_ctr(const char *isa, const uint8_t *key, size_t key_len, bool wrap,
+                     bool one_shot)
 {
     uint8_t iv[16];
     rng_fill(iv, sizeof iv);
@@ -128,12 +133,19 @@ static void huge_ctr(const char *isa, const uint8_t *key, size_t key_len, bool w
     }
     const uint64_t seed = rng_next();
     pattern(buffer, seed, 0, HUGE_LEN);
-    aesgen_ctr_ctx ctx;
-    check_int(aesgen_ctr_init(&ctx, key, key_len, iv), AESGEN_OK, "%s ctr init", isa);
+    aesgen_ctr_ctx ctx, before;
+    uint8_t other_iv[16];
+    for (size_t i = 0; i < sizeof other_iv; i++)
+        other_iv[i] = (uint8_t)~iv[i];
+    check_int(aesgen_ctr_init(&ctx, key, key_len, one_shot ? other_iv : iv), AESGEN_OK,
+              "%s ctr init", isa);
+    memcpy(&before, &ctx, sizeof ctx);
     double t = now();
-    int rc = aesgen_ctr_crypt(&ctx, buffer, buffer, HUGE_LEN);
+    int rc = one_shot ? aesgen_ctr_crypt_iv(&ctx, iv, buffer, buffer, HUGE_LEN)
+                      : aesgen_ctr_crypt(&ctx, buffer, buffer, HUGE_LEN);
     double seconds = now() - t;
-    check_int(rc, AESGEN_OK, "%s ctr crypt of %zu bytes in one call", isa, HUGE_LEN);
+    check_int(rc, AESGEN_OK, "%s ctr %s of %zu bytes in one call", isa,
+              one_shot ? "crypt_iv" : "crypt", HUGE_LEN);
 
     EVP_CIPHER_CTX *e = EVP_CIPHER_CTX_new();
     if (!e || EVP_EncryptInit_ex(e, cipher("ctr", key_len), NULL, key, iv) != 1)
@@ -145,10 +157,17 @@ static void huge_ctr(const char *isa, const uint8_t *key, size_t key_len, bool w
         evp_update(e, chunk_out, chunk_in, n);
         compare_chunk(&c, buffer + off, chunk_out, off, n);
     }
-    check(c.ok, "%s aes-%zu ctr: %zu bytes (%s) equal OpenSSL's (first difference at byte "
-          "%zu) [%.2f s]", isa, key_len * 8, HUGE_LEN,
+    check(c.ok, "%s aes-%zu ctr%s: %zu bytes (%s) equal OpenSSL's (first difference at byte "
+          "%zu) [%.2f s]", isa, key_len * 8, one_shot ? " crypt_iv" : "", HUGE_LEN,
           wrap ? "the low counter half wrapping 2^27 blocks in" : "no wrap", c.first_bad,
           seconds);
+    if (one_shot) {
+        check(memcmp(&before, &ctx, sizeof ctx) == 0, "%s ctr crypt_iv leaves the context "
+              "as it was", isa);
+        EVP_CIPHER_CTX_free(e);
+        aesgen_wipe(&ctx, sizeof ctx);
+        return;
+    }
     /* The context goes on where the huge call stopped. */
     uint8_t more[TAIL];
     pattern(chunk_in, seed ^ 1, 0, TAIL);
@@ -361,9 +380,11 @@ int main(int argc, char **argv)
          * (the wrap split, GCM decryption and streaming, XTS decryption). */
         const bool full = isa->is_asm;
         double t = now();
-        huge_ctr(isa->name, key, 32, false);
-        if (full)
-            huge_ctr(isa->name, key, 24, true);
+        huge_ctr(isa->name, key, 32, false, false);
+        if (full) {
+            huge_ctr(isa->name, key, 24, true, false);
+            huge_ctr(isa->name, key, 16, true, true);
+        }
         check_note("huge %s ctr: %.1f s", isa->name, now() - t);
         t = now();
         huge_xctr(isa->name, key, 16);
