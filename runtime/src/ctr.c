@@ -85,23 +85,33 @@ static size_t ctr_finish_block(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t 
     return n;
 }
 
-/* Starts at a block boundary; splits the call where the low counter half wraps. */
-static void ctr_from_boundary(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t *src,
-                              size_t len)
+/* len bytes from the counter block hi:lo, on a block boundary: one implementation call,
+ * or two where the low counter half wraps within them (the second from hi + 1; a call of
+ * at most SIZE_MAX bytes crosses the wrap once at most).  Reads nothing of ctx but the
+ * key and the function, so the stateless aesgen_ctr_crypt_iv shares it. */
+static void ctr_run(const aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t *src, size_t len,
+                    uint64_t lo, uint64_t hi)
 {
-    uint64_t blocks = len / 16 + (len % 16 != 0);
-    const uint64_t room = 0 - ctx->ctr[0];   /* blocks before the wrap; 0 means 2^64 */
+    const uint64_t blocks = len / 16 + (len % 16 != 0);
+    const uint64_t room = 0 - lo;   /* blocks before the wrap; 0 means 2^64 */
     if (room != 0 && blocks > room) {
         const size_t first = (size_t)room * 16;
-        ctx->crypt(&ctx->key, dst, src, first, ctx->ctr[0], ctx->ctr[1]);
+        ctx->crypt(&ctx->key, dst, src, first, lo, hi);
         dst += first;
         src += first;
         len -= first;
-        blocks -= room;
-        ctx->ctr[0] = 0;
-        ctx->ctr[1] += 1;
+        lo = 0;
+        hi += 1;
     }
-    ctx->crypt(&ctx->key, dst, src, len, ctx->ctr[0], ctx->ctr[1]);
+    ctx->crypt(&ctx->key, dst, src, len, lo, hi);
+}
+
+/* Starts at a block boundary; the stream state moves on past the call's blocks. */
+static void ctr_from_boundary(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t *src,
+                              size_t len)
+{
+    ctr_run(ctx, dst, src, len, ctx->ctr[0], ctx->ctr[1]);
+    const uint64_t blocks = len / 16 + (len % 16 != 0);
     const uint64_t lo = ctx->ctr[0] + blocks;
     ctx->ctr[1] += lo < ctx->ctr[0];
     ctx->ctr[0] = lo;
@@ -149,15 +159,14 @@ int aesgen_ctr_crypt(aesgen_ctr_ctx *ctx, uint8_t *dst, const uint8_t *src, size
     return ctr_crypt_general(ctx, dst, src, len);
 }
 
-/* aesgen_ctr_crypt_iv whose blocks cross the wrap of the low counter half: two calls,
- * the second from hi + 1 (a call of at most SIZE_MAX bytes crosses it once at most). */
+/* aesgen_ctr_crypt_iv whose blocks cross the wrap of the low counter half (out of line,
+ * so that the common path keeps its tail call). */
 static AESGEN_COLD int ctr_crypt_iv_wrapping(const aesgen_ctr_ctx *ctx, uint8_t *dst,
                                              const uint8_t *src, size_t len, uint64_t lo,
                                              uint64_t hi)
 {
-    const size_t first = (size_t)(0 - lo) * 16;   /* lo != 0: the blocks up to the wrap */
-    ctx->crypt(&ctx->key, dst, src, first, lo, hi);
-    return ctx->crypt(&ctx->key, dst + first, src + first, len - first, 0, hi + 1);
+    ctr_run(ctx, dst, src, len, lo, hi);
+    return AESGEN_OK;
 }
 
 int aesgen_ctr_crypt_iv(const aesgen_ctr_ctx *ctx, const uint8_t iv[16], uint8_t *dst,

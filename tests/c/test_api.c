@@ -129,11 +129,10 @@ static void crypt_iv_contract(enum mode mode)
         if (!isa_select(isa))
             continue;
         const char *name = isa_label(isa);
-        for (size_t k = 0; k < 3; k++)
-        for (size_t start = 0; start < starts; start++) {
-            size_t key_len = key_sizes[k];
+        for (size_t run = 0; run < 3 * starts; run++) {     /* key sizes x counter starts */
+            size_t key_len = key_sizes[run / starts];
             rng_fill(iv, sizeof iv);
-            if (start == 1) {
+            if (run % starts == 1) {
                 memset(iv, 0xff, sizeof iv);
                 iv[15] = 0xfa;
             }

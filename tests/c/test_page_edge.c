@@ -105,7 +105,8 @@ enum { OBJECT_LENGTHS = sizeof object_lengths / sizeof object_lengths[0] };
 
 /* One call of the context and IV cases, made by guarded() under the fault catcher. */
 struct edge_object_call {
-    enum { CTR_INIT, CTR_CRYPT, CTR_CRYPT_IV, XCTR_INIT, XCTR_CRYPT, XCTR_CRYPT_IV, XTS_INIT, XTS_CALL } what;
+    enum { CTR_INIT, CTR_CRYPT, CTR_CRYPT_IV, XCTR_INIT, XCTR_CRYPT, XCTR_CRYPT_IV, XTS_INIT,
+           XTS_CALL } what;
     void *ctx;
     const uint8_t *key, *iv, *src;
     size_t key_len, len;
