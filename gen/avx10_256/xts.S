@@ -869,6 +869,8 @@ aesgen_xts_decrypt_avx10_256:
 	cmp             $96, %r8
 	{disp32} jbe    .Lxts_dec_final3
 .Lxts_dec_final4:
+	test            %rsi, %rsi
+	{disp32} jnz    .Lxts_dec_final4_steal          # a partial block: stealing takes the last whole one
 # the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
 # ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -980,6 +982,258 @@ aesgen_xts_decrypt_avx10_256:
 	vpxord          %ymm13, %ymm10, %ymm2
 	vaesdeclast     %ymm2, %ymm7, %ymm7
 	vmovdqu8        %ymm7, 96(%rdx){%k1}
+	{disp32} jmp    .Lxts_dec_return                # no partial block (tested before the group)
+.Lxts_dec_final4_steal:
+	cmp             $128, %r8
+	{disp32} jae    .Lxts_dec_final4_full           # no lane left in the last vector for C[n-1]
+# the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa64       %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm11
+	vpternlogd      $150, %ymm3, %ymm2, %ymm11
+# ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm12
+	vpternlogd      $150, %ymm3, %ymm2, %ymm12
+# ymm13 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
+	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $6, %ymm0, %ymm13
+	vpternlogd      $150, %ymm3, %ymm2, %ymm13
+# ymm0 = ymm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
+	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
+	vpslldq         $1, %ymm0, %ymm0
+	vpxord          %ymm2, %ymm0, %ymm0
+	sub             $96, %r8                        # bytes in the last vector
+# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+# tweaks swapped), into ymm3 with the other lanes' tweaks as they are
+# ymm3 = ymm13 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %ymm13, %ymm2              # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm7         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm13, %ymm3
+	vpternlogd      $150, %ymm7, %ymm2, %ymm3
+	lea             .Lxts_lane_mask+16(%rip), %r11
+	sub             %r8, %r11
+	vpternlogq      $228, (%r11), %ymm13, %ymm3     # lane m from T2, the others from ymm13
+	add             $16, %r8                        # and C[n-1] in the last vector
+# ymm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %ymm4
+	vpternlogd      $150, %ymm8, %ymm9, %ymm4
+# ymm5 = data ^ tweak ^ round key 0
+	vmovdqu8        32(%rcx), %ymm5
+	vpternlogd      $150, %ymm11, %ymm9, %ymm5
+# ymm6 = data ^ tweak ^ round key 0
+	vmovdqu8        64(%rcx), %ymm6
+	vpternlogd      $150, %ymm12, %ymm9, %ymm6
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovd           %r11d, %k1
+# ymm7 = data ^ tweak ^ round key 0
+	vmovdqu8        96(%rcx), %ymm7{%k1}{z}
+	vpternlogd      $150, %ymm3, %ymm9, %ymm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final4_lane_aes128
+	{disp32} je     .Lxts_dec_final4_lane_aes192
+	vaesdec         %ymm26, %ymm4, %ymm4
+	vaesdec         %ymm26, %ymm5, %ymm5
+	vaesdec         %ymm26, %ymm6, %ymm6
+	vaesdec         %ymm26, %ymm7, %ymm7
+	vaesdec         %ymm25, %ymm4, %ymm4
+	vaesdec         %ymm25, %ymm5, %ymm5
+	vaesdec         %ymm25, %ymm6, %ymm6
+	vaesdec         %ymm25, %ymm7, %ymm7
+.Lxts_dec_final4_lane_aes192:
+	vaesdec         %ymm24, %ymm4, %ymm4
+	vaesdec         %ymm24, %ymm5, %ymm5
+	vaesdec         %ymm24, %ymm6, %ymm6
+	vaesdec         %ymm24, %ymm7, %ymm7
+	vaesdec         %ymm23, %ymm4, %ymm4
+	vaesdec         %ymm23, %ymm5, %ymm5
+	vaesdec         %ymm23, %ymm6, %ymm6
+	vaesdec         %ymm23, %ymm7, %ymm7
+.Lxts_dec_final4_lane_aes128:
+	vaesdec         %ymm22, %ymm4, %ymm4
+	vaesdec         %ymm22, %ymm5, %ymm5
+	vaesdec         %ymm22, %ymm6, %ymm6
+	vaesdec         %ymm22, %ymm7, %ymm7
+	vaesdec         %ymm21, %ymm4, %ymm4
+	vaesdec         %ymm21, %ymm5, %ymm5
+	vaesdec         %ymm21, %ymm6, %ymm6
+	vaesdec         %ymm21, %ymm7, %ymm7
+	vaesdec         %ymm20, %ymm4, %ymm4
+	vaesdec         %ymm20, %ymm5, %ymm5
+	vaesdec         %ymm20, %ymm6, %ymm6
+	vaesdec         %ymm20, %ymm7, %ymm7
+	vaesdec         %ymm19, %ymm4, %ymm4
+	vaesdec         %ymm19, %ymm5, %ymm5
+	vaesdec         %ymm19, %ymm6, %ymm6
+	vaesdec         %ymm19, %ymm7, %ymm7
+	vaesdec         %ymm18, %ymm4, %ymm4
+	vaesdec         %ymm18, %ymm5, %ymm5
+	vaesdec         %ymm18, %ymm6, %ymm6
+	vaesdec         %ymm18, %ymm7, %ymm7
+	vaesdec         %ymm17, %ymm4, %ymm4
+	vaesdec         %ymm17, %ymm5, %ymm5
+	vaesdec         %ymm17, %ymm6, %ymm6
+	vaesdec         %ymm17, %ymm7, %ymm7
+	vaesdec         %ymm16, %ymm4, %ymm4
+	vaesdec         %ymm16, %ymm5, %ymm5
+	vaesdec         %ymm16, %ymm6, %ymm6
+	vaesdec         %ymm16, %ymm7, %ymm7
+	vaesdec         %ymm15, %ymm4, %ymm4
+	vaesdec         %ymm15, %ymm5, %ymm5
+	vaesdec         %ymm15, %ymm6, %ymm6
+	vaesdec         %ymm15, %ymm7, %ymm7
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vpxord          %ymm8, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu8        %ymm4, (%rdx)
+	vpxord          %ymm11, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm5, %ymm5
+	vmovdqu8        %ymm5, 32(%rdx)
+	vpxord          %ymm12, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm6, %ymm6
+	vmovdqu8        %ymm6, 64(%rdx)
+	vpxord          %ymm3, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm7, %ymm7
+	vmovdqu8        %ymm7, 96(%rdx){%k1}
+# for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+# lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+# stealing overwrites)
+	lea             .Lxts_lane_select(%rip), %r11
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %ymm7, %ymm3, %ymm4
+	vpermd          %ymm13, %ymm3, %ymm2
+	add             %r8, %rcx
+	add             %r8, %rdx
+	add             $96, %rcx
+	add             $96, %rdx
+	{disp32} jmp    .Lxts_dec_steal
+.Lxts_dec_final4_full:
+# the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa64       %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm11
+	vpternlogd      $150, %ymm3, %ymm2, %ymm11
+# ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm12
+	vpternlogd      $150, %ymm3, %ymm2, %ymm12
+# ymm13 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
+	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $6, %ymm0, %ymm13
+	vpternlogd      $150, %ymm3, %ymm2, %ymm13
+# ymm0 = ymm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
+	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
+	vpslldq         $1, %ymm0, %ymm0
+	vpxord          %ymm2, %ymm0, %ymm0
+	sub             $96, %r8                        # bytes in the last vector
+# ymm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %ymm4
+	vpternlogd      $150, %ymm8, %ymm9, %ymm4
+# ymm5 = data ^ tweak ^ round key 0
+	vmovdqu8        32(%rcx), %ymm5
+	vpternlogd      $150, %ymm11, %ymm9, %ymm5
+# ymm6 = data ^ tweak ^ round key 0
+	vmovdqu8        64(%rcx), %ymm6
+	vpternlogd      $150, %ymm12, %ymm9, %ymm6
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovd           %r11d, %k1
+# ymm7 = data ^ tweak ^ round key 0
+	vmovdqu8        96(%rcx), %ymm7{%k1}{z}
+	vpternlogd      $150, %ymm13, %ymm9, %ymm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final4_after_aes128
+	{disp32} je     .Lxts_dec_final4_after_aes192
+	vaesdec         %ymm26, %ymm4, %ymm4
+	vaesdec         %ymm26, %ymm5, %ymm5
+	vaesdec         %ymm26, %ymm6, %ymm6
+	vaesdec         %ymm26, %ymm7, %ymm7
+	vaesdec         %ymm25, %ymm4, %ymm4
+	vaesdec         %ymm25, %ymm5, %ymm5
+	vaesdec         %ymm25, %ymm6, %ymm6
+	vaesdec         %ymm25, %ymm7, %ymm7
+.Lxts_dec_final4_after_aes192:
+	vaesdec         %ymm24, %ymm4, %ymm4
+	vaesdec         %ymm24, %ymm5, %ymm5
+	vaesdec         %ymm24, %ymm6, %ymm6
+	vaesdec         %ymm24, %ymm7, %ymm7
+	vaesdec         %ymm23, %ymm4, %ymm4
+	vaesdec         %ymm23, %ymm5, %ymm5
+	vaesdec         %ymm23, %ymm6, %ymm6
+	vaesdec         %ymm23, %ymm7, %ymm7
+.Lxts_dec_final4_after_aes128:
+	vaesdec         %ymm22, %ymm4, %ymm4
+	vaesdec         %ymm22, %ymm5, %ymm5
+	vaesdec         %ymm22, %ymm6, %ymm6
+	vaesdec         %ymm22, %ymm7, %ymm7
+	vaesdec         %ymm21, %ymm4, %ymm4
+	vaesdec         %ymm21, %ymm5, %ymm5
+	vaesdec         %ymm21, %ymm6, %ymm6
+	vaesdec         %ymm21, %ymm7, %ymm7
+	vaesdec         %ymm20, %ymm4, %ymm4
+	vaesdec         %ymm20, %ymm5, %ymm5
+	vaesdec         %ymm20, %ymm6, %ymm6
+	vaesdec         %ymm20, %ymm7, %ymm7
+	vaesdec         %ymm19, %ymm4, %ymm4
+	vaesdec         %ymm19, %ymm5, %ymm5
+	vaesdec         %ymm19, %ymm6, %ymm6
+	vaesdec         %ymm19, %ymm7, %ymm7
+	vaesdec         %ymm18, %ymm4, %ymm4
+	vaesdec         %ymm18, %ymm5, %ymm5
+	vaesdec         %ymm18, %ymm6, %ymm6
+	vaesdec         %ymm18, %ymm7, %ymm7
+	vaesdec         %ymm17, %ymm4, %ymm4
+	vaesdec         %ymm17, %ymm5, %ymm5
+	vaesdec         %ymm17, %ymm6, %ymm6
+	vaesdec         %ymm17, %ymm7, %ymm7
+	vaesdec         %ymm16, %ymm4, %ymm4
+	vaesdec         %ymm16, %ymm5, %ymm5
+	vaesdec         %ymm16, %ymm6, %ymm6
+	vaesdec         %ymm16, %ymm7, %ymm7
+	vaesdec         %ymm15, %ymm4, %ymm4
+	vaesdec         %ymm15, %ymm5, %ymm5
+	vaesdec         %ymm15, %ymm6, %ymm6
+	vaesdec         %ymm15, %ymm7, %ymm7
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vpxord          %ymm8, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu8        %ymm4, (%rdx)
+	vpxord          %ymm11, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm5, %ymm5
+	vmovdqu8        %ymm5, 32(%rdx)
+	vpxord          %ymm12, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm6, %ymm6
+	vmovdqu8        %ymm6, 64(%rdx)
+	vpxord          %ymm13, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm7, %ymm7
+	vmovdqu8        %ymm7, 96(%rdx){%k1}
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
@@ -999,7 +1253,7 @@ aesgen_xts_decrypt_avx10_256:
 	{disp32} jmp    .Lxts_dec_steal_both            # no register for the last whole block beside them
 .Lxts_dec_final3:
 	test            %rsi, %rsi
-	{disp32} jnz    .Lxts_dec_final3_beside         # a partial block: the last whole one runs beside
+	{disp32} jnz    .Lxts_dec_final3_steal          # a partial block: stealing takes the last whole one
 # the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
 # ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1088,7 +1342,122 @@ aesgen_xts_decrypt_avx10_256:
 	vaesdeclast     %ymm2, %ymm6, %ymm6
 	vmovdqu8        %ymm6, 64(%rdx){%k1}
 	{disp32} jmp    .Lxts_dec_return                # no partial block (tested before the group)
-.Lxts_dec_final3_beside:
+.Lxts_dec_final3_steal:
+	cmp             $96, %r8
+	{disp32} jae    .Lxts_dec_final3_full           # no lane left in the last vector for C[n-1]
+# the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa64       %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm11
+	vpternlogd      $150, %ymm3, %ymm2, %ymm11
+# ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm12
+	vpternlogd      $150, %ymm3, %ymm2, %ymm12
+# ymm0 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
+	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $6, %ymm0, %ymm0
+	vpternlogd      $150, %ymm3, %ymm2, %ymm0
+	sub             $64, %r8                        # bytes in the last vector
+# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+# tweaks swapped), into ymm3 with the other lanes' tweaks as they are
+# ymm3 = ymm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %ymm12, %ymm2              # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm6         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm12, %ymm3
+	vpternlogd      $150, %ymm6, %ymm2, %ymm3
+	lea             .Lxts_lane_mask+16(%rip), %r11
+	sub             %r8, %r11
+	vpternlogq      $228, (%r11), %ymm12, %ymm3     # lane m from T2, the others from ymm12
+	add             $16, %r8                        # and C[n-1] in the last vector
+# ymm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %ymm4
+	vpternlogd      $150, %ymm8, %ymm9, %ymm4
+# ymm5 = data ^ tweak ^ round key 0
+	vmovdqu8        32(%rcx), %ymm5
+	vpternlogd      $150, %ymm11, %ymm9, %ymm5
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovd           %r11d, %k1
+# ymm6 = data ^ tweak ^ round key 0
+	vmovdqu8        64(%rcx), %ymm6{%k1}{z}
+	vpternlogd      $150, %ymm3, %ymm9, %ymm6
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final3_lane_aes128
+	{disp32} je     .Lxts_dec_final3_lane_aes192
+	vaesdec         %ymm26, %ymm4, %ymm4
+	vaesdec         %ymm26, %ymm5, %ymm5
+	vaesdec         %ymm26, %ymm6, %ymm6
+	vaesdec         %ymm25, %ymm4, %ymm4
+	vaesdec         %ymm25, %ymm5, %ymm5
+	vaesdec         %ymm25, %ymm6, %ymm6
+.Lxts_dec_final3_lane_aes192:
+	vaesdec         %ymm24, %ymm4, %ymm4
+	vaesdec         %ymm24, %ymm5, %ymm5
+	vaesdec         %ymm24, %ymm6, %ymm6
+	vaesdec         %ymm23, %ymm4, %ymm4
+	vaesdec         %ymm23, %ymm5, %ymm5
+	vaesdec         %ymm23, %ymm6, %ymm6
+.Lxts_dec_final3_lane_aes128:
+	vaesdec         %ymm22, %ymm4, %ymm4
+	vaesdec         %ymm22, %ymm5, %ymm5
+	vaesdec         %ymm22, %ymm6, %ymm6
+	vaesdec         %ymm21, %ymm4, %ymm4
+	vaesdec         %ymm21, %ymm5, %ymm5
+	vaesdec         %ymm21, %ymm6, %ymm6
+	vaesdec         %ymm20, %ymm4, %ymm4
+	vaesdec         %ymm20, %ymm5, %ymm5
+	vaesdec         %ymm20, %ymm6, %ymm6
+	vaesdec         %ymm19, %ymm4, %ymm4
+	vaesdec         %ymm19, %ymm5, %ymm5
+	vaesdec         %ymm19, %ymm6, %ymm6
+	vaesdec         %ymm18, %ymm4, %ymm4
+	vaesdec         %ymm18, %ymm5, %ymm5
+	vaesdec         %ymm18, %ymm6, %ymm6
+	vaesdec         %ymm17, %ymm4, %ymm4
+	vaesdec         %ymm17, %ymm5, %ymm5
+	vaesdec         %ymm17, %ymm6, %ymm6
+	vaesdec         %ymm16, %ymm4, %ymm4
+	vaesdec         %ymm16, %ymm5, %ymm5
+	vaesdec         %ymm16, %ymm6, %ymm6
+	vaesdec         %ymm15, %ymm4, %ymm4
+	vaesdec         %ymm15, %ymm5, %ymm5
+	vaesdec         %ymm15, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vpxord          %ymm8, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu8        %ymm4, (%rdx)
+	vpxord          %ymm11, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm5, %ymm5
+	vmovdqu8        %ymm5, 32(%rdx)
+	vpxord          %ymm3, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm6, %ymm6
+	vmovdqu8        %ymm6, 64(%rdx){%k1}
+# for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+# lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+# stealing overwrites)
+	lea             .Lxts_lane_select(%rip), %r11
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %ymm6, %ymm3, %ymm4
+	vpermd          %ymm12, %ymm3, %ymm2
+	add             %r8, %rcx
+	add             %r8, %rdx
+	add             $64, %rcx
+	add             $64, %rdx
+	{disp32} jmp    .Lxts_dec_steal
+.Lxts_dec_final3_full:
 # the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
 # ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1222,7 +1591,7 @@ aesgen_xts_decrypt_avx10_256:
 	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final2:
 	test            %rsi, %rsi
-	{disp32} jnz    .Lxts_dec_final2_beside         # a partial block: the last whole one runs beside
+	{disp32} jnz    .Lxts_dec_final2_steal          # a partial block: stealing takes the last whole one
 # the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
 # ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1286,7 +1655,97 @@ aesgen_xts_decrypt_avx10_256:
 	vaesdeclast     %ymm2, %ymm5, %ymm5
 	vmovdqu8        %ymm5, 32(%rdx){%k1}
 	{disp32} jmp    .Lxts_dec_return                # no partial block (tested before the group)
-.Lxts_dec_final2_beside:
+.Lxts_dec_final2_steal:
+	cmp             $64, %r8
+	{disp32} jae    .Lxts_dec_final2_full           # no lane left in the last vector for C[n-1]
+# the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa64       %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm11
+	vpternlogd      $150, %ymm3, %ymm2, %ymm11
+# ymm0 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm0
+	vpternlogd      $150, %ymm3, %ymm2, %ymm0
+	sub             $32, %r8                        # bytes in the last vector
+# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+# tweaks swapped), into ymm3 with the other lanes' tweaks as they are
+# ymm3 = ymm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %ymm11, %ymm2              # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm5         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm11, %ymm3
+	vpternlogd      $150, %ymm5, %ymm2, %ymm3
+	lea             .Lxts_lane_mask+16(%rip), %r11
+	sub             %r8, %r11
+	vpternlogq      $228, (%r11), %ymm11, %ymm3     # lane m from T2, the others from ymm11
+	add             $16, %r8                        # and C[n-1] in the last vector
+# ymm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %ymm4
+	vpternlogd      $150, %ymm8, %ymm9, %ymm4
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovd           %r11d, %k1
+# ymm5 = data ^ tweak ^ round key 0
+	vmovdqu8        32(%rcx), %ymm5{%k1}{z}
+	vpternlogd      $150, %ymm3, %ymm9, %ymm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final2_lane_aes128
+	{disp32} je     .Lxts_dec_final2_lane_aes192
+	vaesdec         %ymm26, %ymm4, %ymm4
+	vaesdec         %ymm26, %ymm5, %ymm5
+	vaesdec         %ymm25, %ymm4, %ymm4
+	vaesdec         %ymm25, %ymm5, %ymm5
+.Lxts_dec_final2_lane_aes192:
+	vaesdec         %ymm24, %ymm4, %ymm4
+	vaesdec         %ymm24, %ymm5, %ymm5
+	vaesdec         %ymm23, %ymm4, %ymm4
+	vaesdec         %ymm23, %ymm5, %ymm5
+.Lxts_dec_final2_lane_aes128:
+	vaesdec         %ymm22, %ymm4, %ymm4
+	vaesdec         %ymm22, %ymm5, %ymm5
+	vaesdec         %ymm21, %ymm4, %ymm4
+	vaesdec         %ymm21, %ymm5, %ymm5
+	vaesdec         %ymm20, %ymm4, %ymm4
+	vaesdec         %ymm20, %ymm5, %ymm5
+	vaesdec         %ymm19, %ymm4, %ymm4
+	vaesdec         %ymm19, %ymm5, %ymm5
+	vaesdec         %ymm18, %ymm4, %ymm4
+	vaesdec         %ymm18, %ymm5, %ymm5
+	vaesdec         %ymm17, %ymm4, %ymm4
+	vaesdec         %ymm17, %ymm5, %ymm5
+	vaesdec         %ymm16, %ymm4, %ymm4
+	vaesdec         %ymm16, %ymm5, %ymm5
+	vaesdec         %ymm15, %ymm4, %ymm4
+	vaesdec         %ymm15, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vpxord          %ymm8, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu8        %ymm4, (%rdx)
+	vpxord          %ymm3, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm5, %ymm5
+	vmovdqu8        %ymm5, 32(%rdx){%k1}
+# for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+# lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+# stealing overwrites)
+	lea             .Lxts_lane_select(%rip), %r11
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %ymm5, %ymm3, %ymm4
+	vpermd          %ymm11, %ymm3, %ymm2
+	add             %r8, %rcx
+	add             %r8, %rdx
+	add             $32, %rcx
+	add             $32, %rdx
+	{disp32} jmp    .Lxts_dec_steal
+.Lxts_dec_final2_full:
 # the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
 # ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1395,7 +1854,7 @@ aesgen_xts_decrypt_avx10_256:
 	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final1:
 	test            %rsi, %rsi
-	{disp32} jnz    .Lxts_dec_final1_beside         # a partial block: the last whole one runs beside
+	{disp32} jnz    .Lxts_dec_final1_steal          # a partial block: stealing takes the last whole one
 # the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
 # ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1433,7 +1892,69 @@ aesgen_xts_decrypt_avx10_256:
 	vaesdeclast     %ymm2, %ymm4, %ymm4
 	vmovdqu8        %ymm4, (%rdx){%k1}
 	{disp32} jmp    .Lxts_dec_return                # no partial block (tested before the group)
-.Lxts_dec_final1_beside:
+.Lxts_dec_final1_steal:
+	cmp             $32, %r8
+	{disp32} jae    .Lxts_dec_final1_full           # no lane left in the last vector for C[n-1]
+# the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa64       %ymm0, %ymm8
+# ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm0
+	vpternlogd      $150, %ymm3, %ymm2, %ymm0
+# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+# tweaks swapped), into ymm3 with the other lanes' tweaks as they are
+# ymm3 = ymm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %ymm8, %ymm2               # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm4         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm8, %ymm3
+	vpternlogd      $150, %ymm4, %ymm2, %ymm3
+	lea             .Lxts_lane_mask+16(%rip), %r11
+	sub             %r8, %r11
+	vpternlogq      $228, (%r11), %ymm8, %ymm3      # lane m from T2, the others from ymm8
+	add             $16, %r8                        # and C[n-1] in the last vector
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovd           %r11d, %k1
+# ymm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %ymm4{%k1}{z}
+	vpternlogd      $150, %ymm3, %ymm9, %ymm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final1_lane_aes128
+	{disp32} je     .Lxts_dec_final1_lane_aes192
+	vaesdec         %ymm26, %ymm4, %ymm4
+	vaesdec         %ymm25, %ymm4, %ymm4
+.Lxts_dec_final1_lane_aes192:
+	vaesdec         %ymm24, %ymm4, %ymm4
+	vaesdec         %ymm23, %ymm4, %ymm4
+.Lxts_dec_final1_lane_aes128:
+	vaesdec         %ymm22, %ymm4, %ymm4
+	vaesdec         %ymm21, %ymm4, %ymm4
+	vaesdec         %ymm20, %ymm4, %ymm4
+	vaesdec         %ymm19, %ymm4, %ymm4
+	vaesdec         %ymm18, %ymm4, %ymm4
+	vaesdec         %ymm17, %ymm4, %ymm4
+	vaesdec         %ymm16, %ymm4, %ymm4
+	vaesdec         %ymm15, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vpxord          %ymm3, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu8        %ymm4, (%rdx){%k1}
+# for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+# lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+# stealing overwrites)
+	lea             .Lxts_lane_select(%rip), %r11
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %ymm4, %ymm3, %ymm4
+	vpermd          %ymm8, %ymm3, %ymm2
+	add             %r8, %rcx
+	add             %r8, %rdx
+	{disp32} jmp    .Lxts_dec_steal
+.Lxts_dec_final1_full:
 # the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       %ymm0, %ymm8
 # ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1768,6 +2289,11 @@ aesgen_xts_decrypt_avx10_256:
 .Lxts_lane_select:
 	.long	0, 1, 2, 3
 	.long	4, 5, 6, 7
+# Decryption's stealing in a lane: at +16 - 16*m, a vector whose lane m is all ones.
+.Lxts_lane_mask:
+	.byte	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+	.byte	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255
+	.byte	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 # Ciphertext stealing: vpshufb patterns (0x80 makes a zero byte) and a byte mask.
 # At +PART: moves a block's first PART bytes to its end.  At 32-PART: moves a block's
 # last PART bytes to its start.  At 64-PART: 0x00 for the first PART bytes, 0xff after.

@@ -868,6 +868,8 @@ L.xts_dec_final:
 	cmp             r8, 96
 	jbe             near L.xts_dec_final3
 L.xts_dec_final4:
+	test            rsi, rsi
+	jnz             near L.xts_dec_final4_steal     ; a partial block: stealing takes the last whole one
 ; the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
 ; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -979,6 +981,258 @@ L.xts_dec_final4_aes128:
 	vpxord          ymm2, ymm10, ymm13
 	vaesdeclast     ymm7, ymm7, ymm2
 	vmovdqu8        [rdx + 96]{k1}, ymm7
+	jmp             near L.xts_dec_return           ; no partial block (tested before the group)
+L.xts_dec_final4_steal:
+	cmp             r8, 128
+	jae             near L.xts_dec_final4_full      ; no lane left in the last vector for C[n-1]
+; the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa64       ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm11, ymm0, 2
+	vpternlogd      ymm11, ymm2, ymm3, 150
+; ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm12, ymm0, 4
+	vpternlogd      ymm12, ymm2, ymm3, 150
+; ymm13 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm13, ymm0, 6
+	vpternlogd      ymm13, ymm2, ymm3, 150
+; ymm0 = ymm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
+	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
+	vpslldq         ymm0, ymm0, 1
+	vpxord          ymm0, ymm0, ymm2
+	sub             r8, 96                          ; bytes in the last vector
+; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+; tweaks swapped), into ymm3 with the other lanes' tweaks as they are
+; ymm3 = ymm13 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm13, 63                 ; top 1 bits of each half
+	vpclmulqdq      ymm7, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm3, ymm13, 1
+	vpternlogd      ymm3, ymm2, ymm7, 150
+	lea             r11, [rel L.xts_lane_mask + 16]
+	sub             r11, r8
+	vpternlogq      ymm3, ymm13, yword [r11], 228   ; lane m from T2, the others from ymm13
+	add             r8, 16                          ; and C[n-1] in the last vector
+; ymm4 = data ^ tweak ^ round key 0
+	vmovdqu8        ymm4, [rcx]
+	vpternlogd      ymm4, ymm9, ymm8, 150
+; ymm5 = data ^ tweak ^ round key 0
+	vmovdqu8        ymm5, [rcx + 32]
+	vpternlogd      ymm5, ymm9, ymm11, 150
+; ymm6 = data ^ tweak ^ round key 0
+	vmovdqu8        ymm6, [rcx + 64]
+	vpternlogd      ymm6, ymm9, ymm12, 150
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovd           k1, r11d
+; ymm7 = data ^ tweak ^ round key 0
+	vmovdqu8        ymm7{k1}{z}, [rcx + 96]
+	vpternlogd      ymm7, ymm9, ymm3, 150
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final4_lane_aes128
+	je              near L.xts_dec_final4_lane_aes192
+	vaesdec         ymm4, ymm4, ymm26
+	vaesdec         ymm5, ymm5, ymm26
+	vaesdec         ymm6, ymm6, ymm26
+	vaesdec         ymm7, ymm7, ymm26
+	vaesdec         ymm4, ymm4, ymm25
+	vaesdec         ymm5, ymm5, ymm25
+	vaesdec         ymm6, ymm6, ymm25
+	vaesdec         ymm7, ymm7, ymm25
+L.xts_dec_final4_lane_aes192:
+	vaesdec         ymm4, ymm4, ymm24
+	vaesdec         ymm5, ymm5, ymm24
+	vaesdec         ymm6, ymm6, ymm24
+	vaesdec         ymm7, ymm7, ymm24
+	vaesdec         ymm4, ymm4, ymm23
+	vaesdec         ymm5, ymm5, ymm23
+	vaesdec         ymm6, ymm6, ymm23
+	vaesdec         ymm7, ymm7, ymm23
+L.xts_dec_final4_lane_aes128:
+	vaesdec         ymm4, ymm4, ymm22
+	vaesdec         ymm5, ymm5, ymm22
+	vaesdec         ymm6, ymm6, ymm22
+	vaesdec         ymm7, ymm7, ymm22
+	vaesdec         ymm4, ymm4, ymm21
+	vaesdec         ymm5, ymm5, ymm21
+	vaesdec         ymm6, ymm6, ymm21
+	vaesdec         ymm7, ymm7, ymm21
+	vaesdec         ymm4, ymm4, ymm20
+	vaesdec         ymm5, ymm5, ymm20
+	vaesdec         ymm6, ymm6, ymm20
+	vaesdec         ymm7, ymm7, ymm20
+	vaesdec         ymm4, ymm4, ymm19
+	vaesdec         ymm5, ymm5, ymm19
+	vaesdec         ymm6, ymm6, ymm19
+	vaesdec         ymm7, ymm7, ymm19
+	vaesdec         ymm4, ymm4, ymm18
+	vaesdec         ymm5, ymm5, ymm18
+	vaesdec         ymm6, ymm6, ymm18
+	vaesdec         ymm7, ymm7, ymm18
+	vaesdec         ymm4, ymm4, ymm17
+	vaesdec         ymm5, ymm5, ymm17
+	vaesdec         ymm6, ymm6, ymm17
+	vaesdec         ymm7, ymm7, ymm17
+	vaesdec         ymm4, ymm4, ymm16
+	vaesdec         ymm5, ymm5, ymm16
+	vaesdec         ymm6, ymm6, ymm16
+	vaesdec         ymm7, ymm7, ymm16
+	vaesdec         ymm4, ymm4, ymm15
+	vaesdec         ymm5, ymm5, ymm15
+	vaesdec         ymm6, ymm6, ymm15
+	vaesdec         ymm7, ymm7, ymm15
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vpxord          ymm2, ymm10, ymm8
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu8        yword [rdx], ymm4
+	vpxord          ymm2, ymm10, ymm11
+	vaesdeclast     ymm5, ymm5, ymm2
+	vmovdqu8        yword [rdx + 32], ymm5
+	vpxord          ymm2, ymm10, ymm12
+	vaesdeclast     ymm6, ymm6, ymm2
+	vmovdqu8        yword [rdx + 64], ymm6
+	vpxord          ymm2, ymm10, ymm3
+	vaesdeclast     ymm7, ymm7, ymm2
+	vmovdqu8        [rdx + 96]{k1}, ymm7
+; for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+; lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+; stealing overwrites)
+	lea             r11, [rel L.xts_lane_select]
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          ymm4, ymm3, ymm7
+	vpermd          ymm2, ymm3, ymm13
+	add             rcx, r8
+	add             rdx, r8
+	add             rcx, 96
+	add             rdx, 96
+	jmp             near L.xts_dec_steal
+L.xts_dec_final4_full:
+; the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa64       ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm11, ymm0, 2
+	vpternlogd      ymm11, ymm2, ymm3, 150
+; ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm12, ymm0, 4
+	vpternlogd      ymm12, ymm2, ymm3, 150
+; ymm13 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm13, ymm0, 6
+	vpternlogd      ymm13, ymm2, ymm3, 150
+; ymm0 = ymm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
+	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
+	vpslldq         ymm0, ymm0, 1
+	vpxord          ymm0, ymm0, ymm2
+	sub             r8, 96                          ; bytes in the last vector
+; ymm4 = data ^ tweak ^ round key 0
+	vmovdqu8        ymm4, [rcx]
+	vpternlogd      ymm4, ymm9, ymm8, 150
+; ymm5 = data ^ tweak ^ round key 0
+	vmovdqu8        ymm5, [rcx + 32]
+	vpternlogd      ymm5, ymm9, ymm11, 150
+; ymm6 = data ^ tweak ^ round key 0
+	vmovdqu8        ymm6, [rcx + 64]
+	vpternlogd      ymm6, ymm9, ymm12, 150
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovd           k1, r11d
+; ymm7 = data ^ tweak ^ round key 0
+	vmovdqu8        ymm7{k1}{z}, [rcx + 96]
+	vpternlogd      ymm7, ymm9, ymm13, 150
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final4_after_aes128
+	je              near L.xts_dec_final4_after_aes192
+	vaesdec         ymm4, ymm4, ymm26
+	vaesdec         ymm5, ymm5, ymm26
+	vaesdec         ymm6, ymm6, ymm26
+	vaesdec         ymm7, ymm7, ymm26
+	vaesdec         ymm4, ymm4, ymm25
+	vaesdec         ymm5, ymm5, ymm25
+	vaesdec         ymm6, ymm6, ymm25
+	vaesdec         ymm7, ymm7, ymm25
+L.xts_dec_final4_after_aes192:
+	vaesdec         ymm4, ymm4, ymm24
+	vaesdec         ymm5, ymm5, ymm24
+	vaesdec         ymm6, ymm6, ymm24
+	vaesdec         ymm7, ymm7, ymm24
+	vaesdec         ymm4, ymm4, ymm23
+	vaesdec         ymm5, ymm5, ymm23
+	vaesdec         ymm6, ymm6, ymm23
+	vaesdec         ymm7, ymm7, ymm23
+L.xts_dec_final4_after_aes128:
+	vaesdec         ymm4, ymm4, ymm22
+	vaesdec         ymm5, ymm5, ymm22
+	vaesdec         ymm6, ymm6, ymm22
+	vaesdec         ymm7, ymm7, ymm22
+	vaesdec         ymm4, ymm4, ymm21
+	vaesdec         ymm5, ymm5, ymm21
+	vaesdec         ymm6, ymm6, ymm21
+	vaesdec         ymm7, ymm7, ymm21
+	vaesdec         ymm4, ymm4, ymm20
+	vaesdec         ymm5, ymm5, ymm20
+	vaesdec         ymm6, ymm6, ymm20
+	vaesdec         ymm7, ymm7, ymm20
+	vaesdec         ymm4, ymm4, ymm19
+	vaesdec         ymm5, ymm5, ymm19
+	vaesdec         ymm6, ymm6, ymm19
+	vaesdec         ymm7, ymm7, ymm19
+	vaesdec         ymm4, ymm4, ymm18
+	vaesdec         ymm5, ymm5, ymm18
+	vaesdec         ymm6, ymm6, ymm18
+	vaesdec         ymm7, ymm7, ymm18
+	vaesdec         ymm4, ymm4, ymm17
+	vaesdec         ymm5, ymm5, ymm17
+	vaesdec         ymm6, ymm6, ymm17
+	vaesdec         ymm7, ymm7, ymm17
+	vaesdec         ymm4, ymm4, ymm16
+	vaesdec         ymm5, ymm5, ymm16
+	vaesdec         ymm6, ymm6, ymm16
+	vaesdec         ymm7, ymm7, ymm16
+	vaesdec         ymm4, ymm4, ymm15
+	vaesdec         ymm5, ymm5, ymm15
+	vaesdec         ymm6, ymm6, ymm15
+	vaesdec         ymm7, ymm7, ymm15
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vpxord          ymm2, ymm10, ymm8
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu8        yword [rdx], ymm4
+	vpxord          ymm2, ymm10, ymm11
+	vaesdeclast     ymm5, ymm5, ymm2
+	vmovdqu8        yword [rdx + 32], ymm5
+	vpxord          ymm2, ymm10, ymm12
+	vaesdeclast     ymm6, ymm6, ymm2
+	vmovdqu8        yword [rdx + 64], ymm6
+	vpxord          ymm2, ymm10, ymm13
+	vaesdeclast     ymm7, ymm7, ymm2
+	vmovdqu8        [rdx + 96]{k1}, ymm7
 	test            rsi, rsi
 	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
@@ -998,7 +1252,7 @@ L.xts_dec_final4_aes128:
 	jmp             near L.xts_dec_steal_both       ; no register for the last whole block beside them
 L.xts_dec_final3:
 	test            rsi, rsi
-	jnz             near L.xts_dec_final3_beside    ; a partial block: the last whole one runs beside
+	jnz             near L.xts_dec_final3_steal     ; a partial block: stealing takes the last whole one
 ; the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
 ; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1087,7 +1341,122 @@ L.xts_dec_final3_aes128:
 	vaesdeclast     ymm6, ymm6, ymm2
 	vmovdqu8        [rdx + 64]{k1}, ymm6
 	jmp             near L.xts_dec_return           ; no partial block (tested before the group)
-L.xts_dec_final3_beside:
+L.xts_dec_final3_steal:
+	cmp             r8, 96
+	jae             near L.xts_dec_final3_full      ; no lane left in the last vector for C[n-1]
+; the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa64       ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm11, ymm0, 2
+	vpternlogd      ymm11, ymm2, ymm3, 150
+; ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm12, ymm0, 4
+	vpternlogd      ymm12, ymm2, ymm3, 150
+; ymm0 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm0, ymm0, 6
+	vpternlogd      ymm0, ymm2, ymm3, 150
+	sub             r8, 64                          ; bytes in the last vector
+; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+; tweaks swapped), into ymm3 with the other lanes' tweaks as they are
+; ymm3 = ymm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm12, 63                 ; top 1 bits of each half
+	vpclmulqdq      ymm6, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm3, ymm12, 1
+	vpternlogd      ymm3, ymm2, ymm6, 150
+	lea             r11, [rel L.xts_lane_mask + 16]
+	sub             r11, r8
+	vpternlogq      ymm3, ymm12, yword [r11], 228   ; lane m from T2, the others from ymm12
+	add             r8, 16                          ; and C[n-1] in the last vector
+; ymm4 = data ^ tweak ^ round key 0
+	vmovdqu8        ymm4, [rcx]
+	vpternlogd      ymm4, ymm9, ymm8, 150
+; ymm5 = data ^ tweak ^ round key 0
+	vmovdqu8        ymm5, [rcx + 32]
+	vpternlogd      ymm5, ymm9, ymm11, 150
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovd           k1, r11d
+; ymm6 = data ^ tweak ^ round key 0
+	vmovdqu8        ymm6{k1}{z}, [rcx + 64]
+	vpternlogd      ymm6, ymm9, ymm3, 150
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final3_lane_aes128
+	je              near L.xts_dec_final3_lane_aes192
+	vaesdec         ymm4, ymm4, ymm26
+	vaesdec         ymm5, ymm5, ymm26
+	vaesdec         ymm6, ymm6, ymm26
+	vaesdec         ymm4, ymm4, ymm25
+	vaesdec         ymm5, ymm5, ymm25
+	vaesdec         ymm6, ymm6, ymm25
+L.xts_dec_final3_lane_aes192:
+	vaesdec         ymm4, ymm4, ymm24
+	vaesdec         ymm5, ymm5, ymm24
+	vaesdec         ymm6, ymm6, ymm24
+	vaesdec         ymm4, ymm4, ymm23
+	vaesdec         ymm5, ymm5, ymm23
+	vaesdec         ymm6, ymm6, ymm23
+L.xts_dec_final3_lane_aes128:
+	vaesdec         ymm4, ymm4, ymm22
+	vaesdec         ymm5, ymm5, ymm22
+	vaesdec         ymm6, ymm6, ymm22
+	vaesdec         ymm4, ymm4, ymm21
+	vaesdec         ymm5, ymm5, ymm21
+	vaesdec         ymm6, ymm6, ymm21
+	vaesdec         ymm4, ymm4, ymm20
+	vaesdec         ymm5, ymm5, ymm20
+	vaesdec         ymm6, ymm6, ymm20
+	vaesdec         ymm4, ymm4, ymm19
+	vaesdec         ymm5, ymm5, ymm19
+	vaesdec         ymm6, ymm6, ymm19
+	vaesdec         ymm4, ymm4, ymm18
+	vaesdec         ymm5, ymm5, ymm18
+	vaesdec         ymm6, ymm6, ymm18
+	vaesdec         ymm4, ymm4, ymm17
+	vaesdec         ymm5, ymm5, ymm17
+	vaesdec         ymm6, ymm6, ymm17
+	vaesdec         ymm4, ymm4, ymm16
+	vaesdec         ymm5, ymm5, ymm16
+	vaesdec         ymm6, ymm6, ymm16
+	vaesdec         ymm4, ymm4, ymm15
+	vaesdec         ymm5, ymm5, ymm15
+	vaesdec         ymm6, ymm6, ymm15
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vpxord          ymm2, ymm10, ymm8
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu8        yword [rdx], ymm4
+	vpxord          ymm2, ymm10, ymm11
+	vaesdeclast     ymm5, ymm5, ymm2
+	vmovdqu8        yword [rdx + 32], ymm5
+	vpxord          ymm2, ymm10, ymm3
+	vaesdeclast     ymm6, ymm6, ymm2
+	vmovdqu8        [rdx + 64]{k1}, ymm6
+; for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+; lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+; stealing overwrites)
+	lea             r11, [rel L.xts_lane_select]
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          ymm4, ymm3, ymm6
+	vpermd          ymm2, ymm3, ymm12
+	add             rcx, r8
+	add             rdx, r8
+	add             rcx, 64
+	add             rdx, 64
+	jmp             near L.xts_dec_steal
+L.xts_dec_final3_full:
 ; the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
 ; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1221,7 +1590,7 @@ L.xts_dec_final3_beside_aes128:
 	jmp             near L.xts_dec_steal
 L.xts_dec_final2:
 	test            rsi, rsi
-	jnz             near L.xts_dec_final2_beside    ; a partial block: the last whole one runs beside
+	jnz             near L.xts_dec_final2_steal     ; a partial block: stealing takes the last whole one
 ; the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
 ; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1285,7 +1654,97 @@ L.xts_dec_final2_aes128:
 	vaesdeclast     ymm5, ymm5, ymm2
 	vmovdqu8        [rdx + 32]{k1}, ymm5
 	jmp             near L.xts_dec_return           ; no partial block (tested before the group)
-L.xts_dec_final2_beside:
+L.xts_dec_final2_steal:
+	cmp             r8, 64
+	jae             near L.xts_dec_final2_full      ; no lane left in the last vector for C[n-1]
+; the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa64       ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm11, ymm0, 2
+	vpternlogd      ymm11, ymm2, ymm3, 150
+; ymm0 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm0, ymm0, 4
+	vpternlogd      ymm0, ymm2, ymm3, 150
+	sub             r8, 32                          ; bytes in the last vector
+; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+; tweaks swapped), into ymm3 with the other lanes' tweaks as they are
+; ymm3 = ymm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm11, 63                 ; top 1 bits of each half
+	vpclmulqdq      ymm5, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm3, ymm11, 1
+	vpternlogd      ymm3, ymm2, ymm5, 150
+	lea             r11, [rel L.xts_lane_mask + 16]
+	sub             r11, r8
+	vpternlogq      ymm3, ymm11, yword [r11], 228   ; lane m from T2, the others from ymm11
+	add             r8, 16                          ; and C[n-1] in the last vector
+; ymm4 = data ^ tweak ^ round key 0
+	vmovdqu8        ymm4, [rcx]
+	vpternlogd      ymm4, ymm9, ymm8, 150
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovd           k1, r11d
+; ymm5 = data ^ tweak ^ round key 0
+	vmovdqu8        ymm5{k1}{z}, [rcx + 32]
+	vpternlogd      ymm5, ymm9, ymm3, 150
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final2_lane_aes128
+	je              near L.xts_dec_final2_lane_aes192
+	vaesdec         ymm4, ymm4, ymm26
+	vaesdec         ymm5, ymm5, ymm26
+	vaesdec         ymm4, ymm4, ymm25
+	vaesdec         ymm5, ymm5, ymm25
+L.xts_dec_final2_lane_aes192:
+	vaesdec         ymm4, ymm4, ymm24
+	vaesdec         ymm5, ymm5, ymm24
+	vaesdec         ymm4, ymm4, ymm23
+	vaesdec         ymm5, ymm5, ymm23
+L.xts_dec_final2_lane_aes128:
+	vaesdec         ymm4, ymm4, ymm22
+	vaesdec         ymm5, ymm5, ymm22
+	vaesdec         ymm4, ymm4, ymm21
+	vaesdec         ymm5, ymm5, ymm21
+	vaesdec         ymm4, ymm4, ymm20
+	vaesdec         ymm5, ymm5, ymm20
+	vaesdec         ymm4, ymm4, ymm19
+	vaesdec         ymm5, ymm5, ymm19
+	vaesdec         ymm4, ymm4, ymm18
+	vaesdec         ymm5, ymm5, ymm18
+	vaesdec         ymm4, ymm4, ymm17
+	vaesdec         ymm5, ymm5, ymm17
+	vaesdec         ymm4, ymm4, ymm16
+	vaesdec         ymm5, ymm5, ymm16
+	vaesdec         ymm4, ymm4, ymm15
+	vaesdec         ymm5, ymm5, ymm15
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vpxord          ymm2, ymm10, ymm8
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu8        yword [rdx], ymm4
+	vpxord          ymm2, ymm10, ymm3
+	vaesdeclast     ymm5, ymm5, ymm2
+	vmovdqu8        [rdx + 32]{k1}, ymm5
+; for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+; lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+; stealing overwrites)
+	lea             r11, [rel L.xts_lane_select]
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          ymm4, ymm3, ymm5
+	vpermd          ymm2, ymm3, ymm11
+	add             rcx, r8
+	add             rdx, r8
+	add             rcx, 32
+	add             rdx, 32
+	jmp             near L.xts_dec_steal
+L.xts_dec_final2_full:
 ; the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
 ; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1394,7 +1853,7 @@ L.xts_dec_final2_beside_aes128:
 	jmp             near L.xts_dec_steal
 L.xts_dec_final1:
 	test            rsi, rsi
-	jnz             near L.xts_dec_final1_beside    ; a partial block: the last whole one runs beside
+	jnz             near L.xts_dec_final1_steal     ; a partial block: stealing takes the last whole one
 ; the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
 ; ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1432,7 +1891,69 @@ L.xts_dec_final1_aes128:
 	vaesdeclast     ymm4, ymm4, ymm2
 	vmovdqu8        [rdx]{k1}, ymm4
 	jmp             near L.xts_dec_return           ; no partial block (tested before the group)
-L.xts_dec_final1_beside:
+L.xts_dec_final1_steal:
+	cmp             r8, 32
+	jae             near L.xts_dec_final1_full      ; no lane left in the last vector for C[n-1]
+; the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa64       ymm8, ymm0
+; ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm0, ymm0, 2
+	vpternlogd      ymm0, ymm2, ymm3, 150
+; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+; tweaks swapped), into ymm3 with the other lanes' tweaks as they are
+; ymm3 = ymm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm8, 63                  ; top 1 bits of each half
+	vpclmulqdq      ymm4, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm3, ymm8, 1
+	vpternlogd      ymm3, ymm2, ymm4, 150
+	lea             r11, [rel L.xts_lane_mask + 16]
+	sub             r11, r8
+	vpternlogq      ymm3, ymm8, yword [r11], 228    ; lane m from T2, the others from ymm8
+	add             r8, 16                          ; and C[n-1] in the last vector
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovd           k1, r11d
+; ymm4 = data ^ tweak ^ round key 0
+	vmovdqu8        ymm4{k1}{z}, [rcx]
+	vpternlogd      ymm4, ymm9, ymm3, 150
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final1_lane_aes128
+	je              near L.xts_dec_final1_lane_aes192
+	vaesdec         ymm4, ymm4, ymm26
+	vaesdec         ymm4, ymm4, ymm25
+L.xts_dec_final1_lane_aes192:
+	vaesdec         ymm4, ymm4, ymm24
+	vaesdec         ymm4, ymm4, ymm23
+L.xts_dec_final1_lane_aes128:
+	vaesdec         ymm4, ymm4, ymm22
+	vaesdec         ymm4, ymm4, ymm21
+	vaesdec         ymm4, ymm4, ymm20
+	vaesdec         ymm4, ymm4, ymm19
+	vaesdec         ymm4, ymm4, ymm18
+	vaesdec         ymm4, ymm4, ymm17
+	vaesdec         ymm4, ymm4, ymm16
+	vaesdec         ymm4, ymm4, ymm15
+	vaesdec         ymm4, ymm4, ymm14
+	vpxord          ymm2, ymm10, ymm3
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu8        [rdx]{k1}, ymm4
+; for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+; lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+; stealing overwrites)
+	lea             r11, [rel L.xts_lane_select]
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          ymm4, ymm3, ymm4
+	vpermd          ymm2, ymm3, ymm8
+	add             rcx, r8
+	add             rdx, r8
+	jmp             near L.xts_dec_steal
+L.xts_dec_final1_full:
 ; the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa64       ymm8, ymm0
 ; ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1767,6 +2288,11 @@ L.xts_lane_carry:
 L.xts_lane_select:
 	dd	0, 1, 2, 3
 	dd	4, 5, 6, 7
+; Decryption's stealing in a lane: at +16 - 16*m, a vector whose lane m is all ones.
+L.xts_lane_mask:
+	db	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+	db	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255
+	db	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 ; Ciphertext stealing: vpshufb patterns (0x80 makes a zero byte) and a byte mask.
 ; At +PART: moves a block's first PART bytes to its end.  At 32-PART: moves a block's
 ; last PART bytes to its start.  At 64-PART: 0x00 for the first PART bytes, 0xff after.

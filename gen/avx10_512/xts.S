@@ -868,6 +868,8 @@ aesgen_xts_decrypt_avx10_512:
 	cmp             $192, %r8
 	{disp32} jbe    .Lxts_dec_final3
 .Lxts_dec_final4:
+	test            %rsi, %rsi
+	{disp32} jnz    .Lxts_dec_final4_steal          # a partial block: stealing takes the last whole one
 # the tweaks of 4 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
 # zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -978,6 +980,256 @@ aesgen_xts_decrypt_avx10_512:
 	vpxord          %zmm13, %zmm10, %zmm2
 	vaesdeclast     %zmm2, %zmm7, %zmm7
 	vmovdqu8        %zmm7, 192(%rdx){%k1}
+	{disp32} jmp    .Lxts_dec_return                # no partial block (tested before the group)
+.Lxts_dec_final4_steal:
+	cmp             $256, %r8
+	{disp32} jae    .Lxts_dec_final4_full           # no lane left in the last vector for C[n-1]
+# the tweaks of 4 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm8
+# zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# zmm12 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm12
+	vpxord          %zmm2, %zmm12, %zmm12
+# zmm13 = zmm0 * x^12: shift left, fold the 12 bits shifted out back in times 0x87
+	vpsrlq          $52, %zmm0, %zmm2               # top 12 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $12, %zmm0, %zmm13
+	vpternlogd      $150, %zmm3, %zmm2, %zmm13
+# zmm0 = zmm0 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
+	vpsrldq         $14, %zmm0, %zmm2               # the top 16 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $2, %zmm0, %zmm0
+	vpxord          %zmm2, %zmm0, %zmm0
+	sub             $192, %r8                       # bytes in the last vector
+# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+# tweaks swapped), into zmm3 with the other lanes' tweaks as they are
+# zmm3 = zmm13 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %zmm13, %zmm2              # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm7         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm13, %zmm3
+	vpternlogd      $150, %zmm7, %zmm2, %zmm3
+	lea             .Lxts_lane_mask+48(%rip), %r11
+	sub             %r8, %r11
+	vpternlogq      $228, (%r11), %zmm13, %zmm3     # lane m from T2, the others from zmm13
+	add             $16, %r8                        # and C[n-1] in the last vector
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+# zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        64(%rcx), %zmm5
+	vpternlogd      $150, %zmm11, %zmm9, %zmm5
+# zmm6 = data ^ tweak ^ round key 0
+	vmovdqu8        128(%rcx), %zmm6
+	vpternlogd      $150, %zmm12, %zmm9, %zmm6
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# zmm7 = data ^ tweak ^ round key 0
+	vmovdqu8        192(%rcx), %zmm7{%k1}{z}
+	vpternlogd      $150, %zmm3, %zmm9, %zmm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final4_lane_aes128
+	{disp32} je     .Lxts_dec_final4_lane_aes192
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %zmm26, %zmm5, %zmm5
+	vaesdec         %zmm26, %zmm6, %zmm6
+	vaesdec         %zmm26, %zmm7, %zmm7
+	vaesdec         %zmm25, %zmm4, %zmm4
+	vaesdec         %zmm25, %zmm5, %zmm5
+	vaesdec         %zmm25, %zmm6, %zmm6
+	vaesdec         %zmm25, %zmm7, %zmm7
+.Lxts_dec_final4_lane_aes192:
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %zmm24, %zmm5, %zmm5
+	vaesdec         %zmm24, %zmm6, %zmm6
+	vaesdec         %zmm24, %zmm7, %zmm7
+	vaesdec         %zmm23, %zmm4, %zmm4
+	vaesdec         %zmm23, %zmm5, %zmm5
+	vaesdec         %zmm23, %zmm6, %zmm6
+	vaesdec         %zmm23, %zmm7, %zmm7
+.Lxts_dec_final4_lane_aes128:
+	vaesdec         %zmm22, %zmm4, %zmm4
+	vaesdec         %zmm22, %zmm5, %zmm5
+	vaesdec         %zmm22, %zmm6, %zmm6
+	vaesdec         %zmm22, %zmm7, %zmm7
+	vaesdec         %zmm21, %zmm4, %zmm4
+	vaesdec         %zmm21, %zmm5, %zmm5
+	vaesdec         %zmm21, %zmm6, %zmm6
+	vaesdec         %zmm21, %zmm7, %zmm7
+	vaesdec         %zmm20, %zmm4, %zmm4
+	vaesdec         %zmm20, %zmm5, %zmm5
+	vaesdec         %zmm20, %zmm6, %zmm6
+	vaesdec         %zmm20, %zmm7, %zmm7
+	vaesdec         %zmm19, %zmm4, %zmm4
+	vaesdec         %zmm19, %zmm5, %zmm5
+	vaesdec         %zmm19, %zmm6, %zmm6
+	vaesdec         %zmm19, %zmm7, %zmm7
+	vaesdec         %zmm18, %zmm4, %zmm4
+	vaesdec         %zmm18, %zmm5, %zmm5
+	vaesdec         %zmm18, %zmm6, %zmm6
+	vaesdec         %zmm18, %zmm7, %zmm7
+	vaesdec         %zmm17, %zmm4, %zmm4
+	vaesdec         %zmm17, %zmm5, %zmm5
+	vaesdec         %zmm17, %zmm6, %zmm6
+	vaesdec         %zmm17, %zmm7, %zmm7
+	vaesdec         %zmm16, %zmm4, %zmm4
+	vaesdec         %zmm16, %zmm5, %zmm5
+	vaesdec         %zmm16, %zmm6, %zmm6
+	vaesdec         %zmm16, %zmm7, %zmm7
+	vaesdec         %zmm15, %zmm4, %zmm4
+	vaesdec         %zmm15, %zmm5, %zmm5
+	vaesdec         %zmm15, %zmm6, %zmm6
+	vaesdec         %zmm15, %zmm7, %zmm7
+	vaesdec         %zmm14, %zmm4, %zmm4
+	vaesdec         %zmm14, %zmm5, %zmm5
+	vaesdec         %zmm14, %zmm6, %zmm6
+	vaesdec         %zmm14, %zmm7, %zmm7
+	vpxord          %zmm8, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vpxord          %zmm11, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx)
+	vpxord          %zmm12, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm6, %zmm6
+	vmovdqu8        %zmm6, 128(%rdx)
+	vpxord          %zmm3, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm7, %zmm7
+	vmovdqu8        %zmm7, 192(%rdx){%k1}
+# for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+# lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+# stealing overwrites)
+	lea             .Lxts_lane_select(%rip), %r11
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %zmm7, %zmm3, %zmm4
+	vpermd          %zmm13, %zmm3, %zmm2
+	add             %r8, %rcx
+	add             %r8, %rdx
+	add             $192, %rcx
+	add             $192, %rdx
+	{disp32} jmp    .Lxts_dec_steal
+.Lxts_dec_final4_full:
+# the tweaks of 4 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm8
+# zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# zmm12 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm12
+	vpxord          %zmm2, %zmm12, %zmm12
+# zmm13 = zmm0 * x^12: shift left, fold the 12 bits shifted out back in times 0x87
+	vpsrlq          $52, %zmm0, %zmm2               # top 12 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $12, %zmm0, %zmm13
+	vpternlogd      $150, %zmm3, %zmm2, %zmm13
+# zmm0 = zmm0 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
+	vpsrldq         $14, %zmm0, %zmm2               # the top 16 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $2, %zmm0, %zmm0
+	vpxord          %zmm2, %zmm0, %zmm0
+	sub             $192, %r8                       # bytes in the last vector
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+# zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        64(%rcx), %zmm5
+	vpternlogd      $150, %zmm11, %zmm9, %zmm5
+# zmm6 = data ^ tweak ^ round key 0
+	vmovdqu8        128(%rcx), %zmm6
+	vpternlogd      $150, %zmm12, %zmm9, %zmm6
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# zmm7 = data ^ tweak ^ round key 0
+	vmovdqu8        192(%rcx), %zmm7{%k1}{z}
+	vpternlogd      $150, %zmm13, %zmm9, %zmm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final4_after_aes128
+	{disp32} je     .Lxts_dec_final4_after_aes192
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %zmm26, %zmm5, %zmm5
+	vaesdec         %zmm26, %zmm6, %zmm6
+	vaesdec         %zmm26, %zmm7, %zmm7
+	vaesdec         %zmm25, %zmm4, %zmm4
+	vaesdec         %zmm25, %zmm5, %zmm5
+	vaesdec         %zmm25, %zmm6, %zmm6
+	vaesdec         %zmm25, %zmm7, %zmm7
+.Lxts_dec_final4_after_aes192:
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %zmm24, %zmm5, %zmm5
+	vaesdec         %zmm24, %zmm6, %zmm6
+	vaesdec         %zmm24, %zmm7, %zmm7
+	vaesdec         %zmm23, %zmm4, %zmm4
+	vaesdec         %zmm23, %zmm5, %zmm5
+	vaesdec         %zmm23, %zmm6, %zmm6
+	vaesdec         %zmm23, %zmm7, %zmm7
+.Lxts_dec_final4_after_aes128:
+	vaesdec         %zmm22, %zmm4, %zmm4
+	vaesdec         %zmm22, %zmm5, %zmm5
+	vaesdec         %zmm22, %zmm6, %zmm6
+	vaesdec         %zmm22, %zmm7, %zmm7
+	vaesdec         %zmm21, %zmm4, %zmm4
+	vaesdec         %zmm21, %zmm5, %zmm5
+	vaesdec         %zmm21, %zmm6, %zmm6
+	vaesdec         %zmm21, %zmm7, %zmm7
+	vaesdec         %zmm20, %zmm4, %zmm4
+	vaesdec         %zmm20, %zmm5, %zmm5
+	vaesdec         %zmm20, %zmm6, %zmm6
+	vaesdec         %zmm20, %zmm7, %zmm7
+	vaesdec         %zmm19, %zmm4, %zmm4
+	vaesdec         %zmm19, %zmm5, %zmm5
+	vaesdec         %zmm19, %zmm6, %zmm6
+	vaesdec         %zmm19, %zmm7, %zmm7
+	vaesdec         %zmm18, %zmm4, %zmm4
+	vaesdec         %zmm18, %zmm5, %zmm5
+	vaesdec         %zmm18, %zmm6, %zmm6
+	vaesdec         %zmm18, %zmm7, %zmm7
+	vaesdec         %zmm17, %zmm4, %zmm4
+	vaesdec         %zmm17, %zmm5, %zmm5
+	vaesdec         %zmm17, %zmm6, %zmm6
+	vaesdec         %zmm17, %zmm7, %zmm7
+	vaesdec         %zmm16, %zmm4, %zmm4
+	vaesdec         %zmm16, %zmm5, %zmm5
+	vaesdec         %zmm16, %zmm6, %zmm6
+	vaesdec         %zmm16, %zmm7, %zmm7
+	vaesdec         %zmm15, %zmm4, %zmm4
+	vaesdec         %zmm15, %zmm5, %zmm5
+	vaesdec         %zmm15, %zmm6, %zmm6
+	vaesdec         %zmm15, %zmm7, %zmm7
+	vaesdec         %zmm14, %zmm4, %zmm4
+	vaesdec         %zmm14, %zmm5, %zmm5
+	vaesdec         %zmm14, %zmm6, %zmm6
+	vaesdec         %zmm14, %zmm7, %zmm7
+	vpxord          %zmm8, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vpxord          %zmm11, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx)
+	vpxord          %zmm12, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm6, %zmm6
+	vmovdqu8        %zmm6, 128(%rdx)
+	vpxord          %zmm13, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm7, %zmm7
+	vmovdqu8        %zmm7, 192(%rdx){%k1}
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
@@ -997,7 +1249,7 @@ aesgen_xts_decrypt_avx10_512:
 	{disp32} jmp    .Lxts_dec_steal_both            # no register for the last whole block beside them
 .Lxts_dec_final3:
 	test            %rsi, %rsi
-	{disp32} jnz    .Lxts_dec_final3_beside         # a partial block: the last whole one runs beside
+	{disp32} jnz    .Lxts_dec_final3_steal          # a partial block: stealing takes the last whole one
 # the tweaks of 3 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
 # zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -1085,7 +1337,121 @@ aesgen_xts_decrypt_avx10_512:
 	vaesdeclast     %zmm2, %zmm6, %zmm6
 	vmovdqu8        %zmm6, 128(%rdx){%k1}
 	{disp32} jmp    .Lxts_dec_return                # no partial block (tested before the group)
-.Lxts_dec_final3_beside:
+.Lxts_dec_final3_steal:
+	cmp             $192, %r8
+	{disp32} jae    .Lxts_dec_final3_full           # no lane left in the last vector for C[n-1]
+# the tweaks of 3 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm8
+# zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# zmm12 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm12
+	vpxord          %zmm2, %zmm12, %zmm12
+# zmm0 = zmm0 * x^12: shift left, fold the 12 bits shifted out back in times 0x87
+	vpsrlq          $52, %zmm0, %zmm2               # top 12 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $12, %zmm0, %zmm0
+	vpternlogd      $150, %zmm3, %zmm2, %zmm0
+	sub             $128, %r8                       # bytes in the last vector
+# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+# tweaks swapped), into zmm3 with the other lanes' tweaks as they are
+# zmm3 = zmm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %zmm12, %zmm2              # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm6         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm12, %zmm3
+	vpternlogd      $150, %zmm6, %zmm2, %zmm3
+	lea             .Lxts_lane_mask+48(%rip), %r11
+	sub             %r8, %r11
+	vpternlogq      $228, (%r11), %zmm12, %zmm3     # lane m from T2, the others from zmm12
+	add             $16, %r8                        # and C[n-1] in the last vector
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+# zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        64(%rcx), %zmm5
+	vpternlogd      $150, %zmm11, %zmm9, %zmm5
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# zmm6 = data ^ tweak ^ round key 0
+	vmovdqu8        128(%rcx), %zmm6{%k1}{z}
+	vpternlogd      $150, %zmm3, %zmm9, %zmm6
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final3_lane_aes128
+	{disp32} je     .Lxts_dec_final3_lane_aes192
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %zmm26, %zmm5, %zmm5
+	vaesdec         %zmm26, %zmm6, %zmm6
+	vaesdec         %zmm25, %zmm4, %zmm4
+	vaesdec         %zmm25, %zmm5, %zmm5
+	vaesdec         %zmm25, %zmm6, %zmm6
+.Lxts_dec_final3_lane_aes192:
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %zmm24, %zmm5, %zmm5
+	vaesdec         %zmm24, %zmm6, %zmm6
+	vaesdec         %zmm23, %zmm4, %zmm4
+	vaesdec         %zmm23, %zmm5, %zmm5
+	vaesdec         %zmm23, %zmm6, %zmm6
+.Lxts_dec_final3_lane_aes128:
+	vaesdec         %zmm22, %zmm4, %zmm4
+	vaesdec         %zmm22, %zmm5, %zmm5
+	vaesdec         %zmm22, %zmm6, %zmm6
+	vaesdec         %zmm21, %zmm4, %zmm4
+	vaesdec         %zmm21, %zmm5, %zmm5
+	vaesdec         %zmm21, %zmm6, %zmm6
+	vaesdec         %zmm20, %zmm4, %zmm4
+	vaesdec         %zmm20, %zmm5, %zmm5
+	vaesdec         %zmm20, %zmm6, %zmm6
+	vaesdec         %zmm19, %zmm4, %zmm4
+	vaesdec         %zmm19, %zmm5, %zmm5
+	vaesdec         %zmm19, %zmm6, %zmm6
+	vaesdec         %zmm18, %zmm4, %zmm4
+	vaesdec         %zmm18, %zmm5, %zmm5
+	vaesdec         %zmm18, %zmm6, %zmm6
+	vaesdec         %zmm17, %zmm4, %zmm4
+	vaesdec         %zmm17, %zmm5, %zmm5
+	vaesdec         %zmm17, %zmm6, %zmm6
+	vaesdec         %zmm16, %zmm4, %zmm4
+	vaesdec         %zmm16, %zmm5, %zmm5
+	vaesdec         %zmm16, %zmm6, %zmm6
+	vaesdec         %zmm15, %zmm4, %zmm4
+	vaesdec         %zmm15, %zmm5, %zmm5
+	vaesdec         %zmm15, %zmm6, %zmm6
+	vaesdec         %zmm14, %zmm4, %zmm4
+	vaesdec         %zmm14, %zmm5, %zmm5
+	vaesdec         %zmm14, %zmm6, %zmm6
+	vpxord          %zmm8, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vpxord          %zmm11, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx)
+	vpxord          %zmm3, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm6, %zmm6
+	vmovdqu8        %zmm6, 128(%rdx){%k1}
+# for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+# lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+# stealing overwrites)
+	lea             .Lxts_lane_select(%rip), %r11
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %zmm6, %zmm3, %zmm4
+	vpermd          %zmm12, %zmm3, %zmm2
+	add             %r8, %rcx
+	add             %r8, %rdx
+	add             $128, %rcx
+	add             $128, %rdx
+	{disp32} jmp    .Lxts_dec_steal
+.Lxts_dec_final3_full:
 # the tweaks of 3 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
 # zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -1218,7 +1584,7 @@ aesgen_xts_decrypt_avx10_512:
 	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final2:
 	test            %rsi, %rsi
-	{disp32} jnz    .Lxts_dec_final2_beside         # a partial block: the last whole one runs beside
+	{disp32} jnz    .Lxts_dec_final2_steal          # a partial block: stealing takes the last whole one
 # the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
 # zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -1281,7 +1647,96 @@ aesgen_xts_decrypt_avx10_512:
 	vaesdeclast     %zmm2, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 64(%rdx){%k1}
 	{disp32} jmp    .Lxts_dec_return                # no partial block (tested before the group)
-.Lxts_dec_final2_beside:
+.Lxts_dec_final2_steal:
+	cmp             $128, %r8
+	{disp32} jae    .Lxts_dec_final2_full           # no lane left in the last vector for C[n-1]
+# the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm8
+# zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm0
+	vpxord          %zmm2, %zmm0, %zmm0
+	sub             $64, %r8                        # bytes in the last vector
+# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+# tweaks swapped), into zmm3 with the other lanes' tweaks as they are
+# zmm3 = zmm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %zmm11, %zmm2              # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm5         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm11, %zmm3
+	vpternlogd      $150, %zmm5, %zmm2, %zmm3
+	lea             .Lxts_lane_mask+48(%rip), %r11
+	sub             %r8, %r11
+	vpternlogq      $228, (%r11), %zmm11, %zmm3     # lane m from T2, the others from zmm11
+	add             $16, %r8                        # and C[n-1] in the last vector
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        64(%rcx), %zmm5{%k1}{z}
+	vpternlogd      $150, %zmm3, %zmm9, %zmm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final2_lane_aes128
+	{disp32} je     .Lxts_dec_final2_lane_aes192
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %zmm26, %zmm5, %zmm5
+	vaesdec         %zmm25, %zmm4, %zmm4
+	vaesdec         %zmm25, %zmm5, %zmm5
+.Lxts_dec_final2_lane_aes192:
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %zmm24, %zmm5, %zmm5
+	vaesdec         %zmm23, %zmm4, %zmm4
+	vaesdec         %zmm23, %zmm5, %zmm5
+.Lxts_dec_final2_lane_aes128:
+	vaesdec         %zmm22, %zmm4, %zmm4
+	vaesdec         %zmm22, %zmm5, %zmm5
+	vaesdec         %zmm21, %zmm4, %zmm4
+	vaesdec         %zmm21, %zmm5, %zmm5
+	vaesdec         %zmm20, %zmm4, %zmm4
+	vaesdec         %zmm20, %zmm5, %zmm5
+	vaesdec         %zmm19, %zmm4, %zmm4
+	vaesdec         %zmm19, %zmm5, %zmm5
+	vaesdec         %zmm18, %zmm4, %zmm4
+	vaesdec         %zmm18, %zmm5, %zmm5
+	vaesdec         %zmm17, %zmm4, %zmm4
+	vaesdec         %zmm17, %zmm5, %zmm5
+	vaesdec         %zmm16, %zmm4, %zmm4
+	vaesdec         %zmm16, %zmm5, %zmm5
+	vaesdec         %zmm15, %zmm4, %zmm4
+	vaesdec         %zmm15, %zmm5, %zmm5
+	vaesdec         %zmm14, %zmm4, %zmm4
+	vaesdec         %zmm14, %zmm5, %zmm5
+	vpxord          %zmm8, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vpxord          %zmm3, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx){%k1}
+# for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+# lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+# stealing overwrites)
+	lea             .Lxts_lane_select(%rip), %r11
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %zmm5, %zmm3, %zmm4
+	vpermd          %zmm11, %zmm3, %zmm2
+	add             %r8, %rcx
+	add             %r8, %rdx
+	add             $64, %rcx
+	add             $64, %rdx
+	{disp32} jmp    .Lxts_dec_steal
+.Lxts_dec_final2_full:
 # the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
 # zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -1389,7 +1844,7 @@ aesgen_xts_decrypt_avx10_512:
 	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final1:
 	test            %rsi, %rsi
-	{disp32} jnz    .Lxts_dec_final1_beside         # a partial block: the last whole one runs beside
+	{disp32} jnz    .Lxts_dec_final1_steal          # a partial block: stealing takes the last whole one
 # the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
 # zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -1427,7 +1882,69 @@ aesgen_xts_decrypt_avx10_512:
 	vaesdeclast     %zmm2, %zmm4, %zmm4
 	vmovdqu8        %zmm4, (%rdx){%k1}
 	{disp32} jmp    .Lxts_dec_return                # no partial block (tested before the group)
-.Lxts_dec_final1_beside:
+.Lxts_dec_final1_steal:
+	cmp             $64, %r8
+	{disp32} jae    .Lxts_dec_final1_full           # no lane left in the last vector for C[n-1]
+# the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm8
+# zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm0
+	vpternlogd      $150, %zmm3, %zmm2, %zmm0
+# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+# tweaks swapped), into zmm3 with the other lanes' tweaks as they are
+# zmm3 = zmm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %zmm8, %zmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm4         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm8, %zmm3
+	vpternlogd      $150, %zmm4, %zmm2, %zmm3
+	lea             .Lxts_lane_mask+48(%rip), %r11
+	sub             %r8, %r11
+	vpternlogq      $228, (%r11), %zmm8, %zmm3      # lane m from T2, the others from zmm8
+	add             $16, %r8                        # and C[n-1] in the last vector
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4{%k1}{z}
+	vpternlogd      $150, %zmm3, %zmm9, %zmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final1_lane_aes128
+	{disp32} je     .Lxts_dec_final1_lane_aes192
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %zmm25, %zmm4, %zmm4
+.Lxts_dec_final1_lane_aes192:
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %zmm23, %zmm4, %zmm4
+.Lxts_dec_final1_lane_aes128:
+	vaesdec         %zmm22, %zmm4, %zmm4
+	vaesdec         %zmm21, %zmm4, %zmm4
+	vaesdec         %zmm20, %zmm4, %zmm4
+	vaesdec         %zmm19, %zmm4, %zmm4
+	vaesdec         %zmm18, %zmm4, %zmm4
+	vaesdec         %zmm17, %zmm4, %zmm4
+	vaesdec         %zmm16, %zmm4, %zmm4
+	vaesdec         %zmm15, %zmm4, %zmm4
+	vaesdec         %zmm14, %zmm4, %zmm4
+	vpxord          %zmm3, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx){%k1}
+# for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+# lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+# stealing overwrites)
+	lea             .Lxts_lane_select(%rip), %r11
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %zmm4, %zmm3, %zmm4
+	vpermd          %zmm8, %zmm3, %zmm2
+	add             %r8, %rcx
+	add             %r8, %rdx
+	{disp32} jmp    .Lxts_dec_steal
+.Lxts_dec_final1_full:
 # the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
 # zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -1763,6 +2280,11 @@ aesgen_xts_decrypt_avx10_512:
 	.long	4, 5, 6, 7
 	.long	8, 9, 10, 11
 	.long	12, 13, 14, 15
+# Decryption's stealing in a lane: at +48 - 16*m, a vector whose lane m is all ones.
+.Lxts_lane_mask:
+	.byte	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+	.byte	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255
+	.byte	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 # Ciphertext stealing: vpshufb patterns (0x80 makes a zero byte) and a byte mask.
 # At +PART: moves a block's first PART bytes to its end.  At 32-PART: moves a block's
 # last PART bytes to its start.  At 64-PART: 0x00 for the first PART bytes, 0xff after.
@@ -2357,6 +2879,8 @@ aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	cmp             $64, %r8
 	{disp32} jbe    .Lxts_dec_final1_keysmem_onepassgroups_tail2_tweakahead_unroll2
 .Lxts_dec_final2_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	test            %rsi, %rsi
+	{disp32} jnz    .Lxts_dec_final2_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2 # a partial block: stealing takes the last whole one
 # the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm6
 # zmm9 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -2431,6 +2955,184 @@ aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	vpxord          %zmm9, %zmm8, %zmm2
 	vaesdeclast     %zmm2, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 64(%rdx){%k1}
+	{disp32} jmp    .Lxts_dec_return_keysmem_onepassgroups_tail2_tweakahead_unroll2 # no partial block (tested before the group)
+.Lxts_dec_final2_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	cmp             $128, %r8
+	{disp32} jae    .Lxts_dec_final2_full_keysmem_onepassgroups_tail2_tweakahead_unroll2 # no lane left in the last vector for C[n-1]
+# the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm6
+# zmm9 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm9
+	vpternlogd      $150, %zmm3, %zmm2, %zmm9
+# zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm0
+	vpxord          %zmm2, %zmm0, %zmm0
+	sub             $64, %r8                        # bytes in the last vector
+# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+# tweaks swapped), into zmm3 with the other lanes' tweaks as they are
+# zmm3 = zmm9 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %zmm9, %zmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm5         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm9, %zmm3
+	vpternlogd      $150, %zmm5, %zmm2, %zmm3
+	lea             .Lxts_lane_mask_keysmem_onepassgroups_tail2_tweakahead_unroll2+48(%rip), %r11
+	sub             %r8, %r11
+	vpternlogq      $228, (%r11), %zmm9, %zmm3      # lane m from T2, the others from zmm9
+	add             $16, %r8                        # and C[n-1] in the last vector
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm6, %zmm7, %zmm4
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        64(%rcx), %zmm5{%k1}{z}
+	vpternlogd      $150, %zmm3, %zmm7, %zmm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final2_lane_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	{disp32} je     .Lxts_dec_final2_lane_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vbroadcasti32x4 -208(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -192(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+.Lxts_dec_final2_lane_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 -176(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -160(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+.Lxts_dec_final2_lane_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 -144(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -128(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -112(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -96(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -80(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -64(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -48(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -32(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -16(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm8, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vpxord          %zmm3, %zmm8, %zmm2
+	vaesdeclast     %zmm2, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx){%k1}
+# for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+# lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+# stealing overwrites)
+	lea             .Lxts_lane_select_keysmem_onepassgroups_tail2_tweakahead_unroll2(%rip), %r11
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %zmm5, %zmm3, %zmm4
+	vpermd          %zmm9, %zmm3, %zmm2
+	add             %r8, %rcx
+	add             %r8, %rdx
+	add             $64, %rcx
+	add             $64, %rdx
+	{disp32} jmp    .Lxts_dec_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2
+.Lxts_dec_final2_full_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+# the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm6
+# zmm9 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm9
+	vpternlogd      $150, %zmm3, %zmm2, %zmm9
+# zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm0
+	vpxord          %zmm2, %zmm0, %zmm0
+	sub             $64, %r8                        # bytes in the last vector
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm6, %zmm7, %zmm4
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        64(%rcx), %zmm5{%k1}{z}
+	vpternlogd      $150, %zmm9, %zmm7, %zmm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final2_after_aes128
+	{disp32} je     .Lxts_dec_final2_after_aes192
+	vbroadcasti32x4 -208(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -192(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+.Lxts_dec_final2_after_aes192:
+	vbroadcasti32x4 -176(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -160(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+.Lxts_dec_final2_after_aes128:
+	vbroadcasti32x4 -144(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -128(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -112(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -96(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -80(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -64(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -48(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -32(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vbroadcasti32x4 -16(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vaesdec         %zmm12, %zmm5, %zmm5
+	vpxord          %zmm6, %zmm8, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vpxord          %zmm9, %zmm8, %zmm2
+	vaesdeclast     %zmm2, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx){%k1}
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return_keysmem_onepassgroups_tail2_tweakahead_unroll2 # no partial block: nothing for stealing to take
 	add             %r8, %rcx
@@ -2450,7 +3152,7 @@ aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	{disp32} jmp    .Lxts_dec_steal_both_keysmem_onepassgroups_tail2_tweakahead_unroll2 # no register for the last whole block beside them
 .Lxts_dec_final1_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	test            %rsi, %rsi
-	{disp32} jnz    .Lxts_dec_final1_beside_keysmem_onepassgroups_tail2_tweakahead_unroll2 # a partial block: the last whole one runs beside
+	{disp32} jnz    .Lxts_dec_final1_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2 # a partial block: stealing takes the last whole one
 # the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm6
 # zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -2501,7 +3203,82 @@ aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	vaesdeclast     %zmm2, %zmm4, %zmm4
 	vmovdqu8        %zmm4, (%rdx){%k1}
 	{disp32} jmp    .Lxts_dec_return_keysmem_onepassgroups_tail2_tweakahead_unroll2 # no partial block (tested before the group)
-.Lxts_dec_final1_beside_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+.Lxts_dec_final1_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	cmp             $64, %r8
+	{disp32} jae    .Lxts_dec_final1_full_keysmem_onepassgroups_tail2_tweakahead_unroll2 # no lane left in the last vector for C[n-1]
+# the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm6
+# zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm0
+	vpternlogd      $150, %zmm3, %zmm2, %zmm0
+# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+# tweaks swapped), into zmm3 with the other lanes' tweaks as they are
+# zmm3 = zmm6 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %zmm6, %zmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm4         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm6, %zmm3
+	vpternlogd      $150, %zmm4, %zmm2, %zmm3
+	lea             .Lxts_lane_mask_keysmem_onepassgroups_tail2_tweakahead_unroll2+48(%rip), %r11
+	sub             %r8, %r11
+	vpternlogq      $228, (%r11), %zmm6, %zmm3      # lane m from T2, the others from zmm6
+	add             $16, %r8                        # and C[n-1] in the last vector
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4{%k1}{z}
+	vpternlogd      $150, %zmm3, %zmm7, %zmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final1_lane_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	{disp32} je     .Lxts_dec_final1_lane_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vbroadcasti32x4 -208(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -192(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+.Lxts_dec_final1_lane_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 -176(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -160(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+.Lxts_dec_final1_lane_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 -144(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -128(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -112(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -96(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -80(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -64(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -48(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -32(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vbroadcasti32x4 -16(%r10), %zmm12
+	vaesdec         %zmm12, %zmm4, %zmm4
+	vpxord          %zmm3, %zmm8, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx){%k1}
+# for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+# lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+# stealing overwrites)
+	lea             .Lxts_lane_select_keysmem_onepassgroups_tail2_tweakahead_unroll2(%rip), %r11
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %zmm4, %zmm3, %zmm4
+	vpermd          %zmm6, %zmm3, %zmm2
+	add             %r8, %rcx
+	add             %r8, %rdx
+	{disp32} jmp    .Lxts_dec_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2
+.Lxts_dec_final1_full_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 # the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm6
 # zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -2824,6 +3601,11 @@ aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	.long	4, 5, 6, 7
 	.long	8, 9, 10, 11
 	.long	12, 13, 14, 15
+# Decryption's stealing in a lane: at +48 - 16*m, a vector whose lane m is all ones.
+.Lxts_lane_mask_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	.byte	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+	.byte	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255
+	.byte	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 # Ciphertext stealing: vpshufb patterns (0x80 makes a zero byte) and a byte mask.
 # At +PART: moves a block's first PART bytes to its end.  At 32-PART: moves a block's
 # last PART bytes to its start.  At 64-PART: 0x00 for the first PART bytes, 0xff after.
@@ -3617,7 +4399,7 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows:
 	{disp32} jbe    .Lxts_dec_final1_onepassgroups_tail2_tweakahead_tweakencrows
 .Lxts_dec_final2_onepassgroups_tail2_tweakahead_tweakencrows:
 	test            %rsi, %rsi
-	{disp32} jnz    .Lxts_dec_final2_beside_onepassgroups_tail2_tweakahead_tweakencrows # a partial block: the last whole one runs beside
+	{disp32} jnz    .Lxts_dec_final2_steal_onepassgroups_tail2_tweakahead_tweakencrows # a partial block: stealing takes the last whole one
 # the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
 # zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -3680,7 +4462,96 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows:
 	vaesdeclast     %zmm2, %zmm5, %zmm5
 	vmovdqu8        %zmm5, 64(%rdx){%k1}
 	{disp32} jmp    .Lxts_dec_return_onepassgroups_tail2_tweakahead_tweakencrows # no partial block (tested before the group)
-.Lxts_dec_final2_beside_onepassgroups_tail2_tweakahead_tweakencrows:
+.Lxts_dec_final2_steal_onepassgroups_tail2_tweakahead_tweakencrows:
+	cmp             $128, %r8
+	{disp32} jae    .Lxts_dec_final2_full_onepassgroups_tail2_tweakahead_tweakencrows # no lane left in the last vector for C[n-1]
+# the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm8
+# zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm11
+	vpternlogd      $150, %zmm3, %zmm2, %zmm11
+# zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %zmm0, %zmm2               # the top 8 bits
+	vpclmulqdq      $0, %zmm1, %zmm2, %zmm2         # ... times 0x87
+	vpslldq         $1, %zmm0, %zmm0
+	vpxord          %zmm2, %zmm0, %zmm0
+	sub             $64, %r8                        # bytes in the last vector
+# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+# tweaks swapped), into zmm3 with the other lanes' tweaks as they are
+# zmm3 = zmm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %zmm11, %zmm2              # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm5         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm11, %zmm3
+	vpternlogd      $150, %zmm5, %zmm2, %zmm3
+	lea             .Lxts_lane_mask_onepassgroups_tail2_tweakahead_tweakencrows+48(%rip), %r11
+	sub             %r8, %r11
+	vpternlogq      $228, (%r11), %zmm11, %zmm3     # lane m from T2, the others from zmm11
+	add             $16, %r8                        # and C[n-1] in the last vector
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4
+	vpternlogd      $150, %zmm8, %zmm9, %zmm4
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        64(%rcx), %zmm5{%k1}{z}
+	vpternlogd      $150, %zmm3, %zmm9, %zmm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final2_lane_aes128_onepassgroups_tail2_tweakahead_tweakencrows
+	{disp32} je     .Lxts_dec_final2_lane_aes192_onepassgroups_tail2_tweakahead_tweakencrows
+	vaesdec         %zmm30, %zmm4, %zmm4
+	vaesdec         %zmm30, %zmm5, %zmm5
+	vaesdec         %zmm29, %zmm4, %zmm4
+	vaesdec         %zmm29, %zmm5, %zmm5
+.Lxts_dec_final2_lane_aes192_onepassgroups_tail2_tweakahead_tweakencrows:
+	vaesdec         %zmm28, %zmm4, %zmm4
+	vaesdec         %zmm28, %zmm5, %zmm5
+	vaesdec         %zmm27, %zmm4, %zmm4
+	vaesdec         %zmm27, %zmm5, %zmm5
+.Lxts_dec_final2_lane_aes128_onepassgroups_tail2_tweakahead_tweakencrows:
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %zmm26, %zmm5, %zmm5
+	vaesdec         %zmm25, %zmm4, %zmm4
+	vaesdec         %zmm25, %zmm5, %zmm5
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %zmm24, %zmm5, %zmm5
+	vaesdec         %zmm23, %zmm4, %zmm4
+	vaesdec         %zmm23, %zmm5, %zmm5
+	vaesdec         %zmm22, %zmm4, %zmm4
+	vaesdec         %zmm22, %zmm5, %zmm5
+	vaesdec         %zmm21, %zmm4, %zmm4
+	vaesdec         %zmm21, %zmm5, %zmm5
+	vaesdec         %zmm20, %zmm4, %zmm4
+	vaesdec         %zmm20, %zmm5, %zmm5
+	vaesdec         %zmm19, %zmm4, %zmm4
+	vaesdec         %zmm19, %zmm5, %zmm5
+	vaesdec         %zmm18, %zmm4, %zmm4
+	vaesdec         %zmm18, %zmm5, %zmm5
+	vpxord          %zmm8, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx)
+	vpxord          %zmm3, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm5, %zmm5
+	vmovdqu8        %zmm5, 64(%rdx){%k1}
+# for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+# lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+# stealing overwrites)
+	lea             .Lxts_lane_select_onepassgroups_tail2_tweakahead_tweakencrows(%rip), %r11
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %zmm5, %zmm3, %zmm4
+	vpermd          %zmm11, %zmm3, %zmm2
+	add             %r8, %rcx
+	add             %r8, %rdx
+	add             $64, %rcx
+	add             $64, %rdx
+	{disp32} jmp    .Lxts_dec_steal_onepassgroups_tail2_tweakahead_tweakencrows
+.Lxts_dec_final2_full_onepassgroups_tail2_tweakahead_tweakencrows:
 # the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
 # zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -3788,7 +4659,7 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows:
 	{disp32} jmp    .Lxts_dec_steal_onepassgroups_tail2_tweakahead_tweakencrows
 .Lxts_dec_final1_onepassgroups_tail2_tweakahead_tweakencrows:
 	test            %rsi, %rsi
-	{disp32} jnz    .Lxts_dec_final1_beside_onepassgroups_tail2_tweakahead_tweakencrows # a partial block: the last whole one runs beside
+	{disp32} jnz    .Lxts_dec_final1_steal_onepassgroups_tail2_tweakahead_tweakencrows # a partial block: stealing takes the last whole one
 # the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
 # zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -3826,7 +4697,69 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows:
 	vaesdeclast     %zmm2, %zmm4, %zmm4
 	vmovdqu8        %zmm4, (%rdx){%k1}
 	{disp32} jmp    .Lxts_dec_return_onepassgroups_tail2_tweakahead_tweakencrows # no partial block (tested before the group)
-.Lxts_dec_final1_beside_onepassgroups_tail2_tweakahead_tweakencrows:
+.Lxts_dec_final1_steal_onepassgroups_tail2_tweakahead_tweakencrows:
+	cmp             $64, %r8
+	{disp32} jae    .Lxts_dec_final1_full_onepassgroups_tail2_tweakahead_tweakencrows # no lane left in the last vector for C[n-1]
+# the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       %zmm0, %zmm8
+# zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %zmm0, %zmm2               # top 4 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm3         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $4, %zmm0, %zmm0
+	vpternlogd      $150, %zmm3, %zmm2, %zmm0
+# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+# tweaks swapped), into zmm3 with the other lanes' tweaks as they are
+# zmm3 = zmm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %zmm8, %zmm2               # top 1 bits of each half
+	vpclmulqdq      $1, %zmm1, %zmm2, %zmm4         # high half's, times 0x87
+	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
+	vpsllq          $1, %zmm8, %zmm3
+	vpternlogd      $150, %zmm4, %zmm2, %zmm3
+	lea             .Lxts_lane_mask_onepassgroups_tail2_tweakahead_tweakencrows+48(%rip), %r11
+	sub             %r8, %r11
+	vpternlogq      $228, (%r11), %zmm8, %zmm3      # lane m from T2, the others from zmm8
+	add             $16, %r8                        # and C[n-1] in the last vector
+	mov             $-1, %r11
+	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
+	kmovq           %r11, %k1
+# zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        (%rcx), %zmm4{%k1}{z}
+	vpternlogd      $150, %zmm3, %zmm9, %zmm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final1_lane_aes128_onepassgroups_tail2_tweakahead_tweakencrows
+	{disp32} je     .Lxts_dec_final1_lane_aes192_onepassgroups_tail2_tweakahead_tweakencrows
+	vaesdec         %zmm30, %zmm4, %zmm4
+	vaesdec         %zmm29, %zmm4, %zmm4
+.Lxts_dec_final1_lane_aes192_onepassgroups_tail2_tweakahead_tweakencrows:
+	vaesdec         %zmm28, %zmm4, %zmm4
+	vaesdec         %zmm27, %zmm4, %zmm4
+.Lxts_dec_final1_lane_aes128_onepassgroups_tail2_tweakahead_tweakencrows:
+	vaesdec         %zmm26, %zmm4, %zmm4
+	vaesdec         %zmm25, %zmm4, %zmm4
+	vaesdec         %zmm24, %zmm4, %zmm4
+	vaesdec         %zmm23, %zmm4, %zmm4
+	vaesdec         %zmm22, %zmm4, %zmm4
+	vaesdec         %zmm21, %zmm4, %zmm4
+	vaesdec         %zmm20, %zmm4, %zmm4
+	vaesdec         %zmm19, %zmm4, %zmm4
+	vaesdec         %zmm18, %zmm4, %zmm4
+	vpxord          %zmm3, %zmm10, %zmm2
+	vaesdeclast     %zmm2, %zmm4, %zmm4
+	vmovdqu8        %zmm4, (%rdx){%k1}
+# for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+# lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+# stealing overwrites)
+	lea             .Lxts_lane_select_onepassgroups_tail2_tweakahead_tweakencrows(%rip), %r11
+	vmovdqu8        -16(%r11,%r8,1), %xmm3
+	vpermd          %zmm4, %zmm3, %zmm4
+	vpermd          %zmm8, %zmm3, %zmm2
+	add             %r8, %rcx
+	add             %r8, %rdx
+	{disp32} jmp    .Lxts_dec_steal_onepassgroups_tail2_tweakahead_tweakencrows
+.Lxts_dec_final1_full_onepassgroups_tail2_tweakahead_tweakencrows:
 # the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       %zmm0, %zmm8
 # zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -4182,6 +5115,11 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows:
 	.long	4, 5, 6, 7
 	.long	8, 9, 10, 11
 	.long	12, 13, 14, 15
+# Decryption's stealing in a lane: at +48 - 16*m, a vector whose lane m is all ones.
+.Lxts_lane_mask_onepassgroups_tail2_tweakahead_tweakencrows:
+	.byte	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+	.byte	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255
+	.byte	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 # Ciphertext stealing: vpshufb patterns (0x80 makes a zero byte) and a byte mask.
 # At +PART: moves a block's first PART bytes to its end.  At 32-PART: moves a block's
 # last PART bytes to its start.  At 64-PART: 0x00 for the first PART bytes, 0xff after.

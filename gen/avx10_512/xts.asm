@@ -867,6 +867,8 @@ L.xts_dec_final:
 	cmp             r8, 192
 	jbe             near L.xts_dec_final3
 L.xts_dec_final4:
+	test            rsi, rsi
+	jnz             near L.xts_dec_final4_steal     ; a partial block: stealing takes the last whole one
 ; the tweaks of 4 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
 ; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -977,6 +979,256 @@ L.xts_dec_final4_aes128:
 	vpxord          zmm2, zmm10, zmm13
 	vaesdeclast     zmm7, zmm7, zmm2
 	vmovdqu8        [rdx + 192]{k1}, zmm7
+	jmp             near L.xts_dec_return           ; no partial block (tested before the group)
+L.xts_dec_final4_steal:
+	cmp             r8, 256
+	jae             near L.xts_dec_final4_full      ; no lane left in the last vector for C[n-1]
+; the tweaks of 4 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm8, zmm0
+; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm11, zmm0, 4
+	vpternlogd      zmm11, zmm2, zmm3, 150
+; zmm12 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm12, zmm0, 1
+	vpxord          zmm12, zmm12, zmm2
+; zmm13 = zmm0 * x^12: shift left, fold the 12 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm13, zmm0, 12
+	vpternlogd      zmm13, zmm2, zmm3, 150
+; zmm0 = zmm0 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm0, 14                  ; the top 16 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm0, zmm0, 2
+	vpxord          zmm0, zmm0, zmm2
+	sub             r8, 192                         ; bytes in the last vector
+; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+; tweaks swapped), into zmm3 with the other lanes' tweaks as they are
+; zmm3 = zmm13 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm13, 63                 ; top 1 bits of each half
+	vpclmulqdq      zmm7, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm3, zmm13, 1
+	vpternlogd      zmm3, zmm2, zmm7, 150
+	lea             r11, [rel L.xts_lane_mask + 48]
+	sub             r11, r8
+	vpternlogq      zmm3, zmm13, zword [r11], 228   ; lane m from T2, the others from zmm13
+	add             r8, 16                          ; and C[n-1] in the last vector
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm9, zmm8, 150
+; zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm5, [rcx + 64]
+	vpternlogd      zmm5, zmm9, zmm11, 150
+; zmm6 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm6, [rcx + 128]
+	vpternlogd      zmm6, zmm9, zmm12, 150
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovq           k1, r11
+; zmm7 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm7{k1}{z}, [rcx + 192]
+	vpternlogd      zmm7, zmm9, zmm3, 150
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final4_lane_aes128
+	je              near L.xts_dec_final4_lane_aes192
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         zmm5, zmm5, zmm26
+	vaesdec         zmm6, zmm6, zmm26
+	vaesdec         zmm7, zmm7, zmm26
+	vaesdec         zmm4, zmm4, zmm25
+	vaesdec         zmm5, zmm5, zmm25
+	vaesdec         zmm6, zmm6, zmm25
+	vaesdec         zmm7, zmm7, zmm25
+L.xts_dec_final4_lane_aes192:
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         zmm5, zmm5, zmm24
+	vaesdec         zmm6, zmm6, zmm24
+	vaesdec         zmm7, zmm7, zmm24
+	vaesdec         zmm4, zmm4, zmm23
+	vaesdec         zmm5, zmm5, zmm23
+	vaesdec         zmm6, zmm6, zmm23
+	vaesdec         zmm7, zmm7, zmm23
+L.xts_dec_final4_lane_aes128:
+	vaesdec         zmm4, zmm4, zmm22
+	vaesdec         zmm5, zmm5, zmm22
+	vaesdec         zmm6, zmm6, zmm22
+	vaesdec         zmm7, zmm7, zmm22
+	vaesdec         zmm4, zmm4, zmm21
+	vaesdec         zmm5, zmm5, zmm21
+	vaesdec         zmm6, zmm6, zmm21
+	vaesdec         zmm7, zmm7, zmm21
+	vaesdec         zmm4, zmm4, zmm20
+	vaesdec         zmm5, zmm5, zmm20
+	vaesdec         zmm6, zmm6, zmm20
+	vaesdec         zmm7, zmm7, zmm20
+	vaesdec         zmm4, zmm4, zmm19
+	vaesdec         zmm5, zmm5, zmm19
+	vaesdec         zmm6, zmm6, zmm19
+	vaesdec         zmm7, zmm7, zmm19
+	vaesdec         zmm4, zmm4, zmm18
+	vaesdec         zmm5, zmm5, zmm18
+	vaesdec         zmm6, zmm6, zmm18
+	vaesdec         zmm7, zmm7, zmm18
+	vaesdec         zmm4, zmm4, zmm17
+	vaesdec         zmm5, zmm5, zmm17
+	vaesdec         zmm6, zmm6, zmm17
+	vaesdec         zmm7, zmm7, zmm17
+	vaesdec         zmm4, zmm4, zmm16
+	vaesdec         zmm5, zmm5, zmm16
+	vaesdec         zmm6, zmm6, zmm16
+	vaesdec         zmm7, zmm7, zmm16
+	vaesdec         zmm4, zmm4, zmm15
+	vaesdec         zmm5, zmm5, zmm15
+	vaesdec         zmm6, zmm6, zmm15
+	vaesdec         zmm7, zmm7, zmm15
+	vaesdec         zmm4, zmm4, zmm14
+	vaesdec         zmm5, zmm5, zmm14
+	vaesdec         zmm6, zmm6, zmm14
+	vaesdec         zmm7, zmm7, zmm14
+	vpxord          zmm2, zmm10, zmm8
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        zword [rdx], zmm4
+	vpxord          zmm2, zmm10, zmm11
+	vaesdeclast     zmm5, zmm5, zmm2
+	vmovdqu8        zword [rdx + 64], zmm5
+	vpxord          zmm2, zmm10, zmm12
+	vaesdeclast     zmm6, zmm6, zmm2
+	vmovdqu8        zword [rdx + 128], zmm6
+	vpxord          zmm2, zmm10, zmm3
+	vaesdeclast     zmm7, zmm7, zmm2
+	vmovdqu8        [rdx + 192]{k1}, zmm7
+; for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+; lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+; stealing overwrites)
+	lea             r11, [rel L.xts_lane_select]
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          zmm4, zmm3, zmm7
+	vpermd          zmm2, zmm3, zmm13
+	add             rcx, r8
+	add             rdx, r8
+	add             rcx, 192
+	add             rdx, 192
+	jmp             near L.xts_dec_steal
+L.xts_dec_final4_full:
+; the tweaks of 4 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm8, zmm0
+; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm11, zmm0, 4
+	vpternlogd      zmm11, zmm2, zmm3, 150
+; zmm12 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm12, zmm0, 1
+	vpxord          zmm12, zmm12, zmm2
+; zmm13 = zmm0 * x^12: shift left, fold the 12 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm13, zmm0, 12
+	vpternlogd      zmm13, zmm2, zmm3, 150
+; zmm0 = zmm0 * x^16: shift left, fold the 16 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm0, 14                  ; the top 16 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm0, zmm0, 2
+	vpxord          zmm0, zmm0, zmm2
+	sub             r8, 192                         ; bytes in the last vector
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm9, zmm8, 150
+; zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm5, [rcx + 64]
+	vpternlogd      zmm5, zmm9, zmm11, 150
+; zmm6 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm6, [rcx + 128]
+	vpternlogd      zmm6, zmm9, zmm12, 150
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovq           k1, r11
+; zmm7 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm7{k1}{z}, [rcx + 192]
+	vpternlogd      zmm7, zmm9, zmm13, 150
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final4_after_aes128
+	je              near L.xts_dec_final4_after_aes192
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         zmm5, zmm5, zmm26
+	vaesdec         zmm6, zmm6, zmm26
+	vaesdec         zmm7, zmm7, zmm26
+	vaesdec         zmm4, zmm4, zmm25
+	vaesdec         zmm5, zmm5, zmm25
+	vaesdec         zmm6, zmm6, zmm25
+	vaesdec         zmm7, zmm7, zmm25
+L.xts_dec_final4_after_aes192:
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         zmm5, zmm5, zmm24
+	vaesdec         zmm6, zmm6, zmm24
+	vaesdec         zmm7, zmm7, zmm24
+	vaesdec         zmm4, zmm4, zmm23
+	vaesdec         zmm5, zmm5, zmm23
+	vaesdec         zmm6, zmm6, zmm23
+	vaesdec         zmm7, zmm7, zmm23
+L.xts_dec_final4_after_aes128:
+	vaesdec         zmm4, zmm4, zmm22
+	vaesdec         zmm5, zmm5, zmm22
+	vaesdec         zmm6, zmm6, zmm22
+	vaesdec         zmm7, zmm7, zmm22
+	vaesdec         zmm4, zmm4, zmm21
+	vaesdec         zmm5, zmm5, zmm21
+	vaesdec         zmm6, zmm6, zmm21
+	vaesdec         zmm7, zmm7, zmm21
+	vaesdec         zmm4, zmm4, zmm20
+	vaesdec         zmm5, zmm5, zmm20
+	vaesdec         zmm6, zmm6, zmm20
+	vaesdec         zmm7, zmm7, zmm20
+	vaesdec         zmm4, zmm4, zmm19
+	vaesdec         zmm5, zmm5, zmm19
+	vaesdec         zmm6, zmm6, zmm19
+	vaesdec         zmm7, zmm7, zmm19
+	vaesdec         zmm4, zmm4, zmm18
+	vaesdec         zmm5, zmm5, zmm18
+	vaesdec         zmm6, zmm6, zmm18
+	vaesdec         zmm7, zmm7, zmm18
+	vaesdec         zmm4, zmm4, zmm17
+	vaesdec         zmm5, zmm5, zmm17
+	vaesdec         zmm6, zmm6, zmm17
+	vaesdec         zmm7, zmm7, zmm17
+	vaesdec         zmm4, zmm4, zmm16
+	vaesdec         zmm5, zmm5, zmm16
+	vaesdec         zmm6, zmm6, zmm16
+	vaesdec         zmm7, zmm7, zmm16
+	vaesdec         zmm4, zmm4, zmm15
+	vaesdec         zmm5, zmm5, zmm15
+	vaesdec         zmm6, zmm6, zmm15
+	vaesdec         zmm7, zmm7, zmm15
+	vaesdec         zmm4, zmm4, zmm14
+	vaesdec         zmm5, zmm5, zmm14
+	vaesdec         zmm6, zmm6, zmm14
+	vaesdec         zmm7, zmm7, zmm14
+	vpxord          zmm2, zmm10, zmm8
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        zword [rdx], zmm4
+	vpxord          zmm2, zmm10, zmm11
+	vaesdeclast     zmm5, zmm5, zmm2
+	vmovdqu8        zword [rdx + 64], zmm5
+	vpxord          zmm2, zmm10, zmm12
+	vaesdeclast     zmm6, zmm6, zmm2
+	vmovdqu8        zword [rdx + 128], zmm6
+	vpxord          zmm2, zmm10, zmm13
+	vaesdeclast     zmm7, zmm7, zmm2
+	vmovdqu8        [rdx + 192]{k1}, zmm7
 	test            rsi, rsi
 	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
@@ -996,7 +1248,7 @@ L.xts_dec_final4_aes128:
 	jmp             near L.xts_dec_steal_both       ; no register for the last whole block beside them
 L.xts_dec_final3:
 	test            rsi, rsi
-	jnz             near L.xts_dec_final3_beside    ; a partial block: the last whole one runs beside
+	jnz             near L.xts_dec_final3_steal     ; a partial block: stealing takes the last whole one
 ; the tweaks of 3 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
 ; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -1084,7 +1336,121 @@ L.xts_dec_final3_aes128:
 	vaesdeclast     zmm6, zmm6, zmm2
 	vmovdqu8        [rdx + 128]{k1}, zmm6
 	jmp             near L.xts_dec_return           ; no partial block (tested before the group)
-L.xts_dec_final3_beside:
+L.xts_dec_final3_steal:
+	cmp             r8, 192
+	jae             near L.xts_dec_final3_full      ; no lane left in the last vector for C[n-1]
+; the tweaks of 3 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm8, zmm0
+; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm11, zmm0, 4
+	vpternlogd      zmm11, zmm2, zmm3, 150
+; zmm12 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm12, zmm0, 1
+	vpxord          zmm12, zmm12, zmm2
+; zmm0 = zmm0 * x^12: shift left, fold the 12 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 52                  ; top 12 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm0, zmm0, 12
+	vpternlogd      zmm0, zmm2, zmm3, 150
+	sub             r8, 128                         ; bytes in the last vector
+; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+; tweaks swapped), into zmm3 with the other lanes' tweaks as they are
+; zmm3 = zmm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm12, 63                 ; top 1 bits of each half
+	vpclmulqdq      zmm6, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm3, zmm12, 1
+	vpternlogd      zmm3, zmm2, zmm6, 150
+	lea             r11, [rel L.xts_lane_mask + 48]
+	sub             r11, r8
+	vpternlogq      zmm3, zmm12, zword [r11], 228   ; lane m from T2, the others from zmm12
+	add             r8, 16                          ; and C[n-1] in the last vector
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm9, zmm8, 150
+; zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm5, [rcx + 64]
+	vpternlogd      zmm5, zmm9, zmm11, 150
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovq           k1, r11
+; zmm6 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm6{k1}{z}, [rcx + 128]
+	vpternlogd      zmm6, zmm9, zmm3, 150
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final3_lane_aes128
+	je              near L.xts_dec_final3_lane_aes192
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         zmm5, zmm5, zmm26
+	vaesdec         zmm6, zmm6, zmm26
+	vaesdec         zmm4, zmm4, zmm25
+	vaesdec         zmm5, zmm5, zmm25
+	vaesdec         zmm6, zmm6, zmm25
+L.xts_dec_final3_lane_aes192:
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         zmm5, zmm5, zmm24
+	vaesdec         zmm6, zmm6, zmm24
+	vaesdec         zmm4, zmm4, zmm23
+	vaesdec         zmm5, zmm5, zmm23
+	vaesdec         zmm6, zmm6, zmm23
+L.xts_dec_final3_lane_aes128:
+	vaesdec         zmm4, zmm4, zmm22
+	vaesdec         zmm5, zmm5, zmm22
+	vaesdec         zmm6, zmm6, zmm22
+	vaesdec         zmm4, zmm4, zmm21
+	vaesdec         zmm5, zmm5, zmm21
+	vaesdec         zmm6, zmm6, zmm21
+	vaesdec         zmm4, zmm4, zmm20
+	vaesdec         zmm5, zmm5, zmm20
+	vaesdec         zmm6, zmm6, zmm20
+	vaesdec         zmm4, zmm4, zmm19
+	vaesdec         zmm5, zmm5, zmm19
+	vaesdec         zmm6, zmm6, zmm19
+	vaesdec         zmm4, zmm4, zmm18
+	vaesdec         zmm5, zmm5, zmm18
+	vaesdec         zmm6, zmm6, zmm18
+	vaesdec         zmm4, zmm4, zmm17
+	vaesdec         zmm5, zmm5, zmm17
+	vaesdec         zmm6, zmm6, zmm17
+	vaesdec         zmm4, zmm4, zmm16
+	vaesdec         zmm5, zmm5, zmm16
+	vaesdec         zmm6, zmm6, zmm16
+	vaesdec         zmm4, zmm4, zmm15
+	vaesdec         zmm5, zmm5, zmm15
+	vaesdec         zmm6, zmm6, zmm15
+	vaesdec         zmm4, zmm4, zmm14
+	vaesdec         zmm5, zmm5, zmm14
+	vaesdec         zmm6, zmm6, zmm14
+	vpxord          zmm2, zmm10, zmm8
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        zword [rdx], zmm4
+	vpxord          zmm2, zmm10, zmm11
+	vaesdeclast     zmm5, zmm5, zmm2
+	vmovdqu8        zword [rdx + 64], zmm5
+	vpxord          zmm2, zmm10, zmm3
+	vaesdeclast     zmm6, zmm6, zmm2
+	vmovdqu8        [rdx + 128]{k1}, zmm6
+; for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+; lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+; stealing overwrites)
+	lea             r11, [rel L.xts_lane_select]
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          zmm4, zmm3, zmm6
+	vpermd          zmm2, zmm3, zmm12
+	add             rcx, r8
+	add             rdx, r8
+	add             rcx, 128
+	add             rdx, 128
+	jmp             near L.xts_dec_steal
+L.xts_dec_final3_full:
 ; the tweaks of 3 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
 ; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -1217,7 +1583,7 @@ L.xts_dec_final3_beside_aes128:
 	jmp             near L.xts_dec_steal
 L.xts_dec_final2:
 	test            rsi, rsi
-	jnz             near L.xts_dec_final2_beside    ; a partial block: the last whole one runs beside
+	jnz             near L.xts_dec_final2_steal     ; a partial block: stealing takes the last whole one
 ; the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
 ; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -1280,7 +1646,96 @@ L.xts_dec_final2_aes128:
 	vaesdeclast     zmm5, zmm5, zmm2
 	vmovdqu8        [rdx + 64]{k1}, zmm5
 	jmp             near L.xts_dec_return           ; no partial block (tested before the group)
-L.xts_dec_final2_beside:
+L.xts_dec_final2_steal:
+	cmp             r8, 128
+	jae             near L.xts_dec_final2_full      ; no lane left in the last vector for C[n-1]
+; the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm8, zmm0
+; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm11, zmm0, 4
+	vpternlogd      zmm11, zmm2, zmm3, 150
+; zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm0, zmm0, 1
+	vpxord          zmm0, zmm0, zmm2
+	sub             r8, 64                          ; bytes in the last vector
+; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+; tweaks swapped), into zmm3 with the other lanes' tweaks as they are
+; zmm3 = zmm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm11, 63                 ; top 1 bits of each half
+	vpclmulqdq      zmm5, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm3, zmm11, 1
+	vpternlogd      zmm3, zmm2, zmm5, 150
+	lea             r11, [rel L.xts_lane_mask + 48]
+	sub             r11, r8
+	vpternlogq      zmm3, zmm11, zword [r11], 228   ; lane m from T2, the others from zmm11
+	add             r8, 16                          ; and C[n-1] in the last vector
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm9, zmm8, 150
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovq           k1, r11
+; zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm5{k1}{z}, [rcx + 64]
+	vpternlogd      zmm5, zmm9, zmm3, 150
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final2_lane_aes128
+	je              near L.xts_dec_final2_lane_aes192
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         zmm5, zmm5, zmm26
+	vaesdec         zmm4, zmm4, zmm25
+	vaesdec         zmm5, zmm5, zmm25
+L.xts_dec_final2_lane_aes192:
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         zmm5, zmm5, zmm24
+	vaesdec         zmm4, zmm4, zmm23
+	vaesdec         zmm5, zmm5, zmm23
+L.xts_dec_final2_lane_aes128:
+	vaesdec         zmm4, zmm4, zmm22
+	vaesdec         zmm5, zmm5, zmm22
+	vaesdec         zmm4, zmm4, zmm21
+	vaesdec         zmm5, zmm5, zmm21
+	vaesdec         zmm4, zmm4, zmm20
+	vaesdec         zmm5, zmm5, zmm20
+	vaesdec         zmm4, zmm4, zmm19
+	vaesdec         zmm5, zmm5, zmm19
+	vaesdec         zmm4, zmm4, zmm18
+	vaesdec         zmm5, zmm5, zmm18
+	vaesdec         zmm4, zmm4, zmm17
+	vaesdec         zmm5, zmm5, zmm17
+	vaesdec         zmm4, zmm4, zmm16
+	vaesdec         zmm5, zmm5, zmm16
+	vaesdec         zmm4, zmm4, zmm15
+	vaesdec         zmm5, zmm5, zmm15
+	vaesdec         zmm4, zmm4, zmm14
+	vaesdec         zmm5, zmm5, zmm14
+	vpxord          zmm2, zmm10, zmm8
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        zword [rdx], zmm4
+	vpxord          zmm2, zmm10, zmm3
+	vaesdeclast     zmm5, zmm5, zmm2
+	vmovdqu8        [rdx + 64]{k1}, zmm5
+; for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+; lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+; stealing overwrites)
+	lea             r11, [rel L.xts_lane_select]
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          zmm4, zmm3, zmm5
+	vpermd          zmm2, zmm3, zmm11
+	add             rcx, r8
+	add             rdx, r8
+	add             rcx, 64
+	add             rdx, 64
+	jmp             near L.xts_dec_steal
+L.xts_dec_final2_full:
 ; the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
 ; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -1388,7 +1843,7 @@ L.xts_dec_final2_beside_aes128:
 	jmp             near L.xts_dec_steal
 L.xts_dec_final1:
 	test            rsi, rsi
-	jnz             near L.xts_dec_final1_beside    ; a partial block: the last whole one runs beside
+	jnz             near L.xts_dec_final1_steal     ; a partial block: stealing takes the last whole one
 ; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
 ; zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -1426,7 +1881,69 @@ L.xts_dec_final1_aes128:
 	vaesdeclast     zmm4, zmm4, zmm2
 	vmovdqu8        [rdx]{k1}, zmm4
 	jmp             near L.xts_dec_return           ; no partial block (tested before the group)
-L.xts_dec_final1_beside:
+L.xts_dec_final1_steal:
+	cmp             r8, 64
+	jae             near L.xts_dec_final1_full      ; no lane left in the last vector for C[n-1]
+; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm8, zmm0
+; zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm0, zmm0, 4
+	vpternlogd      zmm0, zmm2, zmm3, 150
+; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+; tweaks swapped), into zmm3 with the other lanes' tweaks as they are
+; zmm3 = zmm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm8, 63                  ; top 1 bits of each half
+	vpclmulqdq      zmm4, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm3, zmm8, 1
+	vpternlogd      zmm3, zmm2, zmm4, 150
+	lea             r11, [rel L.xts_lane_mask + 48]
+	sub             r11, r8
+	vpternlogq      zmm3, zmm8, zword [r11], 228    ; lane m from T2, the others from zmm8
+	add             r8, 16                          ; and C[n-1] in the last vector
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovq           k1, r11
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4{k1}{z}, [rcx]
+	vpternlogd      zmm4, zmm9, zmm3, 150
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final1_lane_aes128
+	je              near L.xts_dec_final1_lane_aes192
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         zmm4, zmm4, zmm25
+L.xts_dec_final1_lane_aes192:
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         zmm4, zmm4, zmm23
+L.xts_dec_final1_lane_aes128:
+	vaesdec         zmm4, zmm4, zmm22
+	vaesdec         zmm4, zmm4, zmm21
+	vaesdec         zmm4, zmm4, zmm20
+	vaesdec         zmm4, zmm4, zmm19
+	vaesdec         zmm4, zmm4, zmm18
+	vaesdec         zmm4, zmm4, zmm17
+	vaesdec         zmm4, zmm4, zmm16
+	vaesdec         zmm4, zmm4, zmm15
+	vaesdec         zmm4, zmm4, zmm14
+	vpxord          zmm2, zmm10, zmm3
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        [rdx]{k1}, zmm4
+; for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+; lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+; stealing overwrites)
+	lea             r11, [rel L.xts_lane_select]
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          zmm4, zmm3, zmm4
+	vpermd          zmm2, zmm3, zmm8
+	add             rcx, r8
+	add             rdx, r8
+	jmp             near L.xts_dec_steal
+L.xts_dec_final1_full:
 ; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
 ; zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -1762,6 +2279,11 @@ L.xts_lane_select:
 	dd	4, 5, 6, 7
 	dd	8, 9, 10, 11
 	dd	12, 13, 14, 15
+; Decryption's stealing in a lane: at +48 - 16*m, a vector whose lane m is all ones.
+L.xts_lane_mask:
+	db	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+	db	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255
+	db	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 ; Ciphertext stealing: vpshufb patterns (0x80 makes a zero byte) and a byte mask.
 ; At +PART: moves a block's first PART bytes to its end.  At 32-PART: moves a block's
 ; last PART bytes to its start.  At 64-PART: 0x00 for the first PART bytes, 0xff after.
@@ -2352,6 +2874,8 @@ L.xts_dec_final_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	cmp             r8, 64
 	jbe             near L.xts_dec_final1_keysmem_onepassgroups_tail2_tweakahead_unroll2
 L.xts_dec_final2_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	test            rsi, rsi
+	jnz             near L.xts_dec_final2_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2 ; a partial block: stealing takes the last whole one
 ; the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm6, zmm0
 ; zmm9 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -2426,6 +2950,184 @@ L.xts_dec_final2_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	vpxord          zmm2, zmm8, zmm9
 	vaesdeclast     zmm5, zmm5, zmm2
 	vmovdqu8        [rdx + 64]{k1}, zmm5
+	jmp             near L.xts_dec_return_keysmem_onepassgroups_tail2_tweakahead_unroll2 ; no partial block (tested before the group)
+L.xts_dec_final2_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	cmp             r8, 128
+	jae             near L.xts_dec_final2_full_keysmem_onepassgroups_tail2_tweakahead_unroll2 ; no lane left in the last vector for C[n-1]
+; the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm6, zmm0
+; zmm9 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm9, zmm0, 4
+	vpternlogd      zmm9, zmm2, zmm3, 150
+; zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm0, zmm0, 1
+	vpxord          zmm0, zmm0, zmm2
+	sub             r8, 64                          ; bytes in the last vector
+; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+; tweaks swapped), into zmm3 with the other lanes' tweaks as they are
+; zmm3 = zmm9 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm9, 63                  ; top 1 bits of each half
+	vpclmulqdq      zmm5, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm3, zmm9, 1
+	vpternlogd      zmm3, zmm2, zmm5, 150
+	lea             r11, [rel L.xts_lane_mask_keysmem_onepassgroups_tail2_tweakahead_unroll2 + 48]
+	sub             r11, r8
+	vpternlogq      zmm3, zmm9, zword [r11], 228    ; lane m from T2, the others from zmm9
+	add             r8, 16                          ; and C[n-1] in the last vector
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm7, zmm6, 150
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovq           k1, r11
+; zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm5{k1}{z}, [rcx + 64]
+	vpternlogd      zmm5, zmm7, zmm3, 150
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final2_lane_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	je              near L.xts_dec_final2_lane_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vbroadcasti32x4 zmm12, oword [r10 - 208]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 192]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+L.xts_dec_final2_lane_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 zmm12, oword [r10 - 176]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 160]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+L.xts_dec_final2_lane_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 zmm12, oword [r10 - 144]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 128]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 112]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 96]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 80]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 64]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 48]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 32]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 16]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vpxord          zmm2, zmm8, zmm6
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        zword [rdx], zmm4
+	vpxord          zmm2, zmm8, zmm3
+	vaesdeclast     zmm5, zmm5, zmm2
+	vmovdqu8        [rdx + 64]{k1}, zmm5
+; for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+; lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+; stealing overwrites)
+	lea             r11, [rel L.xts_lane_select_keysmem_onepassgroups_tail2_tweakahead_unroll2]
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          zmm4, zmm3, zmm5
+	vpermd          zmm2, zmm3, zmm9
+	add             rcx, r8
+	add             rdx, r8
+	add             rcx, 64
+	add             rdx, 64
+	jmp             near L.xts_dec_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2
+L.xts_dec_final2_full_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+; the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm6, zmm0
+; zmm9 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm9, zmm0, 4
+	vpternlogd      zmm9, zmm2, zmm3, 150
+; zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm0, zmm0, 1
+	vpxord          zmm0, zmm0, zmm2
+	sub             r8, 64                          ; bytes in the last vector
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm7, zmm6, 150
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovq           k1, r11
+; zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm5{k1}{z}, [rcx + 64]
+	vpternlogd      zmm5, zmm7, zmm9, 150
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final2_after_aes128
+	je              near L.xts_dec_final2_after_aes192
+	vbroadcasti32x4 zmm12, oword [r10 - 208]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 192]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+L.xts_dec_final2_after_aes192:
+	vbroadcasti32x4 zmm12, oword [r10 - 176]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 160]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+L.xts_dec_final2_after_aes128:
+	vbroadcasti32x4 zmm12, oword [r10 - 144]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 128]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 112]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 96]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 80]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 64]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 48]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 32]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 16]
+	vaesdec         zmm4, zmm4, zmm12
+	vaesdec         zmm5, zmm5, zmm12
+	vpxord          zmm2, zmm8, zmm6
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        zword [rdx], zmm4
+	vpxord          zmm2, zmm8, zmm9
+	vaesdeclast     zmm5, zmm5, zmm2
+	vmovdqu8        [rdx + 64]{k1}, zmm5
 	test            rsi, rsi
 	jz              near L.xts_dec_return_keysmem_onepassgroups_tail2_tweakahead_unroll2 ; no partial block: nothing for stealing to take
 	add             rcx, r8
@@ -2445,7 +3147,7 @@ L.xts_dec_final2_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	jmp             near L.xts_dec_steal_both_keysmem_onepassgroups_tail2_tweakahead_unroll2 ; no register for the last whole block beside them
 L.xts_dec_final1_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	test            rsi, rsi
-	jnz             near L.xts_dec_final1_beside_keysmem_onepassgroups_tail2_tweakahead_unroll2 ; a partial block: the last whole one runs beside
+	jnz             near L.xts_dec_final1_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2 ; a partial block: stealing takes the last whole one
 ; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm6, zmm0
 ; zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -2496,7 +3198,82 @@ L.xts_dec_final1_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	vaesdeclast     zmm4, zmm4, zmm2
 	vmovdqu8        [rdx]{k1}, zmm4
 	jmp             near L.xts_dec_return_keysmem_onepassgroups_tail2_tweakahead_unroll2 ; no partial block (tested before the group)
-L.xts_dec_final1_beside_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+L.xts_dec_final1_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	cmp             r8, 64
+	jae             near L.xts_dec_final1_full_keysmem_onepassgroups_tail2_tweakahead_unroll2 ; no lane left in the last vector for C[n-1]
+; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm6, zmm0
+; zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm0, zmm0, 4
+	vpternlogd      zmm0, zmm2, zmm3, 150
+; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+; tweaks swapped), into zmm3 with the other lanes' tweaks as they are
+; zmm3 = zmm6 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm6, 63                  ; top 1 bits of each half
+	vpclmulqdq      zmm4, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm3, zmm6, 1
+	vpternlogd      zmm3, zmm2, zmm4, 150
+	lea             r11, [rel L.xts_lane_mask_keysmem_onepassgroups_tail2_tweakahead_unroll2 + 48]
+	sub             r11, r8
+	vpternlogq      zmm3, zmm6, zword [r11], 228    ; lane m from T2, the others from zmm6
+	add             r8, 16                          ; and C[n-1] in the last vector
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovq           k1, r11
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4{k1}{z}, [rcx]
+	vpternlogd      zmm4, zmm7, zmm3, 150
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final1_lane_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	je              near L.xts_dec_final1_lane_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2
+	vbroadcasti32x4 zmm12, oword [r10 - 208]
+	vaesdec         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 192]
+	vaesdec         zmm4, zmm4, zmm12
+L.xts_dec_final1_lane_aes192_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 zmm12, oword [r10 - 176]
+	vaesdec         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 160]
+	vaesdec         zmm4, zmm4, zmm12
+L.xts_dec_final1_lane_aes128_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	vbroadcasti32x4 zmm12, oword [r10 - 144]
+	vaesdec         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 128]
+	vaesdec         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 112]
+	vaesdec         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 96]
+	vaesdec         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 80]
+	vaesdec         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 64]
+	vaesdec         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 48]
+	vaesdec         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 32]
+	vaesdec         zmm4, zmm4, zmm12
+	vbroadcasti32x4 zmm12, oword [r10 - 16]
+	vaesdec         zmm4, zmm4, zmm12
+	vpxord          zmm2, zmm8, zmm3
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        [rdx]{k1}, zmm4
+; for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+; lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+; stealing overwrites)
+	lea             r11, [rel L.xts_lane_select_keysmem_onepassgroups_tail2_tweakahead_unroll2]
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          zmm4, zmm3, zmm4
+	vpermd          zmm2, zmm3, zmm6
+	add             rcx, r8
+	add             rdx, r8
+	jmp             near L.xts_dec_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2
+L.xts_dec_final1_full_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 ; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm6, zmm0
 ; zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -2819,6 +3596,11 @@ L.xts_lane_select_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	dd	4, 5, 6, 7
 	dd	8, 9, 10, 11
 	dd	12, 13, 14, 15
+; Decryption's stealing in a lane: at +48 - 16*m, a vector whose lane m is all ones.
+L.xts_lane_mask_keysmem_onepassgroups_tail2_tweakahead_unroll2:
+	db	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+	db	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255
+	db	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 ; Ciphertext stealing: vpshufb patterns (0x80 makes a zero byte) and a byte mask.
 ; At +PART: moves a block's first PART bytes to its end.  At 32-PART: moves a block's
 ; last PART bytes to its start.  At 64-PART: 0x00 for the first PART bytes, 0xff after.
@@ -3608,7 +4390,7 @@ L.xts_dec_final_onepassgroups_tail2_tweakahead_tweakencrows:
 	jbe             near L.xts_dec_final1_onepassgroups_tail2_tweakahead_tweakencrows
 L.xts_dec_final2_onepassgroups_tail2_tweakahead_tweakencrows:
 	test            rsi, rsi
-	jnz             near L.xts_dec_final2_beside_onepassgroups_tail2_tweakahead_tweakencrows ; a partial block: the last whole one runs beside
+	jnz             near L.xts_dec_final2_steal_onepassgroups_tail2_tweakahead_tweakencrows ; a partial block: stealing takes the last whole one
 ; the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
 ; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -3671,7 +4453,96 @@ L.xts_dec_final2_aes128_onepassgroups_tail2_tweakahead_tweakencrows:
 	vaesdeclast     zmm5, zmm5, zmm2
 	vmovdqu8        [rdx + 64]{k1}, zmm5
 	jmp             near L.xts_dec_return_onepassgroups_tail2_tweakahead_tweakencrows ; no partial block (tested before the group)
-L.xts_dec_final2_beside_onepassgroups_tail2_tweakahead_tweakencrows:
+L.xts_dec_final2_steal_onepassgroups_tail2_tweakahead_tweakencrows:
+	cmp             r8, 128
+	jae             near L.xts_dec_final2_full_onepassgroups_tail2_tweakahead_tweakencrows ; no lane left in the last vector for C[n-1]
+; the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm8, zmm0
+; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm11, zmm0, 4
+	vpternlogd      zmm11, zmm2, zmm3, 150
+; zmm0 = zmm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         zmm2, zmm0, 15                  ; the top 8 bits
+	vpclmulqdq      zmm2, zmm2, zmm1, 0             ; ... times 0x87
+	vpslldq         zmm0, zmm0, 1
+	vpxord          zmm0, zmm0, zmm2
+	sub             r8, 64                          ; bytes in the last vector
+; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+; tweaks swapped), into zmm3 with the other lanes' tweaks as they are
+; zmm3 = zmm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm11, 63                 ; top 1 bits of each half
+	vpclmulqdq      zmm5, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm3, zmm11, 1
+	vpternlogd      zmm3, zmm2, zmm5, 150
+	lea             r11, [rel L.xts_lane_mask_onepassgroups_tail2_tweakahead_tweakencrows + 48]
+	sub             r11, r8
+	vpternlogq      zmm3, zmm11, zword [r11], 228   ; lane m from T2, the others from zmm11
+	add             r8, 16                          ; and C[n-1] in the last vector
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4, [rcx]
+	vpternlogd      zmm4, zmm9, zmm8, 150
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovq           k1, r11
+; zmm5 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm5{k1}{z}, [rcx + 64]
+	vpternlogd      zmm5, zmm9, zmm3, 150
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final2_lane_aes128_onepassgroups_tail2_tweakahead_tweakencrows
+	je              near L.xts_dec_final2_lane_aes192_onepassgroups_tail2_tweakahead_tweakencrows
+	vaesdec         zmm4, zmm4, zmm30
+	vaesdec         zmm5, zmm5, zmm30
+	vaesdec         zmm4, zmm4, zmm29
+	vaesdec         zmm5, zmm5, zmm29
+L.xts_dec_final2_lane_aes192_onepassgroups_tail2_tweakahead_tweakencrows:
+	vaesdec         zmm4, zmm4, zmm28
+	vaesdec         zmm5, zmm5, zmm28
+	vaesdec         zmm4, zmm4, zmm27
+	vaesdec         zmm5, zmm5, zmm27
+L.xts_dec_final2_lane_aes128_onepassgroups_tail2_tweakahead_tweakencrows:
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         zmm5, zmm5, zmm26
+	vaesdec         zmm4, zmm4, zmm25
+	vaesdec         zmm5, zmm5, zmm25
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         zmm5, zmm5, zmm24
+	vaesdec         zmm4, zmm4, zmm23
+	vaesdec         zmm5, zmm5, zmm23
+	vaesdec         zmm4, zmm4, zmm22
+	vaesdec         zmm5, zmm5, zmm22
+	vaesdec         zmm4, zmm4, zmm21
+	vaesdec         zmm5, zmm5, zmm21
+	vaesdec         zmm4, zmm4, zmm20
+	vaesdec         zmm5, zmm5, zmm20
+	vaesdec         zmm4, zmm4, zmm19
+	vaesdec         zmm5, zmm5, zmm19
+	vaesdec         zmm4, zmm4, zmm18
+	vaesdec         zmm5, zmm5, zmm18
+	vpxord          zmm2, zmm10, zmm8
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        zword [rdx], zmm4
+	vpxord          zmm2, zmm10, zmm3
+	vaesdeclast     zmm5, zmm5, zmm2
+	vmovdqu8        [rdx + 64]{k1}, zmm5
+; for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+; lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+; stealing overwrites)
+	lea             r11, [rel L.xts_lane_select_onepassgroups_tail2_tweakahead_tweakencrows]
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          zmm4, zmm3, zmm5
+	vpermd          zmm2, zmm3, zmm11
+	add             rcx, r8
+	add             rdx, r8
+	add             rcx, 64
+	add             rdx, 64
+	jmp             near L.xts_dec_steal_onepassgroups_tail2_tweakahead_tweakencrows
+L.xts_dec_final2_full_onepassgroups_tail2_tweakahead_tweakencrows:
 ; the tweaks of 2 vectors: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
 ; zmm11 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -3779,7 +4650,7 @@ L.xts_dec_final2_beside_aes128_onepassgroups_tail2_tweakahead_tweakencrows:
 	jmp             near L.xts_dec_steal_onepassgroups_tail2_tweakahead_tweakencrows
 L.xts_dec_final1_onepassgroups_tail2_tweakahead_tweakencrows:
 	test            rsi, rsi
-	jnz             near L.xts_dec_final1_beside_onepassgroups_tail2_tweakahead_tweakencrows ; a partial block: the last whole one runs beside
+	jnz             near L.xts_dec_final1_steal_onepassgroups_tail2_tweakahead_tweakencrows ; a partial block: stealing takes the last whole one
 ; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
 ; zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -3817,7 +4688,69 @@ L.xts_dec_final1_aes128_onepassgroups_tail2_tweakahead_tweakencrows:
 	vaesdeclast     zmm4, zmm4, zmm2
 	vmovdqu8        [rdx]{k1}, zmm4
 	jmp             near L.xts_dec_return_onepassgroups_tail2_tweakahead_tweakencrows ; no partial block (tested before the group)
-L.xts_dec_final1_beside_onepassgroups_tail2_tweakahead_tweakencrows:
+L.xts_dec_final1_steal_onepassgroups_tail2_tweakahead_tweakencrows:
+	cmp             r8, 64
+	jae             near L.xts_dec_final1_full_onepassgroups_tail2_tweakahead_tweakencrows ; no lane left in the last vector for C[n-1]
+; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
+	vmovdqa64       zmm8, zmm0
+; zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      zmm3, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm0, zmm0, 4
+	vpternlogd      zmm0, zmm2, zmm3, 150
+; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+; tweaks swapped), into zmm3 with the other lanes' tweaks as they are
+; zmm3 = zmm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          zmm2, zmm8, 63                  ; top 1 bits of each half
+	vpclmulqdq      zmm4, zmm2, zmm1, 1             ; high half's, times 0x87
+	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
+	vpsllq          zmm3, zmm8, 1
+	vpternlogd      zmm3, zmm2, zmm4, 150
+	lea             r11, [rel L.xts_lane_mask_onepassgroups_tail2_tweakahead_tweakencrows + 48]
+	sub             r11, r8
+	vpternlogq      zmm3, zmm8, zword [r11], 228    ; lane m from T2, the others from zmm8
+	add             r8, 16                          ; and C[n-1] in the last vector
+	mov             r11, -1
+	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
+	kmovq           k1, r11
+; zmm4 = data ^ tweak ^ round key 0
+	vmovdqu8        zmm4{k1}{z}, [rcx]
+	vpternlogd      zmm4, zmm9, zmm3, 150
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final1_lane_aes128_onepassgroups_tail2_tweakahead_tweakencrows
+	je              near L.xts_dec_final1_lane_aes192_onepassgroups_tail2_tweakahead_tweakencrows
+	vaesdec         zmm4, zmm4, zmm30
+	vaesdec         zmm4, zmm4, zmm29
+L.xts_dec_final1_lane_aes192_onepassgroups_tail2_tweakahead_tweakencrows:
+	vaesdec         zmm4, zmm4, zmm28
+	vaesdec         zmm4, zmm4, zmm27
+L.xts_dec_final1_lane_aes128_onepassgroups_tail2_tweakahead_tweakencrows:
+	vaesdec         zmm4, zmm4, zmm26
+	vaesdec         zmm4, zmm4, zmm25
+	vaesdec         zmm4, zmm4, zmm24
+	vaesdec         zmm4, zmm4, zmm23
+	vaesdec         zmm4, zmm4, zmm22
+	vaesdec         zmm4, zmm4, zmm21
+	vaesdec         zmm4, zmm4, zmm20
+	vaesdec         zmm4, zmm4, zmm19
+	vaesdec         zmm4, zmm4, zmm18
+	vpxord          zmm2, zmm10, zmm3
+	vaesdeclast     zmm4, zmm4, zmm2
+	vmovdqu8        [rdx]{k1}, zmm4
+; for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+; lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+; stealing overwrites)
+	lea             r11, [rel L.xts_lane_select_onepassgroups_tail2_tweakahead_tweakencrows]
+	vmovdqu8        xmm3, oword [r11 + r8*1 - 16]
+	vpermd          zmm4, zmm3, zmm4
+	vpermd          zmm2, zmm3, zmm8
+	add             rcx, r8
+	add             rdx, r8
+	jmp             near L.xts_dec_steal_onepassgroups_tail2_tweakahead_tweakencrows
+L.xts_dec_final1_full_onepassgroups_tail2_tweakahead_tweakencrows:
 ; the tweaks of 1 vector: vector j = BASE * x^(4*j), each straight from BASE
 	vmovdqa64       zmm8, zmm0
 ; zmm0 = zmm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
@@ -4173,6 +5106,11 @@ L.xts_lane_select_onepassgroups_tail2_tweakahead_tweakencrows:
 	dd	4, 5, 6, 7
 	dd	8, 9, 10, 11
 	dd	12, 13, 14, 15
+; Decryption's stealing in a lane: at +48 - 16*m, a vector whose lane m is all ones.
+L.xts_lane_mask_onepassgroups_tail2_tweakahead_tweakencrows:
+	db	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+	db	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255
+	db	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 ; Ciphertext stealing: vpshufb patterns (0x80 makes a zero byte) and a byte mask.
 ; At +PART: moves a block's first PART bytes to its end.  At 32-PART: moves a block's
 ; last PART bytes to its start.  At 64-PART: 0x00 for the first PART bytes, 0xff after.

@@ -943,6 +943,8 @@ aesgen_xts_decrypt_vaes_avx2:
 	cmp             $96, %r8
 	{disp32} jbe    .Lxts_dec_final3
 .Lxts_dec_final4:
+	test            %rsi, %rsi
+	{disp32} jnz    .Lxts_dec_final4_steal          # a partial block: stealing takes the last whole one
 # the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
 # ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1077,6 +1079,293 @@ aesgen_xts_decrypt_vaes_avx2:
 	{disp32} jbe    .Lxts_dec_final4_stored
 	vextracti128    $1, %ymm7, 112(%rdx)
 .Lxts_dec_final4_stored:
+	{disp32} jmp    .Lxts_dec_return                # no partial block (tested before the group)
+.Lxts_dec_final4_steal:
+	cmp             $128, %r8
+	{disp32} jae    .Lxts_dec_final4_full           # no lane left in the last vector for C[n-1]
+# the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa         %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm11
+	vpxor           %ymm2, %ymm11, %ymm11
+	vpxor           %ymm3, %ymm11, %ymm11
+# ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm12
+	vpxor           %ymm2, %ymm12, %ymm12
+	vpxor           %ymm3, %ymm12, %ymm12
+# ymm13 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
+	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $6, %ymm0, %ymm13
+	vpxor           %ymm2, %ymm13, %ymm13
+	vpxor           %ymm3, %ymm13, %ymm13
+# ymm0 = ymm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
+	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
+	vpslldq         $1, %ymm0, %ymm0
+	vpxor           %ymm2, %ymm0, %ymm0
+	sub             $96, %r8                        # bytes in the last vector
+# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+# tweaks swapped), into ymm3 with the other lanes' tweaks as they are
+# ymm3 = ymm13 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %ymm13, %ymm2              # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm7         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm13, %ymm3
+	vpxor           %ymm2, %ymm3, %ymm3
+	vpxor           %ymm7, %ymm3, %ymm3
+	vpblendd        $240, %ymm3, %ymm13, %ymm3      # two lanes: m = 1, lane 1 from ymm3
+	add             $16, %r8                        # and C[n-1] in the last vector
+# ymm4 = data ^ tweak ^ round key 0
+	vpxor           (%rcx), %ymm8, %ymm4
+	vpxor           %ymm9, %ymm4, %ymm4
+# ymm5 = data ^ tweak ^ round key 0
+	vpxor           32(%rcx), %ymm11, %ymm5
+	vpxor           %ymm9, %ymm5, %ymm5
+# ymm6 = data ^ tweak ^ round key 0
+	vpxor           64(%rcx), %ymm12, %ymm6
+	vpxor           %ymm9, %ymm6, %ymm6
+# ymm7 = data ^ tweak ^ round key 0
+	vpxor           96(%rcx), %ymm3, %ymm7
+	vpxor           %ymm9, %ymm7, %ymm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final4_lane_aes128
+	{disp32} je     .Lxts_dec_final4_lane_aes192
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+.Lxts_dec_final4_lane_aes192:
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+.Lxts_dec_final4_lane_aes128:
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vpxor           %ymm8, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu         %ymm4, (%rdx)
+	vpxor           %ymm11, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm5, %ymm5
+	vmovdqu         %ymm5, 32(%rdx)
+	vpxor           %ymm12, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm6, %ymm6
+	vmovdqu         %ymm6, 64(%rdx)
+	vpxor           %ymm3, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm7, %ymm7
+	vmovdqu         %ymm7, 96(%rdx)
+# for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+# lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+# stealing overwrites)
+	lea             .Lxts_lane_select(%rip), %r11
+	vmovdqu         -16(%r11,%r8,1), %xmm3
+	vpermd          %ymm7, %ymm3, %ymm4
+	vpermd          %ymm13, %ymm3, %ymm2
+	add             %r8, %rcx
+	add             %r8, %rdx
+	add             $96, %rcx
+	add             $96, %rdx
+	{disp32} jmp    .Lxts_dec_steal
+.Lxts_dec_final4_full:
+# the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa         %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm11
+	vpxor           %ymm2, %ymm11, %ymm11
+	vpxor           %ymm3, %ymm11, %ymm11
+# ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm12
+	vpxor           %ymm2, %ymm12, %ymm12
+	vpxor           %ymm3, %ymm12, %ymm12
+# ymm13 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
+	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $6, %ymm0, %ymm13
+	vpxor           %ymm2, %ymm13, %ymm13
+	vpxor           %ymm3, %ymm13, %ymm13
+# ymm0 = ymm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         $15, %ymm0, %ymm2               # the top 8 bits
+	vpclmulqdq      $0, %ymm1, %ymm2, %ymm2         # ... times 0x87
+	vpslldq         $1, %ymm0, %ymm0
+	vpxor           %ymm2, %ymm0, %ymm0
+	sub             $96, %r8                        # bytes in the last vector
+# ymm4 = data ^ tweak ^ round key 0
+	vpxor           (%rcx), %ymm8, %ymm4
+	vpxor           %ymm9, %ymm4, %ymm4
+# ymm5 = data ^ tweak ^ round key 0
+	vpxor           32(%rcx), %ymm11, %ymm5
+	vpxor           %ymm9, %ymm5, %ymm5
+# ymm6 = data ^ tweak ^ round key 0
+	vpxor           64(%rcx), %ymm12, %ymm6
+	vpxor           %ymm9, %ymm6, %ymm6
+	cmp             $16, %r8
+	{disp32} ja     .Lxts_dec_final4_after_load_full
+	vmovdqu         96(%rcx), %xmm7                 # one block; upper lane zeroed
+	{disp32} jmp    .Lxts_dec_final4_after_loaded
+.Lxts_dec_final4_after_load_full:
+	vmovdqu         96(%rcx), %ymm7
+.Lxts_dec_final4_after_loaded:
+	vpxor           %ymm13, %ymm7, %ymm7
+	vpxor           %ymm9, %ymm7, %ymm7
+# the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final4_after_aes128
+	{disp32} je     .Lxts_dec_final4_after_aes192
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+.Lxts_dec_final4_after_aes192:
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+.Lxts_dec_final4_after_aes128:
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vaesdec         %ymm14, %ymm7, %ymm7
+	vpxor           %ymm8, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu         %ymm4, (%rdx)
+	vpxor           %ymm11, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm5, %ymm5
+	vmovdqu         %ymm5, 32(%rdx)
+	vpxor           %ymm12, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm6, %ymm6
+	vmovdqu         %ymm6, 64(%rdx)
+	vpxor           %ymm13, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm7, %ymm7
+	vmovdqu         %xmm7, 96(%rdx)
+	cmp             $16, %r8
+	{disp32} jbe    .Lxts_dec_final4_after_stored
+	vextracti128    $1, %ymm7, 112(%rdx)
+.Lxts_dec_final4_after_stored:
 	test            %rsi, %rsi
 	{disp32} jz     .Lxts_dec_return                # no partial block: nothing for stealing to take
 	add             %r8, %rcx
@@ -1097,7 +1386,7 @@ aesgen_xts_decrypt_vaes_avx2:
 	{disp32} jmp    .Lxts_dec_steal_both            # no register for the last whole block beside them
 .Lxts_dec_final3:
 	test            %rsi, %rsi
-	{disp32} jnz    .Lxts_dec_final3_beside         # a partial block: the last whole one runs beside
+	{disp32} jnz    .Lxts_dec_final3_steal          # a partial block: stealing takes the last whole one
 # the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
 # ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1209,7 +1498,134 @@ aesgen_xts_decrypt_vaes_avx2:
 	vextracti128    $1, %ymm6, 80(%rdx)
 .Lxts_dec_final3_stored:
 	{disp32} jmp    .Lxts_dec_return                # no partial block (tested before the group)
-.Lxts_dec_final3_beside:
+.Lxts_dec_final3_steal:
+	cmp             $96, %r8
+	{disp32} jae    .Lxts_dec_final3_full           # no lane left in the last vector for C[n-1]
+# the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa         %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm11
+	vpxor           %ymm2, %ymm11, %ymm11
+	vpxor           %ymm3, %ymm11, %ymm11
+# ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm12
+	vpxor           %ymm2, %ymm12, %ymm12
+	vpxor           %ymm3, %ymm12, %ymm12
+# ymm0 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
+	vpsrlq          $58, %ymm0, %ymm2               # top 6 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $6, %ymm0, %ymm0
+	vpxor           %ymm2, %ymm0, %ymm0
+	vpxor           %ymm3, %ymm0, %ymm0
+	sub             $64, %r8                        # bytes in the last vector
+# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+# tweaks swapped), into ymm3 with the other lanes' tweaks as they are
+# ymm3 = ymm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %ymm12, %ymm2              # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm6         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm12, %ymm3
+	vpxor           %ymm2, %ymm3, %ymm3
+	vpxor           %ymm6, %ymm3, %ymm3
+	vpblendd        $240, %ymm3, %ymm12, %ymm3      # two lanes: m = 1, lane 1 from ymm3
+	add             $16, %r8                        # and C[n-1] in the last vector
+# ymm4 = data ^ tweak ^ round key 0
+	vpxor           (%rcx), %ymm8, %ymm4
+	vpxor           %ymm9, %ymm4, %ymm4
+# ymm5 = data ^ tweak ^ round key 0
+	vpxor           32(%rcx), %ymm11, %ymm5
+	vpxor           %ymm9, %ymm5, %ymm5
+# ymm6 = data ^ tweak ^ round key 0
+	vpxor           64(%rcx), %ymm3, %ymm6
+	vpxor           %ymm9, %ymm6, %ymm6
+# the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final3_lane_aes128
+	{disp32} je     .Lxts_dec_final3_lane_aes192
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+.Lxts_dec_final3_lane_aes192:
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+.Lxts_dec_final3_lane_aes128:
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vaesdec         %ymm14, %ymm6, %ymm6
+	vpxor           %ymm8, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu         %ymm4, (%rdx)
+	vpxor           %ymm11, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm5, %ymm5
+	vmovdqu         %ymm5, 32(%rdx)
+	vpxor           %ymm3, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm6, %ymm6
+	vmovdqu         %ymm6, 64(%rdx)
+# for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+# lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+# stealing overwrites)
+	lea             .Lxts_lane_select(%rip), %r11
+	vmovdqu         -16(%r11,%r8,1), %xmm3
+	vpermd          %ymm6, %ymm3, %ymm4
+	vpermd          %ymm12, %ymm3, %ymm2
+	add             %r8, %rcx
+	add             %r8, %rdx
+	add             $64, %rcx
+	add             $64, %rdx
+	{disp32} jmp    .Lxts_dec_steal
+.Lxts_dec_final3_full:
 # the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
 # ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1368,7 +1784,7 @@ aesgen_xts_decrypt_vaes_avx2:
 	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final2:
 	test            %rsi, %rsi
-	{disp32} jnz    .Lxts_dec_final2_beside         # a partial block: the last whole one runs beside
+	{disp32} jnz    .Lxts_dec_final2_steal          # a partial block: stealing takes the last whole one
 # the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
 # ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1454,7 +1870,108 @@ aesgen_xts_decrypt_vaes_avx2:
 	vextracti128    $1, %ymm5, 48(%rdx)
 .Lxts_dec_final2_stored:
 	{disp32} jmp    .Lxts_dec_return                # no partial block (tested before the group)
-.Lxts_dec_final2_beside:
+.Lxts_dec_final2_steal:
+	cmp             $64, %r8
+	{disp32} jae    .Lxts_dec_final2_full           # no lane left in the last vector for C[n-1]
+# the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa         %ymm0, %ymm8
+# ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm11
+	vpxor           %ymm2, %ymm11, %ymm11
+	vpxor           %ymm3, %ymm11, %ymm11
+# ymm0 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          $60, %ymm0, %ymm2               # top 4 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $4, %ymm0, %ymm0
+	vpxor           %ymm2, %ymm0, %ymm0
+	vpxor           %ymm3, %ymm0, %ymm0
+	sub             $32, %r8                        # bytes in the last vector
+# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+# tweaks swapped), into ymm3 with the other lanes' tweaks as they are
+# ymm3 = ymm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %ymm11, %ymm2              # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm5         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm11, %ymm3
+	vpxor           %ymm2, %ymm3, %ymm3
+	vpxor           %ymm5, %ymm3, %ymm3
+	vpblendd        $240, %ymm3, %ymm11, %ymm3      # two lanes: m = 1, lane 1 from ymm3
+	add             $16, %r8                        # and C[n-1] in the last vector
+# ymm4 = data ^ tweak ^ round key 0
+	vpxor           (%rcx), %ymm8, %ymm4
+	vpxor           %ymm9, %ymm4, %ymm4
+# ymm5 = data ^ tweak ^ round key 0
+	vpxor           32(%rcx), %ymm3, %ymm5
+	vpxor           %ymm9, %ymm5, %ymm5
+# the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final2_lane_aes128
+	{disp32} je     .Lxts_dec_final2_lane_aes192
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+.Lxts_dec_final2_lane_aes192:
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+.Lxts_dec_final2_lane_aes128:
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vaesdec         %ymm14, %ymm5, %ymm5
+	vpxor           %ymm8, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu         %ymm4, (%rdx)
+	vpxor           %ymm3, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm5, %ymm5
+	vmovdqu         %ymm5, 32(%rdx)
+# for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+# lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+# stealing overwrites)
+	lea             .Lxts_lane_select(%rip), %r11
+	vmovdqu         -16(%r11,%r8,1), %xmm3
+	vpermd          %ymm5, %ymm3, %ymm4
+	vpermd          %ymm11, %ymm3, %ymm2
+	add             %r8, %rcx
+	add             %r8, %rdx
+	add             $32, %rcx
+	add             $32, %rdx
+	{disp32} jmp    .Lxts_dec_steal
+.Lxts_dec_final2_full:
 # the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
 # ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1587,7 +2104,7 @@ aesgen_xts_decrypt_vaes_avx2:
 	{disp32} jmp    .Lxts_dec_steal
 .Lxts_dec_final1:
 	test            %rsi, %rsi
-	{disp32} jnz    .Lxts_dec_final1_beside         # a partial block: the last whole one runs beside
+	{disp32} jnz    .Lxts_dec_final1_steal          # a partial block: stealing takes the last whole one
 # the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
 # ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1646,7 +2163,79 @@ aesgen_xts_decrypt_vaes_avx2:
 	vextracti128    $1, %ymm4, 16(%rdx)
 .Lxts_dec_final1_stored:
 	{disp32} jmp    .Lxts_dec_return                # no partial block (tested before the group)
-.Lxts_dec_final1_beside:
+.Lxts_dec_final1_steal:
+	cmp             $32, %r8
+	{disp32} jae    .Lxts_dec_final1_full           # no lane left in the last vector for C[n-1]
+# the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa         %ymm0, %ymm8
+# ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          $62, %ymm0, %ymm2               # top 2 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm3         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $2, %ymm0, %ymm0
+	vpxor           %ymm2, %ymm0, %ymm0
+	vpxor           %ymm3, %ymm0, %ymm0
+# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+# tweaks swapped), into ymm3 with the other lanes' tweaks as they are
+# ymm3 = ymm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          $63, %ymm8, %ymm2               # top 1 bits of each half
+	vpclmulqdq      $1, %ymm1, %ymm2, %ymm4         # high half's, times 0x87
+	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
+	vpsllq          $1, %ymm8, %ymm3
+	vpxor           %ymm2, %ymm3, %ymm3
+	vpxor           %ymm4, %ymm3, %ymm3
+	vpblendd        $240, %ymm3, %ymm8, %ymm3       # two lanes: m = 1, lane 1 from ymm3
+	add             $16, %r8                        # and C[n-1] in the last vector
+# ymm4 = data ^ tweak ^ round key 0
+	vpxor           (%rcx), %ymm3, %ymm4
+	vpxor           %ymm9, %ymm4, %ymm4
+# the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             $12, %eax
+	{disp32} jb     .Lxts_dec_final1_lane_aes128
+	{disp32} je     .Lxts_dec_final1_lane_aes192
+	vbroadcasti128  -208(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -192(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+.Lxts_dec_final1_lane_aes192:
+	vbroadcasti128  -176(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -160(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+.Lxts_dec_final1_lane_aes128:
+	vbroadcasti128  -144(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -128(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -112(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -96(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -80(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -64(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -48(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -32(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vbroadcasti128  -16(%r10), %ymm14
+	vaesdec         %ymm14, %ymm4, %ymm4
+	vpxor           %ymm3, %ymm10, %ymm2
+	vaesdeclast     %ymm2, %ymm4, %ymm4
+	vmovdqu         %ymm4, (%rdx)
+# for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+# lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+# stealing overwrites)
+	lea             .Lxts_lane_select(%rip), %r11
+	vmovdqu         -16(%r11,%r8,1), %xmm3
+	vpermd          %ymm4, %ymm3, %ymm4
+	vpermd          %ymm8, %ymm3, %ymm2
+	add             %r8, %rcx
+	add             %r8, %rdx
+	{disp32} jmp    .Lxts_dec_steal
+.Lxts_dec_final1_full:
 # the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         %ymm0, %ymm8
 # ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87

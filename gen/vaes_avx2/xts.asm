@@ -942,6 +942,8 @@ L.xts_dec_final:
 	cmp             r8, 96
 	jbe             near L.xts_dec_final3
 L.xts_dec_final4:
+	test            rsi, rsi
+	jnz             near L.xts_dec_final4_steal     ; a partial block: stealing takes the last whole one
 ; the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
 ; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1076,6 +1078,293 @@ L.xts_dec_final4_aes128:
 	jbe             near L.xts_dec_final4_stored
 	vextracti128    oword [rdx + 112], ymm7, 1
 L.xts_dec_final4_stored:
+	jmp             near L.xts_dec_return           ; no partial block (tested before the group)
+L.xts_dec_final4_steal:
+	cmp             r8, 128
+	jae             near L.xts_dec_final4_full      ; no lane left in the last vector for C[n-1]
+; the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa         ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm11, ymm0, 2
+	vpxor           ymm11, ymm11, ymm2
+	vpxor           ymm11, ymm11, ymm3
+; ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm12, ymm0, 4
+	vpxor           ymm12, ymm12, ymm2
+	vpxor           ymm12, ymm12, ymm3
+; ymm13 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm13, ymm0, 6
+	vpxor           ymm13, ymm13, ymm2
+	vpxor           ymm13, ymm13, ymm3
+; ymm0 = ymm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
+	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
+	vpslldq         ymm0, ymm0, 1
+	vpxor           ymm0, ymm0, ymm2
+	sub             r8, 96                          ; bytes in the last vector
+; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+; tweaks swapped), into ymm3 with the other lanes' tweaks as they are
+; ymm3 = ymm13 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm13, 63                 ; top 1 bits of each half
+	vpclmulqdq      ymm7, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm3, ymm13, 1
+	vpxor           ymm3, ymm3, ymm2
+	vpxor           ymm3, ymm3, ymm7
+	vpblendd        ymm3, ymm13, ymm3, 240          ; two lanes: m = 1, lane 1 from ymm3
+	add             r8, 16                          ; and C[n-1] in the last vector
+; ymm4 = data ^ tweak ^ round key 0
+	vpxor           ymm4, ymm8, yword [rcx]
+	vpxor           ymm4, ymm4, ymm9
+; ymm5 = data ^ tweak ^ round key 0
+	vpxor           ymm5, ymm11, yword [rcx + 32]
+	vpxor           ymm5, ymm5, ymm9
+; ymm6 = data ^ tweak ^ round key 0
+	vpxor           ymm6, ymm12, yword [rcx + 64]
+	vpxor           ymm6, ymm6, ymm9
+; ymm7 = data ^ tweak ^ round key 0
+	vpxor           ymm7, ymm3, yword [rcx + 96]
+	vpxor           ymm7, ymm7, ymm9
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final4_lane_aes128
+	je              near L.xts_dec_final4_lane_aes192
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+L.xts_dec_final4_lane_aes192:
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+L.xts_dec_final4_lane_aes128:
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vpxor           ymm2, ymm10, ymm8
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu         yword [rdx], ymm4
+	vpxor           ymm2, ymm10, ymm11
+	vaesdeclast     ymm5, ymm5, ymm2
+	vmovdqu         yword [rdx + 32], ymm5
+	vpxor           ymm2, ymm10, ymm12
+	vaesdeclast     ymm6, ymm6, ymm2
+	vmovdqu         yword [rdx + 64], ymm6
+	vpxor           ymm2, ymm10, ymm3
+	vaesdeclast     ymm7, ymm7, ymm2
+	vmovdqu         oword [rdx + 96], ymm7
+; for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+; lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+; stealing overwrites)
+	lea             r11, [rel L.xts_lane_select]
+	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
+	vpermd          ymm4, ymm3, ymm7
+	vpermd          ymm2, ymm3, ymm13
+	add             rcx, r8
+	add             rdx, r8
+	add             rcx, 96
+	add             rdx, 96
+	jmp             near L.xts_dec_steal
+L.xts_dec_final4_full:
+; the tweaks of 4 vectors: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa         ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm11, ymm0, 2
+	vpxor           ymm11, ymm11, ymm2
+	vpxor           ymm11, ymm11, ymm3
+; ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm12, ymm0, 4
+	vpxor           ymm12, ymm12, ymm2
+	vpxor           ymm12, ymm12, ymm3
+; ymm13 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm13, ymm0, 6
+	vpxor           ymm13, ymm13, ymm2
+	vpxor           ymm13, ymm13, ymm3
+; ymm0 = ymm0 * x^8: shift left, fold the 8 bits shifted out back in times 0x87
+	vpsrldq         ymm2, ymm0, 15                  ; the top 8 bits
+	vpclmulqdq      ymm2, ymm2, ymm1, 0             ; ... times 0x87
+	vpslldq         ymm0, ymm0, 1
+	vpxor           ymm0, ymm0, ymm2
+	sub             r8, 96                          ; bytes in the last vector
+; ymm4 = data ^ tweak ^ round key 0
+	vpxor           ymm4, ymm8, yword [rcx]
+	vpxor           ymm4, ymm4, ymm9
+; ymm5 = data ^ tweak ^ round key 0
+	vpxor           ymm5, ymm11, yword [rcx + 32]
+	vpxor           ymm5, ymm5, ymm9
+; ymm6 = data ^ tweak ^ round key 0
+	vpxor           ymm6, ymm12, yword [rcx + 64]
+	vpxor           ymm6, ymm6, ymm9
+	cmp             r8, 16
+	ja              near L.xts_dec_final4_after_load_full
+	vmovdqu         xmm7, oword [rcx + 96]          ; one block; upper lane zeroed
+	jmp             near L.xts_dec_final4_after_loaded
+L.xts_dec_final4_after_load_full:
+	vmovdqu         ymm7, yword [rcx + 96]
+L.xts_dec_final4_after_loaded:
+	vpxor           ymm7, ymm7, ymm13
+	vpxor           ymm7, ymm7, ymm9
+; the middle rounds on 4 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final4_after_aes128
+	je              near L.xts_dec_final4_after_aes192
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+L.xts_dec_final4_after_aes192:
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+L.xts_dec_final4_after_aes128:
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vaesdec         ymm7, ymm7, ymm14
+	vpxor           ymm2, ymm10, ymm8
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu         yword [rdx], ymm4
+	vpxor           ymm2, ymm10, ymm11
+	vaesdeclast     ymm5, ymm5, ymm2
+	vmovdqu         yword [rdx + 32], ymm5
+	vpxor           ymm2, ymm10, ymm12
+	vaesdeclast     ymm6, ymm6, ymm2
+	vmovdqu         yword [rdx + 64], ymm6
+	vpxor           ymm2, ymm10, ymm13
+	vaesdeclast     ymm7, ymm7, ymm2
+	vmovdqu         oword [rdx + 96], xmm7
+	cmp             r8, 16
+	jbe             near L.xts_dec_final4_after_stored
+	vextracti128    oword [rdx + 112], ymm7, 1
+L.xts_dec_final4_after_stored:
 	test            rsi, rsi
 	jz              near L.xts_dec_return           ; no partial block: nothing for stealing to take
 	add             rcx, r8
@@ -1096,7 +1385,7 @@ L.xts_dec_final4_stored:
 	jmp             near L.xts_dec_steal_both       ; no register for the last whole block beside them
 L.xts_dec_final3:
 	test            rsi, rsi
-	jnz             near L.xts_dec_final3_beside    ; a partial block: the last whole one runs beside
+	jnz             near L.xts_dec_final3_steal     ; a partial block: stealing takes the last whole one
 ; the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
 ; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1208,7 +1497,134 @@ L.xts_dec_final3_aes128:
 	vextracti128    oword [rdx + 80], ymm6, 1
 L.xts_dec_final3_stored:
 	jmp             near L.xts_dec_return           ; no partial block (tested before the group)
-L.xts_dec_final3_beside:
+L.xts_dec_final3_steal:
+	cmp             r8, 96
+	jae             near L.xts_dec_final3_full      ; no lane left in the last vector for C[n-1]
+; the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa         ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm11, ymm0, 2
+	vpxor           ymm11, ymm11, ymm2
+	vpxor           ymm11, ymm11, ymm3
+; ymm12 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm12, ymm0, 4
+	vpxor           ymm12, ymm12, ymm2
+	vpxor           ymm12, ymm12, ymm3
+; ymm0 = ymm0 * x^6: shift left, fold the 6 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 58                  ; top 6 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm0, ymm0, 6
+	vpxor           ymm0, ymm0, ymm2
+	vpxor           ymm0, ymm0, ymm3
+	sub             r8, 64                          ; bytes in the last vector
+; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+; tweaks swapped), into ymm3 with the other lanes' tweaks as they are
+; ymm3 = ymm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm12, 63                 ; top 1 bits of each half
+	vpclmulqdq      ymm6, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm3, ymm12, 1
+	vpxor           ymm3, ymm3, ymm2
+	vpxor           ymm3, ymm3, ymm6
+	vpblendd        ymm3, ymm12, ymm3, 240          ; two lanes: m = 1, lane 1 from ymm3
+	add             r8, 16                          ; and C[n-1] in the last vector
+; ymm4 = data ^ tweak ^ round key 0
+	vpxor           ymm4, ymm8, yword [rcx]
+	vpxor           ymm4, ymm4, ymm9
+; ymm5 = data ^ tweak ^ round key 0
+	vpxor           ymm5, ymm11, yword [rcx + 32]
+	vpxor           ymm5, ymm5, ymm9
+; ymm6 = data ^ tweak ^ round key 0
+	vpxor           ymm6, ymm3, yword [rcx + 64]
+	vpxor           ymm6, ymm6, ymm9
+; the middle rounds on 3 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final3_lane_aes128
+	je              near L.xts_dec_final3_lane_aes192
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+L.xts_dec_final3_lane_aes192:
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+L.xts_dec_final3_lane_aes128:
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vaesdec         ymm6, ymm6, ymm14
+	vpxor           ymm2, ymm10, ymm8
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu         yword [rdx], ymm4
+	vpxor           ymm2, ymm10, ymm11
+	vaesdeclast     ymm5, ymm5, ymm2
+	vmovdqu         yword [rdx + 32], ymm5
+	vpxor           ymm2, ymm10, ymm3
+	vaesdeclast     ymm6, ymm6, ymm2
+	vmovdqu         oword [rdx + 64], ymm6
+; for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+; lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+; stealing overwrites)
+	lea             r11, [rel L.xts_lane_select]
+	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
+	vpermd          ymm4, ymm3, ymm6
+	vpermd          ymm2, ymm3, ymm12
+	add             rcx, r8
+	add             rdx, r8
+	add             rcx, 64
+	add             rdx, 64
+	jmp             near L.xts_dec_steal
+L.xts_dec_final3_full:
 ; the tweaks of 3 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
 ; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1367,7 +1783,7 @@ L.xts_dec_final3_beside_stored:
 	jmp             near L.xts_dec_steal
 L.xts_dec_final2:
 	test            rsi, rsi
-	jnz             near L.xts_dec_final2_beside    ; a partial block: the last whole one runs beside
+	jnz             near L.xts_dec_final2_steal     ; a partial block: stealing takes the last whole one
 ; the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
 ; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1453,7 +1869,108 @@ L.xts_dec_final2_aes128:
 	vextracti128    oword [rdx + 48], ymm5, 1
 L.xts_dec_final2_stored:
 	jmp             near L.xts_dec_return           ; no partial block (tested before the group)
-L.xts_dec_final2_beside:
+L.xts_dec_final2_steal:
+	cmp             r8, 64
+	jae             near L.xts_dec_final2_full      ; no lane left in the last vector for C[n-1]
+; the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa         ymm8, ymm0
+; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm11, ymm0, 2
+	vpxor           ymm11, ymm11, ymm2
+	vpxor           ymm11, ymm11, ymm3
+; ymm0 = ymm0 * x^4: shift left, fold the 4 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 60                  ; top 4 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm0, ymm0, 4
+	vpxor           ymm0, ymm0, ymm2
+	vpxor           ymm0, ymm0, ymm3
+	sub             r8, 32                          ; bytes in the last vector
+; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+; tweaks swapped), into ymm3 with the other lanes' tweaks as they are
+; ymm3 = ymm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm11, 63                 ; top 1 bits of each half
+	vpclmulqdq      ymm5, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm3, ymm11, 1
+	vpxor           ymm3, ymm3, ymm2
+	vpxor           ymm3, ymm3, ymm5
+	vpblendd        ymm3, ymm11, ymm3, 240          ; two lanes: m = 1, lane 1 from ymm3
+	add             r8, 16                          ; and C[n-1] in the last vector
+; ymm4 = data ^ tweak ^ round key 0
+	vpxor           ymm4, ymm8, yword [rcx]
+	vpxor           ymm4, ymm4, ymm9
+; ymm5 = data ^ tweak ^ round key 0
+	vpxor           ymm5, ymm3, yword [rcx + 32]
+	vpxor           ymm5, ymm5, ymm9
+; the middle rounds on 2 vectors: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final2_lane_aes128
+	je              near L.xts_dec_final2_lane_aes192
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+L.xts_dec_final2_lane_aes192:
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+L.xts_dec_final2_lane_aes128:
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesdec         ymm4, ymm4, ymm14
+	vaesdec         ymm5, ymm5, ymm14
+	vpxor           ymm2, ymm10, ymm8
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu         yword [rdx], ymm4
+	vpxor           ymm2, ymm10, ymm3
+	vaesdeclast     ymm5, ymm5, ymm2
+	vmovdqu         oword [rdx + 32], ymm5
+; for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+; lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+; stealing overwrites)
+	lea             r11, [rel L.xts_lane_select]
+	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
+	vpermd          ymm4, ymm3, ymm5
+	vpermd          ymm2, ymm3, ymm11
+	add             rcx, r8
+	add             rdx, r8
+	add             rcx, 32
+	add             rdx, 32
+	jmp             near L.xts_dec_steal
+L.xts_dec_final2_full:
 ; the tweaks of 2 vectors: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
 ; ymm11 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1586,7 +2103,7 @@ L.xts_dec_final2_beside_stored:
 	jmp             near L.xts_dec_steal
 L.xts_dec_final1:
 	test            rsi, rsi
-	jnz             near L.xts_dec_final1_beside    ; a partial block: the last whole one runs beside
+	jnz             near L.xts_dec_final1_steal     ; a partial block: stealing takes the last whole one
 ; the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
 ; ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
@@ -1645,7 +2162,79 @@ L.xts_dec_final1_aes128:
 	vextracti128    oword [rdx + 16], ymm4, 1
 L.xts_dec_final1_stored:
 	jmp             near L.xts_dec_return           ; no partial block (tested before the group)
-L.xts_dec_final1_beside:
+L.xts_dec_final1_steal:
+	cmp             r8, 32
+	jae             near L.xts_dec_final1_full      ; no lane left in the last vector for C[n-1]
+; the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
+	vmovdqa         ymm8, ymm0
+; ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm0, 62                  ; top 2 bits of each half
+	vpclmulqdq      ymm3, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm0, ymm0, 2
+	vpxor           ymm0, ymm0, ymm2
+	vpxor           ymm0, ymm0, ymm3
+; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
+; tweaks swapped), into ymm3 with the other lanes' tweaks as they are
+; ymm3 = ymm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
+	vpsrlq          ymm2, ymm8, 63                  ; top 1 bits of each half
+	vpclmulqdq      ymm4, ymm2, ymm1, 1             ; high half's, times 0x87
+	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
+	vpsllq          ymm3, ymm8, 1
+	vpxor           ymm3, ymm3, ymm2
+	vpxor           ymm3, ymm3, ymm4
+	vpblendd        ymm3, ymm8, ymm3, 240           ; two lanes: m = 1, lane 1 from ymm3
+	add             r8, 16                          ; and C[n-1] in the last vector
+; ymm4 = data ^ tweak ^ round key 0
+	vpxor           ymm4, ymm3, yword [rcx]
+	vpxor           ymm4, ymm4, ymm9
+; the middle rounds on 1 vector: 13 for AES-256, 11 from _aes192, 9 from _aes128
+	cmp             eax, 12
+	jb              near L.xts_dec_final1_lane_aes128
+	je              near L.xts_dec_final1_lane_aes192
+	vbroadcasti128  ymm14, oword [r10 - 208]
+	vaesdec         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 192]
+	vaesdec         ymm4, ymm4, ymm14
+L.xts_dec_final1_lane_aes192:
+	vbroadcasti128  ymm14, oword [r10 - 176]
+	vaesdec         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 160]
+	vaesdec         ymm4, ymm4, ymm14
+L.xts_dec_final1_lane_aes128:
+	vbroadcasti128  ymm14, oword [r10 - 144]
+	vaesdec         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 128]
+	vaesdec         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 112]
+	vaesdec         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 96]
+	vaesdec         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 80]
+	vaesdec         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 64]
+	vaesdec         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 48]
+	vaesdec         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 32]
+	vaesdec         ymm4, ymm4, ymm14
+	vbroadcasti128  ymm14, oword [r10 - 16]
+	vaesdec         ymm4, ymm4, ymm14
+	vpxor           ymm2, ymm10, ymm3
+	vaesdeclast     ymm4, ymm4, ymm2
+	vmovdqu         oword [rdx], ymm4
+; for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
+; lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
+; stealing overwrites)
+	lea             r11, [rel L.xts_lane_select]
+	vmovdqu         xmm3, oword [r11 + r8*1 - 16]
+	vpermd          ymm4, ymm3, ymm4
+	vpermd          ymm2, ymm3, ymm8
+	add             rcx, r8
+	add             rdx, r8
+	jmp             near L.xts_dec_steal
+L.xts_dec_final1_full:
 ; the tweaks of 1 vector: vector j = BASE * x^(2*j), each straight from BASE
 	vmovdqa         ymm8, ymm0
 ; ymm0 = ymm0 * x^2: shift left, fold the 2 bits shifted out back in times 0x87

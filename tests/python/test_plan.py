@@ -178,6 +178,25 @@ class FitRules(unittest.TestCase):
         self.assertTrue(spilled.spill)
         self.assertIsNone(spilled.beside_registers(1))
 
+    def test_xts_decryption_steals_in_a_free_lane_where_the_tweaks_are_in_registers(self):
+        # vectors of several blocks, the group's tweaks in registers: C[n-1] may take a
+        # free lane of the last vector, whichever the group size (beside has no register
+        # for a group of TAIL = UNROLL vectors)
+        for isa in ("avx10_512", "avx10_256", "vaes_avx2"):
+            plan = self.plan("xts", isa, UNROLL=4, TAIL=4, KEYS="mem")
+            self.assertFalse(plan.spill)
+            for count in range(1, 5):
+                self.assertTrue(plan.lane_stealing(count), (isa, count))
+            self.assertIsNone(plan.beside_registers(4))
+        # one block a vector: no lane to spare
+        self.assertFalse(self.plan("xts", "aesni_avx", TAIL=2).lane_stealing(1))
+        # spilled tweaks: a group keeps its tweaks in registers only where the block
+        # registers it leaves unused hold them
+        spilled = self.plan("xts", "vaes_avx2", UNROLL=8, TAIL=8)
+        self.assertTrue(spilled.spill)
+        self.assertTrue(spilled.lane_stealing(4))
+        self.assertFalse(spilled.lane_stealing(5))
+
     def test_paired_half_sums_need_karatsuba(self):
         with self.assertRaisesRegex(Refused, "HALVES=unpack.*GHASH=school has none"):
             self.plan("gcm", "avx10_512", HALVES="unpack")
