@@ -1217,7 +1217,7 @@ L.xts_dec_final4_lane_aes128:
 	vmovdqu         yword [rdx + 64], ymm6
 	vpxor           ymm2, ymm10, ymm3
 	vaesdeclast     ymm7, ymm7, ymm2
-	vmovdqu         oword [rdx + 96], ymm7
+	vmovdqu         yword [rdx + 96], ymm7
 ; for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
 ; lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
 ; stealing overwrites)
@@ -1611,7 +1611,7 @@ L.xts_dec_final3_lane_aes128:
 	vmovdqu         yword [rdx + 32], ymm5
 	vpxor           ymm2, ymm10, ymm3
 	vaesdeclast     ymm6, ymm6, ymm2
-	vmovdqu         oword [rdx + 64], ymm6
+	vmovdqu         yword [rdx + 64], ymm6
 ; for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
 ; lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
 ; stealing overwrites)
@@ -1957,7 +1957,7 @@ L.xts_dec_final2_lane_aes128:
 	vmovdqu         yword [rdx], ymm4
 	vpxor           ymm2, ymm10, ymm3
 	vaesdeclast     ymm5, ymm5, ymm2
-	vmovdqu         oword [rdx + 32], ymm5
+	vmovdqu         yword [rdx + 32], ymm5
 ; for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
 ; lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
 ; stealing overwrites)
@@ -2223,7 +2223,7 @@ L.xts_dec_final1_lane_aes128:
 	vaesdec         ymm4, ymm4, ymm14
 	vpxor           ymm2, ymm10, ymm3
 	vaesdeclast     ymm4, ymm4, ymm2
-	vmovdqu         oword [rdx], ymm4
+	vmovdqu         yword [rdx], ymm4
 ; for the stealing: PP = D(C[n-1]) from lane m of the last vector into X0's xmm, T1 = TA,
 ; lane m of its tweaks as made; SRC/DST past C[n-1] (whose place took PP, which the
 ; stealing overwrites)
