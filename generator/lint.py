@@ -70,6 +70,24 @@ def check_twin_safe_moves(statements):
                                     "differently in GNU as and NASM; use a source below 8")
 
 
+WHOLE_MOVES = VEX_MOVES | {"vmovdqu8", "vmovdqu16", "vmovdqu32", "vmovdqu64",
+                           "vmovdqa32", "vmovdqa64"}
+
+
+def check_move_sizes(statements):
+    """A whole-register load or store whose memory operand names a size (xmmword, ...)
+    moves as many bytes as its register holds: GNU as sizes it by the register and would
+    take a mismatch, NASM refuses it, so the twins would part."""
+    for s in statements:
+        if not (isinstance(s, Instr) and s.mnemonic in WHOLE_MOVES and len(s.operands) == 2):
+            continue
+        mems = [op for op in s.operands if isinstance(op, Mem) and op.size]
+        regs = [op for op in s.operands if isinstance(op, Reg) and op.is_vector]
+        if mems and regs and mems[0].size != regs[0].size:
+            raise TemplateError(f"'{s.mnemonic}' moves {regs[0].size} bytes ({regs[0].name}) "
+                                f"but its memory operand says {mems[0].size}")
+
+
 def check_labels(statements):
     defined = set()
     for s in statements:
@@ -355,6 +373,7 @@ def lint(statements, isa, abi=None):
         check_no_legacy_sse(statements)
     check_isa_registers(statements, isa)
     check_twin_safe_moves(statements)
+    check_move_sizes(statements)
     check_labels(statements)
     check_reachable(statements)
     # legacy-SSE code has no upper state to clear (and vzeroupper needs AVX)

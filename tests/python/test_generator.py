@@ -464,6 +464,17 @@ class Lints(unittest.TestCase):
             with self.assertRaises(TemplateError, msg=f"{isa}: {body}"):
                 self.check(body, isa)
 
+    def test_move_whose_memory_size_differs_from_its_register(self):
+        # NASM refuses these; GNU as sized them by the register (the twins would part)
+        for isa, body in (("vaes_avx2", "vmovdqu xmmword [rsi], ymm7"),
+                          ("avx10_512", "vmovdqu8 ymmword [rsi], zmm1"),
+                          ("avx10_512", "vmovdqa64 zmm2, xmmword [rsi]")):
+            with self.assertRaisesRegex(TemplateError, "memory operand says", msg=body):
+                self.check(body, isa)
+        self.check("vmovdqu ymmword [rsi], ymm7", "vaes_avx2")
+        self.check("vmovdqu8 zmmword [rsi]{k1}, zmm1")
+        self.check("vmovdqu xmm0, [rsi]", "vaes_avx2")        # no size named: the register's
+
     def test_vex_move_that_assemblers_encode_differently(self):
         with self.assertRaises(TemplateError):
             self.check("vmovdqa xmm4, xmm8", "aesni_avx")
