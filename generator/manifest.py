@@ -285,14 +285,20 @@ def header_text(entries: List[dict], isas=None, regenerate=None, modes=None) -> 
                   [f"X({i.name}, {i.name.upper()}, {i.vector_bytes}, {int(i.evex)}, "
                    f"{_feature_bits(i.features)})" for i in isas])
     out += ["/* AESGEN_GEN_HAS_<isa>_<mode>(have, lack): `have` if gen/<isa>/<mode>.S exists",
-            " * (vperm_ssse3 has fewer modes; the runtime gives it the generic code there), and",
-            " * AESGEN_GEN_AESNI_<isa>(have, lack): `have` if the ISA has AES-NI (its key setup). */"]
+            " * (vperm_ssse3 has fewer modes; the runtime gives it the generic code there),",
+            " * AESGEN_GEN_AESNI_<isa>(have, lack): `have` if the ISA has AES-NI (its key setup),",
+            " * and AESGEN_GEN_CTR_IV_<isa>(have, lack): `have` if its ctr.S has the",
+            " * aesgen_ctr_crypt_iv_<isa> functions (the counter block from memory). */"]
     for i in isas:
         for m in ("ctr", "xctr", "xts", "gcm"):
             choice = "have" if m in i.modes else "lack"
             out.append(f"#define AESGEN_GEN_HAS_{i.name}_{m}(have, lack) {choice}")
         out.append(f"#define AESGEN_GEN_AESNI_{i.name}(have, lack) "
                    + ("have" if "aes" in i.features else "lack"))
+        iv = any(f["base"] == "ctr_crypt_iv" for e in entries
+                 if e["isa"] == i.name and e["mode"] == "ctr" for f in e["functions"])
+        out.append(f"#define AESGEN_GEN_CTR_IV_{i.name}(have, lack) "
+                   + ("have" if iv else "lack"))
     out += [f"#define AESGEN_GEN_HAVE_ISA_{i.name} 1" for i in isas]
     out += ["/* X(feature bit) of each ISA, in generator/isa.py's order */"]
     for i in isas:

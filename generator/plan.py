@@ -231,6 +231,14 @@ class CtrPlan(Plan):
             "ctr_crypt", ("KEY", "DST", "SRC", "LEN", "CTR_LO", "CTR_HI"),
             ("ROUNDS", "KEYEND", "TMPG") + (("RING",) if gpr else ()),
             stack=2 * U * self.isa.vector_bytes if gpr else 0)
+        # the same from the counter block in memory (aesgen_ctr_crypt_iv's IV): no byte
+        # swap in general registers stands between it and the first round; CTR_LO, the
+        # block's last byte (COUNTERS=gpr: its low half), takes CTRP's register
+        self.functions["crypt_iv"] = FunctionPlan(
+            "ctr_crypt_iv", ("KEY", "DST", "SRC", "LEN", "CTRP"),
+            ("ROUNDS", "KEYEND", "TMPG") + (("RING", "CTR_HI") if gpr else ()),
+            aliases=(("CTR_LO", "CTRP", "once the counter block is read"),),
+            stack=2 * U * self.isa.vector_bytes if gpr else 0)
 
     def notes(self, fn):
         lines = super().notes(fn)

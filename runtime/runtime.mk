@@ -37,7 +37,8 @@ RT_CFLAGS   := -fvisibility=hidden
 # build directory holds the same three names as the installed lib/.  ABI is MAJOR, or
 # 0.MINOR while MAJOR is 0, as every 0.x minor may change the ABI (0.3.0: the GCM key
 # grew; 0.4.0: aesgen_aes_key grew its 64-byte rows; 0.5.0: the GCM key holds 68
-# powers of H, was 36; the CMake version file refuses
+# powers of H, was 36; 0.6.0: aesgen_ctr_ctx grew by a function pointer; the CMake
+# version file refuses
 # another 0.x minor the same way).
 RT_LIB_A       := $(BUILD)/libaesgen.a
 RT_SO_LINK     := libaesgen.so

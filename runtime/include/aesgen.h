@@ -58,9 +58,9 @@ extern "C" {
  * is 0) are all read from here.
  */
 #define AESGEN_VERSION_MAJOR 0
-#define AESGEN_VERSION_MINOR 5
-#define AESGEN_VERSION_PATCH 1
-#define AESGEN_VERSION_STRING "0.5.1"
+#define AESGEN_VERSION_MINOR 6
+#define AESGEN_VERSION_PATCH 0
+#define AESGEN_VERSION_STRING "0.6.0"
 
 /* AESGEN_VERSION_STRING of the library actually linked (may differ from the header's). */
 AESGEN_API const char *aesgen_version(void);
@@ -157,6 +157,8 @@ typedef struct aesgen_ctr_ctx {
     uint32_t ks_valid;   /* ks holds the keystream of the block in progress */
     int (*crypt)(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
                  size_t len, uint64_t ctr_lo, uint64_t ctr_hi); /* chosen at init; returns 0 */
+    int (*crypt_iv)(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+                    size_t len, const uint8_t ctr[16]);  /* the same from the block; may be NULL */
 } aesgen_ctr_ctx;
 
 typedef struct aesgen_xctr_ctx {
@@ -189,7 +191,7 @@ AESGEN_API int aesgen_ctr_init_isa(aesgen_ctr_ctx *ctx, const uint8_t *key, size
  * aesgen_ctr_init had been called with the same key and this iv. */
 AESGEN_API int aesgen_ctr_set_iv(aesgen_ctr_ctx *ctx, const uint8_t iv[16]);
 /*
- * Extension (0.5.1): one whole message under ctx's key from this counter block (what
+ * Extension (0.6.0): one whole message under ctx's key from this counter block (what
  * aesgen_ctr_set_iv + aesgen_ctr_crypt give), in one stateless call: ctx is only read
  * (its own counter and partial block stay as they were), so one keyed context may
  * serve many threads.  The form of a request with its own IV (Linux ctr(aes)), and the

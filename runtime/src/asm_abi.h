@@ -34,6 +34,18 @@ typedef int aesgen_ctr_fn(const aesgen_aes_key *key, uint8_t *dst, const uint8_t
                            size_t len, uint64_t ctr_lo, uint64_t ctr_hi);
 
 /*
+ * CTR from the counter block in memory (16 bytes, big-endian: aesgen_ctr_crypt_iv's
+ * iv), for one-shot messages: the same output as aesgen_ctr_fn with ctr_hi:ctr_lo the
+ * block's value, and the same precondition.  ctr is read before anything is written, so
+ * it may lie inside dst or src.  It exists because the integers' byte swap, in general
+ * registers, would stand between the caller's IV and the first round (on Intel cores
+ * whose vector ports run the rounds of ymm and xmm code it waits for them).  ISAs
+ * without it (vperm_ssse3, generic) leave the contexts' pointer NULL.
+ */
+typedef int aesgen_ctr_iv_fn(const aesgen_aes_key *key, uint8_t *dst, const uint8_t *src,
+                              size_t len, const uint8_t ctr[16]);
+
+/*
  * XCTR: block j of this call uses keystream AES_K(iv XOR LE128(index + j)).
  * index >= 1 and index + ceil(len/16) - 1 <= 2^64 - 1.
  */

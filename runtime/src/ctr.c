@@ -38,6 +38,7 @@ int aesgen_ctr_init_isa(aesgen_ctr_ctx *ctx, const uint8_t *key, size_t key_len,
     const uint64_t hi = load_be64(iv), lo = load_be64(iv + 8);
     impl->expand(&ctx->key, key, key_len);
     ctx->crypt = fns.ctr;
+    ctx->crypt_iv = fns.ctr_iv;
     ctx->ctr[0] = lo;
     ctx->ctr[1] = hi;
     memset(ctx->ks, 0, sizeof ctx->ks);
@@ -177,11 +178,17 @@ int aesgen_ctr_crypt_iv(const aesgen_ctr_ctx *ctx, const uint8_t iv[16], uint8_t
         return AESGEN_EINVAL;
     if (len == 0)
         return AESGEN_OK;
-    /* The counter is read into registers before anything is written, so iv may lie in
-     * dst or src.  LAST = the low counter half of the last block, as in aesgen_ctr_crypt. */
-    const uint64_t hi = load_be64(iv), lo = load_be64(iv + 8);
+    /* LAST = the low counter half of the last block, as in aesgen_ctr_crypt.  The
+     * function from the block (crypt_iv) reads iv itself, in a vector register: the byte
+     * swap here only decides the branch, so the call does not wait for it (asm_abi.h).
+     * Either way the counter is read before anything is written, so iv may lie in dst
+     * or src. */
+    const uint64_t lo = load_be64(iv + 8);
     uint64_t last;
-    if (__builtin_expect(!__builtin_add_overflow(lo, (len - 1) / 16, &last), 1))
-        return ctx->crypt(&ctx->key, dst, src, len, lo, hi);
-    return ctr_crypt_iv_wrapping(ctx, dst, src, len, lo, hi);
+    if (__builtin_expect(!__builtin_add_overflow(lo, (len - 1) / 16, &last), 1)) {
+        if (__builtin_expect(ctx->crypt_iv != NULL, 1))
+            return ctx->crypt_iv(&ctx->key, dst, src, len, iv);
+        return ctx->crypt(&ctx->key, dst, src, len, lo, load_be64(iv));
+    }
+    return ctr_crypt_iv_wrapping(ctx, dst, src, len, lo, load_be64(iv));
 }

@@ -119,6 +119,7 @@ typedef struct aesgen_gcm_fns {
  * variant has none (that mode keeps the ISA's own). */
 typedef struct aesgen_mode_fns {
     aesgen_ctr_fn  *ctr;
+    aesgen_ctr_iv_fn *ctr_iv;    /* ctr's from the block in memory; NULL: none (convert) */
     aesgen_xctr_fn *xctr;
     aesgen_xts_fn  *xts_encrypt;
     aesgen_xts_fn  *xts_decrypt;
@@ -154,6 +155,7 @@ typedef struct aesgen_isa_impl {
     aesgen_expand_fn  *expand;
     aesgen_dec_key_fn *dec_key;
     aesgen_ctr_fn     *ctr;
+    aesgen_ctr_iv_fn  *ctr_iv;     /* NULL where the ISA has none */
     aesgen_xctr_fn    *xctr;
     aesgen_xts_fn     *xts_encrypt;
     aesgen_xts_fn     *xts_decrypt;

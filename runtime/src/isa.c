@@ -28,7 +28,9 @@
 
 /* The uarch variants the manifest lists for gen/<isa>/<mode>.S (weak: see
  * AESGEN_GEN_VARIANT), in the slot of each uarch that takes them. */
-#define VARIANT_ctr(isa, U, v) .variants[AESGEN_UARCH_##U].ctr = aesgen_ctr_crypt_##isa##v,
+#define VARIANT_ctr(isa, U, v)                                                  \
+    .variants[AESGEN_UARCH_##U].ctr = aesgen_ctr_crypt_##isa##v,                \
+    .variants[AESGEN_UARCH_##U].ctr_iv = CTR_IV(isa, aesgen_ctr_crypt_iv_##isa##v, NULL),
 #define VARIANT_xctr(isa, U, v) .variants[AESGEN_UARCH_##U].xctr = aesgen_xctr_crypt_##isa##v,
 #define VARIANT_xts(isa, U, v)                                                  \
     .variants[AESGEN_UARCH_##U].xts_encrypt = aesgen_xts_encrypt_##isa##v,      \
@@ -47,6 +49,7 @@
  * ISA without AES-NI: its CTR with the SSSE3 GHASH, updates and records in C
  * (gcm_ctr_ghash.c). */
 #define HAS(isa, mode, have, lack) AESGEN_GEN_HAS_##isa##_##mode(have, lack)
+#define CTR_IV(isa, have, lack) AESGEN_GEN_CTR_IV_##isa(have, lack)
 #define AESNI(isa, have, lack) AESGEN_GEN_AESNI_##isa(have, lack)
 #define ASM_IMPL(isa, NAME, vector_bytes, evex, needs_bits)                          \
     [AESGEN_ISA_##NAME] = {                                                          \
@@ -54,6 +57,8 @@
         .expand = AESNI(isa, aesgen_expand_key_aesni, aesgen_expand_key_generic),    \
         .dec_key = AESNI(isa, aesgen_dec_key_aesni, aesgen_dec_key_generic),         \
         .ctr = AESGEN_GEN_IF_ctr(HAS(isa, ctr, aesgen_ctr_crypt_##isa, aesgen_ctr_crypt_generic)), \
+        .ctr_iv = AESGEN_GEN_IF_ctr(HAS(isa, ctr, CTR_IV(isa, aesgen_ctr_crypt_iv_##isa, NULL), \
+                                        NULL)),                                \
         .xctr = AESGEN_GEN_IF_xctr(HAS(isa, xctr, aesgen_xctr_crypt_##isa,          \
                                         aesgen_xctr_crypt_generic)),            \
         .xts_encrypt = AESGEN_GEN_IF_xts(HAS(isa, xts, aesgen_xts_encrypt_##isa,     \
@@ -637,14 +642,17 @@ static void context_fns(const aesgen_isa_impl *impl, int automatic, aesgen_mode_
                                      impl->gcm_dec_record };
     memset(fns, 0, sizeof *fns);
     fns->ctr = impl->ctr;
+    fns->ctr_iv = impl->ctr_iv;
     fns->xctr = impl->xctr;
     fns->xts_encrypt = impl->xts_encrypt;
     fns->xts_decrypt = impl->xts_decrypt;
     fns->gcm = own_gcm;
     const aesgen_uarch_id u = aesgen_variant_current();
     const aesgen_mode_fns *v = &impl->variants[u];
-    if (v->ctr != NULL)
+    if (v->ctr != NULL) {
         fns->ctr = v->ctr;
+        fns->ctr_iv = v->ctr_iv;
+    }
     if (v->xctr != NULL)
         fns->xctr = v->xctr;
     if (v->xts_encrypt != NULL && v->xts_decrypt != NULL) {
@@ -674,8 +682,10 @@ static void context_fns(const aesgen_isa_impl *impl, int automatic, aesgen_mode_
         const length_plan *p = &length_plans[i];
         if (p->uarch != u || &isa_table[p->isa] != impl || !class_isas_usable(p, impl))
             continue;
-        if (p->fns.ctr != NULL)
+        if (p->fns.ctr != NULL) {   /* the plan's function, which picks by length */
             fns->ctr = p->fns.ctr;
+            fns->ctr_iv = NULL;
+        }
         if (p->mode == PLAN_MODE_xctr) {   /* the plan's ISA at len 0: no class */
             fns->xctr_plan = (unsigned)u + 1;
             fns->xctr = aesgen_length_plan_xctr(fns->xctr_plan, 0);

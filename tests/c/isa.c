@@ -21,6 +21,7 @@
 #define HAS(isa, mode, have) AESGEN_GEN_HAS_##isa##_##mode(have, 0)
 #define ASM_FNS(isa)                                                                  \
       .name = #isa, .is_asm = true, .ctr_fn = HAS(isa, ctr, aesgen_ctr_crypt_##isa),  \
+      .ctr_iv_fn = HAS(isa, ctr, AESGEN_GEN_CTR_IV_##isa(aesgen_ctr_crypt_iv_##isa, 0)), \
       .xctr_fn = HAS(isa, xctr, aesgen_xctr_crypt_##isa),                             \
       .xts_encrypt_fn = HAS(isa, xts, aesgen_xts_encrypt_##isa),                      \
       .xts_decrypt_fn = HAS(isa, xts, aesgen_xts_decrypt_##isa),                      \
@@ -34,7 +35,9 @@
 #define ASM_ISA(isa, NAME, vector_bytes, evex, needs) \
     { ASM_FNS(isa), .suffix = "", .modes = TEST_MODE_ALL },
 
-#define VARIANT_FNS_ctr(isa, v, unroll, stride) .ctr_fn = aesgen_ctr_crypt_##isa##v
+#define VARIANT_FNS_ctr(isa, v, unroll, stride) \
+    .ctr_fn = aesgen_ctr_crypt_##isa##v,         \
+    .ctr_iv_fn = AESGEN_GEN_CTR_IV_##isa(aesgen_ctr_crypt_iv_##isa##v, 0)
 #define VARIANT_FNS_xctr(isa, v, unroll, stride) .xctr_fn = aesgen_xctr_crypt_##isa##v
 #define VARIANT_FNS_xts(isa, v, unroll, stride) \
     .xts_encrypt_fn = aesgen_xts_encrypt_##isa##v, .xts_decrypt_fn = aesgen_xts_decrypt_##isa##v

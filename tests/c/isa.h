@@ -42,6 +42,7 @@ struct test_isa {
     const char *name;          /* as aesgen_select_isa() knows it */
     bool is_asm;               /* has generated functions of its own */
     aesgen_ctr_fn *ctr_fn;     /* the generated functions */
+    aesgen_ctr_iv_fn *ctr_iv_fn;   /* NULL where the ISA has none (AESGEN_GEN_CTR_IV_<isa>) */
     aesgen_xctr_fn *xctr_fn;
     bool runnable;             /* set by isa_resolve(): the tests exercise it */
     bool is_slow;              /* the portable C code: the tests take a smaller sample */

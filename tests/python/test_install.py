@@ -2,7 +2,7 @@
 """`make install` as a C user consumes it: into a temporary prefix (with DESTDIR
 staging), then tests/consumer/consumer.c is built against the installed tree three
 ways and run: pkg-config (shared), pkg-config --static (the archive, a fully static
-program) and a CMake project with find_package(aesgen 0.5).  Also: the installed
+program) and a CMake project with find_package(aesgen 0.6).  Also: the installed
 shared library's SONAME, links and exports; the CMake version rule; `make uninstall`;
 `make clean` (every build directory, nothing else).
 
