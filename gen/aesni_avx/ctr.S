@@ -1579,7 +1579,6 @@ aesgen_ctr_crypt_iv_aesni_avx:
 
 	.p2align 6, 0xcc
 .Lctr_iv_main_loop:
-# LLVM-MCA-BEGIN ctr_iv_aesni_avx_main_loop
 # main loop: 8 vectors = 128 bytes per iteration; entered with LEN = the bytes
 # left - 128, placed after the epilogue so short messages never jump over it
 # counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
@@ -1789,7 +1788,6 @@ aesgen_ctr_crypt_iv_aesni_avx:
 	add             $128, %rsi
 	sub             $128, %rcx
 	jae             .Lctr_iv_main_loop
-# LLVM-MCA-END
 	jmp             .Lctr_iv_main_done
 
 .Lctr_iv_one_block:
@@ -3856,7 +3854,6 @@ aesgen_ctr_crypt_iv_aesni_avx_countersgpr:
 
 	.p2align 6, 0xcc
 .Lctr_iv_main_iteration:
-# LLVM-MCA-BEGIN ctr_iv_aesni_avx_main_loop_countersgpr
 # main loop: 8 vectors = 128 bytes per iteration; entered with LEN = the bytes
 # left - 128, placed after the epilogue so short messages never jump over it
 # counter blocks, whitened: this iteration's from the ring, the next one's made in
@@ -4056,7 +4053,6 @@ aesgen_ctr_crypt_iv_aesni_avx_countersgpr:
 	add             $128, %rsi
 	sub             $128, %rcx
 	jae             .Lctr_iv_main_iteration
-# LLVM-MCA-END
 # the ring wiped; CTR and BASE from CTR_LO:CTR_HI for the tail
 	vpxor           %xmm11, %xmm11, %xmm11
 	vmovdqu         %xmm11, (%rsp)
@@ -4082,7 +4078,6 @@ aesgen_ctr_crypt_iv_aesni_avx_countersgpr:
 
 	.p2align 6, 0xcc
 .Lctr_iv_short_loop:
-# LLVM-MCA-BEGIN ctr_iv_short_aesni_avx_main_loop_countersgpr
 # the vector-counter main loop, for messages below 2048 bytes
 # counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
 # byte of the iteration's first block) tells whether one of them would carry
@@ -4291,7 +4286,6 @@ aesgen_ctr_crypt_iv_aesni_avx_countersgpr:
 	add             $128, %rsi
 	sub             $128, %rcx
 	jae             .Lctr_iv_short_loop
-# LLVM-MCA-END
 	jmp             .Lctr_iv_main_done_countersgpr
 
 .Lctr_iv_one_block_countersgpr:

@@ -1578,7 +1578,6 @@ L.ctr_iv_return:
 
 	align 64, db 0xcc
 L.ctr_iv_main_loop:
-; LLVM-MCA-BEGIN ctr_iv_aesni_avx_main_loop
 ; main loop: 8 vectors = 128 bytes per iteration; entered with LEN = the bytes
 ; left - 128, placed after the epilogue so short messages never jump over it
 ; counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
@@ -1788,7 +1787,6 @@ L.ctr_iv_main_aes128:
 	add             rsi, 128
 	sub             rcx, 128
 	jae             L.ctr_iv_main_loop
-; LLVM-MCA-END
 	jmp             L.ctr_iv_main_done
 
 L.ctr_iv_one_block:
@@ -3846,7 +3844,6 @@ L.ctr_iv_main_loop_countersgpr:
 
 	align 64, db 0xcc
 L.ctr_iv_main_iteration:
-; LLVM-MCA-BEGIN ctr_iv_aesni_avx_main_loop_countersgpr
 ; main loop: 8 vectors = 128 bytes per iteration; entered with LEN = the bytes
 ; left - 128, placed after the epilogue so short messages never jump over it
 ; counter blocks, whitened: this iteration's from the ring, the next one's made in
@@ -4046,7 +4043,6 @@ L.ctr_iv_main_aes128_countersgpr:
 	add             rsi, 128
 	sub             rcx, 128
 	jae             L.ctr_iv_main_iteration
-; LLVM-MCA-END
 ; the ring wiped; CTR and BASE from CTR_LO:CTR_HI for the tail
 	vpxor           xmm11, xmm11, xmm11
 	vmovdqu         oword [rsp], xmm11
@@ -4072,7 +4068,6 @@ L.ctr_iv_main_aes128_countersgpr:
 
 	align 64, db 0xcc
 L.ctr_iv_short_loop:
-; LLVM-MCA-BEGIN ctr_iv_short_aesni_avx_main_loop_countersgpr
 ; the vector-counter main loop, for messages below 2048 bytes
 ; counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
 ; byte of the iteration's first block) tells whether one of them would carry
@@ -4281,7 +4276,6 @@ L.ctr_iv_short_main_aes128:
 	add             rsi, 128
 	sub             rcx, 128
 	jae             L.ctr_iv_short_loop
-; LLVM-MCA-END
 	jmp             L.ctr_iv_main_done_countersgpr
 
 L.ctr_iv_one_block_countersgpr:

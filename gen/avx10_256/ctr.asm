@@ -1181,7 +1181,6 @@ L.ctr_iv_return:
 
 	align 64, db 0xcc
 L.ctr_iv_main_loop:
-; LLVM-MCA-BEGIN ctr_iv_avx10_256_main_loop
 ; main loop: 8 vectors = 256 bytes per iteration; entered with LEN = the bytes
 ; left - 256, placed after the epilogue so short messages never jump over it
 ; counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
@@ -1378,7 +1377,6 @@ L.ctr_iv_main_aes128:
 	add             rsi, 256
 	sub             rcx, 256
 	jae             L.ctr_iv_main_loop
-; LLVM-MCA-END
 	jmp             L.ctr_iv_main_done
 
 L.ctr_iv_one_block:

@@ -1185,7 +1185,6 @@ aesgen_ctr_crypt_iv_avx10_512:
 
 	.p2align 6, 0xcc
 .Lctr_iv_main_loop:
-# LLVM-MCA-BEGIN ctr_iv_avx10_512_main_loop
 # main loop: 8 vectors = 512 bytes per iteration; entered with LEN = the bytes
 # left - 512, placed after the epilogue so short messages never jump over it
 # counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
@@ -1382,7 +1381,6 @@ aesgen_ctr_crypt_iv_avx10_512:
 	add             $512, %rsi
 	sub             $512, %rcx
 	jae             .Lctr_iv_main_loop
-# LLVM-MCA-END
 	jmp             .Lctr_iv_main_done
 
 .Lctr_iv_one_block:
@@ -2479,7 +2477,6 @@ aesgen_ctr_crypt_iv_avx10_512_keysmem_onepassgroups_unroll4:
 
 	.p2align 6, 0xcc
 .Lctr_iv_main_loop_keysmem_onepassgroups_unroll4:
-# LLVM-MCA-BEGIN ctr_iv_avx10_512_main_loop_keysmem_onepassgroups_unroll4
 # main loop: 4 vectors = 256 bytes per iteration; entered with LEN = the bytes
 # left - 256, placed after the epilogue so short messages never jump over it
 # counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
@@ -2605,7 +2602,6 @@ aesgen_ctr_crypt_iv_avx10_512_keysmem_onepassgroups_unroll4:
 	add             $256, %rsi
 	sub             $256, %rcx
 	jae             .Lctr_iv_main_loop_keysmem_onepassgroups_unroll4
-# LLVM-MCA-END
 	jmp             .Lctr_iv_main_done_keysmem_onepassgroups_unroll4
 
 .Lctr_iv_one_block_keysmem_onepassgroups_unroll4:
@@ -5868,7 +5864,6 @@ aesgen_ctr_crypt_iv_avx10_512_keysrows_tail8_tailctrbytes_unroll16:
 
 	.p2align 6, 0xcc
 .Lctr_iv_main_loop_keysrows_tail8_tailctrbytes_unroll16:
-# LLVM-MCA-BEGIN ctr_iv_avx10_512_main_loop_keysrows_tail8_tailctrbytes_unroll16
 # main loop: 16 vectors = 1024 bytes per iteration; entered with LEN = the bytes
 # left - 1024, placed after the epilogue so short messages never jump over it
 # counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
@@ -6246,7 +6241,6 @@ aesgen_ctr_crypt_iv_avx10_512_keysrows_tail8_tailctrbytes_unroll16:
 	add             $1024, %rsi
 	sub             $1024, %rcx
 	jae             .Lctr_iv_main_loop_keysrows_tail8_tailctrbytes_unroll16
-# LLVM-MCA-END
 	jmp             .Lctr_iv_main_done_keysrows_tail8_tailctrbytes_unroll16
 
 .Lctr_iv_one_block_keysrows_tail8_tailctrbytes_unroll16:

@@ -1184,7 +1184,6 @@ L.ctr_iv_return:
 
 	align 64, db 0xcc
 L.ctr_iv_main_loop:
-; LLVM-MCA-BEGIN ctr_iv_avx10_512_main_loop
 ; main loop: 8 vectors = 512 bytes per iteration; entered with LEN = the bytes
 ; left - 512, placed after the epilogue so short messages never jump over it
 ; counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
@@ -1381,7 +1380,6 @@ L.ctr_iv_main_aes128:
 	add             rsi, 512
 	sub             rcx, 512
 	jae             L.ctr_iv_main_loop
-; LLVM-MCA-END
 	jmp             L.ctr_iv_main_done
 
 L.ctr_iv_one_block:
@@ -2474,7 +2472,6 @@ L.ctr_iv_return_keysmem_onepassgroups_unroll4:
 
 	align 64, db 0xcc
 L.ctr_iv_main_loop_keysmem_onepassgroups_unroll4:
-; LLVM-MCA-BEGIN ctr_iv_avx10_512_main_loop_keysmem_onepassgroups_unroll4
 ; main loop: 4 vectors = 256 bytes per iteration; entered with LEN = the bytes
 ; left - 256, placed after the epilogue so short messages never jump over it
 ; counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
@@ -2600,7 +2597,6 @@ L.ctr_iv_main_aes128_keysmem_onepassgroups_unroll4:
 	add             rsi, 256
 	sub             rcx, 256
 	jae             L.ctr_iv_main_loop_keysmem_onepassgroups_unroll4
-; LLVM-MCA-END
 	jmp             L.ctr_iv_main_done_keysmem_onepassgroups_unroll4
 
 L.ctr_iv_one_block_keysmem_onepassgroups_unroll4:
@@ -5859,7 +5855,6 @@ L.ctr_iv_return_keysrows_tail8_tailctrbytes_unroll16:
 
 	align 64, db 0xcc
 L.ctr_iv_main_loop_keysrows_tail8_tailctrbytes_unroll16:
-; LLVM-MCA-BEGIN ctr_iv_avx10_512_main_loop_keysrows_tail8_tailctrbytes_unroll16
 ; main loop: 16 vectors = 1024 bytes per iteration; entered with LEN = the bytes
 ; left - 1024, placed after the epilogue so short messages never jump over it
 ; counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
@@ -6237,7 +6232,6 @@ L.ctr_iv_main_aes128_keysrows_tail8_tailctrbytes_unroll16:
 	add             rsi, 1024
 	sub             rcx, 1024
 	jae             L.ctr_iv_main_loop_keysrows_tail8_tailctrbytes_unroll16
-; LLVM-MCA-END
 	jmp             L.ctr_iv_main_done_keysrows_tail8_tailctrbytes_unroll16
 
 L.ctr_iv_one_block_keysrows_tail8_tailctrbytes_unroll16:

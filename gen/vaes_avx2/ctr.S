@@ -1654,7 +1654,6 @@ aesgen_ctr_crypt_iv_vaes_avx2:
 
 	.p2align 6, 0xcc
 .Lctr_iv_main_loop:
-# LLVM-MCA-BEGIN ctr_iv_vaes_avx2_main_loop
 # main loop: 8 vectors = 256 bytes per iteration; entered with LEN = the bytes
 # left - 256, placed after the epilogue so short messages never jump over it
 # counter blocks from BASE by big-endian byte adds; CTR_LO's low byte (the last
@@ -1864,7 +1863,6 @@ aesgen_ctr_crypt_iv_vaes_avx2:
 	add             $256, %rsi
 	sub             $256, %rcx
 	jae             .Lctr_iv_main_loop
-# LLVM-MCA-END
 	jmp             .Lctr_iv_main_done
 
 .Lctr_iv_one_block:

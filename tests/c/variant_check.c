@@ -39,6 +39,7 @@ struct variant {
     aesgen_gcm_ghash_fn *ghash;
     aesgen_gcm_update_fn *gcm_enc, *gcm_dec;
     aesgen_gcm_record_fn *gcm_enc_record, *gcm_dec_record;
+    aesgen_ctr_iv_fn *ctr_iv;      /* ctr from the counter block in memory */
 };
 
 static int has_ssse3(void) { return __builtin_cpu_supports("ssse3"); }
@@ -70,7 +71,7 @@ static const struct {
                             aesgen_xts_encrypt_##isa, aesgen_xts_decrypt_##isa, \
                             aesgen_gcm_ghash_##isa, aesgen_gcm_enc_update_##isa, \
                             aesgen_gcm_dec_update_##isa, aesgen_gcm_enc_record_##isa, \
-                            aesgen_gcm_dec_record_##isa }
+                            aesgen_gcm_dec_record_##isa, aesgen_ctr_crypt_iv_##isa }
 static const struct variant variants[] = {
     VARIANT(aesni_avx, ISA_AESNI_AVX),
     VARIANT(vaes_avx2, ISA_VAES_AVX2),
@@ -188,7 +189,8 @@ static void put_be64(uint8_t *p, uint64_t v)
     for (int i = 7; i >= 0; i--, v >>= 8) p[i] = (uint8_t)v;
 }
 
-/* Returns 1 when the output matches the reference and nothing past dst+len changed. */
+/* Returns 1 when the output matches the reference and nothing past dst+len changed.
+ * xctr: 0 ctr, 1 xctr, 2 ctr from the counter block in memory (ctr_iv). */
 static int check_one(const struct variant *v, int xctr, const uint8_t *key, int key_len, size_t len)
 {
     aes_key k;
@@ -202,7 +204,7 @@ static int check_one(const struct variant *v, int xctr, const uint8_t *key, int 
     fill_random(src, len);
     fill_random(iv, 16);
     for (size_t b = 0; b < nblocks; b++) {
-        if (xctr) {
+        if (xctr == 1) {
             memcpy(blocks + 16 * b, iv, 16);
             for (int j = 0; j < 8; j++) blocks[16 * b + j] ^= (uint8_t)((index + b) >> (8 * j));
         } else {
@@ -213,10 +215,18 @@ static int check_one(const struct variant *v, int xctr, const uint8_t *key, int 
     ecb_encrypt(key, key_len, blocks, stream, (int)(16 * nblocks));
     for (size_t i = 0; i < len; i++) expect[i] = src[i] ^ stream[i];
     memset(dst, 0xA5, sizeof dst);
-    if (xctr)
+    if (xctr == 1) {
         v->xctr(&k, dst, src, len, iv, index);
-    else
+    } else if (xctr == 2) {
+        uint8_t block[16], copy[16];
+        put_be64(block, ctr[1]);
+        put_be64(block + 8, ctr[0]);
+        memcpy(copy, block, 16);
+        v->ctr_iv(&k, dst, src, len, block);
+        if (memcmp(block, copy, 16) != 0) return 0;
+    } else {
         v->ctr(&k, dst, src, len, ctr[0], ctr[1]);
+    }
     for (size_t i = len; i < len + GUARD; i++)
         if (dst[i] != 0xA5) return 0;
     return memcmp(dst, expect, len) == 0;
@@ -426,15 +436,17 @@ static void count(int bad) { bad ? failed++ : passed++; }
 
 static void check_variant(const struct variant *v)
 {
-    for (int xctr = 0; xctr < 2; xctr++) {
-        if (!(xctr ? (void *)v->xctr : (void *)v->ctr)) continue;
+    static const char *const names[] = { "ctr", "xctr", "ctr_iv" };
+    for (int xctr = 0; xctr < 3; xctr++) {
+        if (!(xctr == 1 ? (void *)v->xctr : xctr == 2 ? (void *)v->ctr_iv : (void *)v->ctr))
+            continue;
         for (int key_len = 16; key_len <= 32; key_len += 8) {
             uint8_t key[32];
             int bad = 0;
             fill_random(key, 32);
             for (size_t len = 0; len <= MAX_LEN && !bad; len += len < 1100 ? 1 : 61)
                 if (!check_one(v, xctr, key, key_len, len)) {
-                    printf("FAIL %s %s AES-%d len %zu\n", v->name, xctr ? "xctr" : "ctr",
+                    printf("FAIL %s %s AES-%d len %zu\n", v->name, names[xctr],
                            key_len * 8, len);
                     bad = 1;
                 }

@@ -31,7 +31,7 @@ INCLUDES = ["-I" + os.path.join(REPO, d) for d in ("runtime/include", "runtime/s
 
 # The member of the runtime's implementation table (runtime/src/internal.h) and of the
 # public aesgen_gcm_key (runtime/include/aesgen.h) through which each function is called.
-IMPL_MEMBER = {"ctr_crypt": "ctr", "xctr_crypt": "xctr", "xts_encrypt": "xts_encrypt",
+IMPL_MEMBER = {"ctr_crypt": "ctr", "ctr_crypt_iv": "ctr_iv", "xctr_crypt": "xctr", "xts_encrypt": "xts_encrypt",
                "xts_decrypt": "xts_decrypt", "gcm_ghash": "gcm_ghash",
                "gcm_enc_update": "gcm_enc_update", "gcm_dec_update": "gcm_dec_update",
                "gcm_enc_record": "gcm_enc_record", "gcm_dec_record": "gcm_dec_record"}
