@@ -69,6 +69,10 @@ EVEX_ONLY = re.compile(r"^(v(p(xor|and|andn|or|ternlog)[dq]|movdq[au](8|16|32|64
                        r"broadcast[if](32x4|64x2|32x8|64x4)|extract[if](32x4|64x2|32x8|64x4)|"
                        r"insert[if](32x4|64x2|32x8|64x4)|shuf[if](32x4|64x2)|pcompress|"
                        r"pexpand|permt2|align[dq])|k(mov|and|or|xor|not|shift|test|ortest|add)\w*)$")
+# Mnemonics that exist only VEX-encoded: no form of theirs reaches zmm, xmm16-31 or an
+# opmask (EVEX spells them vmovdqu8/.../64, vpxord/q, vpandd/q, vpord/q, vpblendm*).
+VEX_ONLY = re.compile(r"^v(movdq[au]|p(xor|and|andn|or)|pblend(d|w|vb)|ptest|"
+                      r"blendv(ps|pd)|maskmov\w*|zeroupper|zeroall)$")
 # EVEX forms on byte/word elements or 8/32/64-bit opmasks: AVX512BW; 8-bit opmask moves
 # and 64x2 lane forms: AVX512DQ.
 _BW = re.compile(r"^(vmovdqu(8|16)|k\w+[dq])$")

@@ -2,7 +2,7 @@
 """Passes over the parsed statements that reject code which must never be emitted."""
 
 from .errors import TemplateError
-from .features import instruction_features
+from .features import VEX_ONLY, instruction_features
 from .model import Directive, Imm, Instr, Label, LabelRef, Mem, Reg
 
 JUMPS = {"jmp", "call", "ja", "jae", "jb", "jbe", "jc", "je", "jg", "jge", "jl", "jle",
@@ -43,6 +43,10 @@ def check_isa_registers(statements, isa):
             if reg.is_vector and reg.index >= isa.vector_registers:
                 raise TemplateError(f"{reg.name} is beyond the {isa.vector_registers} "
                                     f"registers of {isa.name}")
+        if VEX_ONLY.match(s.mnemonic) and any(
+                r.kind in ("zmm", "k") or (r.is_vector and r.index >= 16) for r in registers):
+            raise TemplateError(f"'{s.mnemonic}' has only a VEX encoding: zmm, xmm16-31 and "
+                                f"opmasks need its EVEX form (vmovdqu8/64, vpxord, ...)")
         # What the instruction form needs (generator/features.py, shared with perf/mca.py).
         need = instruction_features(
             s.mnemonic, {r.kind for r in registers},

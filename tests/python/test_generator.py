@@ -464,6 +464,14 @@ class Lints(unittest.TestCase):
             with self.assertRaises(TemplateError, msg=f"{isa}: {body}"):
                 self.check(body, isa)
 
+    def test_vex_only_mnemonic_on_an_evex_register(self):
+        for body in ("vmovdqu xmm16, [rsi]", "vpxor ymm17, ymm0, ymm1", "vmovdqa zmm1, zmm2",
+                     "vpblendd ymm20, ymm1, ymm2, 0xf0"):
+            with self.assertRaisesRegex(TemplateError, "only a VEX encoding", msg=body):
+                self.check(body)
+        self.check("vmovdqu8 xmm16, [rsi]")
+        self.check("vmovdqu xmm15, [rsi]")
+
     def test_move_whose_memory_size_differs_from_its_register(self):
         # NASM refuses these; GNU as sized them by the register (the twins would part)
         for isa, body in (("vaes_avx2", "vmovdqu xmmword [rsi], ymm7"),
