@@ -1012,7 +1012,7 @@ aesgen_xts_decrypt_avx10_256:
 	vpslldq         $1, %ymm0, %ymm0
 	vpxord          %ymm2, %ymm0, %ymm0
 	sub             $96, %r8                        # bytes in the last vector
-# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 # its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 # tweaks swapped), into ymm3 with the other lanes' tweaks as they are
 # ymm3 = ymm13 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1023,7 +1023,7 @@ aesgen_xts_decrypt_avx10_256:
 	vpternlogd      $150, %ymm7, %ymm2, %ymm3
 	lea             .Lxts_lane_mask+16(%rip), %r11
 	sub             %r8, %r11
-	vpternlogq      $228, (%r11), %ymm13, %ymm3     # lane m from T2, the others from ymm13
+	vpternlogq      $228, (%r11), %ymm13, %ymm3     # lane m from ymm3, the others from ymm13
 	add             $16, %r8                        # and C[n-1] in the last vector
 # ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %ymm4
@@ -1366,7 +1366,7 @@ aesgen_xts_decrypt_avx10_256:
 	vpsllq          $6, %ymm0, %ymm0
 	vpternlogd      $150, %ymm3, %ymm2, %ymm0
 	sub             $64, %r8                        # bytes in the last vector
-# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 # its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 # tweaks swapped), into ymm3 with the other lanes' tweaks as they are
 # ymm3 = ymm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1377,7 +1377,7 @@ aesgen_xts_decrypt_avx10_256:
 	vpternlogd      $150, %ymm6, %ymm2, %ymm3
 	lea             .Lxts_lane_mask+16(%rip), %r11
 	sub             %r8, %r11
-	vpternlogq      $228, (%r11), %ymm12, %ymm3     # lane m from T2, the others from ymm12
+	vpternlogq      $228, (%r11), %ymm12, %ymm3     # lane m from ymm3, the others from ymm12
 	add             $16, %r8                        # and C[n-1] in the last vector
 # ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %ymm4
@@ -1673,7 +1673,7 @@ aesgen_xts_decrypt_avx10_256:
 	vpsllq          $4, %ymm0, %ymm0
 	vpternlogd      $150, %ymm3, %ymm2, %ymm0
 	sub             $32, %r8                        # bytes in the last vector
-# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 # its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 # tweaks swapped), into ymm3 with the other lanes' tweaks as they are
 # ymm3 = ymm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1684,7 +1684,7 @@ aesgen_xts_decrypt_avx10_256:
 	vpternlogd      $150, %ymm5, %ymm2, %ymm3
 	lea             .Lxts_lane_mask+16(%rip), %r11
 	sub             %r8, %r11
-	vpternlogq      $228, (%r11), %ymm11, %ymm3     # lane m from T2, the others from ymm11
+	vpternlogq      $228, (%r11), %ymm11, %ymm3     # lane m from ymm3, the others from ymm11
 	add             $16, %r8                        # and C[n-1] in the last vector
 # ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %ymm4
@@ -1903,7 +1903,7 @@ aesgen_xts_decrypt_avx10_256:
 	vpslldq         $8, %ymm2, %ymm2                # low half's carry into high
 	vpsllq          $2, %ymm0, %ymm0
 	vpternlogd      $150, %ymm3, %ymm2, %ymm0
-# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 # its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 # tweaks swapped), into ymm3 with the other lanes' tweaks as they are
 # ymm3 = ymm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1914,7 +1914,7 @@ aesgen_xts_decrypt_avx10_256:
 	vpternlogd      $150, %ymm4, %ymm2, %ymm3
 	lea             .Lxts_lane_mask+16(%rip), %r11
 	sub             %r8, %r11
-	vpternlogq      $228, (%r11), %ymm8, %ymm3      # lane m from T2, the others from ymm8
+	vpternlogq      $228, (%r11), %ymm8, %ymm3      # lane m from ymm3, the others from ymm8
 	add             $16, %r8                        # and C[n-1] in the last vector
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes

@@ -1011,7 +1011,7 @@ L.xts_dec_final4_steal:
 	vpslldq         ymm0, ymm0, 1
 	vpxord          ymm0, ymm0, ymm2
 	sub             r8, 96                          ; bytes in the last vector
-; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 ; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 ; tweaks swapped), into ymm3 with the other lanes' tweaks as they are
 ; ymm3 = ymm13 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1022,7 +1022,7 @@ L.xts_dec_final4_steal:
 	vpternlogd      ymm3, ymm2, ymm7, 150
 	lea             r11, [rel L.xts_lane_mask + 16]
 	sub             r11, r8
-	vpternlogq      ymm3, ymm13, yword [r11], 228   ; lane m from T2, the others from ymm13
+	vpternlogq      ymm3, ymm13, yword [r11], 228   ; lane m from ymm3, the others from ymm13
 	add             r8, 16                          ; and C[n-1] in the last vector
 ; ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm4, [rcx]
@@ -1365,7 +1365,7 @@ L.xts_dec_final3_steal:
 	vpsllq          ymm0, ymm0, 6
 	vpternlogd      ymm0, ymm2, ymm3, 150
 	sub             r8, 64                          ; bytes in the last vector
-; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 ; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 ; tweaks swapped), into ymm3 with the other lanes' tweaks as they are
 ; ymm3 = ymm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1376,7 +1376,7 @@ L.xts_dec_final3_steal:
 	vpternlogd      ymm3, ymm2, ymm6, 150
 	lea             r11, [rel L.xts_lane_mask + 16]
 	sub             r11, r8
-	vpternlogq      ymm3, ymm12, yword [r11], 228   ; lane m from T2, the others from ymm12
+	vpternlogq      ymm3, ymm12, yword [r11], 228   ; lane m from ymm3, the others from ymm12
 	add             r8, 16                          ; and C[n-1] in the last vector
 ; ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm4, [rcx]
@@ -1672,7 +1672,7 @@ L.xts_dec_final2_steal:
 	vpsllq          ymm0, ymm0, 4
 	vpternlogd      ymm0, ymm2, ymm3, 150
 	sub             r8, 32                          ; bytes in the last vector
-; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 ; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 ; tweaks swapped), into ymm3 with the other lanes' tweaks as they are
 ; ymm3 = ymm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1683,7 +1683,7 @@ L.xts_dec_final2_steal:
 	vpternlogd      ymm3, ymm2, ymm5, 150
 	lea             r11, [rel L.xts_lane_mask + 16]
 	sub             r11, r8
-	vpternlogq      ymm3, ymm11, yword [r11], 228   ; lane m from T2, the others from ymm11
+	vpternlogq      ymm3, ymm11, yword [r11], 228   ; lane m from ymm3, the others from ymm11
 	add             r8, 16                          ; and C[n-1] in the last vector
 ; ymm4 = data ^ tweak ^ round key 0
 	vmovdqu8        ymm4, [rcx]
@@ -1902,7 +1902,7 @@ L.xts_dec_final1_steal:
 	vpslldq         ymm2, ymm2, 8                   ; low half's carry into high
 	vpsllq          ymm0, ymm0, 2
 	vpternlogd      ymm0, ymm2, ymm3, 150
-; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 ; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 ; tweaks swapped), into ymm3 with the other lanes' tweaks as they are
 ; ymm3 = ymm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1913,7 +1913,7 @@ L.xts_dec_final1_steal:
 	vpternlogd      ymm3, ymm2, ymm4, 150
 	lea             r11, [rel L.xts_lane_mask + 16]
 	sub             r11, r8
-	vpternlogq      ymm3, ymm8, yword [r11], 228    ; lane m from T2, the others from ymm8
+	vpternlogq      ymm3, ymm8, yword [r11], 228    ; lane m from ymm3, the others from ymm8
 	add             r8, 16                          ; and C[n-1] in the last vector
 	mov             r11, -1
 	bzhi            r11, r11, r8                    ; k1: the last vector's bytes

@@ -1009,7 +1009,7 @@ aesgen_xts_decrypt_avx10_512:
 	vpslldq         $2, %zmm0, %zmm0
 	vpxord          %zmm2, %zmm0, %zmm0
 	sub             $192, %r8                       # bytes in the last vector
-# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 # its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 # tweaks swapped), into zmm3 with the other lanes' tweaks as they are
 # zmm3 = zmm13 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1020,7 +1020,7 @@ aesgen_xts_decrypt_avx10_512:
 	vpternlogd      $150, %zmm7, %zmm2, %zmm3
 	lea             .Lxts_lane_mask+48(%rip), %r11
 	sub             %r8, %r11
-	vpternlogq      $228, (%r11), %zmm13, %zmm3     # lane m from T2, the others from zmm13
+	vpternlogq      $228, (%r11), %zmm13, %zmm3     # lane m from zmm3, the others from zmm13
 	add             $16, %r8                        # and C[n-1] in the last vector
 # zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %zmm4
@@ -1360,7 +1360,7 @@ aesgen_xts_decrypt_avx10_512:
 	vpsllq          $12, %zmm0, %zmm0
 	vpternlogd      $150, %zmm3, %zmm2, %zmm0
 	sub             $128, %r8                       # bytes in the last vector
-# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 # its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 # tweaks swapped), into zmm3 with the other lanes' tweaks as they are
 # zmm3 = zmm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1371,7 +1371,7 @@ aesgen_xts_decrypt_avx10_512:
 	vpternlogd      $150, %zmm6, %zmm2, %zmm3
 	lea             .Lxts_lane_mask+48(%rip), %r11
 	sub             %r8, %r11
-	vpternlogq      $228, (%r11), %zmm12, %zmm3     # lane m from T2, the others from zmm12
+	vpternlogq      $228, (%r11), %zmm12, %zmm3     # lane m from zmm3, the others from zmm12
 	add             $16, %r8                        # and C[n-1] in the last vector
 # zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %zmm4
@@ -1664,7 +1664,7 @@ aesgen_xts_decrypt_avx10_512:
 	vpslldq         $1, %zmm0, %zmm0
 	vpxord          %zmm2, %zmm0, %zmm0
 	sub             $64, %r8                        # bytes in the last vector
-# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 # its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 # tweaks swapped), into zmm3 with the other lanes' tweaks as they are
 # zmm3 = zmm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1675,7 +1675,7 @@ aesgen_xts_decrypt_avx10_512:
 	vpternlogd      $150, %zmm5, %zmm2, %zmm3
 	lea             .Lxts_lane_mask+48(%rip), %r11
 	sub             %r8, %r11
-	vpternlogq      $228, (%r11), %zmm11, %zmm3     # lane m from T2, the others from zmm11
+	vpternlogq      $228, (%r11), %zmm11, %zmm3     # lane m from zmm3, the others from zmm11
 	add             $16, %r8                        # and C[n-1] in the last vector
 # zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %zmm4
@@ -1893,7 +1893,7 @@ aesgen_xts_decrypt_avx10_512:
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
 	vpsllq          $4, %zmm0, %zmm0
 	vpternlogd      $150, %zmm3, %zmm2, %zmm0
-# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 # its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 # tweaks swapped), into zmm3 with the other lanes' tweaks as they are
 # zmm3 = zmm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1904,7 +1904,7 @@ aesgen_xts_decrypt_avx10_512:
 	vpternlogd      $150, %zmm4, %zmm2, %zmm3
 	lea             .Lxts_lane_mask+48(%rip), %r11
 	sub             %r8, %r11
-	vpternlogq      $228, (%r11), %zmm8, %zmm3      # lane m from T2, the others from zmm8
+	vpternlogq      $228, (%r11), %zmm8, %zmm3      # lane m from zmm3, the others from zmm8
 	add             $16, %r8                        # and C[n-1] in the last vector
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
@@ -2973,7 +2973,7 @@ aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	vpslldq         $1, %zmm0, %zmm0
 	vpxord          %zmm2, %zmm0, %zmm0
 	sub             $64, %r8                        # bytes in the last vector
-# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 # its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 # tweaks swapped), into zmm3 with the other lanes' tweaks as they are
 # zmm3 = zmm9 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -2984,7 +2984,7 @@ aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	vpternlogd      $150, %zmm5, %zmm2, %zmm3
 	lea             .Lxts_lane_mask_keysmem_onepassgroups_tail2_tweakahead_unroll2+48(%rip), %r11
 	sub             %r8, %r11
-	vpternlogq      $228, (%r11), %zmm9, %zmm3      # lane m from T2, the others from zmm9
+	vpternlogq      $228, (%r11), %zmm9, %zmm3      # lane m from zmm3, the others from zmm9
 	add             $16, %r8                        # and C[n-1] in the last vector
 # zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %zmm4
@@ -3214,7 +3214,7 @@ aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
 	vpsllq          $4, %zmm0, %zmm0
 	vpternlogd      $150, %zmm3, %zmm2, %zmm0
-# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 # its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 # tweaks swapped), into zmm3 with the other lanes' tweaks as they are
 # zmm3 = zmm6 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -3225,7 +3225,7 @@ aesgen_xts_decrypt_avx10_512_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	vpternlogd      $150, %zmm4, %zmm2, %zmm3
 	lea             .Lxts_lane_mask_keysmem_onepassgroups_tail2_tweakahead_unroll2+48(%rip), %r11
 	sub             %r8, %r11
-	vpternlogq      $228, (%r11), %zmm6, %zmm3      # lane m from T2, the others from zmm6
+	vpternlogq      $228, (%r11), %zmm6, %zmm3      # lane m from zmm3, the others from zmm6
 	add             $16, %r8                        # and C[n-1] in the last vector
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes
@@ -4479,7 +4479,7 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows:
 	vpslldq         $1, %zmm0, %zmm0
 	vpxord          %zmm2, %zmm0, %zmm0
 	sub             $64, %r8                        # bytes in the last vector
-# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 # its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 # tweaks swapped), into zmm3 with the other lanes' tweaks as they are
 # zmm3 = zmm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -4490,7 +4490,7 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows:
 	vpternlogd      $150, %zmm5, %zmm2, %zmm3
 	lea             .Lxts_lane_mask_onepassgroups_tail2_tweakahead_tweakencrows+48(%rip), %r11
 	sub             %r8, %r11
-	vpternlogq      $228, (%r11), %zmm11, %zmm3     # lane m from T2, the others from zmm11
+	vpternlogq      $228, (%r11), %zmm11, %zmm3     # lane m from zmm3, the others from zmm11
 	add             $16, %r8                        # and C[n-1] in the last vector
 # zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        (%rcx), %zmm4
@@ -4708,7 +4708,7 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows:
 	vpslldq         $8, %zmm2, %zmm2                # low half's carry into high
 	vpsllq          $4, %zmm0, %zmm0
 	vpternlogd      $150, %zmm3, %zmm2, %zmm0
-# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 # its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 # tweaks swapped), into zmm3 with the other lanes' tweaks as they are
 # zmm3 = zmm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -4719,7 +4719,7 @@ aesgen_xts_decrypt_avx10_512_onepassgroups_tail2_tweakahead_tweakencrows:
 	vpternlogd      $150, %zmm4, %zmm2, %zmm3
 	lea             .Lxts_lane_mask_onepassgroups_tail2_tweakahead_tweakencrows+48(%rip), %r11
 	sub             %r8, %r11
-	vpternlogq      $228, (%r11), %zmm8, %zmm3      # lane m from T2, the others from zmm8
+	vpternlogq      $228, (%r11), %zmm8, %zmm3      # lane m from zmm3, the others from zmm8
 	add             $16, %r8                        # and C[n-1] in the last vector
 	mov             $-1, %r11
 	bzhi            %r8, %r11, %r11                 # k1: the last vector's bytes

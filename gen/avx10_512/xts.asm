@@ -1008,7 +1008,7 @@ L.xts_dec_final4_steal:
 	vpslldq         zmm0, zmm0, 2
 	vpxord          zmm0, zmm0, zmm2
 	sub             r8, 192                         ; bytes in the last vector
-; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 ; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 ; tweaks swapped), into zmm3 with the other lanes' tweaks as they are
 ; zmm3 = zmm13 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1019,7 +1019,7 @@ L.xts_dec_final4_steal:
 	vpternlogd      zmm3, zmm2, zmm7, 150
 	lea             r11, [rel L.xts_lane_mask + 48]
 	sub             r11, r8
-	vpternlogq      zmm3, zmm13, zword [r11], 228   ; lane m from T2, the others from zmm13
+	vpternlogq      zmm3, zmm13, zword [r11], 228   ; lane m from zmm3, the others from zmm13
 	add             r8, 16                          ; and C[n-1] in the last vector
 ; zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm4, [rcx]
@@ -1359,7 +1359,7 @@ L.xts_dec_final3_steal:
 	vpsllq          zmm0, zmm0, 12
 	vpternlogd      zmm0, zmm2, zmm3, 150
 	sub             r8, 128                         ; bytes in the last vector
-; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 ; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 ; tweaks swapped), into zmm3 with the other lanes' tweaks as they are
 ; zmm3 = zmm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1370,7 +1370,7 @@ L.xts_dec_final3_steal:
 	vpternlogd      zmm3, zmm2, zmm6, 150
 	lea             r11, [rel L.xts_lane_mask + 48]
 	sub             r11, r8
-	vpternlogq      zmm3, zmm12, zword [r11], 228   ; lane m from T2, the others from zmm12
+	vpternlogq      zmm3, zmm12, zword [r11], 228   ; lane m from zmm3, the others from zmm12
 	add             r8, 16                          ; and C[n-1] in the last vector
 ; zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm4, [rcx]
@@ -1663,7 +1663,7 @@ L.xts_dec_final2_steal:
 	vpslldq         zmm0, zmm0, 1
 	vpxord          zmm0, zmm0, zmm2
 	sub             r8, 64                          ; bytes in the last vector
-; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 ; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 ; tweaks swapped), into zmm3 with the other lanes' tweaks as they are
 ; zmm3 = zmm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1674,7 +1674,7 @@ L.xts_dec_final2_steal:
 	vpternlogd      zmm3, zmm2, zmm5, 150
 	lea             r11, [rel L.xts_lane_mask + 48]
 	sub             r11, r8
-	vpternlogq      zmm3, zmm11, zword [r11], 228   ; lane m from T2, the others from zmm11
+	vpternlogq      zmm3, zmm11, zword [r11], 228   ; lane m from zmm3, the others from zmm11
 	add             r8, 16                          ; and C[n-1] in the last vector
 ; zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm4, [rcx]
@@ -1892,7 +1892,7 @@ L.xts_dec_final1_steal:
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
 	vpsllq          zmm0, zmm0, 4
 	vpternlogd      zmm0, zmm2, zmm3, 150
-; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 ; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 ; tweaks swapped), into zmm3 with the other lanes' tweaks as they are
 ; zmm3 = zmm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1903,7 +1903,7 @@ L.xts_dec_final1_steal:
 	vpternlogd      zmm3, zmm2, zmm4, 150
 	lea             r11, [rel L.xts_lane_mask + 48]
 	sub             r11, r8
-	vpternlogq      zmm3, zmm8, zword [r11], 228    ; lane m from T2, the others from zmm8
+	vpternlogq      zmm3, zmm8, zword [r11], 228    ; lane m from zmm3, the others from zmm8
 	add             r8, 16                          ; and C[n-1] in the last vector
 	mov             r11, -1
 	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
@@ -2968,7 +2968,7 @@ L.xts_dec_final2_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	vpslldq         zmm0, zmm0, 1
 	vpxord          zmm0, zmm0, zmm2
 	sub             r8, 64                          ; bytes in the last vector
-; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 ; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 ; tweaks swapped), into zmm3 with the other lanes' tweaks as they are
 ; zmm3 = zmm9 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -2979,7 +2979,7 @@ L.xts_dec_final2_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	vpternlogd      zmm3, zmm2, zmm5, 150
 	lea             r11, [rel L.xts_lane_mask_keysmem_onepassgroups_tail2_tweakahead_unroll2 + 48]
 	sub             r11, r8
-	vpternlogq      zmm3, zmm9, zword [r11], 228    ; lane m from T2, the others from zmm9
+	vpternlogq      zmm3, zmm9, zword [r11], 228    ; lane m from zmm3, the others from zmm9
 	add             r8, 16                          ; and C[n-1] in the last vector
 ; zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm4, [rcx]
@@ -3209,7 +3209,7 @@ L.xts_dec_final1_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
 	vpsllq          zmm0, zmm0, 4
 	vpternlogd      zmm0, zmm2, zmm3, 150
-; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 ; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 ; tweaks swapped), into zmm3 with the other lanes' tweaks as they are
 ; zmm3 = zmm6 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -3220,7 +3220,7 @@ L.xts_dec_final1_steal_keysmem_onepassgroups_tail2_tweakahead_unroll2:
 	vpternlogd      zmm3, zmm2, zmm4, 150
 	lea             r11, [rel L.xts_lane_mask_keysmem_onepassgroups_tail2_tweakahead_unroll2 + 48]
 	sub             r11, r8
-	vpternlogq      zmm3, zmm6, zword [r11], 228    ; lane m from T2, the others from zmm6
+	vpternlogq      zmm3, zmm6, zword [r11], 228    ; lane m from zmm3, the others from zmm6
 	add             r8, 16                          ; and C[n-1] in the last vector
 	mov             r11, -1
 	bzhi            r11, r11, r8                    ; k1: the last vector's bytes
@@ -4470,7 +4470,7 @@ L.xts_dec_final2_steal_onepassgroups_tail2_tweakahead_tweakencrows:
 	vpslldq         zmm0, zmm0, 1
 	vpxord          zmm0, zmm0, zmm2
 	sub             r8, 64                          ; bytes in the last vector
-; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 ; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 ; tweaks swapped), into zmm3 with the other lanes' tweaks as they are
 ; zmm3 = zmm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -4481,7 +4481,7 @@ L.xts_dec_final2_steal_onepassgroups_tail2_tweakahead_tweakencrows:
 	vpternlogd      zmm3, zmm2, zmm5, 150
 	lea             r11, [rel L.xts_lane_mask_onepassgroups_tail2_tweakahead_tweakencrows + 48]
 	sub             r11, r8
-	vpternlogq      zmm3, zmm11, zword [r11], 228   ; lane m from T2, the others from zmm11
+	vpternlogq      zmm3, zmm11, zword [r11], 228   ; lane m from zmm3, the others from zmm11
 	add             r8, 16                          ; and C[n-1] in the last vector
 ; zmm4 = data ^ tweak ^ round key 0
 	vmovdqu8        zmm4, [rcx]
@@ -4699,7 +4699,7 @@ L.xts_dec_final1_steal_onepassgroups_tail2_tweakahead_tweakencrows:
 	vpslldq         zmm2, zmm2, 8                   ; low half's carry into high
 	vpsllq          zmm0, zmm0, 4
 	vpternlogd      zmm0, zmm2, zmm3, 150
-; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 ; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 ; tweaks swapped), into zmm3 with the other lanes' tweaks as they are
 ; zmm3 = zmm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -4710,7 +4710,7 @@ L.xts_dec_final1_steal_onepassgroups_tail2_tweakahead_tweakencrows:
 	vpternlogd      zmm3, zmm2, zmm4, 150
 	lea             r11, [rel L.xts_lane_mask_onepassgroups_tail2_tweakahead_tweakencrows + 48]
 	sub             r11, r8
-	vpternlogq      zmm3, zmm8, zword [r11], 228    ; lane m from T2, the others from zmm8
+	vpternlogq      zmm3, zmm8, zword [r11], 228    ; lane m from zmm3, the others from zmm8
 	add             r8, 16                          ; and C[n-1] in the last vector
 	mov             r11, -1
 	bzhi            r11, r11, r8                    ; k1: the last vector's bytes

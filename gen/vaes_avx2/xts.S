@@ -1112,7 +1112,7 @@ aesgen_xts_decrypt_vaes_avx2:
 	vpslldq         $1, %ymm0, %ymm0
 	vpxor           %ymm2, %ymm0, %ymm0
 	sub             $96, %r8                        # bytes in the last vector
-# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 # its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 # tweaks swapped), into ymm3 with the other lanes' tweaks as they are
 # ymm3 = ymm13 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1525,7 +1525,7 @@ aesgen_xts_decrypt_vaes_avx2:
 	vpxor           %ymm2, %ymm0, %ymm0
 	vpxor           %ymm3, %ymm0, %ymm0
 	sub             $64, %r8                        # bytes in the last vector
-# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 # its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 # tweaks swapped), into ymm3 with the other lanes' tweaks as they are
 # ymm3 = ymm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1890,7 +1890,7 @@ aesgen_xts_decrypt_vaes_avx2:
 	vpxor           %ymm2, %ymm0, %ymm0
 	vpxor           %ymm3, %ymm0, %ymm0
 	sub             $32, %r8                        # bytes in the last vector
-# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 # its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 # tweaks swapped), into ymm3 with the other lanes' tweaks as they are
 # ymm3 = ymm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -2175,7 +2175,7 @@ aesgen_xts_decrypt_vaes_avx2:
 	vpsllq          $2, %ymm0, %ymm0
 	vpxor           %ymm2, %ymm0, %ymm0
 	vpxor           %ymm3, %ymm0, %ymm0
-# C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+# C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 # its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 # tweaks swapped), into ymm3 with the other lanes' tweaks as they are
 # ymm3 = ymm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87

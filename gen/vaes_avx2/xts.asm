@@ -1111,7 +1111,7 @@ L.xts_dec_final4_steal:
 	vpslldq         ymm0, ymm0, 1
 	vpxor           ymm0, ymm0, ymm2
 	sub             r8, 96                          ; bytes in the last vector
-; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 ; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 ; tweaks swapped), into ymm3 with the other lanes' tweaks as they are
 ; ymm3 = ymm13 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1524,7 +1524,7 @@ L.xts_dec_final3_steal:
 	vpxor           ymm0, ymm0, ymm2
 	vpxor           ymm0, ymm0, ymm3
 	sub             r8, 64                          ; bytes in the last vector
-; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 ; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 ; tweaks swapped), into ymm3 with the other lanes' tweaks as they are
 ; ymm3 = ymm12 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -1889,7 +1889,7 @@ L.xts_dec_final2_steal:
 	vpxor           ymm0, ymm0, ymm2
 	vpxor           ymm0, ymm0, ymm3
 	sub             r8, 32                          ; bytes in the last vector
-; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 ; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 ; tweaks swapped), into ymm3 with the other lanes' tweaks as they are
 ; ymm3 = ymm11 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
@@ -2174,7 +2174,7 @@ L.xts_dec_final1_steal:
 	vpsllq          ymm0, ymm0, 2
 	vpxor           ymm0, ymm0, ymm2
 	vpxor           ymm0, ymm0, ymm3
-; C[n-1] rides in lane m of the last vector (m = the r8 / 16 blocks before it):
+; C[n-1] rides in lane m = r8 / 16 of the last vector (after its m blocks):
 ; its tweak is TB = TA * x, TA = the lane's own (decryption steals with the two
 ; tweaks swapped), into ymm3 with the other lanes' tweaks as they are
 ; ymm3 = ymm8 * x^1: shift left, fold the 1 bits shifted out back in times 0x87
