@@ -337,11 +337,11 @@ class XtsPlan(Plan):
         whole block C[n-1] in a free lane of its last vector, under the later tweak (that
         lane's tweak times x), so that only the stolen block follows the group, as in
         encryption; where the last vector is full, C[n-1] runs beside it or after it
-        (beside_registers).  Vectors of several blocks, the group's tweaks in registers.  On the Intel
-        Xeon guest (family 6 model 0xa7) an AES-256 decryption at 260 B (15 blocks in the
-        vectors and two on xmm after them) read 0.80 of the encryption (16 in the vectors,
-        one after): on CPUs that give a zmm vaesdec and an xmm one the same slot, the
-        blocks on xmm cost about as much as a whole vector each."""
+        (beside_registers).  Vectors of several blocks, the group's tweaks in registers.
+        On the Intel Xeon guest (family 6 model 0xa7) an AES-256 decryption at 260 B (15
+        blocks in the vectors and two on xmm after them) read 0.80 of the encryption (16
+        in the vectors, one after): on CPUs that give a zmm vaesdec and an xmm one the
+        same slot, the blocks on xmm cost about as much as a whole vector each."""
         return self.isa.lanes > 1 and self.tweak_registers(count) is not None
 
     def beside_registers(self, count):
